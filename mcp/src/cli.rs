@@ -1,0 +1,218 @@
+//! Command line: `serve`, the CLI twin `call`, and the verbs built on it.
+//!
+//! Exit codes: 0 ok, 1 the tool reported an error, 2 usage error (bad flags, unknown tool,
+//! arguments that are not JSON, a broken config file).
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
+use webext_mcp_host::protocol::ErrorBody;
+
+use crate::config::{Config, Flags};
+use crate::logging;
+use crate::paths::{Env, Paths};
+use crate::tools::{self, Context, Ctx, Toolset};
+
+#[derive(Parser, Debug)]
+#[command(name = "webext-mcp", version, about = "MCP server for building browser extensions and driving real browsers")]
+struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args, Debug)]
+struct Global {
+    /// Use this directory as the home directory (config, data and cache live under it).
+    #[arg(long, global = true, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// Log filter for stderr, e.g. `debug` (overrides WEBEXT_MCP_LOG and the config file).
+    #[arg(long, global = true, value_name = "FILTER")]
+    log: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Speak MCP over stdin/stdout (what an MCP client runs).
+    Serve {
+        /// Tool groups shown by tools/list: `default`, `all`, or names such as `core,debug`.
+        #[arg(long, value_name = "LIST")]
+        toolsets: Option<String>,
+        /// Browser the browser tools use by default (name, profile label or session id).
+        #[arg(long, value_name = "NAME")]
+        browser: Option<String>,
+    },
+    /// Run one tool, exactly as the MCP server would, and print its result.
+    Call {
+        /// Tool name, as in tools/list.
+        tool: String,
+        /// Arguments as a JSON object; `-` reads them from stdin. Default `{}`.
+        args: Option<String>,
+        /// Print the structured result (or `{"error":…}`) as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List every tool with its group.
+    Tools {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the effective configuration and where each value comes from.
+    Config {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Entry point of the binary.
+pub fn main(argv: Vec<OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("webext-mcp: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    runtime.block_on(run(cli))
+}
+
+fn flags_of(cli: &Cli) -> Flags {
+    let mut flags = Flags::new();
+    if let Some(log) = &cli.global.log {
+        flags.insert("log", log.clone());
+    }
+    if let Command::Serve { toolsets, browser } = &cli.command {
+        if let Some(t) = toolsets {
+            flags.insert("toolsets", t.clone());
+        }
+        if let Some(b) = browser {
+            flags.insert("browser", b.clone());
+        }
+    }
+    flags
+}
+
+/// Builds the shared context: paths, config, enabled toolsets.
+pub fn context(home: Option<&std::path::Path>, env: Env, flags: &Flags) -> Result<Ctx, ErrorBody> {
+    let paths = match home {
+        Some(h) => Paths::for_home(h, &env),
+        None => Paths::detect(&env),
+    };
+    let config = Config::load(&paths.config_file, &env, flags)?;
+    let toolsets = Toolset::parse_list(&config.list("toolsets"))?;
+    Ok(Arc::new(Context { paths, config, env, toolsets }))
+}
+
+async fn run(cli: Cli) -> ExitCode {
+    let flags = flags_of(&cli);
+    let ctx = match context(cli.global.home.as_deref(), Env::capture(), &flags) {
+        Ok(ctx) => ctx,
+        Err(e) => return usage_error(&e.line()),
+    };
+    logging::init_stderr(ctx.config.log_filter());
+    match cli.command {
+        Command::Serve { .. } => match crate::server::serve_stdio(ctx).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                tracing::error!("MCP server stopped: {e:#}");
+                ExitCode::from(1)
+            }
+        },
+        Command::Call { tool, args, json } => call(&ctx, &tool, args.as_deref(), json).await,
+        Command::Tools { json } => list_tools(&ctx, json),
+        Command::Config { json } => call(&ctx, "get_config", None, json).await,
+    }
+}
+
+async fn call(ctx: &Ctx, tool: &str, args: Option<&str>, as_json: bool) -> ExitCode {
+    let args = match parse_args(args) {
+        Ok(v) => v,
+        Err(msg) => return usage_error(&msg),
+    };
+    let Some(result) = tools::call(ctx, tool, args).await else {
+        let names: Vec<&str> = tools::registry().iter().map(|t| t.name).collect();
+        return usage_error(&format!("unknown tool `{tool}`; known tools: {}", names.join(", ")));
+    };
+    match result {
+        Ok(out) if as_json => print_stdout(&pretty(&out.structured)),
+        Ok(out) => print_stdout(&out.text()),
+        Err(err) => {
+            if as_json {
+                print_stdout(&pretty(&json!({ "error": err })));
+            } else {
+                eprintln!("{}", err.line());
+            }
+            return ExitCode::from(1);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn parse_args(args: Option<&str>) -> Result<Value, String> {
+    let text = match args {
+        None => return Ok(Value::Object(Default::default())),
+        Some("-") => {
+            let mut buf = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut buf)
+                .map_err(|e| format!("cannot read arguments from stdin: {e}"))?;
+            buf
+        }
+        Some(s) => s.to_owned(),
+    };
+    serde_json::from_str(&text).map_err(|e| format!("arguments are not valid JSON ({e}); pass an object such as '{{\"tabId\": 3}}'"))
+}
+
+fn list_tools(ctx: &Ctx, as_json: bool) -> ExitCode {
+    let rows: Vec<Value> = tools::registry()
+        .iter()
+        .map(|t| {
+            json!({
+                "name": t.name,
+                "toolset": t.toolset.name(),
+                "enabled": ctx.toolsets.contains(&t.toolset),
+                "description": t.description,
+            })
+        })
+        .collect();
+    if as_json {
+        print_stdout(&pretty(&Value::Array(rows)));
+    } else {
+        let mut text = String::new();
+        for t in tools::registry() {
+            let off = if ctx.toolsets.contains(&t.toolset) { "" } else { " (off)" };
+            text.push_str(&format!("{:<28} {:<10}{} {}\n", t.name, t.toolset.name(), off, t.description));
+        }
+        print_stdout(text.trim_end());
+    }
+    ExitCode::SUCCESS
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("webext-mcp: {message}");
+    ExitCode::from(2)
+}
+
+/// Writes a line to stdout; a closed pipe (`| head`) is not an error.
+fn print_stdout(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{text}");
+    let _ = out.flush();
+}

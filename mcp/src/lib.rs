@@ -1,0 +1,21 @@
+//! `webext-mcp`: one binary that is an MCP server, its CLI twin, and (when a browser starts
+//! it) the native-messaging host.
+//!
+//! ```text
+//! argv ──▶ cli ──▶ serve ──▶ server (rmcp, stdio) ─┐
+//!              └─▶ call  ─────────────────────────┴─▶ tools (one registry) ──▶ domain modules
+//!              └─▶ config                                   │
+//!                                                           └─▶ errors mapped once (error.rs)
+//! ```
+//!
+//! Every tool is a plain async function in `tools/`; the MCP server and `webext-mcp call`
+//! reach the same function through the same registry, so they cannot drift.
+
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod logging;
+pub mod paths;
+pub mod runner;
+pub mod server;
+pub mod tools;

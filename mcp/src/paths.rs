@@ -1,0 +1,213 @@
+//! Every directory webext-mcp reads or writes, computed in one place.
+//!
+//! [`Paths::for_home`] is pure: given a home directory and the environment it computes the
+//! same layout every time, so `--home` and tests never have to touch the real `HOME`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+/// The parts of the process environment that decide paths and configuration, captured once.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    vars: BTreeMap<String, String>,
+    /// The real user id (decides the shared runtime dir fallback).
+    pub uid: u32,
+}
+
+impl Env {
+    /// Captures the relevant variables of this process.
+    pub fn capture() -> Env {
+        let vars = std::env::vars()
+            .filter(|(k, _)| {
+                k.starts_with("WEBEXT_MCP_")
+                    || k.starts_with("XDG_")
+                    || matches!(k.as_str(), "HOME" | "APPDATA" | "LOCALAPPDATA" | "TMPDIR")
+            })
+            .collect();
+        Env { vars, uid: current_uid() }
+    }
+
+    /// An environment built from explicit pairs (tests, `--home`).
+    pub fn from_pairs<I, K, V>(pairs: I, uid: u32) -> Env
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        Env { vars: pairs.into_iter().map(|(k, v)| (k.into(), v.into())).collect(), uid }
+    }
+
+    /// A variable's value; empty values count as unset.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.vars.get(key).map(String::as_str).filter(|v| !v.is_empty())
+    }
+
+    fn path(&self, key: &str) -> Option<PathBuf> {
+        self.get(key).map(PathBuf::from).filter(|p| p.is_absolute())
+    }
+}
+
+#[cfg(unix)]
+fn current_uid() -> u32 {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    unsafe { libc::getuid() }
+}
+
+#[cfg(not(unix))]
+fn current_uid() -> u32 {
+    0
+}
+
+/// The directories of one user's webext-mcp.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Paths {
+    pub home: PathBuf,
+    /// `config.toml` lives here.
+    pub config_dir: PathBuf,
+    pub config_file: PathBuf,
+    /// Sockets and descriptors of running hosts and sessions (mode 0700).
+    pub runtime_dir: PathBuf,
+    /// Downloaded catalogs, tool caches: safe to delete.
+    pub cache_dir: PathBuf,
+    /// Persistent data: the installed helper extension, managed browsers.
+    pub data_dir: PathBuf,
+    pub log_dir: PathBuf,
+    /// Browsers installed by webext-mcp.
+    pub browsers_dir: PathBuf,
+    /// The helper extension unpacked by `install`, one folder per browser family.
+    pub helper_dir: PathBuf,
+}
+
+const APP: &str = "webext-mcp";
+
+impl Paths {
+    /// The layout for this process: the real home directory and environment.
+    pub fn detect(env: &Env) -> Paths {
+        let home = directories::BaseDirs::new()
+            .map(|b| b.home_dir().to_path_buf())
+            .or_else(|| env.path("HOME"))
+            .unwrap_or_else(std::env::temp_dir);
+        Paths::for_home(&home, env)
+    }
+
+    /// The layout for a given home directory. Pure: reads nothing from the process.
+    pub fn for_home(home: &Path, env: &Env) -> Paths {
+        let home = home.to_path_buf();
+        let layout = platform_layout(&home, env);
+        let config_file = env
+            .path("WEBEXT_MCP_CONFIG")
+            .unwrap_or_else(|| layout.config_dir.join("config.toml"));
+        let runtime_dir = runtime_dir(env);
+        Paths {
+            browsers_dir: layout.data_dir.join("browsers"),
+            helper_dir: layout.data_dir.join("helper"),
+            config_dir: layout.config_dir,
+            config_file,
+            runtime_dir,
+            cache_dir: layout.cache_dir,
+            data_dir: layout.data_dir,
+            log_dir: layout.log_dir,
+            home,
+        }
+    }
+}
+
+/// The runtime dir is never derived from `HOME`: tests isolate `HOME`, yet a host and a server
+/// started with different homes must still meet.
+fn runtime_dir(env: &Env) -> PathBuf {
+    if let Some(dir) = env.path("WEBEXT_MCP_RUNTIME_DIR") {
+        return dir;
+    }
+    if let Some(dir) = env.path("XDG_RUNTIME_DIR") {
+        return dir.join(APP);
+    }
+    std::env::temp_dir().join(format!("{APP}-{}", env.uid))
+}
+
+struct Layout {
+    config_dir: PathBuf,
+    cache_dir: PathBuf,
+    data_dir: PathBuf,
+    log_dir: PathBuf,
+}
+
+#[cfg(target_os = "macos")]
+fn platform_layout(home: &Path, _env: &Env) -> Layout {
+    Layout {
+        config_dir: home.join(".config").join(APP),
+        cache_dir: home.join("Library/Caches").join(APP),
+        data_dir: home.join("Library/Application Support").join(APP),
+        log_dir: home.join("Library/Logs").join(APP),
+    }
+}
+
+#[cfg(windows)]
+fn platform_layout(home: &Path, env: &Env) -> Layout {
+    let roaming = env.path("APPDATA").unwrap_or_else(|| home.join("AppData").join("Roaming"));
+    let local = env.path("LOCALAPPDATA").unwrap_or_else(|| home.join("AppData").join("Local"));
+    Layout {
+        config_dir: roaming.join(APP),
+        cache_dir: local.join(APP).join("cache"),
+        data_dir: local.join(APP).join("data"),
+        log_dir: local.join(APP).join("logs"),
+    }
+}
+
+#[cfg(not(any(target_os = "macos", windows)))]
+fn platform_layout(home: &Path, env: &Env) -> Layout {
+    let xdg = |key: &str, fallback: &str| env.path(key).unwrap_or_else(|| home.join(fallback));
+    Layout {
+        config_dir: xdg("XDG_CONFIG_HOME", ".config").join(APP),
+        cache_dir: xdg("XDG_CACHE_HOME", ".cache").join(APP),
+        data_dir: xdg("XDG_DATA_HOME", ".local/share").join(APP),
+        log_dir: xdg("XDG_STATE_HOME", ".local/state").join(APP).join("logs"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn linux_layout_follows_xdg_with_home_fallbacks() {
+        let env = Env::from_pairs([("XDG_CACHE_HOME", "/xdg/cache")], 1000);
+        let p = Paths::for_home(Path::new("/home/u"), &env);
+        assert_eq!(p.config_file, Path::new("/home/u/.config/webext-mcp/config.toml"));
+        assert_eq!(p.cache_dir, Path::new("/xdg/cache/webext-mcp"));
+        assert_eq!(p.data_dir, Path::new("/home/u/.local/share/webext-mcp"));
+        assert_eq!(p.helper_dir, Path::new("/home/u/.local/share/webext-mcp/helper"));
+        assert_eq!(p.log_dir, Path::new("/home/u/.local/state/webext-mcp/logs"));
+    }
+
+    #[test]
+    fn runtime_dir_precedence_and_never_home() {
+        let home = Path::new("/home/u");
+        let explicit = Env::from_pairs(
+            [("WEBEXT_MCP_RUNTIME_DIR", "/r/explicit"), ("XDG_RUNTIME_DIR", "/run/user/7")],
+            7,
+        );
+        assert_eq!(Paths::for_home(home, &explicit).runtime_dir, Path::new("/r/explicit"));
+        let xdg = Env::from_pairs([("XDG_RUNTIME_DIR", "/run/user/7")], 7);
+        assert_eq!(Paths::for_home(home, &xdg).runtime_dir, Path::new("/run/user/7/webext-mcp"));
+        let bare = Env::from_pairs(Vec::<(String, String)>::new(), 7);
+        let dir = Paths::for_home(home, &bare).runtime_dir;
+        assert!(dir.ends_with("webext-mcp-7"), "{dir:?}");
+        assert!(!dir.starts_with(home));
+    }
+
+    #[test]
+    fn relative_and_empty_overrides_are_ignored() {
+        let env = Env::from_pairs([("WEBEXT_MCP_RUNTIME_DIR", "rel/dir"), ("XDG_RUNTIME_DIR", "")], 3);
+        let dir = Paths::for_home(Path::new("/h"), &env).runtime_dir;
+        assert!(dir.ends_with("webext-mcp-3"), "{dir:?}");
+    }
+
+    #[test]
+    fn config_file_override() {
+        let env = Env::from_pairs([("WEBEXT_MCP_CONFIG", "/etc/w.toml")], 1);
+        assert_eq!(Paths::for_home(Path::new("/h"), &env).config_file, Path::new("/etc/w.toml"));
+    }
+}

@@ -1,0 +1,1 @@
+//! Browser runners: launch a browser with an isolated profile and load unpacked extensions.

@@ -1,0 +1,29 @@
+//! The `debug` toolset: tools for checking a client's wiring. Off unless `--toolsets` names it.
+
+use serde_json::Value;
+
+use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef {
+        name: "echo",
+        title: "Echo arguments",
+        toolset: Toolset::Debug,
+        description: "Returns the arguments exactly as the server decoded them.",
+        read_only: true,
+        input_schema: echo_schema,
+        run: |ctx, args| Box::pin(echo(ctx, args)),
+    }]
+}
+
+fn echo_schema() -> serde_json::Map<String, Value> {
+    let mut schema = serde_json::Map::new();
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), Value::Object(serde_json::Map::new()));
+    schema.insert("additionalProperties".into(), Value::Bool(true));
+    schema
+}
+
+async fn echo(_ctx: Ctx, args: Value) -> ToolResult {
+    Ok(ToolOutput::json(serde_json::json!({ "arguments": args })))
+}

@@ -1,0 +1,205 @@
+//! The tool registry: every tool, its group, its input schema and the one function that runs
+//! it. The MCP server (`server.rs`) and the CLI twin (`webext-mcp call`) both dispatch here.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use webext_mcp_host::protocol::ErrorBody;
+
+use crate::config::Config;
+use crate::paths::{Env, Paths};
+
+mod debug;
+mod meta;
+
+/// A group of tools that `--toolsets` switches on or off in `tools/list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Toolset {
+    /// The server itself: versions, paths, configuration.
+    Core,
+    /// Diagnostics for developing webext-mcp; off unless asked for.
+    Debug,
+}
+
+impl Toolset {
+    pub const ALL: [Toolset; 2] = [Toolset::Core, Toolset::Debug];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Toolset::Core => "core",
+            Toolset::Debug => "debug",
+        }
+    }
+
+    /// Whether the group is on when the user names none.
+    pub const fn on_by_default(self) -> bool {
+        !matches!(self, Toolset::Debug)
+    }
+
+    /// Resolves names from `--toolsets` / config: `default`, `all`, or group names.
+    pub fn parse_list(names: &[String]) -> Result<Vec<Toolset>, ErrorBody> {
+        let mut out = Vec::new();
+        let names: Vec<&str> = if names.is_empty() { vec!["default"] } else { names.iter().map(String::as_str).collect() };
+        for name in names {
+            match name {
+                "default" => out.extend(Toolset::ALL.into_iter().filter(|t| t.on_by_default())),
+                "all" => out.extend(Toolset::ALL),
+                other => match Toolset::ALL.into_iter().find(|t| t.name() == other) {
+                    Some(t) => out.push(t),
+                    None => {
+                        let known: Vec<&str> = Toolset::ALL.iter().map(|t| t.name()).collect();
+                        return Err(ErrorBody::invalid_argument(format!("unknown toolset `{other}`"))
+                            .with_hint(format!("use `default`, `all` or any of: {}", known.join(", "))));
+                    }
+                },
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+}
+
+/// What a successful tool returns: the structured value and, when the tool has a better
+/// human form than JSON, its text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub structured: Value,
+    pub text: Option<String>,
+}
+
+impl ToolOutput {
+    pub fn json(structured: Value) -> Self {
+        ToolOutput { structured, text: None }
+    }
+
+    /// The text content block: the tool's own text, or compact JSON.
+    pub fn text(&self) -> String {
+        match &self.text {
+            Some(t) => t.clone(),
+            None => self.structured.to_string(),
+        }
+    }
+}
+
+pub type ToolResult = Result<ToolOutput, ErrorBody>;
+pub type ToolFuture = Pin<Box<dyn Future<Output = ToolResult> + Send>>;
+
+/// Everything a tool may use. Shared by every call of one server (or one CLI run).
+pub struct Context {
+    pub paths: Paths,
+    pub config: Config,
+    pub env: Env,
+    pub toolsets: Vec<Toolset>,
+}
+
+pub type Ctx = Arc<Context>;
+
+/// One tool.
+pub struct ToolDef {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub toolset: Toolset,
+    pub description: &'static str,
+    /// The tool changes nothing outside webext-mcp.
+    pub read_only: bool,
+    pub input_schema: fn() -> Map<String, Value>,
+    pub run: fn(Ctx, Value) -> ToolFuture,
+}
+
+/// Every tool, in a stable order.
+pub fn registry() -> &'static [ToolDef] {
+    static TOOLS: OnceLock<Vec<ToolDef>> = OnceLock::new();
+    TOOLS.get_or_init(|| meta::tools().into_iter().chain(debug::tools()).collect())
+}
+
+pub fn find(name: &str) -> Option<&'static ToolDef> {
+    registry().iter().find(|t| t.name == name)
+}
+
+/// Runs a tool by name. `None` when no tool has that name.
+pub async fn call(ctx: &Ctx, name: &str, args: Value) -> Option<ToolResult> {
+    let def = find(name)?;
+    tracing::debug!(tool = name, "call");
+    Some((def.run)(Arc::clone(ctx), args).await)
+}
+
+/// Decodes a tool's arguments. Wrong types and unknown fields become `INVALID_ARGUMENT`
+/// naming the offending field, never a generic deserializer message.
+pub fn decode<T: DeserializeOwned>(args: Value) -> Result<T, ErrorBody> {
+    let args = if args.is_null() { Value::Object(Map::new()) } else { args };
+    if !args.is_object() {
+        return Err(ErrorBody::invalid_argument("arguments must be a JSON object")
+            .with_hint("pass named arguments, e.g. {}"));
+    }
+    serde_path_to_error::deserialize(args).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        let message = if path == "." { format!("bad arguments: {inner}") } else { format!("`{path}`: {inner}") };
+        ErrorBody::invalid_argument(message).with_hint("see the tool's inputSchema in tools/list")
+    })
+}
+
+/// The JSON Schema of a tool's argument struct, kept small: no `$schema`, no `title`.
+pub fn schema_of<T: JsonSchema>() -> Map<String, Value> {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.meta_schema = None);
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let mut object = match serde_json::to_value(schema) {
+        Ok(Value::Object(o)) => o,
+        _ => Map::new(),
+    };
+    object.remove("title");
+    object.remove("$schema");
+    object.entry("type").or_insert_with(|| Value::String("object".into()));
+    object.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+    object
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Probe {
+        count: u32,
+        name: Option<String>,
+    }
+
+    #[test]
+    fn decode_names_the_field_with_the_wrong_type() {
+        let err = decode::<Probe>(serde_json::json!({"count": "three"})).unwrap_err();
+        assert_eq!(err.code.as_str(), "INVALID_ARGUMENT");
+        assert!(err.message.starts_with("`count`:"), "{}", err.message);
+        let err = decode::<Probe>(serde_json::json!({"count": 1, "nmae": "x"})).unwrap_err();
+        assert!(err.message.contains("nmae"), "{}", err.message);
+        let err = decode::<Probe>(serde_json::json!([1])).unwrap_err();
+        assert!(err.message.contains("JSON object"));
+        assert!(decode::<Probe>(serde_json::json!({"count": 2})).is_ok());
+    }
+
+    #[test]
+    fn toolset_lists_resolve() {
+        assert_eq!(Toolset::parse_list(&[]).unwrap(), vec![Toolset::Core]);
+        assert_eq!(Toolset::parse_list(&["all".into()]).unwrap(), Toolset::ALL.to_vec());
+        assert_eq!(Toolset::parse_list(&["debug".into(), "core".into()]).unwrap(), vec![Toolset::Core, Toolset::Debug]);
+        let err = Toolset::parse_list(&["pages2".into()]).unwrap_err();
+        assert!(err.message.contains("pages2") && err.hint.unwrap().contains("core"));
+    }
+
+    #[test]
+    fn every_tool_has_an_object_schema_and_unique_name() {
+        let mut names = std::collections::HashSet::new();
+        for t in registry() {
+            assert!(names.insert(t.name), "duplicate tool {}", t.name);
+            let schema = (t.input_schema)();
+            assert_eq!(schema.get("type"), Some(&Value::String("object".into())), "{}", t.name);
+            assert!(!t.description.is_empty());
+        }
+    }
+}

@@ -19,7 +19,11 @@ use crate::paths::{Env, Paths};
 use crate::tools::{self, Context, Ctx, Toolset};
 
 #[derive(Parser, Debug)]
-#[command(name = "webext-mcp", version, about = "MCP server for building browser extensions and driving real browsers")]
+#[command(
+    name = "webext-mcp",
+    version,
+    about = "MCP server for building browser extensions and driving real browsers"
+)]
 struct Cli {
     #[command(flatten)]
     global: Global,
@@ -173,7 +177,8 @@ fn parse_args(args: Option<&str>) -> Result<Value, String> {
         }
         Some(s) => s.to_owned(),
     };
-    serde_json::from_str(&text).map_err(|e| format!("arguments are not valid JSON ({e}); pass an object such as '{{\"tabId\": 3}}'"))
+    serde_json::from_str(&text)
+        .map_err(|e| format!("arguments are not valid JSON ({e}); pass an object such as '{{\"tabId\": 3}}'"))
 }
 
 fn list_tools(ctx: &Ctx, as_json: bool) -> ExitCode {

@@ -192,9 +192,10 @@ fn parse_text(spec: &KeySpec, text: &str, origin: &str) -> Result<serde_json::Va
 }
 
 fn parse_file(path: &Path, text: &str) -> Result<BTreeMap<&'static str, serde_json::Value>, ConfigError> {
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| ConfigError::Syntax { path: path.to_path_buf(), message: e.to_string() })?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::Syntax {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
     let mut flat = Vec::new();
     flatten("", &table, &mut flat);
     let mut out = BTreeMap::new();

@@ -96,9 +96,8 @@ impl Paths {
     pub fn for_home(home: &Path, env: &Env) -> Paths {
         let home = home.to_path_buf();
         let layout = platform_layout(&home, env);
-        let config_file = env
-            .path("WEBEXT_MCP_CONFIG")
-            .unwrap_or_else(|| layout.config_dir.join("config.toml"));
+        let config_file =
+            env.path("WEBEXT_MCP_CONFIG").unwrap_or_else(|| layout.config_dir.join("config.toml"));
         let runtime_dir = runtime_dir(env);
         Paths {
             browsers_dir: layout.data_dir.join("browsers"),

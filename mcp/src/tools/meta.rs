@@ -67,7 +67,13 @@ async fn get_config(ctx: Ctx, args: Value) -> ToolResult {
             Value::String(v) => v.clone(),
             other => other.to_string(),
         };
-        text.push_str(&format!("{:<26} = {:<24} [{}; env {}]\n", s.key, value, serde_json::to_value(s.source).unwrap_or_default().as_str().unwrap_or(""), s.env));
+        text.push_str(&format!(
+            "{:<26} = {:<24} [{}; env {}]\n",
+            s.key,
+            value,
+            serde_json::to_value(s.source).unwrap_or_default().as_str().unwrap_or(""),
+            s.env
+        ));
     }
     Ok(ToolOutput { structured: serde_json::to_value(&ctx.config).unwrap_or_default(), text: Some(text) })
 }

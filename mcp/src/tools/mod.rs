@@ -43,7 +43,8 @@ impl Toolset {
     /// Resolves names from `--toolsets` / config: `default`, `all`, or group names.
     pub fn parse_list(names: &[String]) -> Result<Vec<Toolset>, ErrorBody> {
         let mut out = Vec::new();
-        let names: Vec<&str> = if names.is_empty() { vec!["default"] } else { names.iter().map(String::as_str).collect() };
+        let names: Vec<&str> =
+            if names.is_empty() { vec!["default"] } else { names.iter().map(String::as_str).collect() };
         for name in names {
             match name {
                 "default" => out.extend(Toolset::ALL.into_iter().filter(|t| t.on_by_default())),
@@ -139,7 +140,8 @@ pub fn decode<T: DeserializeOwned>(args: Value) -> Result<T, ErrorBody> {
     serde_path_to_error::deserialize(args).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
-        let message = if path == "." { format!("bad arguments: {inner}") } else { format!("`{path}`: {inner}") };
+        let message =
+            if path == "." { format!("bad arguments: {inner}") } else { format!("`{path}`: {inner}") };
         ErrorBody::invalid_argument(message).with_hint("see the tool's inputSchema in tools/list")
     })
 }
@@ -163,7 +165,7 @@ pub fn schema_of<T: JsonSchema>() -> Map<String, Value> {
 mod tests {
     use super::*;
 
-    #[derive(serde::Deserialize, JsonSchema)]
+    #[derive(Debug, serde::Deserialize, JsonSchema)]
     #[serde(deny_unknown_fields)]
     #[allow(dead_code)]
     struct Probe {
@@ -187,7 +189,10 @@ mod tests {
     fn toolset_lists_resolve() {
         assert_eq!(Toolset::parse_list(&[]).unwrap(), vec![Toolset::Core]);
         assert_eq!(Toolset::parse_list(&["all".into()]).unwrap(), Toolset::ALL.to_vec());
-        assert_eq!(Toolset::parse_list(&["debug".into(), "core".into()]).unwrap(), vec![Toolset::Core, Toolset::Debug]);
+        assert_eq!(
+            Toolset::parse_list(&["debug".into(), "core".into()]).unwrap(),
+            vec![Toolset::Core, Toolset::Debug]
+        );
         let err = Toolset::parse_list(&["pages2".into()]).unwrap_err();
         assert!(err.message.contains("pages2") && err.hint.unwrap().contains("core"));
     }

@@ -42,7 +42,7 @@ const KEYS: &[KeySpec] = &[
         key: "log",
         env: "WEBEXT_MCP_LOG",
         kind: Kind::Text,
-        default: "info",
+        default: "info,rmcp=warn",
         help: "log filter (tracing syntax, e.g. `debug` or `webext_mcp=trace`); logs go to stderr",
     },
     KeySpec {
@@ -162,7 +162,7 @@ impl Config {
 
     /// The log filter.
     pub fn log_filter(&self) -> &str {
-        self.text("log").unwrap_or("info")
+        self.text("log").unwrap_or("info,rmcp=warn")
     }
 }
 

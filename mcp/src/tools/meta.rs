@@ -4,7 +4,9 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use webext_mcp_host::protocol::PROTOCOL_VERSION;
+use webext_mcp_host::protocol::{ErrorBody, PROTOCOL_VERSION};
+
+use crate::config::Setting;
 
 use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, registry, schema_of};
 
@@ -25,7 +27,7 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Core,
             description: "Every setting with its effective value and where it came from (flag, env, file, default).",
             read_only: true,
-            input_schema: schema_of::<NoArgs>,
+            input_schema: schema_of::<ConfigArgs>,
             run: |ctx, args| Box::pin(get_config(ctx, args)),
         },
     ]
@@ -54,26 +56,43 @@ async fn server_info(ctx: Ctx, args: Value) -> ToolResult {
     Ok(ToolOutput::json(info))
 }
 
+/// Arguments of `get_config`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigArgs {
+    /// Only this key (e.g. `browsers.chromium.binary`); all keys when absent.
+    pub key: Option<String>,
+}
+
 async fn get_config(ctx: Ctx, args: Value) -> ToolResult {
-    let NoArgs {} = decode(args)?;
+    let ConfigArgs { key } = decode(args)?;
+    if let Some(key) = key {
+        let Some(setting) = ctx.config.settings.iter().find(|s| s.key == key) else {
+            let known: Vec<&str> = ctx.config.settings.iter().map(|s| s.key).collect();
+            return Err(ErrorBody::not_found(format!("no setting `{key}`"))
+                .with_hint(format!("known keys: {}", known.join(", "))));
+        };
+        let structured = serde_json::to_value(setting).unwrap_or_default();
+        return Ok(ToolOutput { text: Some(setting_line(setting)), structured });
+    }
     let mut text = format!(
         "config file: {} ({})\n",
         ctx.config.file.display(),
         if ctx.config.file_exists { "present" } else { "absent: defaults apply" }
     );
     for s in &ctx.config.settings {
-        let value = match &s.value {
-            Value::String(v) if v.is_empty() => "(unset)".to_owned(),
-            Value::String(v) => v.clone(),
-            other => other.to_string(),
-        };
-        text.push_str(&format!(
-            "{:<26} = {:<24} [{}; env {}]\n",
-            s.key,
-            value,
-            serde_json::to_value(s.source).unwrap_or_default().as_str().unwrap_or(""),
-            s.env
-        ));
+        text.push_str(&setting_line(s));
+        text.push('\n');
     }
     Ok(ToolOutput { structured: serde_json::to_value(&ctx.config).unwrap_or_default(), text: Some(text) })
+}
+
+fn setting_line(s: &Setting) -> String {
+    let value = match &s.value {
+        Value::String(v) if v.is_empty() => "(unset)".to_owned(),
+        Value::String(v) => v.clone(),
+        other => other.to_string(),
+    };
+    let source = serde_json::to_value(s.source).unwrap_or_default();
+    format!("{:<26} = {:<24} [{}; env {}]", s.key, value, source.as_str().unwrap_or(""), s.env)
 }

@@ -72,10 +72,34 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Build the extension in PATH (default: the current folder) into dist/<browser>/; the
+    /// `extension_build` tool.
+    Build {
+        /// The project folder (holds manifest.json or src/manifest.json).
+        path: Option<String>,
+        /// Browsers: a comma list such as `chrome,firefox`, or `all`. Default chrome.
+        #[arg(long, value_name = "LIST")]
+        browser: Option<String>,
+        /// Also write the store zip dist/<browser>/<name>-<version>.zip.
+        #[arg(long)]
+        zip: bool,
+        /// Also write the source zip dist/<name>-<version>-source.zip.
+        #[arg(long)]
+        zip_source: bool,
+        /// Output root relative to the project (default dist).
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Entry point of the binary.
 pub fn main(argv: Vec<OsString>) -> ExitCode {
+    // A browser starting its native-messaging host: no CLI, stdout is the protocol.
+    if let Some(caller) = webext_mcp_host::native::invocation(&argv) {
+        return webext_mcp_host::native::run(caller);
+    }
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(e) => {
@@ -118,7 +142,8 @@ pub fn context(home: Option<&std::path::Path>, env: Env, flags: &Flags) -> Resul
     };
     let config = Config::load(&paths.config_file, &env, flags)?;
     let toolsets = Toolset::parse_list(&config.list("toolsets"))?;
-    Ok(Arc::new(Context { paths, config, env, toolsets }))
+    let browser = tools::browser::BrowserState::new(&paths.runtime_dir, config.text("browser"));
+    Ok(Arc::new(Context { paths, config, env, toolsets, browser }))
 }
 
 async fn run(cli: Cli) -> ExitCode {
@@ -139,6 +164,16 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Call { tool, args, json } => call(&ctx, &tool, args.as_deref(), json).await,
         Command::Tools { json } => list_tools(&ctx, json),
         Command::Config { json } => call(&ctx, "get_config", None, json).await,
+        Command::Build { path, browser, zip, zip_source, out_dir, json } => {
+            let args = json!({
+                "projectPath": path.unwrap_or_else(|| ".".to_owned()),
+                "browser": browser,
+                "zip": zip,
+                "zipSource": zip_source,
+                "outDir": out_dir,
+            });
+            call(&ctx, "extension_build", Some(&args.to_string()), json).await
+        }
     }
 }
 

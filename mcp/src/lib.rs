@@ -11,10 +11,13 @@
 //! Every tool is a plain async function in `tools/`; the MCP server and `webext-mcp call`
 //! reach the same function through the same registry, so they cannot drift.
 
+pub mod build;
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod helper;
 pub mod logging;
+pub mod manifest;
 pub mod paths;
 pub mod runner;
 pub mod server;

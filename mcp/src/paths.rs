@@ -115,14 +115,9 @@ impl Paths {
 
 /// The runtime dir is never derived from `HOME`: tests isolate `HOME`, yet a host and a server
 /// started with different homes must still meet.
+/// The rule itself lives in the host crate, which host mode uses before any of this exists.
 fn runtime_dir(env: &Env) -> PathBuf {
-    if let Some(dir) = env.path("WEBEXT_MCP_RUNTIME_DIR") {
-        return dir;
-    }
-    if let Some(dir) = env.path("XDG_RUNTIME_DIR") {
-        return dir.join(APP);
-    }
-    std::env::temp_dir().join(format!("{APP}-{}", env.uid))
+    webext_mcp_host::runtime::runtime_dir(|key| env.get(key).map(str::to_owned), env.uid)
 }
 
 struct Layout {

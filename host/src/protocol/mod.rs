@@ -1,9 +1,26 @@
 //! Wire protocol v1: the one contract shared by the host, its clients, the MCP server and the
 //! helper extension. No I/O lives here.
+//!
+//! ```text
+//! client ──{v,id:"7",method,params}──▶ host ──{v,id:"c3:7",method,params}──▶ extension
+//! client ◀──{id:"7",result|error}──── host ◀──{id:"c3:7",result|error}───── extension
+//! client ◀──{v,event,params}───────── host ◀──{v,event,params}────────────── extension
+//! ```
+//!
+//! [`codec`] frames messages (4-byte native-endian length + UTF-8 JSON) and splits oversized
+//! host → browser payloads into chunk frames; [`methods`] is the table of method names and
+//! parameter schemas from which `extension/src/protocol.js` is generated ([`js`]).
 
+pub mod codec;
 mod error;
+pub mod js;
+mod message;
+pub mod methods;
 
 pub use error::{ErrorBody, ErrorCode};
+pub use message::{
+    ChunkFrame, ChunkHeader, ClientHello, Event, Hello, Incoming, Reply, Request, parse_message,
+};
 
 /// Version of the wire protocol spoken by this build.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -20,3 +37,64 @@ pub const HELPER_CHROMIUM_ID: &str = "dkcbnncejeekhnnfjnepngcdiipdcakc";
 
 /// The public key the helper's Chromium manifest carries as `key`, so its id never changes.
 pub const HELPER_CHROMIUM_KEY: &str = include_str!("../../../extension/key.pub.b64");
+
+/// Largest frame body the host sends to a browser, envelope included. Both browsers accept
+/// exactly 1,048,576 bytes and drop the port at 1,048,577 (verified); Firefox then stops
+/// reading, so a larger blocking write would hang.
+pub const MAX_TO_BROWSER: usize = 1_048_576;
+
+/// Largest frame body accepted from a browser (Chrome's own limit; Firefox allows 4 GB).
+pub const MAX_FROM_BROWSER: usize = 64 * 1024 * 1024;
+
+/// Largest frame body on the local socket, in either direction.
+pub const MAX_SOCKET_FRAME: usize = 64 * 1024 * 1024;
+
+/// Number of hex digits of a tab-set fingerprint.
+pub const FINGERPRINT_LEN: usize = 12;
+
+/// Separator between `windowId:tabId` entries in the fingerprint input.
+pub const FINGERPRINT_SEPARATOR: &str = ",";
+
+/// The tab-set fingerprint: the first 12 lowercase hex digits of sha256 over the UTF-8 text
+/// `"<windowId>:<tabId>"` for each visible tab, in the order given, joined with `","` (no
+/// spaces, no trailing separator; decimal integers). The order is the extension's:
+/// windows by ascending id, then tabs by index. The empty set hashes the empty string.
+///
+/// Example: tabs `[(1, 10), (1, 11), (2, 20)]` hash the text `1:10,1:11,2:20`.
+pub fn tab_set_fingerprint(tabs: &[(i64, i64)]) -> String {
+    use sha2::Digest;
+    let text: Vec<String> = tabs.iter().map(|(w, t)| format!("{w}:{t}")).collect();
+    let digest = sha2::Sha256::digest(text.join(FINGERPRINT_SEPARATOR).as_bytes());
+    let mut hex = String::with_capacity(64);
+    for byte in digest.iter() {
+        hex.push_str(&format!("{byte:02x}"));
+    }
+    hex.truncate(FINGERPRINT_LEN);
+    hex
+}
+
+/// Lowercase hex sha256 of some bytes (descriptor paths, test reassembly checks).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprint_is_sha256_of_the_joined_list() {
+        // sha256("1:10,1:11,2:20"), computed independently.
+        assert_eq!(tab_set_fingerprint(&[(1, 10), (1, 11), (2, 20)]), &sha256_hex(b"1:10,1:11,2:20")[..12]);
+        assert_eq!(tab_set_fingerprint(&[]), "e3b0c44298fc");
+        assert_ne!(tab_set_fingerprint(&[(1, 2), (1, 3)]), tab_set_fingerprint(&[(1, 3), (1, 2)]));
+        assert_eq!(tab_set_fingerprint(&[(1, 2)]).len(), FINGERPRINT_LEN);
+    }
+
+    #[test]
+    fn sha256_hex_known_answer() {
+        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+}

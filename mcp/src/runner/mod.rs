@@ -1,1 +1,335 @@
-//! Browser runners: launch a browser with an isolated profile and load unpacked extensions.
+//! Browser runners: launch a real browser with an isolated `HOME` and profile, load unpacked
+//! extensions into it, and watch what those extensions print.
+//!
+//! Dev sessions and the end-to-end tests both stand on this module, so browser differences
+//! live behind one trait with one file per family:
+//!
+//! ```text
+//! RunnerOptions ──▶ launch(family) ──▶ ChromiumRunner ── CDP over fd 3/4 (cdp.rs) ──▶ chromium
+//!                                  └─▶ FirefoxRunner  ── user.js + xpi, stdout/stderr ─▶ firefox
+//!
+//!  each loaded extension ──▶ ExtensionHandle ──▶ LogStream (console + uncaught errors)
+//!                                           └──▶ wait_background()
+//! ```
+//!
+//! Every browser runs in its own process group, killed by its id on [`Runner::shutdown`] or
+//! on drop, and on Linux it is also killed when the thread that spawned it exits
+//! (`PR_SET_PDEATHSIG`, unless [`RunnerOptions::die_with_parent`] is off), so a crashed
+//! caller does not leave browsers behind. Launch from a thread that lives as long as the
+//! browser should: the main thread of a current-thread runtime, a worker of a multi-thread
+//! runtime (not a `spawn_blocking` thread: those exit when idle), or a dedicated thread.
+
+pub mod cdp;
+mod chromium;
+mod firefox;
+mod log;
+mod process;
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::time::Duration;
+
+pub use chromium::ChromiumRunner;
+pub use firefox::FirefoxRunner;
+pub use log::{ConsoleEvent, EventKind, ExtensionHandle, Level, LogStream};
+
+use crate::config::Config;
+use crate::paths::Env;
+use cdp::{CdpClient, CdpError};
+
+/// A boxed future, so that [`Runner`] stays usable as `dyn Runner`.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A browser engine family; one runner implementation each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Chromium,
+    Firefox,
+}
+
+impl Family {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Family::Chromium => "chromium",
+            Family::Firefox => "firefox",
+        }
+    }
+
+    /// The environment variable that overrides the binary.
+    pub const fn binary_env(self) -> &'static str {
+        match self {
+            Family::Chromium => "WEBEXT_MCP_CHROMIUM_BINARY",
+            Family::Firefox => "WEBEXT_MCP_FIREFOX_BINARY",
+        }
+    }
+
+    /// The configuration key that overrides the binary.
+    pub const fn binary_key(self) -> &'static str {
+        match self {
+            Family::Chromium => "browsers.chromium.binary",
+            Family::Firefox => "browsers.firefox.binary",
+        }
+    }
+
+    /// Binaries tried in order when nothing is configured. Chromium's real binary comes first:
+    /// Debian's `/usr/bin/chromium` wrapper adds flags of its own.
+    pub const fn candidates(self) -> &'static [&'static str] {
+        match self {
+            Family::Chromium => &[
+                "/usr/lib/chromium/chromium",
+                "chromium",
+                "chromium-browser",
+                "google-chrome",
+                "google-chrome-stable",
+                "microsoft-edge",
+                "brave-browser",
+            ],
+            Family::Firefox => {
+                &["firefox-esr", "firefox", "firefox-developer-edition", "firefox-nightly", "librewolf"]
+            }
+        }
+    }
+
+    const fn install_hint(self) -> &'static str {
+        match self {
+            Family::Chromium => "install it (`apt-get install chromium`) or set WEBEXT_MCP_CHROMIUM_BINARY",
+            Family::Firefox => "install it (`apt-get install firefox-esr`) or set WEBEXT_MCP_FIREFOX_BINARY",
+        }
+    }
+}
+
+/// What to launch and how.
+#[derive(Debug, Clone)]
+pub struct RunnerOptions {
+    /// The browser binary; `None` resolves it with [`resolve_binary`].
+    pub binary: Option<PathBuf>,
+    pub headless: bool,
+    /// Unpacked extension directories (each holds a `manifest.json`), loaded in order.
+    pub extensions: Vec<PathBuf>,
+    /// The profile directory; `None` uses a temporary one, removed with the runner. A given
+    /// directory is kept.
+    pub profile_dir: Option<PathBuf>,
+    /// Passed to the browser (and so to native hosts it starts) as `WEBEXT_MCP_RUNTIME_DIR`.
+    pub runtime_dir: Option<PathBuf>,
+    /// Passed to the browser as `WEBEXT_MCP_SESSION`.
+    pub session: Option<String>,
+    /// More environment variables for the browser.
+    pub env: Vec<(String, String)>,
+    /// The first page; `about:blank` when `None`.
+    pub start_url: Option<String>,
+    /// How long the browser may take to come up.
+    pub start_timeout: Duration,
+    /// Linux: kill the browser when the thread that launched it exits
+    /// (`PR_SET_PDEATHSIG`), so a crashed caller leaves nothing behind. Turn off for a
+    /// browser that must outlive its launcher (a detached session); drop and
+    /// [`Runner::shutdown`] still kill it.
+    pub die_with_parent: bool,
+}
+
+impl Default for RunnerOptions {
+    fn default() -> Self {
+        RunnerOptions {
+            binary: None,
+            headless: true,
+            extensions: Vec::new(),
+            profile_dir: None,
+            runtime_dir: None,
+            session: None,
+            env: Vec::new(),
+            start_url: None,
+            start_timeout: Duration::from_secs(30),
+            die_with_parent: true,
+        }
+    }
+}
+
+/// A running browser with its extensions.
+pub trait Runner: Send + Sync {
+    fn family(&self) -> Family;
+    /// The browser's process id, which is also its process-group id.
+    fn pid(&self) -> u32;
+    /// The `HOME` the browser runs with (Firefox reads native host manifests from
+    /// `HOME/.mozilla/native-messaging-hosts/`).
+    fn home_dir(&self) -> &Path;
+    fn profile_dir(&self) -> &Path;
+    /// The extensions loaded so far, in load order.
+    fn extensions(&self) -> Vec<ExtensionHandle>;
+    /// The CDP connection (Chromium only).
+    fn cdp(&self) -> Option<&CdpClient>;
+    /// Loads (or reloads) one more unpacked extension into the running browser.
+    fn load_extension<'a>(&'a self, dir: &'a Path) -> BoxFuture<'a, Result<ExtensionHandle, RunnerError>>;
+    /// Whether the browser process is still alive.
+    fn is_running(&self) -> bool;
+    /// Ends the browser (politely, then by force) and removes its temporary directories.
+    fn shutdown(&self) -> BoxFuture<'_, ()>;
+}
+
+/// Launches a browser of `family`, resolving its binary from the options, `env` and `config`.
+pub async fn launch(
+    family: Family,
+    mut opts: RunnerOptions,
+    env: &Env,
+    config: Option<&Config>,
+) -> Result<Box<dyn Runner>, RunnerError> {
+    let binary = resolve_binary(family, opts.binary.as_deref(), env, config)?;
+    opts.binary = Some(binary.clone());
+    Ok(match family {
+        Family::Chromium => Box::new(ChromiumRunner::launch(opts, binary).await?),
+        Family::Firefox => Box::new(FirefoxRunner::launch(opts, binary).await?),
+    })
+}
+
+/// The binary to launch: explicit argument > `WEBEXT_MCP_<FAMILY>_BINARY` > config key
+/// `browsers.<family>.binary` > the first installed [`Family::candidates`].
+pub fn resolve_binary(
+    family: Family,
+    explicit: Option<&Path>,
+    env: &Env,
+    config: Option<&Config>,
+) -> Result<PathBuf, RunnerError> {
+    resolve_binary_with(family, explicit, env, config, &find_program)
+}
+
+/// [`resolve_binary`] with the program lookup injected (tests).
+pub fn resolve_binary_with(
+    family: Family,
+    explicit: Option<&Path>,
+    env: &Env,
+    config: Option<&Config>,
+    find: &dyn Fn(&str) -> Option<PathBuf>,
+) -> Result<PathBuf, RunnerError> {
+    let chosen = explicit
+        .map(|p| (p.to_string_lossy().into_owned(), "the `binary` argument".to_owned()))
+        .or_else(|| env.get(family.binary_env()).map(|v| (v.to_owned(), family.binary_env().to_owned())))
+        .or_else(|| {
+            config
+                .and_then(|c| c.text(family.binary_key()))
+                .map(|v| (v.to_owned(), format!("config key `{}`", family.binary_key())))
+        });
+    if let Some((name, origin)) = chosen {
+        return find(&name).ok_or(RunnerError::BinaryMissing { family, binary: name, origin });
+    }
+    family
+        .candidates()
+        .iter()
+        .find_map(|c| find(c))
+        .ok_or_else(|| RunnerError::NotInstalled { family, tried: family.candidates().join(", ") })
+}
+
+/// A name with a slash is a path that must exist; a bare name is looked up in `PATH`.
+fn find_program(name: &str) -> Option<PathBuf> {
+    if name.contains('/') {
+        let p = PathBuf::from(name);
+        return is_executable(&p).then_some(p);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+}
+
+/// Why a browser could not be run or watched. Messages say what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum RunnerError {
+    /// No browser of the family was found.
+    #[error("no {} browser found (tried {tried}); {}", family.name(), family.install_hint())]
+    NotInstalled { family: Family, tried: String },
+    /// The configured binary does not exist or is not executable.
+    #[error("{} binary `{binary}` (from {origin}) is not an executable file; fix the path or unset it", family.name())]
+    BinaryMissing { family: Family, binary: String, origin: String },
+    /// The browser process could not be started.
+    #[error("cannot start {binary}: {source}")]
+    Spawn { binary: PathBuf, source: std::io::Error },
+    /// A file or directory the runner prepares could not be written.
+    #[error("{what}: {source}")]
+    Io { what: String, source: std::io::Error },
+    /// An extension directory is unusable (no or unreadable `manifest.json`).
+    #[error("extension {dir}: {reason}; pass a directory holding a built extension's manifest.json")]
+    BadExtension { dir: PathBuf, reason: String },
+    /// The browser refused the extension.
+    #[error("the browser refused to load {dir}: {message}")]
+    LoadRefused { dir: PathBuf, message: String },
+    /// The browser did not come up in time.
+    #[error("{} did not start within {} s; last output: {stderr}", family.name(), timeout.as_secs())]
+    StartTimeout { family: Family, timeout: Duration, stderr: String },
+    /// The browser exited before it was ready.
+    #[error("{} exited during start ({status}); last output: {stderr}", family.name())]
+    Exited { family: Family, status: String, stderr: String },
+    /// The extension's background never started.
+    #[error("extension {id}: background never started within {} s", timeout.as_secs())]
+    BackgroundTimeout { id: String, timeout: Duration },
+    /// The extension declares no background, so there is nothing to wait for.
+    #[error("extension {id} declares no background script or service worker")]
+    NoBackground { id: String },
+    /// The operation does not exist for this browser family.
+    #[error("{what} is not supported for {}", family.name())]
+    Unsupported { family: Family, what: String },
+    /// The CDP connection failed.
+    #[error(transparent)]
+    Cdp(#[from] CdpError),
+}
+
+impl RunnerError {
+    fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> RunnerError {
+        let what = what.into();
+        move |source| RunnerError::Io { what, source }
+    }
+}
+
+/// Keeps the last lines of a browser's output for error messages.
+pub(crate) fn tail(lines: &std::collections::VecDeque<String>) -> String {
+    if lines.is_empty() {
+        return "(none)".to_owned();
+    }
+    lines.iter().cloned().collect::<Vec<_>>().join(" | ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Flags;
+
+    fn finder(existing: &'static [&'static str]) -> impl Fn(&str) -> Option<PathBuf> {
+        move |name| existing.contains(&name).then(|| PathBuf::from(format!("/found/{name}")))
+    }
+
+    #[test]
+    fn binary_precedence_explicit_env_config_detection() {
+        let cfg_file = std::env::temp_dir().join("webext-mcp-runner-test-missing.toml");
+        let env = Env::from_pairs([("WEBEXT_MCP_CHROMIUM_BINARY", "from-env")], 0);
+        let mut flags = Flags::new();
+        flags.insert("browsers.chromium.binary", "from-config".to_owned());
+        let config = Config::load(&cfg_file, &Env::default(), &flags).unwrap();
+        let find = finder(&["from-arg", "from-env", "from-config", "chromium"]);
+        let fam = Family::Chromium;
+        let got = resolve_binary_with(fam, Some(Path::new("from-arg")), &env, Some(&config), &find).unwrap();
+        assert_eq!(got, Path::new("/found/from-arg"));
+        let got = resolve_binary_with(fam, None, &env, Some(&config), &find).unwrap();
+        assert_eq!(got, Path::new("/found/from-env"));
+        let got = resolve_binary_with(fam, None, &Env::default(), Some(&config), &find).unwrap();
+        assert_eq!(got, Path::new("/found/from-config"));
+        let got = resolve_binary_with(fam, None, &Env::default(), None, &find).unwrap();
+        assert_eq!(got, Path::new("/found/chromium"));
+    }
+
+    #[test]
+    fn missing_browser_is_not_installed_with_hint() {
+        let err = resolve_binary_with(Family::Firefox, None, &Env::default(), None, &|_| None).unwrap_err();
+        assert!(matches!(err, RunnerError::NotInstalled { .. }));
+        assert!(err.to_string().contains("apt-get install firefox-esr"), "{err}");
+        let env = Env::from_pairs([("WEBEXT_MCP_FIREFOX_BINARY", "/nope/firefox")], 0);
+        let err = resolve_binary_with(Family::Firefox, None, &env, None, &|_| None).unwrap_err();
+        assert!(err.to_string().contains("WEBEXT_MCP_FIREFOX_BINARY"), "{err}");
+    }
+
+    #[test]
+    fn find_program_needs_an_executable() {
+        assert!(find_program("/nonexistent/browser").is_none());
+        assert!(find_program("sh").is_some());
+    }
+}

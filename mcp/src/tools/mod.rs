@@ -13,7 +13,9 @@ use webext_mcp_host::protocol::ErrorBody;
 use crate::config::Config;
 use crate::paths::{Env, Paths};
 
+pub mod browser;
 mod debug;
+mod extension;
 mod meta;
 
 /// A group of tools that `--toolsets` switches on or off in `tools/list`.
@@ -21,16 +23,22 @@ mod meta;
 pub enum Toolset {
     /// The server itself: versions, paths, configuration.
     Core,
+    /// Building the extension under development: `extension_build`.
+    Extension,
+    /// Seeing and driving real browsers through the helper extension.
+    Browser,
     /// Diagnostics for developing webext-mcp; off unless asked for.
     Debug,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 2] = [Toolset::Core, Toolset::Debug];
+    pub const ALL: [Toolset; 4] = [Toolset::Core, Toolset::Extension, Toolset::Browser, Toolset::Debug];
 
     pub const fn name(self) -> &'static str {
         match self {
             Toolset::Core => "core",
+            Toolset::Extension => "extension",
+            Toolset::Browser => "browser",
             Toolset::Debug => "debug",
         }
     }
@@ -96,6 +104,8 @@ pub struct Context {
     pub config: Config,
     pub env: Env,
     pub toolsets: Vec<Toolset>,
+    /// Connections to browser hosts and the browser chosen by `select_browser`.
+    pub browser: browser::BrowserState,
 }
 
 pub type Ctx = Arc<Context>;
@@ -115,7 +125,14 @@ pub struct ToolDef {
 /// Every tool, in a stable order.
 pub fn registry() -> &'static [ToolDef] {
     static TOOLS: OnceLock<Vec<ToolDef>> = OnceLock::new();
-    TOOLS.get_or_init(|| meta::tools().into_iter().chain(debug::tools()).collect())
+    TOOLS.get_or_init(|| {
+        meta::tools()
+            .into_iter()
+            .chain(extension::tools())
+            .chain(browser::tools())
+            .chain(debug::tools())
+            .collect()
+    })
 }
 
 pub fn find(name: &str) -> Option<&'static ToolDef> {
@@ -187,7 +204,10 @@ mod tests {
 
     #[test]
     fn toolset_lists_resolve() {
-        assert_eq!(Toolset::parse_list(&[]).unwrap(), vec![Toolset::Core]);
+        assert_eq!(
+            Toolset::parse_list(&[]).unwrap(),
+            vec![Toolset::Core, Toolset::Extension, Toolset::Browser]
+        );
         assert_eq!(Toolset::parse_list(&["all".into()]).unwrap(), Toolset::ALL.to_vec());
         assert_eq!(
             Toolset::parse_list(&["debug".into(), "core".into()]).unwrap(),

@@ -1,0 +1,173 @@
+// Background of the webext-mcp helper: a module service worker in Chromium, a module
+// background script (event page) in Firefox.
+//
+// Every listener is registered synchronously at top level: a Chromium service worker woken
+// by an event only delivers it to listeners that exist when the script's first turn ends.
+// Every listener also calls wake(), so any event reconnects a helper whose host went away
+// while the worker slept.
+import { api, hasDebugger } from "./api.js";
+import { Bridge } from "./bridge.js";
+import { engine } from "./engine.js";
+import { identity } from "./identity.js";
+import { methodTable } from "./methods.js";
+import { applyChanges, defaultLabel, effectiveLabel, loadSettings } from "./settings.js";
+
+const ALARM = "webext-mcp.reconnect";
+const STATUS_PORT = "status";
+
+let settings = null;
+const ready = loadSettings().then((s) => {
+  settings = s;
+  ensureAlarm().catch((e) => console.error("webext-mcp: cannot create the reconnect alarm:", e));
+  return s;
+});
+
+const bridge = new Bridge({ methods: methodTable({ browserInfo }), hello });
+const statusPorts = new Set();
+
+api.runtime.onStartup.addListener(wake);
+api.runtime.onInstalled.addListener(wake);
+api.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === ALARM) wake();
+});
+api.storage.onChanged.addListener(onStorageChanged);
+api.runtime.onConnect.addListener(onPageConnect);
+bridge.onStatus(() => pushStatus());
+bridge.ensureConnected();
+
+function wake() {
+  bridge.ensureConnected();
+}
+
+// Creating an alarm that already exists resets its schedule, and this runs on every worker
+// start: a worker woken by the alarm every 30 s would otherwise push the next one out forever.
+async function ensureAlarm() {
+  const period = settings.alarmPeriodSeconds / 60;
+  const existing = await api.alarms.get(ALARM);
+  if (existing && existing.periodInMinutes === period) return;
+  await api.alarms.create(ALARM, { periodInMinutes: period });
+}
+
+function capabilities(s) {
+  const caps = ["tabs", "scripting", "engine"];
+  if (hasDebugger && s.debuggerMode) caps.push("debugger");
+  return caps;
+}
+
+async function hello() {
+  const s = await ready;
+  const { browser, browserVersion } = await identity();
+  return {
+    extVersion: api.runtime.getManifest().version,
+    browser,
+    browserVersion,
+    label: effectiveLabel(settings ?? s, browser),
+    capabilities: capabilities(settings ?? s),
+  };
+}
+
+async function browserInfo() {
+  await ready;
+  const [{ browser, browserVersion }, platform, tabs, wasm] = await Promise.all([
+    identity(),
+    api.runtime.getPlatformInfo(),
+    visibleTabs(),
+    engineStatus(),
+  ]);
+  return {
+    browser,
+    browserVersion,
+    extVersion: api.runtime.getManifest().version,
+    label: effectiveLabel(settings, browser),
+    platform: { os: platform.os, arch: platform.arch },
+    tabs,
+    capabilities: capabilities(settings),
+    ...wasm,
+  };
+}
+
+// The order the tab-set fingerprint is defined on: windows by ascending id, tabs by index.
+async function visibleTabs() {
+  const tabs = await api.tabs.query({});
+  return tabs
+    .filter((t) => Number.isInteger(t.id) && t.id >= 0)
+    .sort((a, b) => a.windowId - b.windowId || a.index - b.index)
+    .map((t) => ({ windowId: t.windowId, tabId: t.id }));
+}
+
+async function engineStatus() {
+  try {
+    return { engineVersion: (await engine()).version };
+  } catch (e) {
+    return { engineVersion: null, engineError: String(e?.message ?? e) };
+  }
+}
+
+function onStorageChanged(changes, area) {
+  wake();
+  if (area !== "local") return;
+  ready.then(() => {
+    const before = settings;
+    settings = applyChanges(settings, changes);
+    if (before.label !== settings.label || before.debuggerMode !== settings.debuggerMode) {
+      // The host rewrites its descriptor on every hello: this is how a new label reaches
+      // list_connected_browsers.
+      bridge.sayHello();
+    }
+    if (before.alarmPeriodSeconds !== settings.alarmPeriodSeconds) {
+      ensureAlarm().catch((e) => console.error("webext-mcp: cannot update the reconnect alarm:", e));
+    }
+    pushStatus();
+  });
+}
+
+// Messages from the status page, by type.
+const PAGE_MESSAGES = Object.freeze({
+  reconnect: () => bridge.reconnectNow(),
+});
+
+function onPageConnect(port) {
+  wake();
+  if (port.name !== STATUS_PORT) return;
+  statusPorts.add(port);
+  port.onDisconnect.addListener(() => statusPorts.delete(port));
+  port.onMessage.addListener((msg) => {
+    const handler = Object.hasOwn(PAGE_MESSAGES, msg?.type) ? PAGE_MESSAGES[msg.type] : null;
+    if (handler) handler(msg);
+    else console.warn("webext-mcp: unknown status page message", msg?.type);
+  });
+  pushStatus(port);
+}
+
+async function pushStatus(only) {
+  const targets = only ? [only] : [...statusPorts];
+  if (targets.length === 0) return;
+  const status = await fullStatus();
+  for (const port of targets) {
+    try {
+      port.postMessage({ type: "status", status });
+    } catch {
+      statusPorts.delete(port);
+    }
+  }
+}
+
+async function fullStatus() {
+  const s = await ready;
+  const current = settings ?? s;
+  const id = await identity().catch(() => ({ browser: "unknown", browserVersion: "unknown" }));
+  return {
+    ...bridge.status,
+    browser: id.browser,
+    browserVersion: id.browserVersion,
+    extVersion: api.runtime.getManifest().version,
+    label: effectiveLabel(current, id.browser),
+    customLabel: current.label,
+    defaultLabel: defaultLabel(current, id.browser),
+    capabilities: capabilities(current),
+    debuggerAvailable: hasDebugger,
+    debuggerMode: current.debuggerMode,
+    alarmPeriodSeconds: current.alarmPeriodSeconds,
+    ...(await engineStatus()),
+  };
+}

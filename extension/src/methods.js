@@ -1,0 +1,41 @@
+// The methods this extension answers, keyed by the names in protocol.js. The bridge checks
+// params against METHOD_SPECS before calling a handler, so handlers see typed params.
+import { METHODS, METHOD_SPECS } from "./protocol.js";
+import { utf8Length } from "./bridge.js";
+
+/**
+ * @param {{browserInfo: () => Promise<object>}} helper what the handlers need from the background
+ */
+export function methodTable(helper) {
+  const table = {
+    [METHODS.PING]: async ({ payload }) => ({
+      pong: true,
+      ...(payload !== undefined && { payload }),
+      time: Date.now(),
+    }),
+
+    [METHODS.BROWSER_INFO]: () => helper.browserInfo(),
+
+    [METHODS.DEBUG_DIGEST]: async ({ payload }, meta) => ({
+      length: payload.length,
+      bytes: utf8Length(payload),
+      sha256: await sha256Hex(payload),
+      chunked: meta.chunked,
+      chunks: meta.chunks,
+      // The reassembled text is the frame body byte for byte. A whole frame is re-serialized:
+      // equal to what the host sent when the payload needs no JSON escapes.
+      frameBytes: utf8Length(meta.text ?? JSON.stringify(meta.request)),
+    }),
+  };
+  for (const [name, spec] of Object.entries(METHOD_SPECS)) {
+    if (spec.target === "extension" && !(name in table)) {
+      console.error(`webext-mcp: protocol method \`${name}\` has no handler in this helper`);
+    }
+  }
+  return Object.freeze(table);
+}
+
+async function sha256Hex(text) {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}

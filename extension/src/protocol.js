@@ -1,0 +1,188 @@
+// Generated from host/src/protocol (webext-mcp-host); do not edit by hand.
+// Regenerate: WEBEXT_MCP_BLESS=1 cargo test -p webext-mcp-host protocol_js
+
+export const PROTOCOL_VERSION = 1;
+export const NATIVE_HOST_NAME = "dev.webext_mcp.bridge";
+export const HELPER_GECKO_ID = "helper@webext-mcp.dev";
+export const HELPER_CHROMIUM_ID = "dkcbnncejeekhnnfjnepngcdiipdcakc";
+
+export const LIMITS = Object.freeze({
+  "browserToHostFrame": 67108864,
+  "hostToBrowserFrame": 1048576,
+  "socketFrame": 67108864
+});
+
+export const ERROR_CODES = Object.freeze({
+  "ALREADY_EXISTS": "ALREADY_EXISTS",
+  "BLOCKED": "BLOCKED",
+  "BUILD_FAILED": "BUILD_FAILED",
+  "BUSY": "BUSY",
+  "INTEGRITY": "INTEGRITY",
+  "INTERNAL": "INTERNAL",
+  "INVALID_ARGUMENT": "INVALID_ARGUMENT",
+  "LOAD_REFUSED": "LOAD_REFUSED",
+  "NETWORK": "NETWORK",
+  "NOT_CONNECTED": "NOT_CONNECTED",
+  "NOT_FOUND": "NOT_FOUND",
+  "NOT_INSTALLED": "NOT_INSTALLED",
+  "PAYLOAD_TOO_LARGE": "PAYLOAD_TOO_LARGE",
+  "PERMISSION_DENIED": "PERMISSION_DENIED",
+  "SCRIPT_ERROR": "SCRIPT_ERROR",
+  "STALE": "STALE",
+  "TIMEOUT": "TIMEOUT",
+  "UNSUPPORTED": "UNSUPPORTED",
+  "VERSION_SKEW": "VERSION_SKEW"
+});
+
+export const METHODS = Object.freeze({
+  "BROWSER_INFO": "browser.info",
+  "CLIENT_HELLO": "client.hello",
+  "DEBUG_DIGEST": "debug.digest",
+  "HOST_INFO": "host.info",
+  "PING": "ping",
+  "SUBSCRIBE": "subscribe",
+  "UNSUBSCRIBE": "unsubscribe"
+});
+
+export const METHOD_SPECS = Object.freeze({
+  "browser.info": {
+    "doc": "What the extension sees: browser, platform, visible tabs, capabilities.",
+    "params": {},
+    "result": "{browser, browserVersion, extVersion, label, platform: {os, arch}, tabs: [{windowId, tabId}] (windows by ascending id, tabs by index), capabilities: [string]}",
+    "target": "extension"
+  },
+  "client.hello": {
+    "doc": "First request of every client; a protocol mismatch answers VERSION_SKEW and closes.",
+    "params": {
+      "name": {
+        "doc": "free text for the host log",
+        "required": false,
+        "type": "string"
+      },
+      "protocol": {
+        "doc": "protocol version the client speaks",
+        "required": true,
+        "type": "integer"
+      }
+    },
+    "result": "{protocol, host: descriptor, hello: the extension's hello}",
+    "target": "host"
+  },
+  "debug.digest": {
+    "doc": "Diagnostic: what arrived in the extension, to check framing and chunk reassembly.",
+    "params": {
+      "payload": {
+        "doc": "any text; hashed as UTF-8",
+        "required": true,
+        "type": "string"
+      }
+    },
+    "result": "{length: UTF-16 units, bytes: UTF-8 bytes, sha256: hex of the UTF-8 bytes, chunked: bool, chunks: number of chunk frames (0 when whole), frameBytes: request body size}",
+    "target": "extension"
+  },
+  "host.info": {
+    "doc": "The host's descriptor and the extension's hello.",
+    "params": {},
+    "result": "{descriptor, hello, clients, pending}",
+    "target": "host"
+  },
+  "ping": {
+    "doc": "Round trip to the extension background.",
+    "params": {
+      "payload": {
+        "doc": "echoed back as `payload`",
+        "required": false,
+        "type": "string"
+      }
+    },
+    "result": "{pong: true, payload?, time: ms since epoch}",
+    "target": "extension"
+  },
+  "subscribe": {
+    "doc": "Receive these extension events on this connection (`*` = all).",
+    "params": {
+      "events": {
+        "doc": "event names",
+        "required": true,
+        "type": "array"
+      }
+    },
+    "result": "{events: every name now subscribed}",
+    "target": "host"
+  },
+  "unsubscribe": {
+    "doc": "Stop receiving these events.",
+    "params": {
+      "events": {
+        "doc": "event names",
+        "required": true,
+        "type": "array"
+      }
+    },
+    "result": "{events: every name still subscribed}",
+    "target": "host"
+  }
+});
+
+export const EVENTS = Object.freeze({
+  "HELLO": "hello"
+});
+
+export const EVENT_SPECS = Object.freeze({
+  "hello": {
+    "doc": "The extension's first frame after connectNative.",
+    "params": {
+      "browser": {
+        "doc": "browser name, e.g. chromium, chrome, edge, brave, firefox, zen",
+        "required": true,
+        "type": "string"
+      },
+      "browserVersion": {
+        "doc": "browser version",
+        "required": true,
+        "type": "string"
+      },
+      "capabilities": {
+        "doc": "feature names, e.g. tabs, scripting, debugger",
+        "required": true,
+        "type": "array"
+      },
+      "extVersion": {
+        "doc": "helper extension version",
+        "required": true,
+        "type": "string"
+      },
+      "label": {
+        "doc": "profile label (default `<browser>-<6 hex>`)",
+        "required": true,
+        "type": "string"
+      }
+    }
+  }
+});
+
+export const CHUNK = Object.freeze({
+  "dataKey": "data",
+  "doc": "Concatenate `data` of seq 0, 1, … until `last`; the result is the JSON text of one frame.",
+  "example": {
+    "chunk": {
+      "id": "c1:7",
+      "last": false,
+      "seq": 0
+    },
+    "data": "…",
+    "v": 1
+  },
+  "fields": [
+    "id",
+    "seq",
+    "last"
+  ],
+  "key": "chunk"
+});
+
+export const FINGERPRINT = Object.freeze({
+  "doc": "first 12 hex of sha256 over `${windowId}:${tabId}` joined with ',' (windows by ascending id, tabs by index)",
+  "length": 12,
+  "separator": ","
+});

@@ -1,0 +1,75 @@
+// The status page (action popup and options page). It holds a port to the background, which
+// pushes the status on every change; settings are written straight to storage.local and the
+// background picks them up through storage.onChanged.
+import { api } from "./api.js";
+import { cleanLabel } from "./settings.js";
+
+const $ = (id) => document.getElementById(id);
+let port = null;
+let labelDirty = false;
+
+function time(ms) {
+  return ms ? new Date(ms).toLocaleTimeString() : "";
+}
+
+function render(s) {
+  $("state").textContent = s.state;
+  $("state").dataset.state = s.state;
+  const retry = s.state === "disconnected" && s.retryAt ? `, retrying at ${time(s.retryAt)}` : "";
+  $("since").textContent = `since ${time(s.since)}${retry}`;
+  $("last-error").textContent = s.lastError ? s.lastError.message : "none";
+  $("last-error-at").textContent = s.lastError ? `at ${time(s.lastError.at)}` : "";
+  $("host").textContent = s.host;
+  $("browser").textContent = `${s.browser} ${s.browserVersion}`;
+  $("ext-version").textContent = s.extVersion;
+  $("protocol").textContent = String(s.protocol);
+  $("engine-version").textContent = s.engineVersion ?? `unavailable (${s.engineError})`;
+  $("label").textContent = s.label;
+  $("label-input").placeholder = s.defaultLabel;
+  if (!labelDirty) $("label-input").value = s.customLabel;
+  $("debugger-setting").hidden = !s.debuggerAvailable;
+  $("debugger-mode").checked = s.debuggerMode;
+}
+
+function showError(e) {
+  $("page-error").hidden = false;
+  $("page-error").textContent = String(e?.message ?? e);
+}
+
+function connect() {
+  port = api.runtime.connect({ name: "status" });
+  port.onMessage.addListener((msg) => {
+    if (msg?.type === "status") render(msg.status);
+  });
+  // The port closes when the background restarts (service worker stopped, extension
+  // reloaded); connect again, which also wakes it, so the page keeps updating.
+  port.onDisconnect.addListener(() => {
+    port = null;
+    setTimeout(connect, 1000);
+  });
+}
+
+$("label-input").addEventListener("input", () => {
+  labelDirty = true;
+});
+
+$("label-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  labelDirty = false;
+  api.storage.local.set({ label: cleanLabel($("label-input").value) }).catch(showError);
+});
+
+$("reset-label").addEventListener("click", () => {
+  labelDirty = false;
+  api.storage.local.set({ label: "" }).catch(showError);
+});
+
+$("debugger-mode").addEventListener("change", (ev) => {
+  api.storage.local.set({ debuggerMode: ev.target.checked }).catch(showError);
+});
+
+$("reconnect").addEventListener("click", () => {
+  port?.postMessage({ type: "reconnect" });
+});
+
+connect();

@@ -1,0 +1,429 @@
+//! Framing (4-byte native-endian length + UTF-8 JSON body) and chunking, used by both ends of
+//! both links (browser stdio and local socket). Pure: bytes in, bytes out.
+//!
+//! The decoder is incremental so split reads are normal, and an oversized length is reported
+//! once and its body skipped, so a bad frame never wedges the stream nor allocates 4 GB.
+//! Chunking measures the *encoded* frame: JSON escaping can double a payload (`"` → `\"`) or
+//! grow a control character six-fold, so slices are cut on UTF-8 boundaries against the
+//! escaped length, and every produced frame body is checked against the cap.
+
+use std::collections::HashMap;
+
+use byteorder::{ByteOrder, NativeEndian};
+
+use super::{ChunkFrame, ChunkHeader, ErrorBody, ErrorCode, PROTOCOL_VERSION};
+
+/// Size of the length prefix.
+pub const HEADER_LEN: usize = 4;
+
+/// A framing failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    /// The frame body is larger than the link allows; its bytes are skipped.
+    #[error("frame of {len} bytes exceeds the {cap}-byte limit of this link")]
+    TooLarge { len: usize, cap: usize },
+    /// A payload cannot be chunked because a single frame cannot hold any of it.
+    #[error("chunk id of {id_len} bytes leaves no room for data in a {cap}-byte frame")]
+    IdTooLong { id_len: usize, cap: usize },
+}
+
+impl From<FrameError> for ErrorBody {
+    fn from(e: FrameError) -> Self {
+        ErrorBody::new(ErrorCode::PayloadTooLarge, e.to_string())
+            .with_hint("send less data per call (e.g. page through results)")
+    }
+}
+
+/// Prefixes `body` with its length. Refuses bodies over `cap`.
+pub fn encode_frame(body: &[u8], cap: usize) -> Result<Vec<u8>, FrameError> {
+    if body.len() > cap || body.len() > u32::MAX as usize {
+        return Err(FrameError::TooLarge { len: body.len(), cap });
+    }
+    let mut out = vec![0u8; HEADER_LEN + body.len()];
+    NativeEndian::write_u32(&mut out[..HEADER_LEN], body.len() as u32);
+    out[HEADER_LEN..].copy_from_slice(body);
+    Ok(out)
+}
+
+/// Reassembles frames from a byte stream that arrives in arbitrary pieces.
+#[derive(Debug)]
+pub struct FrameDecoder {
+    cap: usize,
+    buf: Vec<u8>,
+    start: usize,
+    /// Bytes of an oversized frame still to be thrown away.
+    skip: usize,
+}
+
+impl FrameDecoder {
+    pub fn new(cap: usize) -> FrameDecoder {
+        FrameDecoder { cap, buf: Vec::new(), start: 0, skip: 0 }
+    }
+
+    /// Appends bytes read from the stream.
+    pub fn push(&mut self, mut bytes: &[u8]) {
+        if self.skip > 0 {
+            let n = self.skip.min(bytes.len());
+            self.skip -= n;
+            bytes = &bytes[n..];
+        }
+        if self.start > 0 && self.start >= self.buf.len() / 2 {
+            self.buf.drain(..self.start);
+            self.start = 0;
+        }
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// The next complete frame body, an error for an oversized one (whose body is then
+    /// skipped), or `None` when more bytes are needed.
+    pub fn next_frame(&mut self) -> Option<Result<Vec<u8>, FrameError>> {
+        let avail = &self.buf[self.start..];
+        if avail.len() < HEADER_LEN {
+            return None;
+        }
+        let len = NativeEndian::read_u32(&avail[..HEADER_LEN]) as usize;
+        if len > self.cap {
+            let have = avail.len() - HEADER_LEN;
+            let dropped = have.min(len);
+            self.start += HEADER_LEN + dropped;
+            self.skip = len - dropped;
+            return Some(Err(FrameError::TooLarge { len, cap: self.cap }));
+        }
+        if avail.len() < HEADER_LEN + len {
+            self.buf.reserve(HEADER_LEN + len - avail.len());
+            return None;
+        }
+        let body = avail[HEADER_LEN..HEADER_LEN + len].to_vec();
+        self.start += HEADER_LEN + len;
+        if self.start == self.buf.len() {
+            self.buf.clear();
+            self.start = 0;
+        }
+        Some(Ok(body))
+    }
+
+    /// Bytes of an unfinished frame: non-zero at end of stream means the input was truncated.
+    pub fn pending_bytes(&self) -> usize {
+        self.buf.len() - self.start + self.skip
+    }
+}
+
+/// Length of `c` once escaped inside a JSON string, as `serde_json` writes it.
+pub fn escaped_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\u{08}' | '\u{0C}' | '\n' | '\r' | '\t' => 2,
+        c if (c as u32) < 0x20 => 6,
+        c => c.len_utf8(),
+    }
+}
+
+/// Length of `s` once escaped inside a JSON string (quotes excluded).
+pub fn escaped_str_len(s: &str) -> usize {
+    s.chars().map(escaped_len).sum()
+}
+
+/// Splits `payload` (the JSON text of one message) into chunk frame bodies whose encoded
+/// length never exceeds `cap`. Slices follow UTF-8 boundaries; concatenating their `data`
+/// restores `payload` exactly.
+pub fn chunk_payload(id: &str, payload: &str, cap: usize) -> Result<Vec<Vec<u8>>, FrameError> {
+    let mut frames = Vec::new();
+    let mut rest = payload;
+    let mut seq: u32 = 0;
+    loop {
+        // Envelope with empty data and `last:false` (longer than `true`): the exact overhead.
+        let envelope = chunk_body(id, seq, false, "")?;
+        let budget = cap.checked_sub(envelope.len()).filter(|b| *b >= 6);
+        let Some(budget) = budget else {
+            return Err(FrameError::IdTooLong { id_len: id.len(), cap });
+        };
+        let mut used = 0;
+        let mut cut = rest.len();
+        for (i, c) in rest.char_indices() {
+            let n = escaped_len(c);
+            if used + n > budget {
+                cut = i;
+                break;
+            }
+            used += n;
+        }
+        let (slice, tail) = rest.split_at(cut);
+        let last = tail.is_empty();
+        let body = chunk_body(id, seq, last, slice)?;
+        if body.len() > cap {
+            return Err(FrameError::TooLarge { len: body.len(), cap });
+        }
+        frames.push(body);
+        if last {
+            return Ok(frames);
+        }
+        rest = tail;
+        seq = seq.saturating_add(1);
+    }
+}
+
+fn chunk_body(id: &str, seq: u32, last: bool, data: &str) -> Result<Vec<u8>, FrameError> {
+    let frame = ChunkFrame {
+        v: PROTOCOL_VERSION,
+        chunk: ChunkHeader { id: id.to_owned(), seq, last },
+        data: data.to_owned(),
+    };
+    // Serializing plain strings and integers cannot fail; map the impossible to a frame error.
+    serde_json::to_vec(&frame).map_err(|_| FrameError::TooLarge { len: usize::MAX, cap: 0 })
+}
+
+/// Frame bodies for one outgoing message to the browser: the body itself when it fits,
+/// else chunk frames keyed by `chunk_id`. Payloads over `max_total` are refused.
+pub fn frames_for_browser(
+    chunk_id: &str,
+    body: &[u8],
+    cap: usize,
+    max_total: usize,
+) -> Result<Vec<Vec<u8>>, ErrorBody> {
+    if body.len() <= cap {
+        return Ok(vec![body.to_vec()]);
+    }
+    if body.len() > max_total {
+        return Err(FrameError::TooLarge { len: body.len(), cap: max_total }.into());
+    }
+    let text = std::str::from_utf8(body).map_err(|_| ErrorBody::internal("outgoing frame is not UTF-8"))?;
+    Ok(chunk_payload(chunk_id, text, cap)?)
+}
+
+/// The receiving side of chunking: collects slices per id and yields whole payloads.
+/// Out-of-order, duplicate or oversized sequences are refused and forgotten.
+#[derive(Debug, Default)]
+pub struct Reassembler {
+    max_total: usize,
+    parts: HashMap<String, (u32, String)>,
+}
+
+impl Reassembler {
+    pub fn new(max_total: usize) -> Reassembler {
+        Reassembler { max_total, parts: HashMap::new() }
+    }
+
+    /// Adds one chunk; returns `(id, payload)` when it was the last one.
+    pub fn push(&mut self, frame: ChunkFrame) -> Result<Option<(String, String)>, ErrorBody> {
+        let ChunkFrame { chunk, data, .. } = frame;
+        let expected = self.parts.get(&chunk.id).map(|(next, _)| *next).unwrap_or(0);
+        if chunk.seq != expected {
+            self.parts.remove(&chunk.id);
+            return Err(ErrorBody::invalid_argument(format!(
+                "chunk {} of `{}` arrived, expected {expected}",
+                chunk.seq, chunk.id
+            )));
+        }
+        let entry = self.parts.entry(chunk.id.clone()).or_insert_with(|| (0, String::new()));
+        if entry.1.len() + data.len() > self.max_total {
+            self.parts.remove(&chunk.id);
+            return Err(FrameError::TooLarge { len: usize::MAX, cap: self.max_total }.into());
+        }
+        entry.1.push_str(&data);
+        entry.0 += 1;
+        if chunk.last {
+            let payload = self.parts.remove(&chunk.id).map(|(_, s)| s).unwrap_or_default();
+            return Ok(Some((chunk.id, payload)));
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Incoming, MAX_TO_BROWSER, parse_message, sha256_hex};
+    use proptest::prelude::*;
+
+    fn frame(body: &[u8]) -> Vec<u8> {
+        encode_frame(body, usize::MAX >> 1).unwrap()
+    }
+
+    fn decode_all(dec: &mut FrameDecoder) -> Vec<Result<Vec<u8>, FrameError>> {
+        std::iter::from_fn(|| dec.next_frame()).collect()
+    }
+
+    fn reassemble(frames: &[Vec<u8>]) -> String {
+        let mut r = Reassembler::new(usize::MAX);
+        let mut out = None;
+        for (i, f) in frames.iter().enumerate() {
+            let Ok(Incoming::Chunk(c)) = parse_message(f) else { panic!("frame {i} is not a chunk") };
+            if let Some((_, payload)) = r.push(c).unwrap() {
+                assert_eq!(i, frames.len() - 1, "last before the end");
+                out = Some(payload);
+            }
+        }
+        out.unwrap()
+    }
+
+    #[test]
+    fn length_prefix_is_native_endian() {
+        let f = encode_frame(b"{}", 10).unwrap();
+        assert_eq!(&f[..4], &2u32.to_ne_bytes());
+        assert_eq!(&f[4..], b"{}");
+        assert_eq!(encode_frame(b"{}", 1), Err(FrameError::TooLarge { len: 2, cap: 1 }));
+    }
+
+    #[test]
+    fn frame_bodies_of_exactly_the_cap_pass_and_one_more_is_refused() {
+        let exact = vec![b'a'; MAX_TO_BROWSER];
+        assert_eq!(encode_frame(&exact, MAX_TO_BROWSER).unwrap().len(), MAX_TO_BROWSER + 4);
+        let over = vec![b'a'; MAX_TO_BROWSER + 1];
+        assert!(encode_frame(&over, MAX_TO_BROWSER).is_err());
+
+        let mut dec = FrameDecoder::new(MAX_TO_BROWSER);
+        dec.push(&frame(&exact));
+        dec.push(&frame(&over));
+        dec.push(&frame(b"{}"));
+        let got = decode_all(&mut dec);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0].as_ref().unwrap().len(), MAX_TO_BROWSER);
+        assert_eq!(got[1], Err(FrameError::TooLarge { len: MAX_TO_BROWSER + 1, cap: MAX_TO_BROWSER }));
+        assert_eq!(got[2].as_ref().unwrap(), b"{}");
+        assert_eq!(dec.pending_bytes(), 0);
+    }
+
+    #[test]
+    fn messages_for_the_browser_at_the_cap_go_whole_and_over_it_are_chunked() {
+        let at_cap = format!("\"{}\"", "a".repeat(MAX_TO_BROWSER - 2));
+        let frames = frames_for_browser("c1:1", at_cap.as_bytes(), MAX_TO_BROWSER, 64 << 20).unwrap();
+        assert_eq!(frames, vec![at_cap.as_bytes().to_vec()]);
+        let over = format!("\"{}\"", "a".repeat(MAX_TO_BROWSER - 1));
+        let frames = frames_for_browser("c1:1", over.as_bytes(), MAX_TO_BROWSER, 64 << 20).unwrap();
+        assert_eq!(frames.len(), 2);
+        assert!(frames.iter().all(|f| f.len() <= MAX_TO_BROWSER));
+        assert_eq!(reassemble(&frames), over);
+        let e = frames_for_browser("x", over.as_bytes(), MAX_TO_BROWSER, MAX_TO_BROWSER).unwrap_err();
+        assert_eq!(e.code, ErrorCode::PayloadTooLarge);
+    }
+
+    #[test]
+    fn oversized_length_is_skipped_across_split_reads() {
+        let mut dec = FrameDecoder::new(8);
+        let big = frame(&[b'x'; 100]);
+        dec.push(&big[..10]);
+        assert!(matches!(dec.next_frame(), Some(Err(FrameError::TooLarge { len: 100, cap: 8 }))));
+        assert!(dec.next_frame().is_none());
+        dec.push(&big[10..50]);
+        assert!(dec.next_frame().is_none());
+        let mut rest = big[50..].to_vec();
+        rest.extend(frame(b"ok"));
+        dec.push(&rest);
+        assert_eq!(dec.next_frame(), Some(Ok(b"ok".to_vec())));
+        assert_eq!(dec.pending_bytes(), 0);
+    }
+
+    #[test]
+    fn truncated_input_leaves_pending_bytes() {
+        let mut dec = FrameDecoder::new(100);
+        let f = frame(b"{\"a\":1}");
+        dec.push(&f[..6]);
+        assert!(dec.next_frame().is_none());
+        assert_eq!(dec.pending_bytes(), 6);
+    }
+
+    fn check_big_payload(payload: &str) {
+        assert!(payload.len() >= 3 << 20);
+        let json = serde_json::to_string(payload).unwrap();
+        let frames = frames_for_browser("c12:345", json.as_bytes(), MAX_TO_BROWSER, 64 << 20).unwrap();
+        assert!(frames.len() >= 2);
+        for f in &frames {
+            assert!(f.len() <= MAX_TO_BROWSER, "frame of {} bytes", f.len());
+            assert!(std::str::from_utf8(f).is_ok());
+        }
+        let back = reassemble(&frames);
+        assert_eq!(sha256_hex(back.as_bytes()), sha256_hex(json.as_bytes()));
+        let decoded: String = serde_json::from_str(&back).unwrap();
+        assert_eq!(sha256_hex(decoded.as_bytes()), sha256_hex(payload.as_bytes()));
+    }
+
+    #[test]
+    fn three_mib_of_quotes_and_backslashes_reassemble() {
+        let payload: String = "\"\\".repeat((3 << 20) / 2 + 7);
+        check_big_payload(&payload);
+    }
+
+    #[test]
+    fn three_mib_of_four_byte_chars_reassemble() {
+        let payload: String = "😀𝄞".repeat((3 << 20) / 8 + 3);
+        check_big_payload(&payload);
+    }
+
+    #[test]
+    fn control_characters_count_six_bytes() {
+        let payload: String = "\u{1}\n".repeat(400_000);
+        check_big_payload(&payload.repeat(4));
+    }
+
+    #[test]
+    fn escaped_len_matches_serde_json() {
+        for c in ['a', '"', '\\', '\n', '\u{0}', '\u{1f}', '\u{7f}', 'é', '€', '😀', '/', '\u{2028}'] {
+            let json = serde_json::to_string(&c.to_string()).unwrap();
+            assert_eq!(escaped_len(c), json.len() - 2, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn reassembler_refuses_out_of_order() {
+        let mut r = Reassembler::new(100);
+        let c = |seq, last| ChunkFrame {
+            v: 1,
+            chunk: ChunkHeader { id: "a".into(), seq, last },
+            data: "x".into(),
+        };
+        assert!(r.push(c(1, false)).is_err());
+        assert!(r.push(c(0, false)).unwrap().is_none());
+        assert_eq!(r.push(c(1, true)).unwrap(), Some(("a".into(), "xx".into())));
+    }
+
+    #[test]
+    fn id_too_long_is_an_error_not_a_loop() {
+        let id = "i".repeat(200);
+        assert!(matches!(chunk_payload(&id, "abc", 100), Err(FrameError::IdTooLong { .. })));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        #[test]
+        fn frames_survive_any_split(bodies in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..3000), 0..12),
+                                    cuts in prop::collection::vec(1usize..500, 1..40)) {
+            let stream: Vec<u8> = bodies.iter().flat_map(|b| frame(b)).collect();
+            let mut dec = FrameDecoder::new(4096);
+            let mut got = Vec::new();
+            let mut pos = 0;
+            let mut i = 0;
+            while pos < stream.len() {
+                let n = cuts[i % cuts.len()].min(stream.len() - pos);
+                dec.push(&stream[pos..pos + n]);
+                pos += n;
+                i += 1;
+                got.extend(decode_all(&mut dec).into_iter().map(|r| r.unwrap()));
+            }
+            prop_assert_eq!(got, bodies);
+            prop_assert_eq!(dec.pending_bytes(), 0);
+        }
+
+        #[test]
+        fn garbage_never_panics_and_stays_bounded(garbage in prop::collection::vec(any::<u8>(), 0..5000)) {
+            let mut dec = FrameDecoder::new(1024);
+            for piece in garbage.chunks(97) {
+                dec.push(piece);
+                for body in std::iter::from_fn(|| dec.next_frame()).flatten() {
+                    prop_assert!(body.len() <= 1024);
+                    let _ = parse_message(&body);
+                }
+            }
+            prop_assert!(dec.buf.len() - dec.start <= 1024 + 4 + 97);
+        }
+
+        #[test]
+        fn chunks_fit_and_reassemble(s in "(?s).{0,3000}", cap in 120usize..600) {
+            let json = serde_json::to_string(&s).unwrap();
+            let frames = chunk_payload("c1:9", &json, cap).unwrap();
+            for f in &frames {
+                prop_assert!(f.len() <= cap);
+            }
+            prop_assert_eq!(reassemble(&frames), json);
+        }
+    }
+}

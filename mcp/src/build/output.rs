@@ -1,0 +1,162 @@
+//! Writing an output folder safely: everything goes into a staging folder beside
+//! `dist/<browser>/`, which then replaces the old one in one step (`renameat2` with
+//! `RENAME_EXCHANGE` on Linux, two renames elsewhere). A failure at any point removes the
+//! staging folder and leaves the old output untouched.
+
+use std::path::{Path, PathBuf};
+
+/// A staging folder, removed on drop unless it was swapped into place.
+#[derive(Debug)]
+pub struct Staging {
+    pub dir: PathBuf,
+    done: bool,
+}
+
+impl Staging {
+    /// Creates `out_dir/.webext-mcp-staging-<browser>-<pid>-<n>`, first removing stale
+    /// staging folders of this browser (the caller holds the build lock, so none is live).
+    pub fn create(out_dir: &Path, browser: &str) -> std::io::Result<Staging> {
+        std::fs::create_dir_all(out_dir)?;
+        let stale_prefixes =
+            [format!(".webext-mcp-staging-{browser}-"), format!(".webext-mcp-old-{browser}-")];
+        if let Ok(entries) = std::fs::read_dir(out_dir) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if stale_prefixes.iter().any(|p| name.starts_with(p.as_str())) {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or_default();
+        let dir = out_dir.join(format!(".webext-mcp-staging-{browser}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir(&dir)?;
+        Ok(Staging { dir, done: false })
+    }
+
+    /// Replaces `dest` with the staging folder.
+    pub fn swap_into(mut self, dest: &Path) -> std::io::Result<()> {
+        swap(&self.dir, dest)?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// Creates every parent folder the given output-relative paths need, each once.
+pub fn make_parents<'a>(dest_root: &Path, rels: impl Iterator<Item = &'a str>) -> std::io::Result<()> {
+    let mut dirs: Vec<&str> = rels.filter_map(|r| r.rsplit_once('/').map(|(d, _)| d)).collect();
+    dirs.sort_unstable();
+    dirs.dedup();
+    for d in dirs {
+        std::fs::create_dir_all(dest_root.join(d))?;
+    }
+    Ok(())
+}
+
+/// Copies a file, creating parent folders.
+pub fn copy_into(dest_root: &Path, rel: &str, src: &Path) -> std::io::Result<u64> {
+    let dest = dest_root.join(rel);
+    if let Some(parent) = dest.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::copy(src, &dest)
+}
+
+pub fn write_into(dest_root: &Path, rel: &str, bytes: &[u8]) -> std::io::Result<u64> {
+    let dest = dest_root.join(rel);
+    if let Some(parent) = dest.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(&dest, bytes)?;
+    Ok(bytes.len() as u64)
+}
+
+fn swap(staged: &Path, dest: &Path) -> std::io::Result<()> {
+    if !dest.exists() {
+        return std::fs::rename(staged, dest);
+    }
+    if exchange(staged, dest)? {
+        // `staged` now holds the old output.
+        return std::fs::remove_dir_all(staged);
+    }
+    let parent = dest.parent().unwrap_or(Path::new("."));
+    let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let old = parent.join(format!(".webext-mcp-old-{name}-{}", std::process::id()));
+    std::fs::rename(dest, &old)?;
+    if let Err(e) = std::fs::rename(staged, dest) {
+        let _ = std::fs::rename(&old, dest);
+        return Err(e);
+    }
+    let _ = std::fs::remove_dir_all(&old);
+    Ok(())
+}
+
+/// Atomically exchanges two paths. `Ok(false)` when the platform or file system cannot.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let ca = CString::new(a.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+    let cb = CString::new(b.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+    // SAFETY: both pointers are valid NUL-terminated strings that outlive the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let err = std::io::Error::last_os_error();
+    match err.raw_os_error() {
+        Some(libc::ENOSYS | libc::EINVAL | libc::ENOTSUP) => Ok(false),
+        _ => Err(err),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_a: &Path, _b: &Path) -> std::io::Result<bool> {
+    Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swap_replaces_and_drop_cleans_up() {
+        let d = tempfile::tempdir().unwrap();
+        let dest = d.path().join("chrome");
+        std::fs::create_dir(&dest).unwrap();
+        std::fs::write(dest.join("old.txt"), "old").unwrap();
+
+        let s = Staging::create(d.path(), "chrome").unwrap();
+        write_into(&s.dir, "sub/new.txt", b"new").unwrap();
+        s.swap_into(&dest).unwrap();
+        assert!(dest.join("sub/new.txt").is_file());
+        assert!(!dest.join("old.txt").exists());
+
+        let s = Staging::create(d.path(), "chrome").unwrap();
+        let staged = s.dir.clone();
+        write_into(&s.dir, "x", b"x").unwrap();
+        drop(s);
+        assert!(!staged.exists());
+        let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, [std::ffi::OsString::from("chrome")]);
+    }
+}

@@ -1,0 +1,568 @@
+//! What a native build copies, and whether a native build is allowed at all.
+//!
+//! ```text
+//! resolved manifest ─file_refs─▶ refs ─┬─ pages: follow <script>/<link>/<img>
+//!                                      ├─ styles: follow url()/@import
+//!                                      ├─ scripts: must be classic (find_esm)
+//!                                      └─ patterns: expand globs
+//! + public/ (copied to the root) + _locales/  ──▶ Plan { files: dest → source, findings }
+//! ```
+//!
+//! Never taken: `node_modules`, `.git`, the output folder, `.env*` (when walking folders or
+//! expanding globs). An explicit reference into `node_modules` (a vendored polyfill) is kept.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+use crate::manifest::{self, FileRef, Finding, FindingCode, Json, RefKind, Severity, SourceManifest, Target};
+
+use super::glob::{glob_match, has_glob_chars};
+use super::scan::{HtmlRef, css_refs, find_esm, html_refs};
+
+/// The native build of one target: the manifest to write and the files to copy.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub target: Target,
+    pub manifest: Json,
+    /// Output-relative path → source file.
+    pub files: BTreeMap<String, PathBuf>,
+    /// Generated files: output-relative path → content.
+    pub generated: BTreeMap<String, String>,
+    pub findings: Vec<Finding>,
+}
+
+impl Plan {
+    pub fn errors(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.is_error())
+    }
+}
+
+/// Folder names never walked into.
+fn skipped_dir(name: &str) -> bool {
+    matches!(name, "node_modules" | ".git" | ".extension-js") || name.starts_with(".webext-mcp-")
+}
+
+fn skipped_file(name: &str) -> bool {
+    name.starts_with(".env") || name.ends_with(".pem")
+}
+
+/// Files that need compiling before a browser can load them.
+fn needs_compile(path: &str) -> Option<&'static str> {
+    let lower = path.to_ascii_lowercase();
+    let ext = lower.rsplit_once('.').map(|(_, e)| e)?;
+    Some(match ext {
+        "ts" | "mts" | "cts" => "TypeScript",
+        "tsx" | "jsx" => "JSX",
+        "vue" => "a Vue component",
+        "svelte" => "a Svelte component",
+        "scss" | "sass" => "Sass",
+        "less" => "Less",
+        "styl" => "Stylus",
+        _ => return None,
+    })
+}
+
+/// Config files that mean "this project has its own bundler".
+pub const BUNDLER_CONFIGS: [&str; 12] = [
+    "extension.config.js",
+    "extension.config.mjs",
+    "extension.config.cjs",
+    "extension.config.ts",
+    "wxt.config.ts",
+    "wxt.config.js",
+    "vite.config.js",
+    "vite.config.ts",
+    "vite.config.mjs",
+    "webpack.config.js",
+    "rspack.config.js",
+    "rollup.config.js",
+];
+
+/// Dependencies that mean "the sources are not what the browser loads". `extension` itself
+/// is not one: Extension.js projects whose scripts are classic build natively, identically.
+pub const FRAMEWORK_DEPENDENCIES: [&str; 12] = [
+    "react",
+    "react-dom",
+    "preact",
+    "vue",
+    "svelte",
+    "solid-js",
+    "@angular/core",
+    "wxt",
+    "plasmo",
+    "tailwindcss",
+    "sass",
+    "less",
+];
+
+/// Project-level reasons a native build is not allowed: a bundler config or a framework
+/// dependency in `package.json`.
+pub fn project_findings(project: &Path, package_json: Option<&Json>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for name in BUNDLER_CONFIGS {
+        if project.join(name).is_file() {
+            out.push(
+                Finding::new(
+                    FindingCode::ManifestBundlerConfig,
+                    format!("{name} configures a bundler, so the project's own toolchain must build it"),
+                    "install the project's dependencies (npm install) so its toolchain can run, or remove the config for a plain build",
+                )
+                .in_file(name),
+            );
+        }
+    }
+    if let Some(pkg) = package_json {
+        for section in ["dependencies", "devDependencies"] {
+            if let Some(deps) = pkg.get(section).and_then(Json::as_object) {
+                for dep in deps.keys() {
+                    if FRAMEWORK_DEPENDENCIES.contains(&dep) {
+                        out.push(
+                            Finding::new(
+                                FindingCode::ManifestFrameworkDependency,
+                                format!("package.json depends on `{dep}`, which needs a bundler"),
+                                "build with the project's toolchain (npm install, then build again)",
+                            )
+                            .in_file("package.json")
+                            .at(format!("{section}.{dep}")),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Normalizes a manifest path (leading `/` and `./` allowed) into an output-relative path.
+/// `None` when it leaves the extension root.
+pub fn normalize(path: &str) -> Option<String> {
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    let mut parts: Vec<&str> = Vec::new();
+    for comp in Path::new(path.trim_start_matches('/')).components() {
+        match comp {
+            Component::Normal(s) => parts.push(s.to_str()?),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    if parts.is_empty() { None } else { Some(parts.join("/")) }
+}
+
+struct Planner<'a> {
+    root: &'a Path,
+    public: Option<PathBuf>,
+    project: &'a Path,
+    out_dir: &'a Path,
+    plan: Plan,
+    /// Pages and styles already followed.
+    seen: std::collections::HashSet<String>,
+}
+
+/// Plans the native build of `source` for `target`.
+pub fn plan(project: &Path, source: &SourceManifest, target: Target, out_dir: &Path) -> Plan {
+    let resolved = manifest::resolve(&source.json, target);
+    let mut manifest = resolved.manifest;
+    let mut findings = resolved.findings;
+    findings.extend(source.findings.iter().cloned());
+    let public = Some(project.join("public")).filter(|p| p.is_dir());
+    let mut p = Planner {
+        root: &source.root,
+        public,
+        project,
+        out_dir,
+        plan: Plan {
+            target,
+            manifest: Json::Null,
+            files: BTreeMap::new(),
+            generated: BTreeMap::new(),
+            findings,
+        },
+        seen: Default::default(),
+    };
+    p.check_basics(&manifest);
+    if let Some(dir) = p.public.clone() {
+        p.add_tree(&dir, "");
+    }
+    let locales = source.root.join("_locales");
+    if locales.is_dir() {
+        p.add_tree(&locales, "_locales");
+    }
+    for r in manifest::file_refs(&manifest) {
+        p.add_ref(&r);
+    }
+    p.join_background_scripts(&mut manifest, &resolved.dropped_background_scripts);
+    p.plan.manifest = manifest;
+    p.plan
+}
+
+impl Planner<'_> {
+    fn check_basics(&mut self, m: &Json) {
+        for field in ["manifest_version", "name", "version"] {
+            if m.get(field).is_none() {
+                self.plan.findings.push(
+                    Finding::new(
+                        FindingCode::ManifestMissingField,
+                        format!("manifest.json has no `{field}`"),
+                        match field {
+                            "manifest_version" => "add \"manifest_version\": 3",
+                            "name" => "add \"name\": \"Your extension\"",
+                            _ => "add \"version\": \"1.0.0\"",
+                        },
+                    )
+                    .at(field),
+                );
+            }
+        }
+        let mv =
+            m.get("manifest_version").and_then(|v| v.as_f64().or_else(|| v.as_str()?.trim().parse().ok()));
+        if self.plan.target.family == manifest::Family::Chromium && mv == Some(2.0) {
+            self.plan.findings.push(
+                Finding::new(
+                    FindingCode::ManifestMv2OnChromium,
+                    format!("manifest_version 2 does not load in {} (Chromium browsers only load MV3)", self.plan.target.name),
+                    "set \"manifest_version\": 3 (action instead of browser_action, background.service_worker instead of scripts), or give Chromium its own value with \"chromium:manifest_version\": 3",
+                )
+                .at("manifest_version"),
+            );
+        }
+    }
+
+    /// Where a normalized path is found: the extension root first, then `public/`.
+    fn locate(&self, rel: &str) -> Option<PathBuf> {
+        let p = self.root.join(rel);
+        if p.is_file() {
+            return Some(p);
+        }
+        let q = self.public.as_ref()?.join(rel);
+        q.is_file().then_some(q)
+    }
+
+    fn display(&self, p: &Path) -> String {
+        p.strip_prefix(self.project).unwrap_or(p).to_string_lossy().replace('\\', "/")
+    }
+
+    fn add_tree(&mut self, dir: &Path, dest_prefix: &str) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = entry.path();
+            if path == self.out_dir {
+                continue;
+            }
+            let dest = if dest_prefix.is_empty() { name.clone() } else { format!("{dest_prefix}/{name}") };
+            let Ok(ft) = entry.file_type() else { continue };
+            if ft.is_dir() {
+                if !skipped_dir(&name) {
+                    self.add_tree(&path, &dest);
+                }
+            } else if (ft.is_file() || ft.is_symlink()) && path.is_file() && !skipped_file(&name) {
+                if dest == "manifest.json" {
+                    continue;
+                }
+                self.plan.files.insert(dest, path);
+            }
+        }
+    }
+
+    fn add_ref(&mut self, r: &FileRef) {
+        if r.kind == RefKind::Pattern {
+            self.add_pattern(r);
+            return;
+        }
+        let Some(rel) = normalize(&r.path) else {
+            self.plan.findings.push(
+                Finding::new(
+                    FindingCode::ManifestPathOutside,
+                    format!("`{}` points outside the extension folder", r.path),
+                    "reference files inside the folder that holds manifest.json",
+                )
+                .at(&r.json_path),
+            );
+            return;
+        };
+        self.add_file(&rel, r.kind, &r.json_path, None);
+    }
+
+    /// Adds one referenced file and follows what it references. `from` is the page or
+    /// stylesheet that referenced it (for messages).
+    fn add_file(&mut self, rel: &str, kind: RefKind, json_path: &str, from: Option<&str>) {
+        if let Some(what) = needs_compile(rel) {
+            let mut f = Finding::new(
+                FindingCode::ManifestNeedsCompile,
+                format!("`{rel}` is {what}, which browsers cannot load before it is compiled"),
+                "build with the project's toolchain (Extension.js, WXT or its build script)",
+            );
+            f = match from {
+                Some(page) => f.in_file(page),
+                None => f.at(json_path),
+            };
+            self.plan.findings.push(f);
+            return;
+        }
+        let Some(src) = self.locate(rel) else {
+            let mut f = Finding::new(
+                FindingCode::ManifestMissingFile,
+                match from {
+                    Some(page) => format!("{page} references `{rel}`, which does not exist"),
+                    None => format!("`{rel}` does not exist"),
+                },
+                format!("create {rel} next to manifest.json (or in public/), or fix the path"),
+            );
+            f = match from {
+                Some(page) => f.in_file(page),
+                None => f.at(json_path),
+            };
+            if kind == RefKind::Asset && from.is_some_and(|p| p.ends_with(".css")) {
+                f.severity = Severity::Warning;
+            }
+            self.plan.findings.push(f);
+            return;
+        };
+        if skipped_file(rel.rsplit('/').next().unwrap_or(rel)) || rel.split('/').any(|s| s == ".git") {
+            self.plan.findings.push(
+                Finding::new(
+                    FindingCode::ManifestPathOutside,
+                    format!("`{rel}` is a secret or repository file and is never packaged"),
+                    "reference another file",
+                )
+                .at(json_path),
+            );
+            return;
+        }
+        self.plan.files.insert(rel.to_owned(), src.clone());
+        match kind {
+            RefKind::ClassicScript | RefKind::ModuleScript => {
+                self.check_script(rel, &src, kind, json_path, from)
+            }
+            RefKind::Page => self.follow_page(rel, &src),
+            RefKind::Style => self.follow_style(rel, &src),
+            RefKind::Asset | RefKind::Pattern => {}
+        }
+    }
+
+    fn check_script(&mut self, rel: &str, src: &Path, kind: RefKind, json_path: &str, from: Option<&str>) {
+        let Ok(bytes) = std::fs::read(src) else { return };
+        let text = String::from_utf8_lossy(&bytes);
+        if let Some(esm) = find_esm(&text) {
+            let how = match (kind, from) {
+                (RefKind::ModuleScript, _) => "is declared as a module and".to_owned(),
+                (_, Some(page)) => format!("is loaded by {page} and"),
+                _ => "runs as a classic script but".to_owned(),
+            };
+            self.plan.findings.push(
+                Finding::new(
+                    FindingCode::ManifestEsmInClassicScript,
+                    format!("`{rel}` {how} uses `{}` (line {}), so it needs a bundler", esm.what, esm.line),
+                    "build with the project's toolchain (npm i -D extension, then build again), or turn the file into a plain script without import/export",
+                )
+                .at(json_path)
+                .in_file(self.display(src))
+                .at_position(esm.line, esm.column),
+            );
+        }
+    }
+
+    fn follow_page(&mut self, rel: &str, src: &Path) {
+        if !self.seen.insert(rel.to_owned()) {
+            return;
+        }
+        let Ok(bytes) = std::fs::read(src) else { return };
+        let html = String::from_utf8_lossy(&bytes);
+        let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        for r in html_refs(&html) {
+            let (raw, kind) = match r {
+                HtmlRef::Script { src, module } => {
+                    (src, if module { RefKind::ModuleScript } else { RefKind::ClassicScript })
+                }
+                HtmlRef::Style(href) => (href, RefKind::Style),
+                HtmlRef::Asset(href) => (href, RefKind::Asset),
+            };
+            self.follow_relative(rel, dir, &raw, kind);
+        }
+    }
+
+    fn follow_style(&mut self, rel: &str, src: &Path) {
+        if !self.seen.insert(rel.to_owned()) {
+            return;
+        }
+        let Ok(bytes) = std::fs::read(src) else { return };
+        let css = String::from_utf8_lossy(&bytes);
+        let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        for raw in css_refs(&css) {
+            let kind =
+                if raw.to_ascii_lowercase().split(['?', '#']).next().is_some_and(|p| p.ends_with(".css")) {
+                    RefKind::Style
+                } else {
+                    RefKind::Asset
+                };
+            self.follow_relative(rel, dir, &raw, kind);
+        }
+    }
+
+    fn follow_relative(&mut self, from: &str, dir: &str, raw: &str, kind: RefKind) {
+        if manifest::is_external(raw)
+            || raw.starts_with("chrome-extension:")
+            || raw.starts_with("moz-extension:")
+        {
+            return;
+        }
+        let joined =
+            if raw.starts_with('/') || dir.is_empty() { raw.to_owned() } else { format!("{dir}/{raw}") };
+        match normalize(&joined) {
+            Some(rel) => self.add_file(&rel, kind, from, Some(from)),
+            None => self.plan.findings.push(
+                Finding::new(
+                    FindingCode::ManifestPathOutside,
+                    format!("{from} references `{raw}`, outside the extension folder"),
+                    "move the file inside the folder that holds manifest.json",
+                )
+                .in_file(from),
+            ),
+        }
+    }
+
+    fn add_pattern(&mut self, r: &FileRef) {
+        let pattern = r.path.trim_start_matches('/');
+        if !has_glob_chars(pattern) {
+            match normalize(pattern) {
+                Some(rel) if self.locate(&rel).is_some() => {
+                    self.add_file(&rel, RefKind::Asset, &r.json_path, None)
+                }
+                Some(rel) if self.root.join(&rel).is_dir() => {
+                    let dir = self.root.join(&rel);
+                    self.add_tree(&dir, &rel);
+                }
+                _ => {
+                    let mut f = Finding::new(
+                        FindingCode::ManifestMissingFile,
+                        format!("web-accessible resource `{}` does not exist", r.path),
+                        "create the file or remove it from web_accessible_resources",
+                    )
+                    .at(&r.json_path);
+                    f.severity = Severity::Warning;
+                    self.plan.findings.push(f);
+                }
+            }
+            return;
+        }
+        let mut matches = Vec::new();
+        for base in std::iter::once(self.root.to_path_buf()).chain(self.public.clone()) {
+            walk(&base, "", self.out_dir, &mut |rel, path| {
+                if glob_match(pattern, rel) {
+                    matches.push((rel.to_owned(), path.to_path_buf()));
+                }
+            });
+        }
+        for (rel, path) in matches {
+            if rel != "manifest.json" {
+                self.plan.files.entry(rel).or_insert(path);
+            }
+        }
+    }
+
+    /// Chromium MV3 with several background scripts and no worker: Extension.js bundles them
+    /// into one; natively they are joined by a generated classic worker that imports each.
+    fn join_background_scripts(&mut self, manifest: &mut Json, dropped: &[String]) {
+        if dropped.len() < 2 {
+            return;
+        }
+        let Some(bg) =
+            manifest.as_object_mut().and_then(|m| m.get_mut("background")).and_then(Json::as_object_mut)
+        else {
+            return;
+        };
+        if bg.get("service_worker").and_then(Json::as_str) != Some(dropped[0].as_str()) {
+            return;
+        }
+        let worker = "webext-mcp-background.js";
+        let mut body =
+            String::from("// Generated by webext-mcp: Chromium MV3 runs one service worker.\nimportScripts(");
+        let list: Vec<String> =
+            dropped.iter().filter_map(|s| normalize(s)).map(|s| format!("{:?}", format!("/{s}"))).collect();
+        body.push_str(&list.join(", "));
+        body.push_str(");\n");
+        bg.insert("service_worker", Json::String(worker.to_owned()));
+        self.plan.generated.insert(worker.to_owned(), body);
+        for (i, s) in dropped.iter().enumerate() {
+            if let Some(rel) = normalize(s)
+                && let Some(src) = self.locate(&rel)
+            {
+                self.plan.files.insert(rel.clone(), src.clone());
+                self.check_script(
+                    &rel,
+                    &src,
+                    RefKind::ClassicScript,
+                    &format!("background.scripts[{i}]"),
+                    None,
+                );
+            }
+        }
+        self.plan.findings.push(
+            Finding::new(
+                FindingCode::ManifestBackgroundScriptsJoined,
+                format!(
+                    "{} background scripts were joined by a generated {worker} for {}",
+                    dropped.len(),
+                    self.plan.target.name
+                ),
+                "give Chromium one script with \"chromium:service_worker\" to control this yourself",
+            )
+            .at("background.scripts"),
+        );
+    }
+}
+
+/// Walks `dir` (skipping dependency, repository and output folders and secrets), calling
+/// `f(relative path, path)` for every file.
+fn walk(dir: &Path, prefix: &str, out_dir: &Path, f: &mut dyn FnMut(&str, &Path)) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        if path == out_dir {
+            continue;
+        }
+        let rel = if prefix.is_empty() { name.clone() } else { format!("{prefix}/{name}") };
+        let Ok(ft) = entry.file_type() else { continue };
+        if ft.is_dir() {
+            if !skipped_dir(&name) && name != "dist" {
+                walk(&path, &rel, out_dir, f);
+            }
+        } else if path.is_file() && !skipped_file(&name) {
+            f(&rel, &path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_table() {
+        for (input, want) in [
+            ("a.js", Some("a.js")),
+            ("./a.js", Some("a.js")),
+            ("/icons/x.png", Some("icons/x.png")),
+            ("pages/../popup.html", Some("popup.html")),
+            ("popup.html?x=1#y", Some("popup.html")),
+            ("../outside.js", None),
+            ("a/../../b", None),
+            ("", None),
+        ] {
+            assert_eq!(normalize(input).as_deref(), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn compile_needing_extensions() {
+        assert_eq!(needs_compile("a.ts"), Some("TypeScript"));
+        assert_eq!(needs_compile("A.TSX"), Some("JSX"));
+        assert_eq!(needs_compile("s.scss"), Some("Sass"));
+        assert_eq!(needs_compile("a.js"), None);
+        assert_eq!(needs_compile("d.d"), None);
+    }
+}

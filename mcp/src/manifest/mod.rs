@@ -1,0 +1,137 @@
+//! The manifest engine: parse `manifest.json` (comments allowed), resolve it per browser
+//! exactly as Extension.js 4.1 does, and list what it references. A pure library; the only
+//! I/O is [`load`], which reads a project's manifest and default-locale messages.
+//!
+//! ```text
+//!  manifest.json ──parse_jsonc──▶ Json ──resolve(target)──▶ Resolved ──file_refs──▶ [FileRef]
+//!                     │                                         │
+//!                     └─ SyntaxError → MANIFEST_JSON finding    └─ findings (MANIFEST_*)
+//! ```
+//!
+//! Used by the build (`crate::build`), and meant for the catalog, the validator, dev sessions
+//! and add-feature.
+
+pub mod findings;
+pub mod json;
+pub mod locale;
+pub mod refs;
+pub mod resolve;
+pub mod target;
+
+use std::path::{Path, PathBuf};
+
+pub use findings::{Finding, FindingCode, Severity};
+pub use json::{Json, Object, SyntaxError, parse_jsonc};
+pub use locale::{Messages, sanitize_file_stem, substitute};
+pub use refs::{FileRef, RefKind, file_refs, is_external};
+pub use resolve::{Resolved, resolve, resolve_keys};
+pub use target::{Family, Target, UnknownTarget, parse_targets};
+
+/// A project's manifest as read from disk, before resolution.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceManifest {
+    /// The file read (`src/manifest.json` or `manifest.json`).
+    pub path: PathBuf,
+    /// The extension root: the folder holding the manifest; referenced paths are relative to it.
+    pub root: PathBuf,
+    pub json: Json,
+    /// The default locale's messages, when `default_locale` is set and they could be read.
+    pub messages: Option<Messages>,
+    /// Problems met while loading (a missing or broken default locale).
+    pub findings: Vec<Finding>,
+}
+
+impl SourceManifest {
+    /// A top-level string field with `__MSG_x__` resolved from the default locale.
+    pub fn localized(&self, field: &str) -> Option<String> {
+        let raw = self.json.get(field)?.as_str()?;
+        Some(substitute(raw, self.messages.as_ref()).text)
+    }
+}
+
+/// Where Extension.js looks for the manifest: `src/manifest.json`, then `manifest.json`.
+pub fn find_manifest(project: &Path) -> Option<PathBuf> {
+    [project.join("src").join("manifest.json"), project.join("manifest.json")]
+        .into_iter()
+        .find(|p| p.is_file())
+}
+
+/// Reads and parses the project's manifest and its default-locale messages. A missing or
+/// unparsable manifest is a blocking finding (`MANIFEST_NOT_FOUND`, `MANIFEST_JSON` with line
+/// and column, `MANIFEST_SHAPE`), boxed because a finding is large.
+pub fn load(project: &Path) -> Result<SourceManifest, Box<Finding>> {
+    let Some(path) = find_manifest(project) else {
+        return Err(Box::new(Finding::new(
+            FindingCode::ManifestNotFound,
+            format!("no manifest.json in {} or its src/ folder", project.display()),
+            "pass the extension project's root folder, or create manifest.json there (webext-mcp can scaffold one)",
+        )));
+    };
+    let rel = path.strip_prefix(project).unwrap_or(&path).to_string_lossy().into_owned();
+    let bytes = std::fs::read(&path).map_err(|e| {
+        Finding::new(
+            FindingCode::ManifestNotFound,
+            format!("cannot read {rel}: {e}"),
+            "check the file's permissions",
+        )
+        .in_file(rel.clone())
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let json = parse_jsonc(&text).map_err(|e| {
+        Box::new(
+            Finding::new(
+                FindingCode::ManifestJson,
+                format!("{rel} is not valid JSON: {e}"),
+                format!(
+                    "fix the syntax at line {}, column {} (comments are allowed, quotes must be double)",
+                    e.line, e.column
+                ),
+            )
+            .in_file(rel.clone())
+            .at_position(e.line, e.column),
+        )
+    })?;
+    if json.as_object().is_none() {
+        return Err(Box::new(
+            Finding::new(
+                FindingCode::ManifestShape,
+                format!("{rel} must hold a JSON object"),
+                "wrap the manifest in { … } with manifest_version, name and version",
+            )
+            .in_file(rel),
+        ));
+    }
+    let root = path.parent().map(Path::to_path_buf).unwrap_or_else(|| project.to_path_buf());
+    let mut findings = Vec::new();
+    let messages = match json.get("default_locale").and_then(Json::as_str) {
+        Some(locale) => load_messages(&root, locale, &mut findings),
+        None => None,
+    };
+    Ok(SourceManifest { path, root, json, messages, findings })
+}
+
+fn load_messages(root: &Path, locale: &str, findings: &mut Vec<Finding>) -> Option<Messages> {
+    let rel = format!("_locales/{locale}/messages.json");
+    let missing = |msg: String| {
+        Finding::new(
+            FindingCode::ManifestLocaleMissing,
+            msg,
+            format!("create {rel} or remove default_locale (browsers refuse the extension otherwise)"),
+        )
+        .at("default_locale")
+        .in_file(rel.clone())
+    };
+    match std::fs::read(root.join(&rel)) {
+        Ok(bytes) => match Messages::parse(&String::from_utf8_lossy(&bytes)) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                findings.push(missing(format!("{rel} is not valid JSON: {e}")).at_position(e.line, e.column));
+                None
+            }
+        },
+        Err(_) => {
+            findings.push(missing(format!("default_locale is `{locale}` but {rel} does not exist")));
+            None
+        }
+    }
+}

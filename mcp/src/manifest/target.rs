@@ -1,0 +1,154 @@
+//! Build targets: the browser names a build accepts and the engine family each belongs to.
+//!
+//! The names follow Extension.js 4.1 (`extension build --browser`): one name, a comma list,
+//! or `all` (= chrome, edge, firefox). `zen` is not an Extension.js target; here it is a
+//! Gecko browser, like the Firefox fork it is.
+
+use serde::Serialize;
+
+/// The engine family, which decides the family-prefixed manifest keys and the background
+/// rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Chromium,
+    Gecko,
+}
+
+/// A build target: the name as the user gave it (it names `dist/<name>/`) and its family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Target {
+    pub name: &'static str,
+    pub family: Family,
+}
+
+/// Every accepted target name, in display order.
+pub const TARGETS: [Target; 11] = [
+    Target { name: "chrome", family: Family::Chromium },
+    Target { name: "chromium", family: Family::Chromium },
+    Target { name: "edge", family: Family::Chromium },
+    Target { name: "brave", family: Family::Chromium },
+    Target { name: "opera", family: Family::Chromium },
+    Target { name: "vivaldi", family: Family::Chromium },
+    Target { name: "firefox", family: Family::Gecko },
+    Target { name: "librewolf", family: Family::Gecko },
+    Target { name: "zen", family: Family::Gecko },
+    Target { name: "chromium-based", family: Family::Chromium },
+    Target { name: "gecko-based", family: Family::Gecko },
+];
+
+/// What `all` means (Extension.js `vendors('all')`).
+pub const ALL_TARGETS: [&str; 3] = ["chrome", "edge", "firefox"];
+
+/// Key prefixes that apply to every browser of a family (Extension.js `filterKeysForThisBrowser`).
+pub const CHROMIUM_FAMILY_PREFIXES: [&str; 3] = ["chromium", "chrome", "edge"];
+pub const GECKO_FAMILY_PREFIXES: [&str; 2] = ["gecko", "firefox"];
+
+/// Browser names that are valid key prefixes elsewhere (other tools, other Extension.js
+/// targets) and are dropped silently rather than reported as unknown.
+const OTHER_KNOWN_PREFIXES: [&str; 6] =
+    ["safari", "webkit", "webkit-based", "yandex", "waterfox", "firefox-based"];
+
+impl Target {
+    /// Looks a single name up (case-insensitive, trimmed).
+    pub fn named(name: &str) -> Option<Target> {
+        let name = name.trim();
+        TARGETS.iter().copied().find(|t| t.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The family prefixes that apply to this target.
+    pub fn family_prefixes(self) -> &'static [&'static str] {
+        match self.family {
+            Family::Chromium => &CHROMIUM_FAMILY_PREFIXES,
+            Family::Gecko => &GECKO_FAMILY_PREFIXES,
+        }
+    }
+}
+
+/// Whether a key prefix names some browser or family (this target's or another's).
+pub fn is_known_prefix(prefix: &str) -> bool {
+    TARGETS.iter().any(|t| t.name == prefix)
+        || CHROMIUM_FAMILY_PREFIXES.contains(&prefix)
+        || GECKO_FAMILY_PREFIXES.contains(&prefix)
+        || OTHER_KNOWN_PREFIXES.contains(&prefix)
+}
+
+/// A browser list that named something unknown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownTarget(pub String);
+
+impl std::fmt::Display for UnknownTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let known: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
+        write!(f, "unknown browser `{}`; use `all` or any of: {}", self.0, known.join(", "))
+    }
+}
+
+/// Parses `chrome`, `chrome,firefox` or `all` into targets, in order, without duplicates.
+/// An empty list means `chrome`.
+pub fn parse_targets(spec: &[String]) -> Result<Vec<Target>, UnknownTarget> {
+    let mut out: Vec<Target> = Vec::new();
+    let push = |t: Target, out: &mut Vec<Target>| {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    };
+    for item in spec {
+        for part in item.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            if part.eq_ignore_ascii_case("all") {
+                for name in ALL_TARGETS {
+                    if let Some(t) = Target::named(name) {
+                        push(t, &mut out);
+                    }
+                }
+                continue;
+            }
+            push(Target::named(part).ok_or_else(|| UnknownTarget(part.to_owned()))?, &mut out);
+        }
+    }
+    if out.is_empty() {
+        out.push(TARGETS[0]);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(spec: &[&str]) -> Vec<&'static str> {
+        let spec: Vec<String> = spec.iter().map(|s| (*s).to_owned()).collect();
+        parse_targets(&spec).unwrap().into_iter().map(|t| t.name).collect()
+    }
+
+    #[test]
+    fn lists_all_and_defaults() {
+        assert_eq!(names(&[]), ["chrome"]);
+        assert_eq!(names(&["all"]), ["chrome", "edge", "firefox"]);
+        assert_eq!(names(&["chrome, firefox", "chrome"]), ["chrome", "firefox"]);
+        assert_eq!(names(&["Gecko-Based", "zen"]), ["gecko-based", "zen"]);
+        assert_eq!(names(&["firefox,all"]), ["firefox", "chrome", "edge"]);
+        let e = parse_targets(&["chrome,safari".into()]).unwrap_err();
+        assert_eq!(e.0, "safari");
+        assert!(e.to_string().contains("chromium-based"));
+    }
+
+    #[test]
+    fn families() {
+        for (name, family) in [
+            ("chrome", Family::Chromium),
+            ("chromium", Family::Chromium),
+            ("edge", Family::Chromium),
+            ("brave", Family::Chromium),
+            ("opera", Family::Chromium),
+            ("vivaldi", Family::Chromium),
+            ("chromium-based", Family::Chromium),
+            ("firefox", Family::Gecko),
+            ("librewolf", Family::Gecko),
+            ("zen", Family::Gecko),
+            ("gecko-based", Family::Gecko),
+        ] {
+            assert_eq!(Target::named(name).unwrap().family, family, "{name}");
+        }
+    }
+}

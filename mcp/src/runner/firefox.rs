@@ -1,0 +1,575 @@
+//! Firefox runner: extensions as unsigned xpi files in the profile, output read from the
+//! browser's stdout and stderr.
+//!
+//! Firefox ESR accepts an unsigned `PROFILE/extensions/<gecko id>.xpi` with
+//! `xpinstall.signatures.required=false` and `extensions.autoDisableScopes=0`. It has no CDP,
+//! so what an extension prints is read from the process output (verified on ESR 153):
+//!
+//! - `devtools.console.stdout.content=true` prints console calls of content and extension
+//!   documents on stdout as `console.error: "text" 1 ({a:1})`. These lines carry **no
+//!   source**: a web page's `console.log` looks the same. Firefox's own modules print
+//!   `console.error: services.settings: …` (a module prefix, unquoted, often multi-line);
+//!   those are dropped. Source-less lines go to the only extension when exactly one is
+//!   loaded, else to [`FirefoxRunner::unattributed`].
+//! - `browser.dom.window.dump.enabled=true` prints uncaught errors on stderr as
+//!   `JavaScript error: moz-extension://<uuid>/bg.js, line 4: Error: boom` (no column);
+//!   a fixed uuid per extension (`extensions.webextensions.uuids`) attributes them.
+//! - Background start: with `MOZ_LOG=BCWebProgress:3` the parent process logs
+//!   `OnStateChange(…, STATE_STOP|STATE_IS_NETWORK|STATE_IS_WINDOW, NS_OK) on {…,
+//!   url:moz-extension://<uuid>/_generated_background_page.html}` once the background
+//!   document has loaded and its top-level scripts have run. The first such line for any
+//!   URL (the start page) says the browser is up.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use tokio::sync::watch;
+
+use super::chromium::{browser_env, read_manifest, remove_temp, wait_exit_status};
+use super::log::{ConsoleEvent, EventKind, ExtensionHandle, ExtensionLog, Level, LogStream};
+use super::process::{self, BrowserProcess, Tail};
+use super::{BoxFuture, Family, Runner, RunnerError, RunnerOptions};
+use crate::runner::cdp::CdpClient;
+
+/// The page Firefox generates for `background.scripts`.
+const GENERATED_BACKGROUND: &str = "_generated_background_page.html";
+
+/// A running Firefox.
+pub struct FirefoxRunner {
+    process: BrowserProcess,
+    extensions: Vec<ExtensionHandle>,
+    unattributed: Arc<ExtensionLog>,
+    home: PathBuf,
+    profile: PathBuf,
+    temp: Mutex<Option<tempfile::TempDir>>,
+}
+
+impl std::fmt::Debug for FirefoxRunner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FirefoxRunner")
+            .field("pid", &self.process.pid())
+            .field("profile", &self.profile)
+            .finish()
+    }
+}
+
+/// One extension as this runner prepared it.
+#[derive(Debug, Clone)]
+struct Prepared {
+    dir: PathBuf,
+    gecko_id: String,
+    uuid: String,
+    /// `moz-extension://<uuid>/<page>` of its background document, if any.
+    background_url: Option<String>,
+}
+
+impl FirefoxRunner {
+    /// Writes the profile (prefs and xpi files), starts `binary` and waits until it is up.
+    pub async fn launch(opts: RunnerOptions, binary: PathBuf) -> Result<FirefoxRunner, RunnerError> {
+        let temp = tempfile::Builder::new()
+            .prefix("webext-mcp-firefox-")
+            .tempdir()
+            .map_err(RunnerError::io("cannot create a temporary directory"))?;
+        let home = temp.path().join("home");
+        let profile = opts.profile_dir.clone().unwrap_or_else(|| temp.path().join("profile"));
+        let ext_dir = profile.join("extensions");
+        for dir in [&home, &profile, &ext_dir] {
+            std::fs::create_dir_all(dir)
+                .map_err(RunnerError::io(format!("cannot create {}", dir.display())))?;
+        }
+        let mut prepared = Vec::new();
+        for dir in &opts.extensions {
+            prepared.push(install_xpi(dir, &ext_dir)?);
+        }
+        write_user_js(&profile, &prepared)?;
+
+        let mut args = vec!["--no-remote".to_owned(), "--profile".to_owned(), profile.display().to_string()];
+        if opts.headless {
+            args.insert(0, "--headless".to_owned());
+        }
+        args.push(opts.start_url.clone().unwrap_or_else(|| "about:blank".to_owned()));
+        let process = BrowserProcess::spawn(
+            &binary,
+            &home,
+            &args,
+            |cmd| {
+                browser_env(cmd, &opts, &home);
+                cmd.env("MOZ_LOG", "BCWebProgress:3")
+                    .env("MOZ_CRASHREPORTER_DISABLE", "1")
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped());
+            },
+            None,
+            opts.die_with_parent,
+        )?;
+
+        let unattributed = ExtensionLog::new();
+        let extensions: Vec<ExtensionHandle> = prepared
+            .iter()
+            .map(|p| ExtensionHandle {
+                dir: p.dir.clone(),
+                id: p.gecko_id.clone(),
+                base_url: format!("moz-extension://{}/", p.uuid),
+                has_background: p.background_url.is_some(),
+                log: ExtensionLog::new(),
+            })
+            .collect();
+        let (started_tx, mut started_rx) = watch::channel(false);
+        let tail = Tail::default();
+        let router = Arc::new(Router {
+            exts: prepared.into_iter().zip(extensions.iter().map(|e| e.log.clone())).collect(),
+            unattributed: unattributed.clone(),
+            started: started_tx,
+            tail: tail.clone(),
+        });
+        let (stdout, stderr) = process.take_output();
+        if let Some(out) = stdout {
+            let r = router.clone();
+            process::spawn_line_reader("firefox-stdout", out, move |line| r.on_stdout(line));
+        }
+        let stderr_reader = stderr.and_then(|err| {
+            let r = router.clone();
+            process::spawn_line_reader("firefox-stderr", err, move |line| r.on_stderr(line))
+        });
+
+        let runner =
+            FirefoxRunner { process, extensions, unattributed, home, profile, temp: Mutex::new(Some(temp)) };
+        let deadline = Instant::now() + opts.start_timeout;
+        loop {
+            if *started_rx.borrow_and_update() {
+                tracing::info!(pid = runner.process.pid(), "firefox started");
+                return Ok(runner);
+            }
+            if runner.process.exited().is_some() {
+                let status = wait_exit_status(&runner.process).await;
+                process::drain(stderr_reader.as_ref()).await;
+                return Err(RunnerError::Exited {
+                    family: Family::Firefox,
+                    status,
+                    stderr: process::read_tail(&tail),
+                });
+            }
+            if Instant::now() >= deadline {
+                return Err(RunnerError::StartTimeout {
+                    family: Family::Firefox,
+                    timeout: opts.start_timeout,
+                    stderr: process::read_tail(&tail),
+                });
+            }
+            let _ = tokio::time::timeout(Duration::from_millis(100), started_rx.changed()).await;
+        }
+    }
+
+    /// Console lines that cannot be tied to one extension (several are loaded, or none).
+    pub fn unattributed(&self) -> LogStream {
+        self.unattributed.subscribe()
+    }
+}
+
+impl Runner for FirefoxRunner {
+    fn family(&self) -> Family {
+        Family::Firefox
+    }
+    fn pid(&self) -> u32 {
+        self.process.pid()
+    }
+    fn home_dir(&self) -> &Path {
+        &self.home
+    }
+    fn profile_dir(&self) -> &Path {
+        &self.profile
+    }
+    fn extensions(&self) -> Vec<ExtensionHandle> {
+        self.extensions.clone()
+    }
+    fn cdp(&self) -> Option<&CdpClient> {
+        None
+    }
+    fn load_extension<'a>(&'a self, _dir: &'a Path) -> BoxFuture<'a, Result<ExtensionHandle, RunnerError>> {
+        Box::pin(async {
+            Err(RunnerError::Unsupported {
+                family: Family::Firefox,
+                what: "loading an extension into a running browser (list it in RunnerOptions::extensions)"
+                    .to_owned(),
+            })
+        })
+    }
+    fn is_running(&self) -> bool {
+        self.process.exited().is_none()
+    }
+    fn shutdown(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            self.process.shutdown(Duration::from_secs(3)).await;
+            remove_temp(&self.temp);
+        })
+    }
+}
+
+impl Drop for FirefoxRunner {
+    fn drop(&mut self) {
+        self.process.kill_now();
+        remove_temp(&self.temp);
+    }
+}
+
+/// Routes output lines to extension logs.
+struct Router {
+    exts: Vec<(Prepared, Arc<ExtensionLog>)>,
+    unattributed: Arc<ExtensionLog>,
+    started: watch::Sender<bool>,
+    tail: Tail,
+}
+
+impl Router {
+    fn on_stdout(&self, line: &str) {
+        tracing::trace!(target: "webext_mcp::browser::firefox", "{line}");
+        let Some(event) = parse_console_line(line) else { return };
+        match self.exts.as_slice() {
+            [(_, log)] => log.push(event),
+            _ => self.unattributed.push(event),
+        }
+    }
+
+    fn on_stderr(&self, line: &str) {
+        if let Some(url) = parse_window_loaded(line) {
+            self.started.send_if_modified(|s| !std::mem::replace(s, true));
+            for (p, log) in &self.exts {
+                if p.background_url.as_deref() == Some(url) {
+                    log.set_background_started();
+                }
+            }
+            return;
+        }
+        if line.contains("/BCWebProgress ") {
+            return;
+        }
+        tracing::debug!(target: "webext_mcp::browser::firefox", "{line}");
+        if let Some(event) = parse_js_error(line) {
+            let owner = event.url.as_deref().and_then(|u| {
+                self.exts.iter().find(|(p, _)| u.starts_with(&format!("moz-extension://{}/", p.uuid)))
+            });
+            if let Some((_, log)) = owner {
+                log.push(event);
+                return;
+            }
+        }
+        process::push_tail(&self.tail, line);
+    }
+}
+
+/// `console.<method>: <args>` of a content or extension document. Lines of Firefox's own
+/// modules (`console.error: services.settings: …`) and continuation lines give `None`.
+fn parse_console_line(line: &str) -> Option<ConsoleEvent> {
+    let rest = line.strip_prefix("console.")?;
+    let (method, args) = rest.split_once(": ").or_else(|| rest.strip_suffix(':').map(|m| (m, "")))?;
+    if method.is_empty() || !method.chars().all(|c| c.is_ascii_alphabetic()) || !is_content_args(args) {
+        return None;
+    }
+    Some(ConsoleEvent {
+        kind: EventKind::Console,
+        level: Level::from_method(method),
+        text: args_text(args),
+        url: None,
+        line: None,
+        column: None,
+        context: None,
+    })
+}
+
+/// Content arguments are printed as values: strings quoted, numbers bare, objects in
+/// parentheses. A module prefix is a bare word followed by a colon.
+fn is_content_args(args: &str) -> bool {
+    let first = args.split(' ').next().unwrap_or("");
+    match args.chars().next() {
+        Some('"' | '(' | '[' | '{' | '-' | '0'..='9') => true,
+        _ => matches!(first, "true" | "false" | "null" | "undefined" | "NaN" | "Infinity"),
+    }
+}
+
+/// Decodes the leading JSON values (`"a" 1`) and keeps the rest (`({a:1})`) verbatim.
+fn args_text(args: &str) -> String {
+    let mut parts = Vec::new();
+    let mut stream = serde_json::Deserializer::from_str(args).into_iter::<Value>();
+    let mut consumed = 0;
+    while let Some(Ok(v)) = stream.next() {
+        consumed = stream.byte_offset();
+        parts.push(match v {
+            Value::String(s) => s,
+            other => other.to_string(),
+        });
+    }
+    let rest = args.get(consumed..).unwrap_or("").trim();
+    if !rest.is_empty() {
+        parts.push(rest.to_owned());
+    }
+    parts.join(" ")
+}
+
+/// `JavaScript error: <url>, line <n>: <message>` (and `JavaScript warning:`).
+fn parse_js_error(line: &str) -> Option<ConsoleEvent> {
+    let (kind, level, rest) = if let Some(r) = line.strip_prefix("JavaScript error: ") {
+        (EventKind::Exception, Level::Error, r)
+    } else if let Some(r) = line.strip_prefix("JavaScript warning: ") {
+        (EventKind::Console, Level::Warn, r)
+    } else {
+        return None;
+    };
+    let (url, after) = rest.split_once(", line ")?;
+    let (num, message) = after.split_once(": ")?;
+    Some(ConsoleEvent {
+        kind,
+        level,
+        text: message.to_owned(),
+        url: Some(url.to_owned()),
+        line: num.parse().ok(),
+        column: None,
+        context: None,
+    })
+}
+
+/// The URL of a top-level document that finished loading, from a `BCWebProgress` line.
+fn parse_window_loaded(line: &str) -> Option<&str> {
+    if !line.contains("BCWebProgress OnStateChange(")
+        || !line.contains("STATE_STOP")
+        || !line.contains("STATE_IS_WINDOW")
+    {
+        return None;
+    }
+    let (_, target) = line.rsplit_once(" on {")?;
+    let url = target.split_once("url:")?.1;
+    Some(url.strip_suffix('}').unwrap_or(url))
+}
+
+/// The gecko id from the manifest.
+fn manifest_gecko_id(manifest: &Value) -> Option<&str> {
+    ["browser_specific_settings", "applications"]
+        .iter()
+        .find_map(|k| manifest[k]["gecko"]["id"].as_str())
+        .filter(|s| !s.is_empty())
+}
+
+/// A gecko id for a manifest without one: stable per directory.
+fn generated_gecko_id(dir: &Path) -> String {
+    let digest = Sha256::digest(dir.as_os_str().as_encoded_bytes());
+    format!("{}@webext-mcp.local", hex(&digest[..8]))
+}
+
+/// A fixed moz-extension uuid per gecko id, so output lines can be attributed.
+fn uuid_for(gecko_id: &str) -> String {
+    let d = Sha256::digest(format!("webext-mcp uuid {gecko_id}").as_bytes());
+    let mut b: [u8; 16] = [0; 16];
+    b.copy_from_slice(&d[..16]);
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h = hex(&b);
+    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Zips `dir` into `ext_dir/<gecko id>.xpi`, writing a gecko id into the manifest when it
+/// has none.
+fn install_xpi(dir: &Path, ext_dir: &Path) -> Result<Prepared, RunnerError> {
+    let dir = std::fs::canonicalize(dir)
+        .map_err(|e| RunnerError::BadExtension { dir: dir.to_owned(), reason: e.to_string() })?;
+    let mut manifest = read_manifest(&dir)?;
+    let (gecko_id, rewritten) = match manifest_gecko_id(&manifest) {
+        Some(id) => (id.to_owned(), None),
+        None => {
+            let id = generated_gecko_id(&dir);
+            if !manifest["browser_specific_settings"].is_object() {
+                manifest["browser_specific_settings"] = json!({});
+            }
+            if !manifest["browser_specific_settings"]["gecko"].is_object() {
+                manifest["browser_specific_settings"]["gecko"] = json!({});
+            }
+            manifest["browser_specific_settings"]["gecko"]["id"] = Value::String(id.clone());
+            (id, Some(manifest.to_string()))
+        }
+    };
+    let uuid = uuid_for(&gecko_id);
+    let bg = &manifest["background"];
+    let background_url = if bg.get("scripts").is_some() {
+        Some(format!("moz-extension://{uuid}/{GENERATED_BACKGROUND}"))
+    } else {
+        bg["page"].as_str().map(|p| format!("moz-extension://{uuid}/{}", p.trim_start_matches('/')))
+    };
+    let xpi = ext_dir.join(format!("{gecko_id}.xpi"));
+    write_zip(&dir, &xpi, rewritten.as_deref())
+        .map_err(|e| RunnerError::Io { what: format!("cannot write {}", xpi.display()), source: e })?;
+    Ok(Prepared { dir, gecko_id, uuid, background_url })
+}
+
+fn write_zip(dir: &Path, xpi: &Path, manifest: Option<&str>) -> std::io::Result<()> {
+    let mut files = Vec::new();
+    collect_files(dir, dir, &mut files)?;
+    files.sort();
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(xpi)?);
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for rel in files {
+        zip.start_file(rel.as_str(), options).map_err(std::io::Error::other)?;
+        match manifest {
+            Some(text) if rel == "manifest.json" => zip.write_all(text.as_bytes())?,
+            _ => zip.write_all(&std::fs::read(dir.join(&rel))?)?,
+        }
+    }
+    zip.finish().map_err(std::io::Error::other)?;
+    Ok(())
+}
+
+/// Files under `dir`, as `/`-separated paths relative to `root`.
+fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let meta = std::fs::metadata(&path)?;
+        if meta.is_dir() {
+            collect_files(root, &path, out)?;
+        } else if meta.is_file()
+            && let Ok(rel) = path.strip_prefix(root)
+        {
+            out.push(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"));
+        }
+    }
+    Ok(())
+}
+
+/// Prefs: unsigned extensions, console on stdout, fixed uuids, and a quiet browser (no
+/// first-run pages, telemetry, updates or background network traffic).
+fn user_js(exts: &[Prepared]) -> String {
+    let uuids: BTreeMap<&str, &str> = exts.iter().map(|p| (p.gecko_id.as_str(), p.uuid.as_str())).collect();
+    let uuids = serde_json::to_string(&uuids).unwrap_or_else(|_| "{}".to_owned());
+    let prefs: Vec<(&str, Value)> = vec![
+        ("xpinstall.signatures.required", json!(false)),
+        ("extensions.autoDisableScopes", json!(0)),
+        ("extensions.enabledScopes", json!(15)),
+        ("devtools.console.stdout.content", json!(true)),
+        ("browser.dom.window.dump.enabled", json!(true)),
+        ("extensions.webextensions.uuids", json!(uuids)),
+        ("extensions.update.enabled", json!(false)),
+        ("extensions.getAddons.cache.enabled", json!(false)),
+        ("browser.shell.checkDefaultBrowser", json!(false)),
+        ("browser.startup.homepage_override.mstone", json!("ignore")),
+        ("browser.startup.page", json!(0)),
+        ("browser.aboutwelcome.enabled", json!(false)),
+        ("browser.newtabpage.enabled", json!(false)),
+        ("browser.newtabpage.activity-stream.feeds.topsites", json!(false)),
+        ("browser.newtabpage.activity-stream.feeds.system.topsites", json!(false)),
+        ("browser.sessionstore.resume_from_crash", json!(false)),
+        ("browser.tabs.warnOnClose", json!(false)),
+        ("datareporting.policy.dataSubmissionEnabled", json!(false)),
+        ("datareporting.healthreport.uploadEnabled", json!(false)),
+        ("toolkit.telemetry.enabled", json!(false)),
+        ("toolkit.telemetry.server", json!("")),
+        ("app.update.disabledForTesting", json!(true)),
+        ("app.update.auto", json!(false)),
+        ("app.normandy.enabled", json!(false)),
+        ("messaging-system.rsexperimentloader.enabled", json!(false)),
+        ("browser.safebrowsing.malware.enabled", json!(false)),
+        ("browser.safebrowsing.phishing.enabled", json!(false)),
+        ("browser.safebrowsing.downloads.enabled", json!(false)),
+        ("network.captive-portal-service.enabled", json!(false)),
+        ("network.connectivity-service.enabled", json!(false)),
+        ("network.dns.disablePrefetch", json!(true)),
+        ("network.prefetch-next", json!(false)),
+        ("browser.search.update", json!(false)),
+        ("toolkit.startup.max_resumed_crashes", json!(-1)),
+    ];
+    prefs.iter().map(|(k, v)| format!("user_pref({}, {v});\n", json!(k))).collect()
+}
+
+fn write_user_js(profile: &Path, exts: &[Prepared]) -> Result<(), RunnerError> {
+    let path = profile.join("user.js");
+    std::fs::write(&path, user_js(exts)).map_err(RunnerError::io(format!("cannot write {}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_console_lines_parse_and_module_lines_do_not() {
+        let e = parse_console_line(r#"console.error: "hello-error""#).unwrap();
+        assert_eq!((e.level, e.text.as_str()), (Level::Error, "hello-error"));
+        let e = parse_console_line(r#"console.log: "hello-log" 1 ({a:1})"#).unwrap();
+        assert_eq!(e.text, "hello-log 1 ({a:1})");
+        let e = parse_console_line(r#"console.info: "multi\nline""#).unwrap();
+        assert_eq!((e.level, e.text.as_str()), (Level::Info, "multi\nline"));
+        assert!(parse_console_line("console.error: services.settings: ").is_none());
+        assert!(parse_console_line("console.warn: TopSitesFeed: Failed to fetch data").is_none());
+        assert!(parse_console_line("  Message: TypeError: NetworkError").is_none());
+    }
+
+    #[test]
+    fn javascript_errors_carry_url_and_line() {
+        let e = parse_js_error("JavaScript error: moz-extension://u-1/bg.js, line 5: Error: boom").unwrap();
+        assert_eq!(e.kind, EventKind::Exception);
+        assert_eq!(e.url.as_deref(), Some("moz-extension://u-1/bg.js"));
+        assert_eq!((e.line, e.text.as_str()), (Some(5), "Error: boom"));
+        assert!(parse_js_error("*** You are running in headless mode.").is_none());
+    }
+
+    #[test]
+    fn window_loaded_lines_name_the_document() {
+        let line = "[Parent 1: Main Thread]: I/BCWebProgress OnStateChange({isTopLevel:1, isLoadingDocument:1}, \
+                    {URI:data:text/html,x}, STATE_STOP|STATE_IS_NETWORK|STATE_IS_WINDOW, NS_OK) on \
+                    {top:1, id:3, url:moz-extension://u-1/_generated_background_page.html}";
+        assert_eq!(parse_window_loaded(line), Some("moz-extension://u-1/_generated_background_page.html"));
+        let start = line.replace("STATE_STOP", "STATE_START");
+        assert_eq!(parse_window_loaded(&start), None);
+    }
+
+    #[test]
+    fn uuids_are_fixed_and_well_formed() {
+        let u = uuid_for("t@example.test");
+        assert_eq!(u, uuid_for("t@example.test"));
+        assert_ne!(u, uuid_for("other@example.test"));
+        let parts: Vec<usize> = u.split('-').map(str::len).collect();
+        assert_eq!(parts, [8, 4, 4, 4, 12]);
+        assert_eq!(&u[14..15], "4");
+    }
+
+    #[test]
+    fn xpi_gets_a_generated_gecko_id_when_missing() {
+        let src = tempfile::tempdir().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        std::fs::write(
+            src.path().join("manifest.json"),
+            r#"{"manifest_version":3,"name":"x","version":"1","background":{"scripts":["bg.js"]}}"#,
+        )
+        .unwrap();
+        std::fs::create_dir(src.path().join("lib")).unwrap();
+        std::fs::write(src.path().join("lib/bg.js"), "1").unwrap();
+        let p = install_xpi(src.path(), out.path()).unwrap();
+        assert!(p.gecko_id.ends_with("@webext-mcp.local"));
+        assert_eq!(p.gecko_id, install_xpi(src.path(), out.path()).unwrap().gecko_id);
+        let file = std::fs::File::open(out.path().join(format!("{}.xpi", p.gecko_id))).unwrap();
+        let mut zip = zip::ZipArchive::new(file).unwrap();
+        assert!(zip.by_name("lib/bg.js").is_ok());
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut zip.by_name("manifest.json").unwrap(), &mut text).unwrap();
+        let m: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(m["browser_specific_settings"]["gecko"]["id"], p.gecko_id.as_str());
+        assert!(p.background_url.unwrap().ends_with(GENERATED_BACKGROUND));
+    }
+
+    #[test]
+    fn user_js_quotes_the_uuid_map() {
+        let p = Prepared {
+            dir: PathBuf::from("/x"),
+            gecko_id: "a@b".into(),
+            uuid: "u".into(),
+            background_url: None,
+        };
+        let js = user_js(&[p]);
+        assert!(js.contains(r#"user_pref("extensions.webextensions.uuids", "{\"a@b\":\"u\"}");"#), "{js}");
+        assert!(js.contains(r#"user_pref("xpinstall.signatures.required", false);"#));
+    }
+}

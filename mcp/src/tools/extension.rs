@@ -1,0 +1,155 @@
+//! The `extension` toolset: building the extension under development.
+//!
+//! `extension_build` decodes its arguments here and hands them to `crate::build`, on a
+//! blocking thread (it copies files and may run the project's toolchain).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use webext_mcp_host::protocol::ErrorBody;
+
+use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use crate::build::{self, BrowserBuild, BuildRequest, delegate::DELEGATED_ENV};
+use crate::manifest;
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef {
+        name: "extension_build",
+        title: "Build extension",
+        toolset: Toolset::Extension,
+        description: "Build a browser extension for one or more browsers into dist/<browser>/ (manifest resolved per browser: prefixed keys such as firefox:, background rules). Plain-script projects build natively in milliseconds; projects that need a bundler are built by their own toolchain (Extension.js, WXT or the build script). Optionally writes the store zip and the source zip.",
+        read_only: false,
+        input_schema: schema_of::<BuildArgs>,
+        run: |ctx, args| Box::pin(extension_build(ctx, args)),
+    }]
+}
+
+/// One browser name or several.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Browsers {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// Arguments of `extension_build`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct BuildArgs {
+    /// Path to the extension project root (the folder with manifest.json or src/manifest.json).
+    pub project_path: String,
+    /// Target browser(s): chrome, chromium, edge, brave, opera, vivaldi, firefox, librewolf,
+    /// zen, chromium-based, gecko-based; a list, a comma-separated string, or `all`
+    /// (= chrome, edge, firefox). Default chrome.
+    #[serde(default)]
+    pub browser: Option<Browsers>,
+    /// Write the store zip dist/<browser>/<name>-<version>.zip.
+    #[serde(default)]
+    pub zip: bool,
+    /// Write the source zip dist/<name>-<version>-source.zip (honours .gitignore; never
+    /// contains .env*, node_modules, .git, dist/, .extension-js/, *.pem).
+    #[serde(default)]
+    pub zip_source: bool,
+    /// Output root, relative to the project (default dist).
+    #[serde(default)]
+    pub out_dir: Option<String>,
+}
+
+/// Turns decoded arguments and the environment into a build request.
+pub fn request(ctx: &Ctx, args: BuildArgs) -> Result<BuildRequest, ErrorBody> {
+    let names = match args.browser {
+        None => Vec::new(),
+        Some(Browsers::One(s)) => vec![s],
+        Some(Browsers::Many(v)) => v,
+    };
+    let targets = manifest::parse_targets(&names).map_err(|e| {
+        ErrorBody::invalid_argument(format!("`browser`: {e}"))
+            .with_hint("e.g. \"chrome,firefox\" or [\"chrome\", \"firefox\"]")
+    })?;
+    let project = absolute(Path::new(&args.project_path));
+    let out_dir = match &args.out_dir {
+        Some(o) if !o.trim().is_empty() => {
+            let p = Path::new(o);
+            if p.is_absolute() { p.to_path_buf() } else { project.join(p) }
+        }
+        _ => project.join("dist"),
+    };
+    Ok(BuildRequest {
+        project,
+        targets,
+        zip: args.zip,
+        zip_source: args.zip_source,
+        out_dir: normalize_lexically(&out_dir),
+        session: ctx.env.get("WEBEXT_MCP_SESSION").map(str::to_owned),
+        allow_delegation: ctx.env.get(DELEGATED_ENV) != Some("1"),
+        node: ctx.env.get("WEBEXT_MCP_NODE").map(PathBuf::from),
+        timeout: Duration::from_secs(600),
+    })
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf())
+    };
+    normalize_lexically(&joined)
+}
+
+/// Removes `.` and `..` without touching the file system.
+fn normalize_lexically(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+async fn extension_build(ctx: Ctx, args: Value) -> ToolResult {
+    let args: BuildArgs = decode(args)?;
+    let req = request(&ctx, args)?;
+    let outcome = tokio::task::spawn_blocking(move || {
+        build::build(&req, &mut |line: &str| tracing::info!(target: "webext_mcp::build", "{line}"))
+    })
+    .await
+    .map_err(|e| ErrorBody::internal(format!("the build thread stopped: {e}")))?;
+    let builds = outcome.map_err(ErrorBody::from)?;
+    Ok(ToolOutput { structured: json!({ "builds": builds }), text: Some(summary(&builds)) })
+}
+
+/// One line per browser, then its warnings.
+pub fn summary(builds: &[BrowserBuild]) -> String {
+    let mut text = String::new();
+    for b in builds {
+        text.push_str(&format!(
+            "{}: {} files, {} bytes in {} ({:?}, {} ms)",
+            b.browser,
+            b.files.len(),
+            b.bytes,
+            b.output_path.display(),
+            b.pipeline,
+            b.duration_ms
+        ));
+        if let Some(z) = &b.zip_path {
+            text.push_str(&format!("; zip {}", z.display()));
+        }
+        text.push('\n');
+        for w in &b.warnings {
+            text.push_str(&format!("  warning {}\n", w.line_text()));
+        }
+    }
+    if let Some(s) = builds.first().and_then(|b| b.source_zip_path.as_ref()) {
+        text.push_str(&format!("source zip {}\n", s.display()));
+    }
+    text.trim_end().to_owned()
+}

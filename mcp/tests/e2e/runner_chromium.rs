@@ -1,0 +1,85 @@
+//! The Chromium runner in headless Chromium.
+
+use serde_json::json;
+use webext_mcp::runner::{EventKind, Family, Level};
+
+use crate::common::DEADLINE;
+use crate::common::browser::{Tab, shared};
+use crate::common::ext::{background_extension, manifest, write_extension};
+use crate::common::http::TestServer;
+use crate::runner_checks as checks;
+
+#[tokio::test]
+async fn background_fetch_reaches_local_server() {
+    checks::background_fetch_reaches_local_server(Family::Chromium).await;
+}
+
+#[tokio::test]
+async fn background_throw_is_reported_with_file_and_line() {
+    checks::background_throw_is_reported_with_file_and_line(Family::Chromium).await;
+}
+
+#[tokio::test]
+async fn console_levels_are_kept() {
+    checks::console_levels_are_kept(Family::Chromium).await;
+}
+
+/// The shared browser takes extensions at run time and opens tabs; a content script's
+/// error is attributed to its extension through the script URL.
+#[tokio::test]
+async fn shared_browser_loads_extensions_and_opens_tabs() {
+    let server = TestServer::start();
+    server.page("/page.html", "<title>t</title><p>hello</p>");
+    let mut m = manifest("contentful");
+    m["content_scripts"] = json!([{"matches": ["http://127.0.0.1/*"], "js": ["cs.js"]}]);
+    let ext = write_extension(&[
+        ("manifest.json", &m.to_string()),
+        ("bg.js", "console.info('worker-up');\n"),
+        ("cs.js", "document.title = 'seen';\nconsole.warn('content-warn');\n"),
+    ]);
+    let browser = shared(Family::Chromium);
+    let again = shared(Family::Chromium);
+    assert_eq!(browser.runner.pid(), again.runner.pid());
+    let handle = browser.runner.load_extension(ext.path()).await.unwrap();
+    handle.wait_background(DEADLINE).await.unwrap();
+    let cdp = browser.runner.cdp().unwrap();
+    let tab = Tab::open(cdp, &server.url("/page.html")).await;
+    assert!(server.wait_for_request("/page.html", DEADLINE).await);
+    let info = handle.subscribe().wait_for(DEADLINE, |e| e.text == "worker-up").await.unwrap();
+    assert_eq!(info.level, Level::Info);
+    let warn = handle.subscribe().wait_for(DEADLINE, |e| e.text == "content-warn").await;
+    let warn = warn.unwrap_or_else(|| panic!("no content-script warning; history {:?}", handle.history()));
+    assert_eq!((warn.kind, warn.level), (EventKind::Console, Level::Warn));
+    assert!(warn.url.unwrap().ends_with("/cs.js"));
+    drop(tab);
+}
+
+/// A manifest Chromium rejects gives `LoadRefused`, and the browser keeps running.
+#[tokio::test]
+async fn broken_manifest_is_load_refused() {
+    let ext = write_extension(&[("manifest.json", r#"{"manifest_version": 3, "name": "x"}"#)]);
+    let browser = shared(Family::Chromium);
+    let err = browser.runner.load_extension(ext.path()).await.unwrap_err();
+    assert!(matches!(err, webext_mcp::runner::RunnerError::LoadRefused { .. }), "{err}");
+    let body = webext_mcp_host::protocol::ErrorBody::from(err);
+    assert_eq!(body.code, webext_mcp_host::protocol::ErrorCode::LoadRefused);
+    assert!(browser.runner.is_running());
+    let ok = background_extension("after-refusal", "console.log(1);");
+    assert!(browser.runner.load_extension(ok.path()).await.is_ok());
+}
+
+/// Loading the same directory again reloads it: same id, and waiting for the background
+/// waits for the new worker, which runs the new code.
+#[tokio::test]
+async fn reload_keeps_the_id_and_runs_the_new_worker() {
+    let ext = background_extension("reloader", "console.log('version-1');\n");
+    let browser = shared(Family::Chromium);
+    let first = browser.runner.load_extension(ext.path()).await.unwrap();
+    first.wait_background(DEADLINE).await.unwrap();
+    std::fs::write(ext.path().join("bg.js"), "console.log('version-2');\n").unwrap();
+    let second = browser.runner.load_extension(ext.path()).await.unwrap();
+    assert_eq!(first.id, second.id);
+    second.wait_background(DEADLINE).await.unwrap();
+    let seen = second.subscribe().wait_for(DEADLINE, |e| e.text == "version-2").await;
+    assert!(seen.is_some(), "new worker did not run; history {:?}", second.history());
+}

@@ -36,14 +36,26 @@ function showError(e) {
   $("page-error").textContent = String(e?.message ?? e);
 }
 
+// A background that does not answer (it failed to start, or is stuck) must not look like a
+// page that is still loading.
+const ANSWER_WITHIN_MS = 5000;
+
 function connect() {
   port = api.runtime.connect({ name: "status" });
+  const silent = setTimeout(
+    () => showError(`the helper's background did not answer within ${ANSWER_WITHIN_MS / 1000} s; reload the extension`),
+    ANSWER_WITHIN_MS,
+  );
   port.onMessage.addListener((msg) => {
-    if (msg?.type === "status") render(msg.status);
+    if (msg?.type !== "status") return;
+    clearTimeout(silent);
+    $("page-error").hidden = true;
+    render(msg.status);
   });
   // The port closes when the background restarts (service worker stopped, extension
   // reloaded); connect again, which also wakes it, so the page keeps updating.
   port.onDisconnect.addListener(() => {
+    clearTimeout(silent);
     port = null;
     setTimeout(connect, 1000);
   });

@@ -47,8 +47,11 @@ fn main() {
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {bin}: {e}"));
     let pid = child.id();
-    let (_peer, _thread) =
-        peer::spawn(Script::new("chromium", "bench"), child.stdout.take().unwrap(), child.stdin.take().unwrap());
+    let (_peer, _thread) = peer::spawn(
+        Script::new("chromium", "bench"),
+        child.stdout.take().unwrap(),
+        child.stdin.take().unwrap(),
+    );
     let until = Instant::now() + T;
     let d = loop {
         if let Some(d) = descriptor::discover(runtime_dir.path()).into_iter().find(|d| d.pid == pid) {
@@ -119,7 +122,8 @@ fn main() {
             percentile(&lat, 0.99).as_secs_f64() * 1e3,
         );
     });
-    let fmt = |r: Option<u64>| r.map(|k| format!("{:.1} MB", k as f64 / 1024.0)).unwrap_or_else(|| "n/a".into());
+    let fmt =
+        |r: Option<u64>| r.map(|k| format!("{:.1} MB", k as f64 / 1024.0)).unwrap_or_else(|| "n/a".into());
     println!("host RSS: idle {}, after load {}", fmt(idle_rss), fmt(rss_kib(pid)));
     let _ = child.kill();
     let _ = child.wait();

@@ -69,9 +69,11 @@ pub fn pid_alive(_pid: u32) -> bool {
     true
 }
 
-/// Pure: a host is live unless its process is gone or its endpoint is provably dead.
+/// Pure: a host is live unless its endpoint is provably dead, or its process is gone and
+/// nothing answers on its endpoint. (A host seen as gone may still answer: a sandboxed
+/// browser can run it in another pid namespace.)
 pub fn is_live(pid_alive: bool, probe: Probe) -> bool {
-    pid_alive && probe != Probe::Dead
+    probe != Probe::Dead && (pid_alive || probe == Probe::Live)
 }
 
 /// Existence check: a missing endpoint is dead, a present one may be live.
@@ -120,9 +122,15 @@ pub fn scan(runtime: &Path) -> Vec<(PathBuf, Descriptor)> {
 pub fn discover(runtime: &Path) -> Vec<Descriptor> {
     let mut live = Vec::new();
     for (path, d) in scan(runtime) {
-        // Existence only: a connect probe per call would cost every host a connection. A
-        // socket left by a killed host whose pid was reused is caught when connecting fails.
-        if is_live(pid_alive(d.pid), quick_probe(&d.socket)) {
+        // Existence first: a connect probe per call would cost every host a connection, so it
+        // is made only for hosts whose pid looks gone. A socket left by a killed host whose
+        // pid was reused is caught when connecting to it fails (`forget`).
+        let alive = pid_alive(d.pid);
+        let probe = match quick_probe(&d.socket) {
+            Probe::Unknown if !alive => Platform::probe(&d.socket),
+            other => other,
+        };
+        if is_live(alive, probe) {
             live.push(d);
         } else {
             tracing::info!(pid = d.pid, "removing the descriptor of a host that is gone");
@@ -135,8 +143,9 @@ pub fn discover(runtime: &Path) -> Vec<Descriptor> {
     live
 }
 
-/// Removes leftovers of dead hosts: descriptors, and sockets without a descriptor whose pid
-/// is gone (a host killed before the extension said hello). Live sockets are never touched.
+/// Removes leftovers of dead hosts: descriptors, and sockets without a descriptor that
+/// nothing listens on (a host killed before the extension said hello). Live sockets are never
+/// touched.
 pub fn clean_stale(runtime: &Path, uid: u32) {
     discover(runtime);
     for dir in [runtime.to_path_buf(), short_socket_dir(&std::env::temp_dir(), uid)] {
@@ -151,8 +160,11 @@ pub fn clean_stale(runtime: &Path, uid: u32) {
             if !name.ends_with(".sock") {
                 continue;
             }
-            let Some(pid) = pid_of_file_name(&name) else { continue };
-            if !is_live(pid_alive(pid), Platform::probe(&path)) {
+            if pid_of_file_name(&name).is_none() {
+                continue;
+            }
+            // Only what provably has no listener goes: a live socket is never unlinked.
+            if Platform::probe(&path) == Probe::Dead {
                 tracing::info!(path = %path.display(), "removing stale socket");
                 Platform::remove(&path);
             }
@@ -163,7 +175,8 @@ pub fn clean_stale(runtime: &Path, uid: u32) {
 /// Logs of hosts that are gone are kept a week for `doctor` and bug reports, then removed.
 fn prune_log(path: &Path, name: &str) {
     const KEEP: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
-    let Some(pid) = name.strip_suffix(".log").and_then(|s| s.strip_prefix("h-")).and_then(|p| p.parse().ok()) else {
+    let Some(pid) = name.strip_suffix(".log").and_then(|s| s.strip_prefix("h-")).and_then(|p| p.parse().ok())
+    else {
         return;
     };
     let old = std::fs::metadata(path)
@@ -209,7 +222,9 @@ mod tests {
         assert!(is_live(true, Probe::Live));
         assert!(is_live(true, Probe::Unknown));
         assert!(!is_live(true, Probe::Dead));
-        assert!(!is_live(false, Probe::Live));
+        assert!(is_live(false, Probe::Live), "another pid namespace");
+        assert!(!is_live(false, Probe::Unknown));
+        assert!(!is_live(false, Probe::Dead));
     }
 
     #[cfg(unix)]

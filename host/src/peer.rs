@@ -3,7 +3,8 @@
 //! so everything but the browser itself is the product's code.
 //!
 //! It says `hello`, answers `ping` (echoing `payload`; a payload starting with `hold` is never
-//! answered, to keep calls in flight) and `browser.info`, reassembles chunk frames, answers
+//! answered, to keep calls in flight; `emit <name>` first sends event `<name>`) and
+//! `browser.info`, reassembles chunk frames, answers
 //! anything else `UNSUPPORTED`, and can be told to stop reading.
 
 use std::io::{Read, Write};
@@ -96,8 +97,19 @@ pub fn run(script: &Script, mut host_out: impl Read, mut host_in: impl Write, st
             let result = match request.method.as_str() {
                 PING => {
                     let payload = request.params.get("payload").cloned();
-                    if payload.as_ref().and_then(Value::as_str).is_some_and(|p| p.starts_with("hold")) {
+                    let text = payload.as_ref().and_then(Value::as_str).unwrap_or_default();
+                    if text.starts_with("hold") {
                         continue;
+                    }
+                    if let Some(name) = text.strip_prefix("emit ") {
+                        let event = Event {
+                            v: PROTOCOL_VERSION,
+                            event: name.into(),
+                            params: json!({ "by": "peer" }),
+                        };
+                        if send(&mut host_in, &event).is_err() {
+                            return;
+                        }
                     }
                     Ok(json!({ "pong": true, "payload": payload, "time": crate::descriptor::now_ms() }))
                 }

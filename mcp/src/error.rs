@@ -98,9 +98,10 @@ impl From<RunnerError> for ErrorBody {
 impl From<HelperError> for ErrorBody {
     fn from(e: HelperError) -> Self {
         let (code, hint) = match &e {
-            HelperError::NotEmbedded { .. } => {
-                (ErrorCode::NotInstalled, "install a webext-mcp release build, or build it from a checkout as the message says")
-            }
+            HelperError::NotEmbedded { .. } => (
+                ErrorCode::NotInstalled,
+                "install a webext-mcp release build, or build it from a checkout as the message says",
+            ),
             HelperError::Io { .. } => {
                 (ErrorCode::Internal, "check free disk space and the permissions of the target directory")
             }

@@ -173,7 +173,11 @@ mod tests {
             for p in ["nativeMessaging", "storage", "alarms", "tabs", "scripting"] {
                 assert!(perms.contains(&p), "{name}: missing permission {p}");
             }
-            assert_eq!(perms.contains(&"debugger"), family == Family::Chromium, "{name}: debugger is Chromium-only");
+            assert_eq!(
+                perms.contains(&"debugger"),
+                family == Family::Chromium,
+                "{name}: debugger is Chromium-only"
+            );
             assert_eq!(m["background"]["type"], "module", "{name}");
             assert_eq!(m["action"]["default_popup"], "status.html", "{name}");
             assert_eq!(m["options_ui"]["page"], "status.html", "{name}");
@@ -187,7 +191,9 @@ mod tests {
         assert!(firefox.get("key").is_none());
         // Everything but the browser-specific keys is shared.
         let shared = |mut m: Value| {
-            for k in ["key", "minimum_chrome_version", "browser_specific_settings", "background", "permissions"] {
+            for k in
+                ["key", "minimum_chrome_version", "browser_specific_settings", "background", "permissions"]
+            {
                 m.as_object_mut().unwrap().remove(k);
             }
             m
@@ -206,7 +212,12 @@ mod tests {
             let embedded: BTreeMap<String, Vec<u8>> =
                 files(family).map(|(p, b)| (p.to_owned(), b.to_vec())).collect();
             let names = |m: &BTreeMap<String, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
-            assert_eq!(names(&embedded), names(&on_disk), "{}: rebuild webext-mcp after scripts/build-extension", root.display());
+            assert_eq!(
+                names(&embedded),
+                names(&on_disk),
+                "{}: rebuild webext-mcp after scripts/build-extension",
+                root.display()
+            );
             for (path, bytes) in &on_disk {
                 assert!(embedded[path] == *bytes, "{}/{path} differs from the embedded copy", root.display());
             }

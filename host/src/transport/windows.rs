@@ -105,8 +105,8 @@ impl Transport for PipeTransport {
     }
 
     fn probe(addr: &Path) -> Probe {
-        // Opening a client connection would consume the host's waiting instance; the pipe's
-        // existence is visible to a metadata query instead.
+        // A metadata query opens the pipe like a client would: a live host sees a connection
+        // that leaves at once, which it handles like any client that leaves.
         match std::fs::metadata(addr) {
             Ok(_) => Probe::Live,
             Err(e) => pipe_probe_verdict(e.raw_os_error()),

@@ -5,7 +5,8 @@
 //!                                      ├─ styles: follow url()/@import
 //!                                      ├─ scripts: must be classic (find_esm)
 //!                                      └─ patterns: expand globs
-//! + public/ (copied to the root) + _locales/  ──▶ Plan { files: dest → source, findings }
+//! + public/ (copied to the root) + _locales/ + pages/ and scripts/ (Extension.js special
+//!   folders)  ──▶ Plan { files: dest → source, findings }
 //! ```
 //!
 //! Never taken: `node_modules`, `.git`, the output folder, `.env*` (when walking folders or
@@ -193,6 +194,7 @@ pub fn plan(project: &Path, source: &SourceManifest, target: Target, out_dir: &P
     for r in manifest::file_refs(&manifest) {
         p.add_ref(&r);
     }
+    p.add_special_folders();
     p.join_background_scripts(&mut manifest, &resolved.dropped_background_scripts);
     p.plan.manifest = manifest;
     p.plan
@@ -236,8 +238,37 @@ impl Planner<'_> {
         if p.is_file() {
             return Some(p);
         }
-        let q = self.public.as_ref()?.join(rel);
-        q.is_file().then_some(q)
+        if let Some(q) = self.public.as_ref().map(|d| d.join(rel)).filter(|q| q.is_file()) {
+            return Some(q);
+        }
+        // Special folders (`pages/`, `scripts/`) live at the project root, which is not the
+        // extension root when the manifest is in `src/`.
+        let special = rel.starts_with("pages/") || rel.starts_with("scripts/");
+        let r = self.project.join(rel);
+        (special && r.is_file()).then_some(r)
+    }
+
+    /// Extension.js special folders: every `pages/**/*.html` and `scripts/**/*.js` at the
+    /// project root is part of the extension even when the manifest does not name it.
+    fn add_special_folders(&mut self) {
+        for (folder, ext, kind) in
+            [("pages", ".html", RefKind::Page), ("scripts", ".js", RefKind::ClassicScript)]
+        {
+            let dir = self.project.join(folder);
+            if !dir.is_dir() {
+                continue;
+            }
+            let mut found = Vec::new();
+            walk(&dir, folder, self.out_dir, &mut |rel, _| {
+                if rel.ends_with(ext) {
+                    found.push(rel.to_owned());
+                }
+            });
+            found.sort();
+            for rel in found {
+                self.add_file(&rel, kind, &format!("{folder}/"), None);
+            }
+        }
     }
 
     fn display(&self, p: &Path) -> String {

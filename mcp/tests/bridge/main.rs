@@ -6,7 +6,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod discovery;
+mod events;
 mod harness;
+mod malformed;
 mod security;
 mod skew;
 mod stress;

@@ -7,6 +7,7 @@ mod bad_input;
 mod busy;
 mod delegation;
 mod golden;
+mod mcp_tool;
 mod outputs;
 mod zips;
 

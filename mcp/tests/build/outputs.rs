@@ -116,3 +116,22 @@ fn src_manifest_is_preferred_and_its_folder_is_the_root() {
     p.build(&[]).builds();
     assert_eq!(tree(&p.path().join("dist/chrome")), ["c.js", "manifest.json"]);
 }
+
+#[test]
+fn special_folders_pages_and_scripts_are_built_too() {
+    let p = Project::empty();
+    p.write("src/manifest.json", r#"{"manifest_version":3,"name":"Special","version":"1.0"}"#)
+        .write(
+            "pages/welcome.html",
+            r#"<!doctype html><link rel="stylesheet" href="welcome.css"><script src="welcome.js"></script>"#,
+        )
+        .write("pages/welcome.css", "body{}")
+        .write("pages/welcome.js", "void 0;")
+        .write("scripts/inject.js", "void 1;")
+        .write("scripts/notes.txt", "not a script");
+    p.build(&[]).builds();
+    assert_eq!(
+        tree(&p.path().join("dist/chrome")),
+        ["manifest.json", "pages/welcome.css", "pages/welcome.html", "pages/welcome.js", "scripts/inject.js"]
+    );
+}

@@ -15,7 +15,12 @@ use crate::helper_support::{Host, launch};
 async fn digest(client: &Client, payload: &str) -> Value {
     let r = client.call(DEBUG_DIGEST, json!({ "payload": payload }), DEADLINE).await;
     let r = r.unwrap_or_else(|e| panic!("debug.digest of {} bytes: {e}", payload.len()));
-    assert_eq!(r["sha256"], Value::from(sha256_hex(payload.as_bytes())), "payload of {} bytes altered", payload.len());
+    assert_eq!(
+        r["sha256"],
+        Value::from(sha256_hex(payload.as_bytes())),
+        "payload of {} bytes altered",
+        payload.len()
+    );
     assert_eq!(r["bytes"], payload.len());
     assert_eq!(r["length"], payload.encode_utf16().count());
     r

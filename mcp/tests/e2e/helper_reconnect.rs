@@ -1,15 +1,17 @@
 //! The helper reconnects by itself: after its host is killed, and (Chromium) after its
 //! service worker was stopped, woken by the reconnect alarm.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use webext_mcp::runner::Family;
+use webext_mcp_host::descriptor::Descriptor;
 use webext_mcp_host::protocol::HELPER_CHROMIUM_ID;
 
 use crate::common::DEADLINE;
 use crate::common::browser::Tab;
-use crate::helper_support::{Host, kill, launch};
+use crate::helper_support::{HelperBrowser, Host, kill, launch};
 
 async fn reconnects_after_the_host_is_killed(family: Family) {
     let b = launch(family, Host::Installed).await;
@@ -30,6 +32,43 @@ async fn chromium_helper_reconnects_after_the_host_is_killed() {
 #[tokio::test]
 async fn firefox_helper_reconnects_after_the_host_is_killed() {
     reconnects_after_the_host_is_killed(Family::Firefox).await;
+}
+
+/// Resumes the helper's worker whenever it runs, until a host other than `old` is up.
+///
+/// The runner auto-attaches with `waitForDebuggerOnStart`; a worker restarted by an event keeps
+/// its target id and old session, gets no new `Target.attachedToTarget`, and so stays paused
+/// until someone sends `Runtime.runIfWaitingForDebugger` (a browser not under CDP never
+/// pauses). Resuming does not start a worker: only the alarm can, as no page is open.
+async fn wait_host_resuming_worker(b: &HelperBrowser, old: u32) -> Descriptor {
+    let cdp = b.runner.cdp().unwrap();
+    let origin = format!("chrome-extension://{HELPER_CHROMIUM_ID}/");
+    let deadline = Instant::now() + DEADLINE;
+    let mut sessions: HashMap<String, String> = HashMap::new();
+    loop {
+        if let Some(d) = b.hosts().into_iter().find(|d| d.pid != old) {
+            return d;
+        }
+        assert!(Instant::now() < deadline, "no host after the worker stopped; logs:\n{}", b.host_logs());
+        let targets = cdp.send("Target.getTargets", json!({})).await.unwrap();
+        for t in targets["targetInfos"].as_array().unwrap() {
+            let (Some(id), Some(url)) = (t["targetId"].as_str(), t["url"].as_str()) else { continue };
+            if t["type"] != "service_worker" || !url.starts_with(&origin) {
+                continue;
+            }
+            if !sessions.contains_key(id) {
+                let attached =
+                    cdp.send("Target.attachToTarget", json!({"targetId": id, "flatten": true})).await;
+                let Some(s) = attached.ok().and_then(|a| a["sessionId"].as_str().map(str::to_owned)) else {
+                    continue;
+                };
+                sessions.insert(id.to_owned(), s);
+            }
+            let session = sessions[id].as_str();
+            let _ = cdp.send_to(Some(session), "Runtime.runIfWaitingForDebugger", json!({}), DEADLINE).await;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
 }
 
 /// Polls `expr` in `tab` until its value satisfies `ok`.
@@ -56,9 +95,11 @@ async fn chromium_helper_reconnects_after_its_worker_was_stopped() {
         // Unpacked extensions accept alarm periods under 30 s. The page is closed before the
         // worker stops: its port would wake the worker by itself.
         let status = Tab::open(cdp, &format!("chrome-extension://{HELPER_CHROMIUM_ID}/status.html")).await;
-        wait_eval(&status, "location.protocol === 'chrome-extension:' && typeof chrome.storage === 'object'", |v| {
-            v == &json!(true)
-        })
+        wait_eval(
+            &status,
+            "location.protocol === 'chrome-extension:' && typeof chrome.storage === 'object'",
+            |v| v == &json!(true),
+        )
         .await;
         status.evaluate("chrome.storage.local.set({alarmPeriodSeconds: 2}).then(() => true)").await;
         wait_eval(
@@ -67,21 +108,22 @@ async fn chromium_helper_reconnects_after_its_worker_was_stopped() {
             |v| v.as_f64().is_some_and(|s| (s - 2.0).abs() < 1e-6),
         )
         .await;
-        eprintln!("DEBUG alarm {}", status.evaluate("chrome.alarms.get('webext-mcp.reconnect').then((a) => JSON.stringify([a, Date.now()]))").await);
     }
     let page = Tab::open(cdp, "about:blank").await;
-    let attached =
-        cdp.send("Target.attachToTarget", json!({"targetId": page.target_id, "flatten": true})).await.unwrap();
+    let attached = cdp
+        .send("Target.attachToTarget", json!({"targetId": page.target_id, "flatten": true}))
+        .await
+        .unwrap();
     let session = attached["sessionId"].as_str().unwrap();
     cdp.send_to(Some(session), "ServiceWorker.enable", json!({}), DEADLINE).await.unwrap();
     cdp.send_to(Some(session), "ServiceWorker.stopAllWorkers", json!({}), DEADLINE).await.unwrap();
-    for i in 0..40 {
-        let t = cdp.send("Target.getTargets", json!({})).await.unwrap();
-        let sw: Vec<_> = t["targetInfos"].as_array().unwrap().iter().filter(|t| t["type"] != "page").map(|t| format!("{} {}", t["type"], t["url"])).collect();
-        eprintln!("DEBUG {i}: {sw:?} hosts {:?}", b.hosts().iter().map(|d| d.pid).collect::<Vec<_>>());
-        tokio::time::sleep(Duration::from_secs(1)).await;
+    // The worker stopped: its port closed and the host exited on stdin EOF.
+    let deadline = Instant::now() + DEADLINE;
+    while b.hosts().iter().any(|d| d.pid == first.pid) {
+        assert!(Instant::now() < deadline, "the host outlived the worker");
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let second = b.wait_host("woken by the alarm", |d| d.pid != first.pid).await;
+    let second = wait_host_resuming_worker(&b, first.pid).await;
     assert_eq!(second.label, first.label);
     let (code, pong) = b.cli("ping", json!({"browser": b.session})).await;
     assert_eq!(code, 0, "{pong}");

@@ -47,7 +47,9 @@ fn host_manifest(family: Family) -> Value {
         "type": "stdio",
     });
     match family {
-        Family::Chromium => m["allowed_origins"] = json!([format!("chrome-extension://{HELPER_CHROMIUM_ID}/")]),
+        Family::Chromium => {
+            m["allowed_origins"] = json!([format!("chrome-extension://{HELPER_CHROMIUM_ID}/")])
+        }
         Family::Firefox => m["allowed_extensions"] = json!([HELPER_GECKO_ID]),
     }
     m
@@ -161,10 +163,9 @@ impl HelperBrowser {
 
 /// The label a fresh profile gets: `<browser>-<6 hex>`.
 pub fn is_default_label(label: &str, browser: &str) -> bool {
-    label
-        .strip_prefix(browser)
-        .and_then(|rest| rest.strip_prefix('-'))
-        .is_some_and(|hex| hex.len() == 6 && hex.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()))
+    label.strip_prefix(browser).and_then(|rest| rest.strip_prefix('-')).is_some_and(|hex| {
+        hex.len() == 6 && hex.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+    })
 }
 
 /// Kills a process by id (the host: it must come back by itself).
@@ -173,4 +174,3 @@ pub fn kill(pid: u32) {
     let rc = unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
     assert_eq!(rc, 0, "kill {pid}: {}", std::io::Error::last_os_error());
 }
-

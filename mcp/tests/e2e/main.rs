@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod helper_bench;
 mod helper_connect;
 mod helper_frames;
 mod helper_reconnect;

@@ -104,7 +104,7 @@ export class Bridge {
     try {
       port = api.runtime.connectNative(NATIVE_HOST_NAME);
     } catch (e) {
-      // Thrown synchronously when the nativeMessaging permission is missing.
+      // e.g. a TypeError when the manifest lacks the nativeMessaging permission (no connectNative).
       this.#failed(String(e?.message ?? e));
       return;
     }

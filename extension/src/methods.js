@@ -10,7 +10,7 @@ export function methodTable(helper) {
   const table = {
     [METHODS.PING]: async ({ payload }) => ({
       pong: true,
-      ...(payload !== undefined && { payload }),
+      ...(typeof payload === "string" && { payload }),
       time: Date.now(),
     }),
 

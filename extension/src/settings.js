@@ -30,9 +30,11 @@ export async function loadSettings() {
 /** Applies a storage.onChanged change set to settings read earlier. */
 export function applyChanges(settings, changes) {
   const next = { ...settings };
-  for (const key of ["profileId", ...SETTING_KEYS]) {
+  for (const key of SETTING_KEYS) {
     if (key in changes) next[key] = changes[key].newValue ?? DEFAULTS[key];
   }
+  // A cleared storage keeps this run's id; loadSettings() writes a new one next start.
+  if (typeof changes.profileId?.newValue === "string") next.profileId = changes.profileId.newValue;
   return normalize(next);
 }
 

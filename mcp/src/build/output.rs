@@ -22,7 +22,12 @@ impl Staging {
         if let Ok(entries) = std::fs::read_dir(out_dir) {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
-                if stale_prefixes.iter().any(|p| name.starts_with(p.as_str())) {
+                // The pid must follow the prefix, so `chromium` never matches `chromium-based`.
+                let stale = stale_prefixes.iter().any(|p| {
+                    name.strip_prefix(p.as_str())
+                        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+                });
+                if stale {
                     let _ = std::fs::remove_dir_all(e.path());
                 }
             }
@@ -158,5 +163,14 @@ mod tests {
         assert!(!staged.exists());
         let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(left, [std::ffi::OsString::from("chrome")]);
+
+        // Cleaning stale staging folders of `chromium` leaves `chromium-based` alone.
+        let other = d.path().join(".webext-mcp-staging-chromium-based-1-2");
+        std::fs::create_dir(&other).unwrap();
+        let stale = d.path().join(".webext-mcp-staging-chromium-1-2");
+        std::fs::create_dir(&stale).unwrap();
+        let s = Staging::create(d.path(), "chromium").unwrap();
+        assert!(other.exists() && !stale.exists());
+        drop(s);
     }
 }

@@ -132,12 +132,12 @@ pub fn summary(builds: &[BrowserBuild]) -> String {
     let mut text = String::new();
     for b in builds {
         text.push_str(&format!(
-            "{}: {} files, {} bytes in {} ({:?}, {} ms)",
+            "{}: {} files, {} bytes in {} ({}, {} ms)",
             b.browser,
             b.files.len(),
             b.bytes,
             b.output_path.display(),
-            b.pipeline,
+            if b.pipeline == build::Pipeline::Native { "native" } else { "delegated" },
             b.duration_ms
         ));
         if let Some(z) = &b.zip_path {

@@ -95,3 +95,23 @@ async fn chromium_label_edited_on_the_status_page_is_what_tools_show() {
     drop(tab);
     b.runner.shutdown().await;
 }
+
+/// Debugger mode is a Chromium-only toggle, off by default; turning it on announces the
+/// `debugger` capability in a new hello.
+#[tokio::test]
+async fn chromium_debugger_mode_toggle_changes_capabilities() {
+    let b = launch(Family::Chromium, Host::Installed).await;
+    let has_debugger =
+        |d: &webext_mcp_host::descriptor::Descriptor| d.capabilities.iter().any(|c| c == "debugger");
+    let first = b.wait_host("after hello", |_| true).await;
+    assert!(!has_debugger(&first), "{:?}", first.capabilities);
+    let tab = open_status(b.runner.cdp().unwrap()).await;
+    wait_eval(&tab, "!document.getElementById('debugger-setting').hidden", |v| v == &json!(true)).await;
+    tab.evaluate("document.getElementById('debugger-mode').click(), true").await;
+    let on = b.wait_host("with debugger mode on", has_debugger).await;
+    assert_eq!(on.pid, first.pid);
+    tab.evaluate("document.getElementById('debugger-mode').click(), true").await;
+    b.wait_host("with debugger mode off", |d| !has_debugger(d)).await;
+    drop(tab);
+    b.runner.shutdown().await;
+}

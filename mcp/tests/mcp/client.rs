@@ -85,7 +85,8 @@ impl Server {
                 Err(RecvTimeoutError::Disconnected) => panic!("server closed stdout during {method}"),
             };
             self.stdout_lines.push(line.clone());
-            let msg: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("non-JSON on stdout: {line:?}: {e}"));
+            let msg: Value =
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("non-JSON on stdout: {line:?}: {e}"));
             if msg["id"] == json!(id) {
                 return msg;
             }
@@ -108,7 +109,12 @@ impl Server {
 
     pub fn tool_names(&mut self) -> Vec<String> {
         let r = self.request("tools/list", json!({}));
-        r["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+        r["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
     }
 
     /// Closes stdin and waits for the process to exit; returns its exit status and any

@@ -34,7 +34,9 @@ fn python_sdk_initializes_lists_calls_and_gets_invalid_argument() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "interop client failed:\n{stdout}\n{stderr}");
-    for check in ["initialized webext-mcp", "tools include server_info", "server_info ok", "invalid argument ok"] {
+    for check in
+        ["initialized webext-mcp", "tools include server_info", "server_info ok", "invalid argument ok"]
+    {
         assert!(stdout.contains(check), "missing {check:?} in:\n{stdout}\n{stderr}");
     }
 }

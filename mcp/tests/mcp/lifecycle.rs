@@ -28,7 +28,8 @@ fn exits_cleanly_when_stdin_closes_and_stdout_is_protocol_only() {
     let (status, rest) = s.close();
     assert!(status.success(), "exit status {status:?}");
     for line in seen.iter().chain(rest.iter()) {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("stdout not JSON-RPC: {line:?} ({e})"));
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("stdout not JSON-RPC: {line:?} ({e})"));
         assert_eq!(v["jsonrpc"], "2.0", "{line}");
     }
 }

@@ -4,9 +4,13 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use webext_mcp_host::protocol::{ErrorBody, PROTOCOL_VERSION};
+use webext_mcp_host::protocol::{
+    ErrorBody, HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME, PROTOCOL_VERSION,
+};
 
 use crate::config::Setting;
+use crate::helper;
+use crate::runner::Family;
 
 use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, registry, schema_of};
 
@@ -52,6 +56,15 @@ async fn server_info(ctx: Ctx, args: Value) -> ToolResult {
         "toolCount": tool_count,
         "paths": ctx.paths,
         "platform": { "os": std::env::consts::OS, "arch": std::env::consts::ARCH },
+        "helper": {
+            "nativeHost": NATIVE_HOST_NAME,
+            "chromiumId": HELPER_CHROMIUM_ID,
+            "geckoId": HELPER_GECKO_ID,
+            "embedded": {
+                "chromium": helper::is_embedded(Family::Chromium),
+                "firefox": helper::is_embedded(Family::Firefox),
+            },
+        },
     });
     Ok(ToolOutput::json(info))
 }

@@ -92,6 +92,86 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List or search the extension templates; the `extension_list_templates` tool.
+    Templates {
+        /// What the extension should do, in words (ranks the results).
+        query: Option<String>,
+        /// action (popup), content, sidebar, newtab, devtools, options or background.
+        #[arg(long)]
+        surface: Option<String>,
+        /// react, vue, svelte, preact, or `vanilla`.
+        #[arg(long)]
+        framework: Option<String>,
+        /// A tag every result has (repeatable).
+        #[arg(long = "tag", value_name = "TAG")]
+        tags: Vec<String>,
+        /// Only featured templates.
+        #[arg(long)]
+        featured: bool,
+        /// Results per page (default 8, max 50).
+        #[arg(long)]
+        limit: Option<usize>,
+        /// `nextCursor` of the previous page.
+        #[arg(long)]
+        cursor: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Create an extension project from a template; the `extension_create` tool.
+    Create {
+        /// Project name; also the new folder's name unless --path is given.
+        name: String,
+        /// Template slug or source:slug (default starter).
+        #[arg(long)]
+        template: Option<String>,
+        /// Folder to create instead of ./NAME.
+        #[arg(long, value_name = "DIR")]
+        path: Option<String>,
+        /// List the files; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Do not install dependencies.
+        #[arg(long)]
+        no_install: bool,
+        /// Do not run `git init`.
+        #[arg(long)]
+        no_git: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Register webext-mcp as the native-messaging host of every detected browser and unpack
+    /// the helper extension; prints the next step per browser. The `install` tool.
+    Install {
+        /// Browsers to install for even when not detected: a comma list such as
+        /// `chromium,firefox`, channels such as `chrome-beta`, or `all`.
+        #[arg(long, value_name = "LIST")]
+        browser: Option<String>,
+        /// List what would be written; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove exactly what `install` wrote. The `uninstall` tool.
+    Uninstall {
+        /// List what would be removed; remove nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Say why the helper extension does or does not connect, with a fix per problem. The
+    /// `doctor` tool.
+    Doctor {
+        /// Only these browsers (comma list), also when not detected.
+        #[arg(long, value_name = "LIST")]
+        browser: Option<String>,
+        /// An error message the browser showed (the helper's status page), to explain.
+        #[arg(long, value_name = "TEXT")]
+        browser_error: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Entry point of the binary.
@@ -173,6 +253,40 @@ async fn run(cli: Cli) -> ExitCode {
                 "outDir": out_dir,
             });
             call(&ctx, "extension_build", Some(&args.to_string()), json).await
+        }
+        Command::Templates { query, surface, framework, tags, featured, limit, cursor, json } => {
+            let args = json!({
+                "query": query,
+                "surface": surface,
+                "framework": framework,
+                "tags": tags,
+                "featured": featured.then_some(true),
+                "limit": limit,
+                "cursor": cursor,
+            });
+            call(&ctx, "extension_list_templates", Some(&args.to_string()), json).await
+        }
+        Command::Create { name, template, path, dry_run, no_install, no_git, json } => {
+            let args = json!({
+                "projectName": name,
+                "template": template,
+                "path": path,
+                "dryRun": dry_run,
+                "install": !no_install,
+                "git": !no_git,
+            });
+            call(&ctx, "extension_create", Some(&args.to_string()), json).await
+        }
+        Command::Install { browser, dry_run, json } => {
+            let args = json!({ "browser": browser, "dryRun": dry_run });
+            call(&ctx, "install", Some(&args.to_string()), json).await
+        }
+        Command::Uninstall { dry_run, json } => {
+            call(&ctx, "uninstall", Some(&json!({ "dryRun": dry_run }).to_string()), json).await
+        }
+        Command::Doctor { browser, browser_error, json } => {
+            let args = json!({ "browser": browser, "browserError": browser_error });
+            call(&ctx, "doctor", Some(&args.to_string()), json).await
         }
     }
 }

@@ -6,8 +6,10 @@ use serde_json::json;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::build::BuildError;
+use crate::catalog::CatalogError;
 use crate::config::ConfigError;
 use crate::helper::HelperError;
+use crate::install::InstallError;
 use crate::runner::RunnerError;
 use crate::runner::cdp::CdpError;
 use crate::tools::ToolResult;
@@ -110,6 +112,38 @@ impl From<HelperError> for ErrorBody {
     }
 }
 
+impl From<InstallError> for ErrorBody {
+    fn from(e: InstallError) -> Self {
+        let e = match e {
+            InstallError::NotEmbedded(inner) => return inner.into(),
+            other => other,
+        };
+        let (code, hint) = match &e {
+            InstallError::UnknownBrowser(_) => {
+                (ErrorCode::InvalidArgument, "name a browser such as chromium, chrome, edge, brave or firefox")
+            }
+            InstallError::NotEmbedded(_) => (ErrorCode::NotInstalled, "run scripts/build-extension, then build again"),
+            InstallError::BadBinary { .. } => {
+                (ErrorCode::InvalidArgument, "run install from the webext-mcp binary at its final, absolute path")
+            }
+            InstallError::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
+                (ErrorCode::PermissionDenied, "check the permissions of that directory; nothing was installed")
+            }
+            InstallError::Io { .. } => {
+                (ErrorCode::Internal, "check free disk space and permissions; nothing was left half-written")
+            }
+            InstallError::ForeignFile { .. } => {
+                (ErrorCode::AlreadyExists, "move that file away (it is not a host manifest webext-mcp can keep), then install again")
+            }
+            InstallError::BadRecord { .. } => {
+                (ErrorCode::Integrity, "the record lists what install wrote; restore it, or delete it and remove the files by hand")
+            }
+            InstallError::Registry { .. } => (ErrorCode::PermissionDenied, "check that reg.exe runs for this user"),
+        };
+        ErrorBody::new(code, e.to_string()).with_hint(hint)
+    }
+}
+
 impl From<BuildError> for ErrorBody {
     fn from(e: BuildError) -> Self {
         match e {
@@ -144,6 +178,38 @@ impl From<BuildError> for ErrorBody {
                 ErrorBody::new(ErrorCode::BuildFailed, format!("{context}: {source}"))
                     .with_hint("check free disk space and permissions of the project and its output folder")
             }
+        }
+    }
+}
+
+impl From<CatalogError> for ErrorBody {
+    fn from(e: CatalogError) -> Self {
+        let message = e.to_string();
+        match e {
+            CatalogError::UnknownTemplate { closest, .. } => ErrorBody::new(ErrorCode::NotFound, message)
+                .with_hint("call extension_list_templates to see the templates (a `query` finds the right one)")
+                .with_data(json!({ "closest": closest })),
+            CatalogError::UnknownSource { known, .. } => ErrorBody::new(ErrorCode::NotFound, message)
+                .with_hint("write the slug alone, or prefix it with one of the known catalogs")
+                .with_data(json!({ "sources": known })),
+            CatalogError::FilesUnavailable { .. } => ErrorBody::new(ErrorCode::Unsupported, message)
+                .with_hint("pick a template from the embedded catalog (source `embedded`)"),
+            CatalogError::BadCatalog { .. } => ErrorBody::new(ErrorCode::Integrity, message)
+                .with_hint("point the catalog at a templates-meta.json v2 document"),
+            CatalogError::InvalidArgument { hint, .. } => {
+                ErrorBody::new(ErrorCode::InvalidArgument, message).with_hint(hint)
+            }
+            CatalogError::AlreadyExists { path } => ErrorBody::new(ErrorCode::AlreadyExists, message)
+                .with_hint("nothing was written; choose another projectName or path, or empty that folder")
+                .with_data(json!({ "path": path })),
+            CatalogError::ParentMissing { .. } => ErrorBody::new(ErrorCode::NotFound, message)
+                .with_hint("create the parent folder first, or pass a `path` inside an existing folder"),
+            CatalogError::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
+                ErrorBody::new(ErrorCode::PermissionDenied, message)
+                    .with_hint("nothing was written; choose a folder you can write to")
+            }
+            CatalogError::Io { .. } => ErrorBody::new(ErrorCode::Internal, message)
+                .with_hint("nothing was left behind; check free disk space and retry"),
         }
     }
 }

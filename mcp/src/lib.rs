@@ -12,10 +12,12 @@
 //! reach the same function through the same registry, so they cannot drift.
 
 pub mod build;
+pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod error;
 pub mod helper;
+pub mod install;
 pub mod logging;
 pub mod manifest;
 pub mod paths;

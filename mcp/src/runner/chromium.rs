@@ -4,7 +4,9 @@
 //! `--load-extension`; the CDP command needs `--enable-unsafe-extension-debugging`).
 //! Browser-wide `Target.setAutoAttach {waitForDebuggerOnStart, flatten}` attaches to every
 //! new page and worker *paused*, so `Runtime.enable` is in place before the first line of an
-//! extension's service worker runs and an exception at its top level is still seen.
+//! extension's service worker runs and an exception at its top level is still seen. A worker
+//! that stops and is started again later keeps its target and session and waits again; the
+//! monitor resumes it when that session reports `Inspector.targetReloadedAfterCrash`.
 //! Console calls and exceptions are attributed to an extension by the origin of the target
 //! they ran in, or else by the script URL on top of their stack (content scripts).
 
@@ -459,6 +461,19 @@ impl Monitor {
                 };
                 for attached in lock(&self.sessions).values_mut().filter(|a| a.target_id == target) {
                     attached.url = url.to_owned();
+                }
+            }
+            // A service worker that stopped and is started again by an event (alarm, message,
+            // `ServiceWorker.startWorker`) keeps its target and our session: no new
+            // `attachedToTarget` arrives, yet the new worker thread honours
+            // `waitForDebuggerOnStart` and waits. Chromium 156 reports the stop as
+            // `Inspector.targetCrashed` and the restart as `Inspector.targetReloadedAfterCrash`
+            // on that session (measured; `Runtime` stays enabled), so resume it there.
+            "Inspector.targetReloadedAfterCrash" => {
+                let Some(session) = ev.session_id.as_deref() else { return };
+                if lock(&self.sessions).contains_key(session) {
+                    tracing::debug!(session, "target restarted; resuming it");
+                    cdp.send_detached(Some(session), "Runtime.runIfWaitingForDebugger", json!({}));
                 }
             }
             "Runtime.consoleAPICalled" | "Runtime.exceptionThrown" => self.on_console(ev),

@@ -14,8 +14,10 @@ use crate::config::Config;
 use crate::paths::{Env, Paths};
 
 pub mod browser;
+pub mod catalog;
 mod debug;
 mod extension;
+mod install;
 mod meta;
 
 /// A group of tools that `--toolsets` switches on or off in `tools/list`.
@@ -128,7 +130,9 @@ pub fn registry() -> &'static [ToolDef] {
     TOOLS.get_or_init(|| {
         meta::tools()
             .into_iter()
+            .chain(install::tools())
             .chain(extension::tools())
+            .chain(catalog::tools())
             .chain(browser::tools())
             .chain(debug::tools())
             .collect()

@@ -1,17 +1,15 @@
 //! The helper reconnects by itself: after its host is killed, and (Chromium) after its
 //! service worker was stopped, woken by the reconnect alarm.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use webext_mcp::runner::Family;
-use webext_mcp_host::descriptor::Descriptor;
 use webext_mcp_host::protocol::HELPER_CHROMIUM_ID;
 
 use crate::common::DEADLINE;
 use crate::common::browser::Tab;
-use crate::helper_support::{HelperBrowser, Host, kill, launch};
+use crate::helper_support::{Host, kill, launch};
 
 async fn reconnects_after_the_host_is_killed(family: Family) {
     let b = launch(family, Host::Installed).await;
@@ -34,43 +32,6 @@ async fn firefox_helper_reconnects_after_the_host_is_killed() {
     reconnects_after_the_host_is_killed(Family::Firefox).await;
 }
 
-/// Resumes the helper's worker whenever it runs, until a host other than `old` is up.
-///
-/// The runner auto-attaches with `waitForDebuggerOnStart`; a worker restarted by an event keeps
-/// its target id and old session, gets no new `Target.attachedToTarget`, and so stays paused
-/// until someone sends `Runtime.runIfWaitingForDebugger` (a browser not under CDP never
-/// pauses). Resuming does not start a worker: only the alarm can, as no page is open.
-async fn wait_host_resuming_worker(b: &HelperBrowser, old: u32) -> Descriptor {
-    let cdp = b.runner.cdp().unwrap();
-    let origin = format!("chrome-extension://{HELPER_CHROMIUM_ID}/");
-    let deadline = Instant::now() + DEADLINE;
-    let mut sessions: HashMap<String, String> = HashMap::new();
-    loop {
-        if let Some(d) = b.hosts().into_iter().find(|d| d.pid != old) {
-            return d;
-        }
-        assert!(Instant::now() < deadline, "no host after the worker stopped; logs:\n{}", b.host_logs());
-        let targets = cdp.send("Target.getTargets", json!({})).await.unwrap();
-        for t in targets["targetInfos"].as_array().unwrap() {
-            let (Some(id), Some(url)) = (t["targetId"].as_str(), t["url"].as_str()) else { continue };
-            if t["type"] != "service_worker" || !url.starts_with(&origin) {
-                continue;
-            }
-            if !sessions.contains_key(id) {
-                let attached =
-                    cdp.send("Target.attachToTarget", json!({"targetId": id, "flatten": true})).await;
-                let Some(s) = attached.ok().and_then(|a| a["sessionId"].as_str().map(str::to_owned)) else {
-                    continue;
-                };
-                sessions.insert(id.to_owned(), s);
-            }
-            let session = sessions[id].as_str();
-            let _ = cdp.send_to(Some(session), "Runtime.runIfWaitingForDebugger", json!({}), DEADLINE).await;
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-}
-
 /// Polls `expr` in `tab` until its value satisfies `ok`.
 async fn wait_eval(tab: &Tab, expr: &str, ok: impl Fn(&serde_json::Value) -> bool) {
     let deadline = Instant::now() + DEADLINE;
@@ -85,7 +46,8 @@ async fn wait_eval(tab: &Tab, expr: &str, ok: impl Fn(&serde_json::Value) -> boo
 }
 
 /// Stopping the service worker closes the native port (the host exits on stdin EOF); timers
-/// die with the worker, so only the alarm brings the helper back.
+/// die with the worker, so only the alarm brings the helper back. Regression: the runner left
+/// the worker restarted by the alarm paused on start, so the helper never came back.
 #[tokio::test]
 async fn chromium_helper_reconnects_after_its_worker_was_stopped() {
     let b = launch(Family::Chromium, Host::Installed).await;
@@ -123,7 +85,9 @@ async fn chromium_helper_reconnects_after_its_worker_was_stopped() {
         assert!(Instant::now() < deadline, "the host outlived the worker");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let second = wait_host_resuming_worker(&b, first.pid).await;
+    // Nothing here resumes the worker: the runner must (a restarted worker keeps its target
+    // and session and would otherwise wait for the debugger forever).
+    let second = b.wait_host("after the worker stopped", |d| d.pid != first.pid).await;
     assert_eq!(second.label, first.label);
     let (code, pong) = b.cli("ping", json!({"browser": b.session})).await;
     assert_eq!(code, 0, "{pong}");

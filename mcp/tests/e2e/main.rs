@@ -6,12 +6,14 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod build_load;
 mod helper_bench;
 mod helper_connect;
 mod helper_frames;
 mod helper_reconnect;
 mod helper_status;
 mod helper_support;
+mod install_connect;
 mod runner_checks;
 mod runner_chromium;
 mod runner_cleanup;

@@ -4,7 +4,7 @@ use serde_json::json;
 use webext_mcp::runner::{EventKind, Family, Level};
 
 use crate::common::DEADLINE;
-use crate::common::browser::{Tab, shared};
+use crate::common::browser::{Tab, isolated, shared};
 use crate::common::ext::{background_extension, manifest, write_extension};
 use crate::common::http::TestServer;
 use crate::runner_checks as checks;
@@ -82,4 +82,66 @@ async fn reload_keeps_the_id_and_runs_the_new_worker() {
     second.wait_background(DEADLINE).await.unwrap();
     let seen = second.subscribe().wait_for(DEADLINE, |e| e.text == "version-2").await;
     assert!(seen.is_some(), "new worker did not run; history {:?}", second.history());
+}
+
+/// Regression: a service worker stopped and started again by an event keeps its target and
+/// the runner's session, gets no new `attachedToTarget`, and used to stay paused on start
+/// (`waitForDebuggerOnStart`) forever. The restarted worker must run, and its console calls
+/// and exceptions must still be observed. Own browser: stopping workers is browser-wide.
+#[tokio::test]
+async fn restarted_worker_is_not_left_waiting_for_the_debugger() {
+    let ext = background_extension(
+        "restarter",
+        "console.log('worker-run');\nsetTimeout(() => { throw new Error('boom-after-start'); }, 100);\n",
+    );
+    let browser = isolated(Family::Chromium, &[ext.path()]).await;
+    let handle = browser.runner.extensions()[0].clone();
+    handle.wait_background(DEADLINE).await.unwrap();
+    let mut stream = handle.subscribe();
+    let mut wait_run = async |what: &str| {
+        let seen = stream.wait_for(DEADLINE, |e| e.kind == EventKind::Exception).await;
+        assert!(seen.is_some(), "no exception {what}; history {:?}", handle.history());
+    };
+    wait_run("from the first run").await;
+
+    let cdp = browser.runner.cdp().unwrap();
+    let page = Tab::open(cdp, "about:blank").await;
+    let attached = cdp
+        .send("Target.attachToTarget", json!({"targetId": page.target_id, "flatten": true}))
+        .await
+        .unwrap();
+    let session = attached["sessionId"].as_str().unwrap();
+    let sw = |method: &'static str, params: serde_json::Value| {
+        cdp.send_to(Some(session), method, params, DEADLINE)
+    };
+    let mut events = cdp.subscribe();
+    sw("ServiceWorker.enable", json!({})).await.unwrap();
+    sw("ServiceWorker.stopAllWorkers", json!({})).await.unwrap();
+    // Start it only once it has stopped, or there is nothing to restart.
+    let stopped = tokio::time::timeout(DEADLINE, async {
+        loop {
+            let ev = match events.recv().await {
+                Ok(ev) => ev,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(e) => panic!("CDP events ended: {e}"),
+            };
+            let versions = ev.params["versions"].as_array().cloned().unwrap_or_default();
+            if ev.method == "ServiceWorker.workerVersionUpdated"
+                && versions.iter().any(|v| {
+                    v["runningStatus"] == "stopped"
+                        && v["scriptURL"].as_str().is_some_and(|u| u.starts_with(&handle.base_url))
+                })
+            {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(stopped.is_ok(), "the worker did not stop");
+    sw("ServiceWorker.startWorker", json!({"scopeURL": handle.base_url})).await.unwrap();
+    wait_run("after the restart").await;
+    let runs = handle.history().iter().filter(|e| e.text == "worker-run").count();
+    assert_eq!(runs, 2, "history {:?}", handle.history());
+    drop(page);
+    browser.runner.shutdown().await;
 }

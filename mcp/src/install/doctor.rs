@@ -1,0 +1,568 @@
+//! `doctor`: why a browser's helper does (not) connect, one stable code and one fix per
+//! problem.
+//!
+//! ```text
+//! per browser:  manifest at the right place ─▶ JSON ─▶ name ─▶ type ─▶ path (absolute,
+//!               exists, executable, this version) ─▶ allowed origin / extension
+//! per family:   helper unpacked, same version as this binary
+//! per host:     descriptors in the runtime dir ─▶ reachable ─▶ protocol and extension version
+//! a message:    the browser's own error text (what the helper's status page shows) ─▶ cause
+//! ```
+//!
+//! Not being connected is not a problem by itself (the browser may simply be closed); it is
+//! reported per browser as `connected`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use webext_mcp_host::client::Client;
+use webext_mcp_host::descriptor::{self, Descriptor};
+use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME, PROTOCOL_VERSION};
+
+use super::Setup;
+use super::locations::{self, Location, Target};
+use crate::runner::Family;
+
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// How long `<path> --version` and a host connection may take.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One thing that is wrong, with what fixes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// Stable code, e.g. `HOST_MANIFEST_MISSING`.
+    pub code: &'static str,
+    pub message: String,
+    pub fix: String,
+}
+
+fn problem(code: &'static str, message: impl Into<String>, fix: impl Into<String>) -> Problem {
+    Problem { code, message: message.into(), fix: fix.into() }
+}
+
+fn reinstall(target: Target) -> String {
+    format!("run `webext-mcp install --browser {}` to rewrite it", target.id())
+}
+
+/// What the manifest at `location` says, and what is wrong with it. `binary_version` tells
+/// the version of the webext-mcp at a path (injected: it runs a process).
+pub fn check_manifest(
+    target: Target,
+    location: &Location,
+    misplaced: Option<&Path>,
+    binary_version: &dyn Fn(&Path) -> Result<String, String>,
+) -> (Value, Vec<Problem>) {
+    let path = &location.manifest;
+    let mut problems = Vec::new();
+    let text = match std::fs::read(path) {
+        Ok(t) => t,
+        Err(e) => {
+            let msg = if e.kind() == std::io::ErrorKind::NotFound {
+                format!("no host manifest at {}", path.display())
+            } else {
+                format!("cannot read {}: {e}", path.display())
+            };
+            problems.push(problem(
+                "HOST_MANIFEST_MISSING",
+                msg,
+                format!("run `webext-mcp install --browser {}`", target.id()),
+            ));
+            if let Some(wrong) = misplaced.filter(|p| p.is_file()) {
+                problems.push(problem(
+                    "HOST_MANIFEST_WRONG_PLACE",
+                    format!(
+                        "a manifest is at {}, which {} does not read (it reads only {})",
+                        wrong.display(),
+                        target.display_name(),
+                        path.display()
+                    ),
+                    format!(
+                        "delete {} and run `webext-mcp install --browser {}`",
+                        wrong.display(),
+                        target.id()
+                    ),
+                ));
+            }
+            return (json!({ "present": false }), problems);
+        }
+    };
+    let manifest: Value = match serde_json::from_slice(&text) {
+        Ok(v @ Value::Object(_)) => v,
+        Ok(_) => {
+            problems.push(problem(
+                "HOST_MANIFEST_INVALID_JSON",
+                format!("{} is not a JSON object", path.display()),
+                reinstall(target),
+            ));
+            return (json!({ "present": true, "validJson": false }), problems);
+        }
+        Err(e) => {
+            problems.push(problem(
+                "HOST_MANIFEST_INVALID_JSON",
+                format!("{} is not valid JSON: {e}", path.display()),
+                reinstall(target),
+            ));
+            return (json!({ "present": true, "validJson": false }), problems);
+        }
+    };
+    let name = manifest.get("name").and_then(Value::as_str);
+    if name != Some(NATIVE_HOST_NAME) {
+        problems.push(problem(
+            "HOST_MANIFEST_WRONG_NAME",
+            format!("the manifest's name is {name:?}, the helper connects to \"{NATIVE_HOST_NAME}\""),
+            reinstall(target),
+        ));
+    }
+    if manifest.get("type").and_then(Value::as_str) != Some("stdio") {
+        problems.push(problem(
+            "HOST_MANIFEST_WRONG_TYPE",
+            "the manifest's type is not \"stdio\"",
+            reinstall(target),
+        ));
+    }
+    let host_path = manifest.get("path").and_then(Value::as_str).map(PathBuf::from);
+    let mut binary = json!(null);
+    match &host_path {
+        None => problems.push(problem("HOST_PATH_NOT_ABSOLUTE", "the manifest has no path", reinstall(target))),
+        Some(p) if !p.is_absolute() => problems.push(problem(
+            "HOST_PATH_NOT_ABSOLUTE",
+            format!("the manifest's path {} is not absolute", p.display()),
+            reinstall(target),
+        )),
+        Some(p) if !p.is_file() => problems.push(problem(
+            "HOST_BINARY_MISSING",
+            format!("the manifest's path {} does not exist", p.display()),
+            format!(
+                "the binary moved or was removed: run `webext-mcp install --browser {}` with the webext-mcp you use now",
+                target.id()
+            ),
+        )),
+        Some(p) if !is_executable(p) => problems.push(problem(
+            "HOST_BINARY_NOT_EXECUTABLE",
+            format!("{} is not executable", p.display()),
+            format!("run `chmod +x {}`, or `webext-mcp install --browser {}`", p.display(), target.id()),
+        )),
+        Some(p) => match binary_version(p) {
+            Ok(v) if v == VERSION => binary = json!({ "path": p, "version": v }),
+            Ok(v) => {
+                binary = json!({ "path": p, "version": v });
+                problems.push(problem(
+                    "HOST_VERSION_SKEW",
+                    format!("the manifest starts webext-mcp {v}, this is webext-mcp {VERSION}"),
+                    format!(
+                        "run `webext-mcp install --browser {}` with the webext-mcp your MCP client runs, so both are one version",
+                        target.id()
+                    ),
+                ));
+            }
+            Err(why) => problems.push(problem(
+                "HOST_BINARY_NOT_WEBEXT_MCP",
+                format!("{} does not answer like webext-mcp: {why}", p.display()),
+                reinstall(target),
+            )),
+        },
+    }
+    let (key, wanted) = match target.family() {
+        Family::Chromium => ("allowed_origins", format!("chrome-extension://{HELPER_CHROMIUM_ID}/")),
+        Family::Firefox => ("allowed_extensions", HELPER_GECKO_ID.to_owned()),
+    };
+    let allowed: Vec<&str> = manifest
+        .get(key)
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if !allowed.contains(&wanted.as_str()) {
+        problems.push(problem(
+            "HOST_ID_NOT_ALLOWED",
+            format!("`{key}` is {allowed:?}; it must contain \"{wanted}\" (the helper's id)"),
+            reinstall(target),
+        ));
+    }
+    let summary = json!({
+        "present": true,
+        "validJson": true,
+        "name": name,
+        "path": host_path,
+        "binary": binary,
+        key: allowed,
+    });
+    (summary, problems)
+}
+
+#[cfg(unix)]
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(p: &Path) -> bool {
+    p.is_file()
+}
+
+/// The version of the webext-mcp at `path`: this binary's when it is this binary, else what
+/// `path --version` prints.
+pub fn binary_version(current: &Path, path: &Path) -> Result<String, String> {
+    let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same(current, path) {
+        return Ok(VERSION.to_owned());
+    }
+    let mut child = std::process::Command::new(path)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot run it: {e}"))?;
+    let deadline = std::time::Instant::now() + PROBE_TIMEOUT;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("`--version` did not answer".to_owned());
+            }
+        }
+    }
+    let mut out = String::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut out);
+    }
+    parse_version_line(&out).ok_or_else(|| format!("`--version` printed {:?}", out.trim()))
+}
+
+/// `webext-mcp 1.2.3` → `1.2.3`.
+pub fn parse_version_line(text: &str) -> Option<String> {
+    let line = text.lines().next()?.trim();
+    let v = line.strip_prefix("webext-mcp ")?.trim();
+    (!v.is_empty()).then(|| v.to_owned())
+}
+
+/// The cause of an error message the browser gave the helper (as its status page shows it).
+pub fn explain_browser_error(text: &str) -> Option<Problem> {
+    let t = text.to_ascii_lowercase();
+    let (code, cause, fix) = if t.contains("specified native messaging host not found")
+        || t.contains("no such native application")
+    {
+        (
+            "HOST_MANIFEST_MISSING",
+            "the browser found no host manifest under the name the helper asks for",
+            "run `webext-mcp install` (or `--browser <name>`), then restart the browser",
+        )
+    } else if t.contains("access to the specified native messaging host is forbidden")
+        || t.contains("does not have permission")
+    {
+        (
+            "HOST_ID_NOT_ALLOWED",
+            "the manifest does not allow the helper's extension id",
+            "run `webext-mcp install`; load the helper from the directory it names so its id is the fixed one",
+        )
+    } else if t.contains("does not exist, or is not executable")
+        || t.contains("failed to start native messaging host")
+    {
+        (
+            "HOST_BINARY_MISSING",
+            "the manifest's path does not start a program",
+            "run `webext-mcp install` with the webext-mcp you use now",
+        )
+    } else if t.contains("native host has exited")
+        || t.contains("error when communicating with the native messaging host")
+    {
+        (
+            "HOST_EXITED",
+            "the host started and then stopped or broke the framing",
+            "read the host log (h-<pid>.log in the runtime dir) and check the versions with `webext-mcp doctor`",
+        )
+    } else {
+        return None;
+    };
+    Some(problem(code, format!("the browser said \"{}\": {cause}", text.trim()), fix))
+}
+
+/// The unpacked helper of one family.
+fn check_helper(setup: &Setup, family: Family) -> (Value, Vec<Problem>) {
+    let dir = setup.helper_dir(family);
+    let manifest = dir.join("manifest.json");
+    let version = std::fs::read(&manifest)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .and_then(|m| m.get("version").and_then(Value::as_str).map(str::to_owned));
+    let mut problems = Vec::new();
+    match &version {
+        None => problems.push(problem(
+            "HELPER_NOT_UNPACKED",
+            format!("no {} helper at {}", family.name(), dir.display()),
+            "run `webext-mcp install`",
+        )),
+        Some(v) if v != VERSION => problems.push(problem(
+            "HELPER_OUTDATED",
+            format!("the unpacked {} helper is {v}, this webext-mcp is {VERSION}", family.name()),
+            "run `webext-mcp install`, then reload the helper in the browser's extensions page",
+        )),
+        Some(_) => {}
+    }
+    (json!({ "dir": dir, "version": version }), problems)
+}
+
+/// One running host and what talking to it showed.
+async fn check_host(d: &Descriptor) -> (Value, Vec<Problem>) {
+    let mut problems = Vec::new();
+    let who = format!("{} (label {}, host pid {})", d.browser, d.label, d.pid);
+    let reach = tokio::time::timeout(PROBE_TIMEOUT, Client::connect(d)).await;
+    let error = match reach {
+        Ok(Ok(_client)) => None,
+        Ok(Err(e)) => Some(e.line()),
+        Err(_) => Some("connecting timed out".to_owned()),
+    };
+    if let Some(e) = &error {
+        let (code, fix) = if e.starts_with("VERSION_SKEW") {
+            (
+                "PROTOCOL_SKEW",
+                "install one webext-mcp for both the MCP client and the browsers (`webext-mcp install`)",
+            )
+        } else {
+            (
+                "HOST_UNREACHABLE",
+                "restart the browser; if it persists read the host log h-<pid>.log in the runtime dir",
+            )
+        };
+        problems.push(problem(code, format!("{who}: {e}"), fix));
+    }
+    if d.protocol != PROTOCOL_VERSION && error.is_none() {
+        problems.push(problem(
+            "PROTOCOL_SKEW",
+            format!("{who} speaks protocol {}, this server {PROTOCOL_VERSION}", d.protocol),
+            "install one webext-mcp for both the MCP client and the browsers (`webext-mcp install`)",
+        ));
+    }
+    if d.ext_version != VERSION {
+        problems.push(problem(
+            "EXTENSION_VERSION_SKEW",
+            format!("{who} runs helper {}, this server is {VERSION}", d.ext_version),
+            "run `webext-mcp install`, then reload the helper in the browser's extensions page",
+        ));
+    }
+    let compatible = problems.is_empty();
+    let row = json!({
+        "browser": d.browser,
+        "browserVersion": d.browser_version,
+        "label": d.label,
+        "pid": d.pid,
+        "session": d.session,
+        "extVersion": d.ext_version,
+        "protocol": d.protocol,
+        "reachable": error.is_none(),
+        "compatible": compatible,
+        "error": error,
+    });
+    (row, problems)
+}
+
+/// What doctor is asked.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// Only these browsers (also when not detected).
+    pub browsers: Option<Vec<Target>>,
+    /// An error message the browser gave the helper, to explain.
+    pub browser_error: Option<String>,
+}
+
+fn scoped(scope: &str, ps: &[Problem]) -> Vec<Value> {
+    ps.iter()
+        .map(|p| {
+            let mut v = json!(p);
+            v["scope"] = json!(scope);
+            v
+        })
+        .collect()
+}
+
+/// The checks on files (manifests, the unpacked helper): blocking, they may run
+/// `<path> --version`.
+fn local_checks(setup: &Setup, request: &Request, hosts: &[Descriptor]) -> (Vec<Value>, Value, Vec<Value>) {
+    let mut all = Vec::new();
+    let current = setup.binary.clone();
+    let version_of = move |p: &Path| binary_version(&current, p);
+    let misplaced = locations::misplaced_gecko_manifest(setup.os, &setup.roots.home);
+    let mut browsers = Vec::new();
+    let mut families = Vec::new();
+    let mut seen_manifests: Vec<PathBuf> = Vec::new();
+    for target in Target::ALL {
+        let Some(loc) = locations::location(target, setup.os, &setup.roots) else { continue };
+        let detected = loc.config_dir.is_dir();
+        let wanted = match &request.browsers {
+            Some(named) => named.contains(&target),
+            None => detected || loc.manifest.is_file(),
+        };
+        if !wanted {
+            continue;
+        }
+        let wrong = (target.family() == Family::Firefox).then_some(misplaced.as_deref()).flatten();
+        let (manifest, ps) = check_manifest(target, &loc, wrong, &version_of);
+        // Firefox and Zen share one file: its problems are reported once.
+        if !seen_manifests.contains(&loc.manifest) {
+            all.extend(scoped(target.id(), &ps));
+            seen_manifests.push(loc.manifest.clone());
+        }
+        let connected: Vec<&Descriptor> =
+            hosts.iter().filter(|d| d.browser == target.reported_name()).collect();
+        if !families.contains(&target.family()) {
+            families.push(target.family());
+        }
+        browsers.push(json!({
+            "id": target.id(),
+            "name": target.display_name(),
+            "family": target.family().name(),
+            "detected": detected,
+            "manifestPath": loc.manifest,
+            "registryKeys": loc.registry_keys,
+            "manifest": manifest,
+            "problems": ps,
+            "connected": !connected.is_empty(),
+            "hosts": connected
+                .iter()
+                .map(|d| json!({"label": d.label, "pid": d.pid, "extVersion": d.ext_version}))
+                .collect::<Vec<_>>(),
+        }));
+    }
+    let mut helper = serde_json::Map::new();
+    for family in families {
+        let (row, ps) = check_helper(setup, family);
+        all.extend(scoped(&format!("helper:{}", family.name()), &ps));
+        helper.insert(family.name().to_owned(), row);
+    }
+    (browsers, Value::Object(helper), all)
+}
+
+/// Runs every check. `ok` is false when any problem was found.
+pub async fn doctor(setup: &Setup, request: &Request) -> Value {
+    let hosts = descriptor::discover(&setup.paths.runtime_dir);
+    let (setup2, request2, hosts2) = (setup.clone(), request.clone(), hosts.clone());
+    let local = tokio::task::spawn_blocking(move || local_checks(&setup2, &request2, &hosts2)).await;
+    let (browsers, helper, mut all) = match local {
+        Ok(found) => found,
+        Err(e) => {
+            let p = problem(
+                "DOCTOR_FAILED",
+                format!("the file checks stopped: {e}"),
+                "report this with the message",
+            );
+            (Vec::new(), json!({}), scoped("doctor", &[p]))
+        }
+    };
+    let mut host_rows = Vec::new();
+    for d in &hosts {
+        let (row, ps) = check_host(d).await;
+        all.extend(scoped(&format!("host:{}", d.label), &ps));
+        host_rows.push(row);
+    }
+    let explained = request.browser_error.as_deref().map(|text| match explain_browser_error(text) {
+        Some(p) => {
+            all.extend(scoped("browserError", std::slice::from_ref(&p)));
+            json!(p)
+        }
+        None => json!({ "message": text, "known": false }),
+    });
+    json!({
+        "ok": all.is_empty(),
+        "server": { "version": VERSION, "protocol": PROTOCOL_VERSION, "binary": setup.binary },
+        "nativeHost": NATIVE_HOST_NAME,
+        "runtimeDir": setup.paths.runtime_dir,
+        "browsers": browsers,
+        "helper": helper,
+        "hosts": host_rows,
+        "browserError": explained,
+        "problems": all,
+    })
+}
+
+/// The human form of a doctor report.
+pub fn text(report: &Value) -> String {
+    let mut out = String::new();
+    let s = |v: &Value| v.as_str().unwrap_or("").to_owned();
+    out.push_str(&format!(
+        "webext-mcp {} (protocol {})\n",
+        s(&report["server"]["version"]),
+        report["server"]["protocol"]
+    ));
+    let browsers = report["browsers"].as_array().cloned().unwrap_or_default();
+    if browsers.is_empty() {
+        out.push_str("no browser detected and no host manifest found\n");
+    }
+    for b in &browsers {
+        let ok = b["problems"].as_array().is_none_or(Vec::is_empty);
+        let state = match (ok, b["connected"].as_bool() == Some(true)) {
+            (true, true) => "ok, connected",
+            (true, false) => "ok, not connected (is the browser running with the helper loaded?)",
+            (false, true) => "problems, connected",
+            (false, false) => "problems",
+        };
+        out.push_str(&format!("{:<28} {state}\n", s(&b["name"])));
+    }
+    for h in report["hosts"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "host {} {} (label {}): helper {}, protocol {}, {}\n",
+            s(&h["browser"]),
+            s(&h["browserVersion"]),
+            s(&h["label"]),
+            s(&h["extVersion"]),
+            h["protocol"],
+            if h["reachable"] == true { "reachable" } else { "unreachable" }
+        ));
+    }
+    let problems = report["problems"].as_array().cloned().unwrap_or_default();
+    if problems.is_empty() {
+        out.push_str("no problems found\n");
+    }
+    for p in &problems {
+        out.push_str(&format!(
+            "{} [{}]: {}\n  fix: {}\n",
+            s(&p["code"]),
+            s(&p["scope"]),
+            s(&p["message"]),
+            s(&p["fix"])
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_browsers_own_messages_are_recognised() {
+        let cases = [
+            ("Specified native messaging host not found.", "HOST_MANIFEST_MISSING"),
+            ("Access to the specified native messaging host is forbidden.", "HOST_ID_NOT_ALLOWED"),
+            ("No such native application dev.webext_mcp.bridge", "HOST_MANIFEST_MISSING"),
+            (
+                "This extension does not have permission to use native application dev.webext_mcp.bridge",
+                "HOST_ID_NOT_ALLOWED",
+            ),
+            ("File at path /x/webext-mcp does not exist, or is not executable", "HOST_BINARY_MISSING"),
+            ("Native host has exited.", "HOST_EXITED"),
+            ("Error when communicating with the native messaging host.", "HOST_EXITED"),
+        ];
+        for (text, code) in cases {
+            let p = explain_browser_error(text).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(p.code, code, "{text}");
+            assert!(p.message.contains(text.trim()) && !p.fix.is_empty());
+        }
+        assert!(explain_browser_error("something else").is_none());
+    }
+
+    #[test]
+    fn version_lines_parse() {
+        assert_eq!(parse_version_line("webext-mcp 0.1.0\n").as_deref(), Some("0.1.0"));
+        assert_eq!(parse_version_line("python 3"), None);
+        assert_eq!(parse_version_line(""), None);
+    }
+}

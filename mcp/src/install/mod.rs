@@ -1,0 +1,837 @@
+//! `install` and `uninstall`: register this binary as the native-messaging host of every
+//! detected browser and unpack the helper extension it carries.
+//!
+//! ```text
+//! Request ──plan()──▶ Plan (pure: locations, manifest texts, helper files, what exists)
+//!                      │ dry run: reported as is
+//!                      ▼
+//!                 execute(): every write journaled; a failure undoes the journal, so an
+//!                 install is complete or absent. The record (`<data dir>/install.json`) lists
+//!                 each file written (with what it replaced) and each directory created.
+//! uninstall(): reads the record, removes exactly those files (restoring replaced ones) and
+//!              the directories it created when they are empty.
+//! ```
+//!
+//! A browser is "detected" when its config dir exists; `--browser` forces one. Linux and
+//! macOS write manifest files; Windows writes them into the data dir and points the HKCU
+//! registry keys of [`locations::registry_keys`] at them.
+
+pub mod doctor;
+pub mod locations;
+mod registry;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sha2::Digest;
+use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME};
+
+use crate::helper;
+use crate::paths::{Env, Paths};
+use crate::runner::Family;
+
+pub use locations::{Location, Os, Roots, Target};
+
+const CHROMIUM_TEMPLATE: &str = include_str!("../../../manifests/chromium.json");
+const GECKO_TEMPLATE: &str = include_str!("../../../manifests/gecko.json");
+/// File name of the install record in the data dir.
+pub const RECORD_FILE: &str = "install.json";
+const RECORD_VERSION: u32 = 1;
+
+/// Why `install` or `uninstall` could not do its work. Nothing is left half-written.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// A `--browser` value names no known browser.
+    #[error("{0}")]
+    UnknownBrowser(String),
+    /// This binary carries no helper for a family it must install.
+    #[error(transparent)]
+    NotEmbedded(#[from] helper::HelperError),
+    /// The host path cannot go into a manifest.
+    #[error("the host path {} cannot be used: {reason}", path.display())]
+    BadBinary { path: PathBuf, reason: String },
+    /// A file or directory could not be read or written.
+    #[error("{action} {}: {source}", path.display())]
+    Io { action: &'static str, path: PathBuf, source: std::io::Error },
+    /// An existing file at a manifest location is not text, so it cannot be kept for
+    /// `uninstall` to restore.
+    #[error("{} exists and is not a UTF-8 text file", path.display())]
+    ForeignFile { path: PathBuf },
+    /// The install record is not the JSON `install` writes.
+    #[error("the install record {} is unreadable: {reason}", path.display())]
+    BadRecord { path: PathBuf, reason: String },
+    /// A Windows registry operation failed.
+    #[error("registry key HKCU\\{key}: {reason}")]
+    Registry { key: String, reason: String },
+}
+
+fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> InstallError + 'a {
+    move |source| InstallError::Io { action, path: path.to_path_buf(), source }
+}
+
+/// What the user asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// `--browser`: install for these even when their config dir is missing.
+    pub browsers: Option<Vec<Target>>,
+    /// List what would be written, write nothing.
+    pub dry_run: bool,
+}
+
+/// The environment an install runs in: injected so tests and `--home` never touch the real
+/// home, and so every platform's plan can be computed anywhere.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub paths: Paths,
+    pub os: Os,
+    pub roots: Roots,
+    /// The binary the manifests point at (normally this process's executable).
+    pub binary: PathBuf,
+}
+
+impl Setup {
+    /// The setup of this process for `paths` (which `--home` may have moved).
+    pub fn current(paths: &Paths, env: &Env) -> Result<Setup, InstallError> {
+        let binary = std::env::current_exe().map_err(|e| InstallError::BadBinary {
+            path: PathBuf::from("webext-mcp"),
+            reason: format!("cannot locate the running executable: {e}"),
+        })?;
+        Ok(Setup::new(paths, env, Os::current(), binary))
+    }
+
+    pub fn new(paths: &Paths, env: &Env, os: Os, binary: PathBuf) -> Setup {
+        let var = |key: &str, fallback: &str| {
+            env.get(key)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .unwrap_or_else(|| paths.home.join(fallback))
+        };
+        let roots = Roots {
+            home: paths.home.clone(),
+            local_app_data: var("LOCALAPPDATA", "AppData/Local"),
+            app_data: var("APPDATA", "AppData/Roaming"),
+            data_dir: paths.data_dir.clone(),
+        };
+        Setup { paths: paths.clone(), os, roots, binary }
+    }
+
+    pub fn record_path(&self) -> PathBuf {
+        self.paths.data_dir.join(RECORD_FILE)
+    }
+
+    /// Where the helper for `family` is unpacked.
+    pub fn helper_dir(&self, family: Family) -> PathBuf {
+        self.paths.helper_dir.join(family.name())
+    }
+
+    /// The Firefox xpi written next to the unpacked helper.
+    pub fn xpi_path(&self) -> PathBuf {
+        self.paths.helper_dir.join(format!("{HELPER_GECKO_ID}.xpi"))
+    }
+}
+
+/// The host manifest text for `family` pointing at `binary` (from `manifests/`).
+pub fn render_manifest(family: Family, binary: &Path) -> Result<String, InstallError> {
+    let bad =
+        |reason: &str| InstallError::BadBinary { path: binary.to_path_buf(), reason: reason.to_owned() };
+    if !binary.is_absolute() {
+        return Err(bad("browsers need an absolute path"));
+    }
+    let path = binary.to_str().ok_or_else(|| bad("it is not valid UTF-8"))?;
+    // The path goes into a JSON string: escape it as JSON does.
+    let quoted = serde_json::to_string(path).map_err(|e| bad(&e.to_string()))?;
+    let escaped = &quoted[1..quoted.len() - 1];
+    let template = match family {
+        Family::Chromium => CHROMIUM_TEMPLATE,
+        Family::Firefox => GECKO_TEMPLATE,
+    };
+    Ok(template
+        .replace("@NAME@", NATIVE_HOST_NAME)
+        .replace("@PATH@", escaped)
+        .replace("@CHROMIUM_ID@", HELPER_CHROMIUM_ID)
+        .replace("@GECKO_ID@", HELPER_GECKO_ID))
+}
+
+/// What install writes for one browser.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BrowserEntry {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub family: &'static str,
+    /// Its config dir exists.
+    pub detected: bool,
+    #[serde(flatten)]
+    pub location: Location,
+    /// The unpacked helper (or, for Gecko, the xpi) the user loads.
+    pub helper: PathBuf,
+    /// What the user must do next, in order.
+    pub next_steps: Vec<String>,
+}
+
+/// A known browser install did not write for.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Skipped {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub reason: String,
+}
+
+/// One file install writes.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileWrite {
+    pub path: PathBuf,
+    /// `manifest`, `helper`, `xpi` or `record`.
+    pub kind: &'static str,
+    /// `create`, `replace` or `unchanged`.
+    pub action: &'static str,
+    #[serde(skip)]
+    bytes: Vec<u8>,
+    #[serde(skip)]
+    existing: Option<Vec<u8>>,
+}
+
+/// The outcome of `install` (or what it would do, with `dry_run`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstallReport {
+    pub dry_run: bool,
+    pub os: Os,
+    pub binary: PathBuf,
+    pub browsers: Vec<BrowserEntry>,
+    pub skipped: Vec<Skipped>,
+    pub writes: Vec<FileWrite>,
+    pub registry: Vec<RegistryWrite>,
+    /// Where the list of written files is kept (absent when nothing was installed).
+    pub record: Option<PathBuf>,
+}
+
+/// A Windows registry value install sets.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct RegistryWrite {
+    pub key: String,
+    pub value: String,
+    /// The default value the key had before, restored by `uninstall`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
+}
+
+/// What install wrote, so that uninstall removes exactly that.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    pub version: u32,
+    pub binary: PathBuf,
+    pub files: Vec<RecordedFile>,
+    /// Directories install created, parents first.
+    pub dirs: Vec<PathBuf>,
+    #[serde(default)]
+    pub registry: Vec<RegistryWrite>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedFile {
+    pub path: PathBuf,
+    /// sha256 of what install wrote: a file changed since is left alone.
+    pub sha256: String,
+    /// The file's contents before install replaced it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Reads the record; `None` when there is none.
+pub fn read_record(path: &Path) -> Result<Option<Record>, InstallError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io("cannot read", path)(e)),
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| InstallError::BadRecord { path: path.to_path_buf(), reason: e.to_string() })
+}
+
+fn read_existing(path: &Path) -> Result<Option<Vec<u8>>, InstallError> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io("cannot read", path)(e)),
+    }
+}
+
+fn file_write(path: PathBuf, kind: &'static str, bytes: Vec<u8>) -> Result<FileWrite, InstallError> {
+    let existing = read_existing(&path)?;
+    let action = match &existing {
+        None => "create",
+        Some(old) if *old == bytes => "unchanged",
+        Some(_) => "replace",
+    };
+    Ok(FileWrite { path, kind, action, bytes, existing })
+}
+
+/// The next steps a user takes for `target` after install.
+pub fn next_steps(target: Target, helper_dir: &Path, xpi: &Path) -> Vec<String> {
+    let scheme = match target {
+        Target::Edge | Target::EdgeBeta | Target::EdgeDev => "edge://extensions",
+        Target::Brave => "brave://extensions",
+        Target::Vivaldi => "vivaldi://extensions",
+        _ => "chrome://extensions",
+    };
+    let doctor = "run `webext-mcp doctor` to confirm the helper connected".to_owned();
+    match target.family() {
+        Family::Chromium => vec![
+            format!("open {scheme} in {}", target.display_name()),
+            "turn on Developer mode (top right)".to_owned(),
+            format!(
+                "click \"Load unpacked\" and choose {} (the helper keeps the id {HELPER_CHROMIUM_ID})",
+                helper_dir.display()
+            ),
+            doctor,
+        ],
+        Family::Firefox => {
+            let unsigned = format!(
+                "set xpinstall.signatures.required to false in about:config, then about:addons → gear → \"Install Add-on From File…\" → {}",
+                xpi.display()
+            );
+            match target {
+                Target::Librewolf => vec![unsigned, doctor],
+                _ => vec![
+                    format!(
+                        "{} release needs the AMO-signed helper xpi ({HELPER_GECKO_ID}), published with each webext-mcp release; install it from about:addons → \"Install Add-on From File…\"",
+                        target.display_name()
+                    ),
+                    format!("Firefox ESR, Developer Edition and Nightly accept the unsigned xpi: {unsigned}"),
+                    doctor,
+                ],
+            }
+        }
+    }
+}
+
+/// Every file `family`'s helper consists of, under its unpack dir.
+fn helper_writes(setup: &Setup, family: Family) -> Result<Vec<FileWrite>, InstallError> {
+    if !helper::is_embedded(family) {
+        return Err(helper::HelperError::NotEmbedded { family }.into());
+    }
+    let dir = setup.helper_dir(family);
+    helper::files(family)
+        .map(|(rel, bytes)| {
+            let path = rel.split('/').fold(dir.clone(), |p, part| p.join(part));
+            file_write(path, "helper", bytes.to_vec())
+        })
+        .collect()
+}
+
+/// The Firefox helper as an xpi (a zip with `manifest.json` at its root), byte-stable.
+pub fn helper_xpi() -> Result<Vec<u8>, InstallError> {
+    use std::io::Write as _;
+    use zip::write::SimpleFileOptions;
+    let fail = |e: &dyn std::fmt::Display| InstallError::Io {
+        action: "cannot build",
+        path: PathBuf::from(format!("{HELPER_GECKO_ID}.xpi")),
+        source: std::io::Error::other(e.to_string()),
+    };
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default());
+    for (rel, bytes) in helper::files(Family::Firefox) {
+        zip.start_file(rel, options).map_err(|e| fail(&e))?;
+        zip.write_all(bytes).map_err(|e| fail(&e))?;
+    }
+    let cursor = zip.finish().map_err(|e| fail(&e))?;
+    Ok(cursor.into_inner())
+}
+
+/// Decides what install writes. Reads the file system, writes nothing.
+pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallError> {
+    let forced: BTreeSet<Target> = request.browsers.iter().flatten().copied().collect();
+    let mut browsers = Vec::new();
+    let mut skipped = Vec::new();
+    for target in Target::ALL {
+        let Some(location) = locations::location(target, setup.os, &setup.roots) else {
+            if forced.contains(&target) {
+                let reason = format!("no known per-user native-messaging location on {:?}", setup.os);
+                skipped.push(Skipped { id: target.id(), name: target.display_name(), reason });
+            }
+            continue;
+        };
+        let detected = location.config_dir.is_dir();
+        let wanted = if forced.is_empty() { detected } else { forced.contains(&target) };
+        if !wanted {
+            let reason = if detected {
+                "not named by --browser".to_owned()
+            } else {
+                format!("not detected: {} does not exist", location.config_dir.display())
+            };
+            skipped.push(Skipped { id: target.id(), name: target.display_name(), reason });
+            continue;
+        }
+        let helper_dir = setup.helper_dir(target.family());
+        let xpi = setup.xpi_path();
+        let helper = if target.family() == Family::Firefox { xpi.clone() } else { helper_dir.clone() };
+        browsers.push(BrowserEntry {
+            id: target.id(),
+            name: target.display_name(),
+            family: target.family().name(),
+            detected,
+            next_steps: next_steps(target, &helper_dir, &xpi),
+            location,
+            helper,
+        });
+    }
+    let mut writes: Vec<FileWrite> = Vec::new();
+    let mut registry = Vec::new();
+    let families: Vec<Family> = [Family::Chromium, Family::Firefox]
+        .into_iter()
+        .filter(|f| browsers.iter().any(|b| b.family == f.name()))
+        .collect();
+    for b in &browsers {
+        let family = if b.family == Family::Firefox.name() { Family::Firefox } else { Family::Chromium };
+        if !writes.iter().any(|w| w.path == b.location.manifest) {
+            let text = render_manifest(family, &setup.binary)?;
+            writes.push(file_write(b.location.manifest.clone(), "manifest", text.into_bytes())?);
+        }
+        for key in &b.location.registry_keys {
+            if !registry.iter().any(|r: &RegistryWrite| r.key == *key) {
+                let value = b.location.manifest.display().to_string();
+                registry.push(RegistryWrite { key: key.clone(), value, previous: None });
+            }
+        }
+    }
+    for family in [Family::Chromium, Family::Firefox] {
+        if families.contains(&family) {
+            writes.extend(helper_writes(setup, family)?);
+        }
+    }
+    if families.contains(&Family::Firefox) {
+        writes.push(file_write(setup.xpi_path(), "xpi", helper_xpi()?)?);
+    }
+    let record = (!browsers.is_empty()).then(|| setup.record_path());
+    Ok(InstallReport {
+        dry_run: request.dry_run,
+        os: setup.os,
+        binary: setup.binary.clone(),
+        browsers,
+        skipped,
+        writes,
+        registry,
+        record,
+    })
+}
+
+/// What a failed install undoes, newest first.
+enum Undo {
+    RemoveFile(PathBuf),
+    Restore(PathBuf, Vec<u8>),
+    RemoveDir(PathBuf),
+    Registry(RegistryWrite),
+}
+
+struct Journal(Vec<Undo>);
+
+impl Journal {
+    fn rollback(self) {
+        for undo in self.0.into_iter().rev() {
+            let result = match &undo {
+                Undo::RemoveFile(p) => std::fs::remove_file(p).map_err(|e| e.to_string()),
+                Undo::Restore(p, bytes) => std::fs::write(p, bytes).map_err(|e| e.to_string()),
+                Undo::RemoveDir(p) => std::fs::remove_dir(p).map_err(|e| e.to_string()),
+                Undo::Registry(w) => registry::restore(&w.key, w.previous.as_deref()),
+            };
+            if let Err(e) = result {
+                tracing::warn!("rolling back the install: {e}");
+            }
+        }
+    }
+
+    /// Creates `dir` and its missing parents, returning the ones it created (parents first).
+    fn create_dirs(&mut self, dir: &Path) -> Result<Vec<PathBuf>, InstallError> {
+        let mut missing = Vec::new();
+        let mut cur = Some(dir);
+        while let Some(d) = cur {
+            if d.exists() {
+                break;
+            }
+            missing.push(d.to_path_buf());
+            cur = d.parent();
+        }
+        missing.reverse();
+        for d in &missing {
+            std::fs::create_dir(d).map_err(io("cannot create", d))?;
+            self.0.push(Undo::RemoveDir(d.clone()));
+        }
+        Ok(missing)
+    }
+
+    fn write(&mut self, w: &FileWrite) -> Result<(), InstallError> {
+        write_atomic(&w.path, &w.bytes)?;
+        self.0.push(match &w.existing {
+            Some(old) => Undo::Restore(w.path.clone(), old.clone()),
+            None => Undo::RemoveFile(w.path.clone()),
+        });
+        Ok(())
+    }
+}
+
+/// Writes through a temporary file in the same directory, then renames.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), InstallError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".webext-mcp-")
+        .tempfile_in(dir)
+        .map_err(io("cannot write into", dir))?;
+    std::io::Write::write_all(&mut tmp, bytes).map_err(io("cannot write", path))?;
+    tmp.persist(path).map_err(|e| InstallError::Io {
+        action: "cannot write",
+        path: path.to_path_buf(),
+        source: e.error,
+    })?;
+    Ok(())
+}
+
+/// Runs install: plans, then (unless `dry_run`) writes everything or nothing.
+pub fn install(setup: &Setup, request: &Request) -> Result<InstallReport, InstallError> {
+    let mut report = plan(setup, request)?;
+    if report.dry_run || report.browsers.is_empty() {
+        return Ok(report);
+    }
+    let record_path = setup.record_path();
+    let previous = read_record(&record_path)?.unwrap_or_default();
+    let prior: BTreeMap<&Path, &RecordedFile> =
+        previous.files.iter().map(|f| (f.path.as_path(), f)).collect();
+    let mut files: BTreeMap<PathBuf, RecordedFile> =
+        previous.files.iter().map(|f| (f.path.clone(), f.clone())).collect();
+    let mut dirs: Vec<PathBuf> = previous.dirs.clone();
+    let mut registry_record = previous.registry.clone();
+    let mut journal = Journal(Vec::new());
+    let result = (|| -> Result<(), InstallError> {
+        // Files of an older helper that the new one no longer has.
+        let unpacked: BTreeSet<&Path> = report.writes.iter().map(|w| w.path.as_path()).collect();
+        for family in [Family::Chromium, Family::Firefox] {
+            let dir = setup.helper_dir(family);
+            if !report.writes.iter().any(|w| w.kind == "helper" && w.path.starts_with(&dir)) {
+                continue;
+            }
+            for old in previous
+                .files
+                .iter()
+                .filter(|f| f.path.starts_with(&dir) && !unpacked.contains(f.path.as_path()))
+            {
+                if let Some(bytes) = read_existing(&old.path)? {
+                    std::fs::remove_file(&old.path).map_err(io("cannot remove", &old.path))?;
+                    journal.0.push(Undo::Restore(old.path.clone(), bytes));
+                }
+                files.remove(&old.path);
+            }
+        }
+        for w in &report.writes {
+            if let Some(parent) = w.path.parent() {
+                for d in journal.create_dirs(parent)? {
+                    if !dirs.contains(&d) {
+                        dirs.push(d);
+                    }
+                }
+            }
+            let previous_text = match (prior.get(w.path.as_path()), &w.existing) {
+                (Some(rec), _) => rec.previous.clone(),
+                (None, Some(old)) => Some(
+                    String::from_utf8(old.clone())
+                        .map_err(|_| InstallError::ForeignFile { path: w.path.clone() })?,
+                ),
+                (None, None) => None,
+            };
+            if w.action != "unchanged" {
+                journal.write(w)?;
+            }
+            files.insert(
+                w.path.clone(),
+                RecordedFile { path: w.path.clone(), sha256: sha256_hex(&w.bytes), previous: previous_text },
+            );
+        }
+        for r in &mut report.registry {
+            let recorded = registry_record.iter().find(|x| x.key == r.key).cloned();
+            r.previous = match recorded {
+                Some(rec) => rec.previous,
+                None => registry::read_default(&r.key)?,
+            };
+            registry::write_default(&r.key, &r.value)?;
+            journal.0.push(Undo::Registry(r.clone()));
+            registry_record.retain(|x| x.key != r.key);
+            registry_record.push(r.clone());
+        }
+        if let Some(parent) = record_path.parent() {
+            for d in journal.create_dirs(parent)? {
+                if !dirs.contains(&d) {
+                    dirs.push(d);
+                }
+            }
+        }
+        let record = Record {
+            version: RECORD_VERSION,
+            binary: setup.binary.clone(),
+            files: files.into_values().collect(),
+            dirs,
+            registry: registry_record,
+        };
+        let text = serde_json::to_vec_pretty(&record)
+            .map_err(|e| InstallError::BadRecord { path: record_path.clone(), reason: e.to_string() })?;
+        let w = file_write(record_path.clone(), "record", text)?;
+        journal.write(&w)?;
+        Ok(())
+    })();
+    match result {
+        Ok(()) => Ok(report),
+        Err(e) => {
+            journal.rollback();
+            Err(e)
+        }
+    }
+}
+
+/// The outcome of `uninstall`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UninstallReport {
+    pub dry_run: bool,
+    pub record: PathBuf,
+    /// False when no record exists: nothing was installed for this home.
+    pub installed: bool,
+    pub removed: Vec<PathBuf>,
+    pub restored: Vec<PathBuf>,
+    /// Files changed since install, left in place.
+    pub kept: Vec<Value>,
+    pub removed_dirs: Vec<PathBuf>,
+    pub registry: Vec<String>,
+    #[serde(skip)]
+    helper_dir: PathBuf,
+}
+
+/// Removes what the record says install wrote, and the record itself.
+pub fn uninstall(setup: &Setup, dry_run: bool) -> Result<UninstallReport, InstallError> {
+    let record_path = setup.record_path();
+    let mut report = UninstallReport {
+        dry_run,
+        record: record_path.clone(),
+        installed: false,
+        removed: Vec::new(),
+        restored: Vec::new(),
+        kept: Vec::new(),
+        removed_dirs: Vec::new(),
+        registry: Vec::new(),
+        helper_dir: setup.paths.helper_dir.clone(),
+    };
+    let Some(record) = read_record(&record_path)? else { return Ok(report) };
+    report.installed = true;
+    for f in &record.files {
+        let Some(bytes) = read_existing(&f.path)? else { continue };
+        if sha256_hex(&bytes) != f.sha256 {
+            report.kept.push(json!({ "path": f.path, "reason": "changed since install" }));
+            continue;
+        }
+        match &f.previous {
+            Some(old) => {
+                if !dry_run {
+                    write_atomic(&f.path, old.as_bytes())?;
+                }
+                report.restored.push(f.path.clone());
+            }
+            None => {
+                if !dry_run {
+                    std::fs::remove_file(&f.path).map_err(io("cannot remove", &f.path))?;
+                }
+                report.removed.push(f.path.clone());
+            }
+        }
+    }
+    for r in &record.registry {
+        if !dry_run {
+            registry::restore(&r.key, r.previous.as_deref())
+                .map_err(|reason| InstallError::Registry { key: r.key.clone(), reason })?;
+        }
+        report.registry.push(r.key.clone());
+    }
+    if !dry_run {
+        std::fs::remove_file(&record_path).map_err(io("cannot remove", &record_path))?;
+    }
+    report.removed.push(record_path);
+    // Deepest first; a directory that holds anything else stays.
+    let mut dirs = record.dirs.clone();
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    for d in dirs {
+        if dry_run || std::fs::remove_dir(&d).is_ok() {
+            report.removed_dirs.push(d);
+        }
+    }
+    Ok(report)
+}
+
+/// The human form of an install report.
+pub fn install_text(r: &InstallReport) -> String {
+    let mut out = String::new();
+    if r.browsers.is_empty() {
+        out.push_str("no browser detected, nothing installed. Looked for:\n");
+        for s in &r.skipped {
+            out.push_str(&format!("  {:<28} {}\n", s.name, s.reason));
+        }
+        out.push_str("pass --browser NAME (e.g. --browser chromium) to install for a browser anyway\n");
+        return out;
+    }
+    let verb = if r.dry_run { "would write" } else { "wrote" };
+    for w in &r.writes {
+        if w.kind == "helper" {
+            continue;
+        }
+        let note = if w.action == "unchanged" { " (unchanged)" } else { "" };
+        out.push_str(&format!("{verb} {} {}{note}\n", w.kind, w.path.display()));
+    }
+    let helper_files = r.writes.iter().filter(|w| w.kind == "helper").count();
+    if helper_files > 0 {
+        out.push_str(&format!("{verb} the helper extension ({helper_files} files) under its data dir\n"));
+    }
+    for k in &r.registry {
+        out.push_str(&format!("{verb} HKCU\\{} = {}\n", k.key, k.value));
+    }
+    for b in &r.browsers {
+        let how = if b.detected { "" } else { " (forced)" };
+        out.push_str(&format!("\n{}{how}: host manifest {}\n", b.name, b.location.manifest.display()));
+        for (i, step) in b.next_steps.iter().enumerate() {
+            out.push_str(&format!("  {}. {step}\n", i + 1));
+        }
+    }
+    if r.dry_run {
+        out.push_str("\ndry run: nothing was written\n");
+    }
+    out
+}
+
+/// The human form of an uninstall report.
+pub fn uninstall_text(r: &UninstallReport) -> String {
+    if !r.installed {
+        return format!("nothing to uninstall: no install record at {}\n", r.record.display());
+    }
+    let verb = if r.dry_run { "would remove" } else { "removed" };
+    let mut out = String::new();
+    let in_helper = |p: &&PathBuf| p.starts_with(&r.helper_dir);
+    let helper_files = r.removed.iter().filter(in_helper).count();
+    for p in r.removed.iter().filter(|p| !in_helper(p)) {
+        out.push_str(&format!("{verb} {}\n", p.display()));
+    }
+    if helper_files > 0 {
+        out.push_str(&format!(
+            "{verb} the helper extension and its xpi ({helper_files} files) from {}\n",
+            r.helper_dir.display()
+        ));
+    }
+    for p in &r.restored {
+        out.push_str(&format!(
+            "{} {} (the file that was there before install)\n",
+            if r.dry_run { "would restore" } else { "restored" },
+            p.display()
+        ));
+    }
+    for k in &r.kept {
+        out.push_str(&format!(
+            "kept {} ({})\n",
+            k["path"].as_str().unwrap_or(""),
+            k["reason"].as_str().unwrap_or("")
+        ));
+    }
+    for k in &r.registry {
+        out.push_str(&format!("{verb} HKCU\\{k}\n"));
+    }
+    out.push_str(&format!("{verb} {} directories install had created\n", r.removed_dirs.len()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifests_render_from_the_templates() {
+        let c: Value = serde_json::from_str(
+            &render_manifest(Family::Chromium, Path::new("/opt/w \"x\"/webext-mcp")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(c["name"], NATIVE_HOST_NAME);
+        assert_eq!(c["path"], "/opt/w \"x\"/webext-mcp");
+        assert_eq!(c["type"], "stdio");
+        assert_eq!(c["allowed_origins"], json!([format!("chrome-extension://{HELPER_CHROMIUM_ID}/")]));
+        assert!(c.get("allowed_extensions").is_none());
+        let g: Value =
+            serde_json::from_str(&render_manifest(Family::Firefox, Path::new("/b/webext-mcp")).unwrap())
+                .unwrap();
+        assert_eq!(g["allowed_extensions"], json!([HELPER_GECKO_ID]));
+        assert!(g.get("allowed_origins").is_none());
+        assert!(render_manifest(Family::Firefox, Path::new("rel/webext-mcp")).is_err());
+    }
+
+    #[test]
+    fn next_steps_name_the_page_and_the_directory() {
+        let steps = next_steps(Target::Edge, Path::new("/d/helper/chromium"), Path::new("/d/x.xpi"));
+        assert!(steps[0].contains("edge://extensions"));
+        assert!(steps.iter().any(|s| s.contains("Load unpacked") && s.contains("/d/helper/chromium")));
+        let ff = next_steps(Target::Firefox, Path::new("/d/helper/firefox"), Path::new("/d/x.xpi"));
+        assert!(ff[0].contains("signed"), "{ff:?}");
+        assert!(ff.iter().any(|s| s.contains("/d/x.xpi") && s.contains("xpinstall.signatures.required")));
+        let lw = next_steps(Target::Librewolf, Path::new("/d"), Path::new("/d/x.xpi"));
+        assert!(!lw[0].contains("signed xpi"), "{lw:?}");
+    }
+
+    #[test]
+    fn a_windows_plan_points_registry_keys_at_manifests_in_the_data_dir() {
+        let home = tempfile::tempdir().unwrap();
+        let env = Env::from_pairs([("LOCALAPPDATA", "/nowhere/local")], 1);
+        let paths = Paths::for_home(home.path(), &env);
+        let setup = Setup::new(&paths, &env, Os::Windows, PathBuf::from("/opt/webext-mcp.exe"));
+        let request = Request {
+            browsers: Some(vec![Target::Brave, Target::Firefox, Target::ChromiumSnap]),
+            dry_run: true,
+        };
+        let Ok(report) = plan(&setup, &request) else {
+            // A binary without the embedded helper cannot plan an install at all.
+            assert!(!helper::is_embedded(Family::Chromium));
+            return;
+        };
+        let keys: Vec<&str> = report.registry.iter().map(|r| r.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                r"Software\BraveSoftware\Brave-Browser\NativeMessagingHosts\dev.webext_mcp.bridge",
+                r"Software\Google\Chrome\NativeMessagingHosts\dev.webext_mcp.bridge",
+                r"Software\Mozilla\NativeMessagingHosts\dev.webext_mcp.bridge",
+            ]
+        );
+        for r in &report.registry {
+            assert!(Path::new(&r.value).starts_with(&paths.data_dir), "{r:?}");
+        }
+        let manifests = report.writes.iter().filter(|w| w.kind == "manifest").count();
+        assert_eq!(manifests, 2, "one manifest per family");
+        assert!(report.browsers.iter().all(|b| !b.detected));
+        let snap = report.skipped.iter().find(|s| s.id == "chromium-snap").unwrap();
+        assert!(snap.reason.contains("Windows"), "{snap:?}");
+    }
+
+    #[test]
+    fn xpi_is_stable_and_has_the_manifest_at_its_root() {
+        if !helper::is_embedded(Family::Firefox) {
+            return;
+        }
+        let a = helper_xpi().unwrap();
+        assert_eq!(a, helper_xpi().unwrap());
+        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(a)).unwrap();
+        assert!(zip.by_name("manifest.json").is_ok());
+        assert_eq!(zip.len(), helper::files(Family::Firefox).count());
+    }
+}

@@ -1,0 +1,118 @@
+//! `install`, `uninstall` and `doctor` as tools (core toolset); the CLI verbs of the same
+//! names call these through the registry.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use webext_mcp_host::protocol::ErrorBody;
+
+use crate::install::{self, Setup, Target, doctor};
+
+use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef {
+            name: "doctor",
+            title: "Diagnose the browser bridge",
+            toolset: Toolset::Core,
+            description: "Why the helper extension does or does not connect: per browser the host manifest (place, JSON, name, path, version, allowed id), the unpacked helper, running hosts and version skew; each problem with a stable code and its fix. Pass `browserError` to explain a browser's message.",
+            read_only: true,
+            input_schema: schema_of::<DoctorArgs>,
+            run: |ctx, args| Box::pin(run_doctor(ctx, args)),
+        },
+        ToolDef {
+            name: "install",
+            title: "Install the browser bridge",
+            toolset: Toolset::Core,
+            description: "Register webext-mcp as the native-messaging host of every detected browser (or `browser`), unpack the helper extension, and say what the user does next per browser. `dryRun` lists the writes only.",
+            read_only: false,
+            input_schema: schema_of::<InstallArgs>,
+            run: |ctx, args| Box::pin(run_install(ctx, args)),
+        },
+        ToolDef {
+            name: "uninstall",
+            title: "Uninstall the browser bridge",
+            toolset: Toolset::Core,
+            description: "Remove exactly what `install` wrote (host manifests, the unpacked helper), restoring any file it replaced.",
+            read_only: false,
+            input_schema: schema_of::<UninstallArgs>,
+            run: |ctx, args| Box::pin(run_uninstall(ctx, args)),
+        },
+    ]
+}
+
+/// Arguments of `install`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct InstallArgs {
+    /// Comma list of browsers (`chrome`, `chromium`, `edge`, `brave`, `vivaldi`, `firefox`,
+    /// `zen`, `librewolf`, `floorp`, channels such as `chrome-beta`, or `all`); installs for
+    /// them even when not detected. Default: every detected browser.
+    #[serde(default)]
+    pub browser: Option<String>,
+    /// Only list what would be written.
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+/// Arguments of `uninstall`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct UninstallArgs {
+    /// Only list what would be removed.
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+/// Arguments of `doctor`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DoctorArgs {
+    /// Only these browsers (comma list, as for `install`), also when not detected.
+    #[serde(default)]
+    pub browser: Option<String>,
+    /// An error message the browser gave the helper (its status page shows it), to explain.
+    #[serde(default)]
+    pub browser_error: Option<String>,
+}
+
+fn targets(browser: Option<&str>) -> Result<Option<Vec<Target>>, ErrorBody> {
+    browser
+        .map(|b| {
+            Target::parse_list(b).map_err(|m| {
+                ErrorBody::invalid_argument(m).with_hint("name a browser such as chromium or firefox")
+            })
+        })
+        .transpose()
+}
+
+fn setup(ctx: &Ctx) -> Result<Setup, ErrorBody> {
+    Ok(Setup::current(&ctx.paths, &ctx.env)?)
+}
+
+async fn run_install(ctx: Ctx, args: Value) -> ToolResult {
+    let InstallArgs { browser, dry_run } = decode(args)?;
+    let request = install::Request { browsers: targets(browser.as_deref())?, dry_run };
+    let report = install::install(&setup(&ctx)?, &request)?;
+    Ok(ToolOutput {
+        text: Some(install::install_text(&report).trim_end().to_owned()),
+        structured: serde_json::to_value(&report).unwrap_or_default(),
+    })
+}
+
+async fn run_uninstall(ctx: Ctx, args: Value) -> ToolResult {
+    let UninstallArgs { dry_run } = decode(args)?;
+    let report = install::uninstall(&setup(&ctx)?, dry_run)?;
+    Ok(ToolOutput {
+        text: Some(install::uninstall_text(&report).trim_end().to_owned()),
+        structured: serde_json::to_value(&report).unwrap_or_default(),
+    })
+}
+
+async fn run_doctor(ctx: Ctx, args: Value) -> ToolResult {
+    let DoctorArgs { browser, browser_error } = decode(args)?;
+    let request = doctor::Request { browsers: targets(browser.as_deref())?, browser_error };
+    let report = doctor::doctor(&setup(&ctx)?, &request).await;
+    Ok(ToolOutput { text: Some(doctor::text(&report).trim_end().to_owned()), structured: report })
+}

@@ -1,0 +1,31 @@
+// Runs in the isolated world: same DOM as the page, separate JavaScript globals.
+// Safe to inject twice: the previous root is replaced and data-extension-generation bumped.
+(() => {
+  const api = globalThis.browser ?? globalThis.chrome;
+  const ROOT_ID = 'webext-content-root';
+
+  const previous = document.getElementById(ROOT_ID);
+  const generation = Number(previous?.getAttribute('data-extension-generation') ?? 0) + 1;
+  previous?.remove();
+
+  const words = (document.body?.innerText ?? '').split(/\s+/).filter(Boolean).length;
+
+  const root = document.createElement('div');
+  root.id = ROOT_ID;
+  root.setAttribute('data-extension-generation', String(generation));
+  const shadow = root.attachShadow({ mode: 'open' });
+  shadow.innerHTML = `
+    <style>
+      .panel { position: fixed; left: 12px; bottom: 12px; z-index: 2147483647;
+        font: 12px/1.3 system-ui, sans-serif; background: #111827; color: #f9fafb;
+        padding: 8px 10px; border-radius: 8px; display: flex; gap: 8px; align-items: center; }
+      button { font: inherit; background: #374151; color: inherit; border: 0;
+        border-radius: 4px; padding: 2px 6px; cursor: pointer; }
+    </style>
+    <div class="panel"><span class="text"></span><button type="button">×</button></div>`;
+  shadow.querySelector('.text').textContent = `${words} words on this page`;
+  shadow.querySelector('button').addEventListener('click', () => root.remove());
+  document.documentElement.append(root);
+
+  api.runtime.sendMessage({ type: 'words', count: words }).catch(() => {});
+})();

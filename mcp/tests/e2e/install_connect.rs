@@ -1,0 +1,87 @@
+//! `install --home H`, then a real browser that reads what install wrote — Chromium with its
+//! user-data-dir at `H/.config/chromium`, Firefox with `HOME=H` — loads the unpacked helper,
+//! connects, and `doctor` lists it as connected with nothing wrong.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use webext_mcp::paths::Env;
+use webext_mcp::runner::Family;
+
+use crate::common::DEADLINE;
+use crate::common::browser::options;
+
+const BIN: &str = env!("CARGO_BIN_EXE_webext-mcp");
+
+/// `webext-mcp --home H <args> --json` with `runtime` as the runtime dir.
+async fn cli(home: &Path, runtime: &Path, args: &[&str]) -> (i32, Value) {
+    let mut cmd = tokio::process::Command::new(BIN);
+    cmd.arg("--home").arg(home).args(args).arg("--json");
+    cmd.env("HOME", home).env("WEBEXT_MCP_RUNTIME_DIR", runtime).kill_on_drop(true);
+    for var in ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "WEBEXT_MCP_CONFIG"] {
+        cmd.env_remove(var);
+    }
+    let out = tokio::time::timeout(DEADLINE, cmd.output()).await.expect("webext-mcp hung").unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| {
+        panic!("{args:?} printed no JSON ({e}): {text}\n{}", String::from_utf8_lossy(&out.stderr))
+    });
+    (out.status.code().unwrap_or(-1), v)
+}
+
+async fn installed_helper_connects(family: Family, id: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::Builder::new().prefix("wxm-install-").tempdir().unwrap();
+    let runtime = tempfile::Builder::new().prefix("wxm-rt-").tempdir().unwrap();
+    std::fs::set_permissions(runtime.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let h = home.path();
+
+    let (code, report) = cli(h, runtime.path(), &["install", "--browser", id]).await;
+    assert_eq!(code, 0, "{report}");
+    let helper = h.join(".local/share/webext-mcp/helper").join(family.name());
+    assert!(helper.join("manifest.json").is_file(), "{report}");
+
+    let session = format!("install-{}-{id}", std::process::id());
+    let mut opts = options(&[&helper], runtime.path(), &session);
+    opts.env.push(("HOME".into(), h.display().to_string()));
+    if family == Family::Chromium {
+        // The default user-data-dir of Chromium under this home: where install wrote.
+        opts.profile_dir = Some(h.join(".config/chromium"));
+    }
+    let runner = webext_mcp::runner::launch(family, opts, &Env::capture(), None)
+        .await
+        .unwrap_or_else(|e| panic!("cannot launch {}: {e}", family.name()));
+
+    let deadline = Instant::now() + DEADLINE;
+    let doctor = loop {
+        let (code, doctor) = cli(h, runtime.path(), &["doctor", "--browser", id]).await;
+        assert_eq!(code, 0, "{doctor}");
+        if doctor["browsers"][0]["connected"] == true {
+            break doctor;
+        }
+        assert!(Instant::now() < deadline, "{id} never connected; last doctor report: {doctor:#}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    assert_eq!(doctor["ok"], true, "{doctor:#}");
+    let b = &doctor["browsers"][0];
+    assert_eq!(b["id"], id);
+    assert_eq!(b["problems"], serde_json::json!([]));
+    let host = &doctor["hosts"][0];
+    assert_eq!(host["browser"], family.name());
+    assert_eq!(host["reachable"], true, "{doctor:#}");
+    assert_eq!(host["compatible"], true, "{doctor:#}");
+    assert_eq!(host["extVersion"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(host["session"], session.as_str());
+    drop(runner);
+}
+
+#[tokio::test]
+async fn chromium_loads_the_installed_helper_and_doctor_sees_it_connected() {
+    installed_helper_connects(Family::Chromium, "chromium").await;
+}
+
+#[tokio::test]
+async fn firefox_reads_the_installed_manifest_and_doctor_sees_it_connected() {
+    installed_helper_connects(Family::Firefox, "firefox").await;
+}

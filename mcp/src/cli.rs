@@ -217,7 +217,7 @@ fn flags_of(cli: &Cli) -> Flags {
 /// Builds the shared context: paths, config, enabled toolsets.
 pub fn context(home: Option<&std::path::Path>, env: Env, flags: &Flags) -> Result<Ctx, ErrorBody> {
     let paths = match home {
-        Some(h) => Paths::for_home(h, &env),
+        Some(h) => Paths::for_home(h, &env.for_explicit_home()),
         None => Paths::detect(&env),
     };
     let config = Config::load(&paths.config_file, &env, flags)?;

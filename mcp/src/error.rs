@@ -119,26 +119,35 @@ impl From<InstallError> for ErrorBody {
             other => other,
         };
         let (code, hint) = match &e {
-            InstallError::UnknownBrowser(_) => {
-                (ErrorCode::InvalidArgument, "name a browser such as chromium, chrome, edge, brave or firefox")
+            InstallError::UnknownBrowser(_) => (
+                ErrorCode::InvalidArgument,
+                "name a browser such as chromium, chrome, edge, brave or firefox",
+            ),
+            InstallError::NotEmbedded(_) => {
+                (ErrorCode::NotInstalled, "run scripts/build-extension, then build again")
             }
-            InstallError::NotEmbedded(_) => (ErrorCode::NotInstalled, "run scripts/build-extension, then build again"),
-            InstallError::BadBinary { .. } => {
-                (ErrorCode::InvalidArgument, "run install from the webext-mcp binary at its final, absolute path")
-            }
-            InstallError::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
-                (ErrorCode::PermissionDenied, "check the permissions of that directory; nothing was installed")
-            }
+            InstallError::BadBinary { .. } => (
+                ErrorCode::InvalidArgument,
+                "run install from the webext-mcp binary at its final, absolute path",
+            ),
+            InstallError::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => (
+                ErrorCode::PermissionDenied,
+                "check the permissions of that directory; nothing was installed",
+            ),
             InstallError::Io { .. } => {
                 (ErrorCode::Internal, "check free disk space and permissions; nothing was left half-written")
             }
-            InstallError::ForeignFile { .. } => {
-                (ErrorCode::AlreadyExists, "move that file away (it is not a host manifest webext-mcp can keep), then install again")
+            InstallError::ForeignFile { .. } => (
+                ErrorCode::AlreadyExists,
+                "move that file away (it is not a host manifest webext-mcp can keep), then install again",
+            ),
+            InstallError::BadRecord { .. } => (
+                ErrorCode::Integrity,
+                "the record lists what install wrote; restore it, or delete it and remove the files by hand",
+            ),
+            InstallError::Registry { .. } => {
+                (ErrorCode::PermissionDenied, "check that reg.exe runs for this user")
             }
-            InstallError::BadRecord { .. } => {
-                (ErrorCode::Integrity, "the record lists what install wrote; restore it, or delete it and remove the files by hand")
-            }
-            InstallError::Registry { .. } => (ErrorCode::PermissionDenied, "check that reg.exe runs for this user"),
         };
         ErrorBody::new(code, e.to_string()).with_hint(hint)
     }

@@ -39,6 +39,24 @@ impl Env {
         Env { vars: pairs.into_iter().map(|(k, v)| (k.into(), v.into())).collect(), uid }
     }
 
+    /// The same environment without the variables that relocate per-user folders
+    /// (`XDG_*_HOME`, `APPDATA`, `LOCALAPPDATA`): with `--home DIR`, every such folder lives
+    /// under DIR. The runtime dir and explicit `WEBEXT_MCP_*` overrides are kept.
+    pub fn for_explicit_home(&self) -> Env {
+        let mut vars = self.vars.clone();
+        for key in [
+            "XDG_CONFIG_HOME",
+            "XDG_DATA_HOME",
+            "XDG_CACHE_HOME",
+            "XDG_STATE_HOME",
+            "APPDATA",
+            "LOCALAPPDATA",
+        ] {
+            vars.remove(key);
+        }
+        Env { vars, uid: self.uid }
+    }
+
     /// A variable's value; empty values count as unset.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.vars.get(key).map(String::as_str).filter(|v| !v.is_empty())
@@ -197,6 +215,23 @@ mod tests {
         let env = Env::from_pairs([("WEBEXT_MCP_RUNTIME_DIR", "rel/dir"), ("XDG_RUNTIME_DIR", "")], 3);
         let dir = Paths::for_home(Path::new("/h"), &env).runtime_dir;
         assert!(dir.ends_with("webext-mcp-3"), "{dir:?}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn explicit_home_ignores_xdg_relocations_but_keeps_runtime_dir() {
+        let env = Env::from_pairs(
+            [
+                ("XDG_DATA_HOME", "/real/data"),
+                ("XDG_RUNTIME_DIR", "/run/user/1"),
+                ("XDG_CONFIG_HOME", "/real/cfg"),
+            ],
+            1,
+        );
+        let p = Paths::for_home(Path::new("/h"), &env.for_explicit_home());
+        assert_eq!(p.data_dir, Path::new("/h/.local/share/webext-mcp"));
+        assert_eq!(p.config_file, Path::new("/h/.config/webext-mcp/config.toml"));
+        assert_eq!(p.runtime_dir, Path::new("/run/user/1/webext-mcp"));
     }
 
     #[test]

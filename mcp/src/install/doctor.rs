@@ -559,6 +559,33 @@ mod tests {
         assert!(explain_browser_error("something else").is_none());
     }
 
+    fn descriptor(ext_version: &str, socket: &Path) -> Descriptor {
+        Descriptor {
+            browser: "chromium".into(),
+            browser_version: "156".into(),
+            label: "chromium-abcdef".into(),
+            pid: std::process::id(),
+            ppid: 1,
+            ext_version: ext_version.into(),
+            protocol: PROTOCOL_VERSION,
+            socket: socket.to_path_buf(),
+            started_at: 0,
+            session: None,
+            capabilities: Vec::new(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_host_with_an_old_helper_is_version_skew_and_a_dead_socket_is_unreachable() {
+        let dir = tempfile::tempdir().unwrap();
+        let (row, problems) = check_host(&descriptor("0.0.1", &dir.path().join("gone.sock"))).await;
+        let codes: Vec<&str> = problems.iter().map(|p| p.code).collect();
+        assert_eq!(codes, ["HOST_UNREACHABLE", "EXTENSION_VERSION_SKEW"]);
+        assert!(problems[1].message.contains("0.0.1") && problems[1].fix.contains("reload the helper"));
+        assert_eq!(row["reachable"], false);
+        assert_eq!(row["compatible"], false);
+    }
+
     #[test]
     fn version_lines_parse() {
         assert_eq!(parse_version_line("webext-mcp 0.1.0\n").as_deref(), Some("0.1.0"));

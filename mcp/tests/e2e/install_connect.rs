@@ -30,7 +30,7 @@ async fn cli(home: &Path, runtime: &Path, args: &[&str]) -> (i32, Value) {
     (out.status.code().unwrap_or(-1), v)
 }
 
-async fn installed_helper_connects(family: Family, id: &str) {
+async fn installed_helper_connects(family: Family, id: &str, helper_version: Option<&str>) {
     use std::os::unix::fs::PermissionsExt;
     let home = tempfile::Builder::new().prefix("wxm-install-").tempdir().unwrap();
     let runtime = tempfile::Builder::new().prefix("wxm-rt-").tempdir().unwrap();
@@ -41,6 +41,13 @@ async fn installed_helper_connects(family: Family, id: &str) {
     assert_eq!(code, 0, "{report}");
     let helper = h.join(".local/share/webext-mcp/helper").join(family.name());
     assert!(helper.join("manifest.json").is_file(), "{report}");
+    if let Some(v) = helper_version {
+        // An older helper left loaded in the browser: the silent failure doctor must name.
+        let path = helper.join("manifest.json");
+        let mut m: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        m["version"] = Value::from(v);
+        std::fs::write(&path, m.to_string()).unwrap();
+    }
 
     let session = format!("install-{}-{id}", std::process::id());
     let mut opts = options(&[&helper], runtime.path(), &session);
@@ -63,6 +70,15 @@ async fn installed_helper_connects(family: Family, id: &str) {
         assert!(Instant::now() < deadline, "{id} never connected; last doctor report: {doctor:#}");
         tokio::time::sleep(Duration::from_millis(250)).await;
     };
+    if let Some(v) = helper_version {
+        let codes: Vec<&str> =
+            doctor["problems"].as_array().unwrap().iter().map(|p| p["code"].as_str().unwrap()).collect();
+        assert_eq!(codes, ["HELPER_OUTDATED", "EXTENSION_VERSION_SKEW"], "{doctor:#}");
+        assert_eq!(doctor["hosts"][0]["extVersion"], v);
+        assert_eq!(doctor["hosts"][0]["compatible"], false);
+        drop(runner);
+        return;
+    }
     assert_eq!(doctor["ok"], true, "{doctor:#}");
     let b = &doctor["browsers"][0];
     assert_eq!(b["id"], id);
@@ -78,10 +94,15 @@ async fn installed_helper_connects(family: Family, id: &str) {
 
 #[tokio::test]
 async fn chromium_loads_the_installed_helper_and_doctor_sees_it_connected() {
-    installed_helper_connects(Family::Chromium, "chromium").await;
+    installed_helper_connects(Family::Chromium, "chromium", None).await;
 }
 
 #[tokio::test]
 async fn firefox_reads_the_installed_manifest_and_doctor_sees_it_connected() {
-    installed_helper_connects(Family::Firefox, "firefox").await;
+    installed_helper_connects(Family::Firefox, "firefox", None).await;
+}
+
+#[tokio::test]
+async fn an_older_helper_in_the_browser_is_reported_as_version_skew() {
+    installed_helper_connects(Family::Chromium, "chromium", Some("0.0.9")).await;
 }

@@ -61,9 +61,11 @@ pub const GITIGNORE: &str = "dist/\n.extension-js/\n.env*\nnode_modules/\n*.pem\
 /// Checks a project name: it names a folder and goes into the manifest, so it must be one
 /// path component of printable characters, at most 75 long (Chrome's limit for `name`).
 pub fn validate_project_name(name: &str) -> Result<(), CatalogError> {
-    let bad = |why: &str| CatalogError::InvalidArgument {
+    let bad = |why: &str| {
+        CatalogError::InvalidArgument {
         message: format!("project name {name:?} {why}"),
         hint: "use letters, digits, spaces, `-`, `_` or `.`, e.g. \"my-extension\"; pass `path` to choose the folder".into(),
+    }
     };
     if name.trim().is_empty() {
         return Err(bad("is empty"));
@@ -77,8 +79,9 @@ pub fn validate_project_name(name: &str) -> Result<(), CatalogError> {
     if name.starts_with('.') || name.starts_with('-') {
         return Err(bad("starts with `.` or `-`"));
     }
-    if let Some(c) =
-        name.chars().find(|c| c.is_control() || matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|'))
+    if let Some(c) = name
+        .chars()
+        .find(|c| c.is_control() || matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|'))
     {
         return Err(bad(&format!("contains {c:?}, which cannot be in a folder name")));
     }
@@ -139,7 +142,8 @@ pub fn create(catalog: &Catalog, req: &CreateRequest) -> Result<Created, Catalog
         }
     }
 
-    let needs_install = needs_install(files.iter().find(|(p, _)| p == "package.json").map(|(_, b)| b.as_slice()));
+    let needs_install =
+        needs_install(files.iter().find(|(p, _)| p == "package.json").map(|(_, b)| b.as_slice()));
     let mut created = Created {
         project_path: req.dest.clone(),
         project_name: req.project_name.clone(),
@@ -175,7 +179,8 @@ pub fn create(catalog: &Catalog, req: &CreateRequest) -> Result<Created, Catalog
             .map_err(|e| io("cannot set the project folder's permissions".into(), e))?;
     }
     if let Some(git) = &req.git {
-        created.git_initialized = run_quiet(Command::new(git).args(["init", "-q"]).current_dir(staging.path()));
+        created.git_initialized =
+            run_quiet(Command::new(git).args(["init", "-q"]).current_dir(staging.path()));
         if !created.git_initialized {
             created.warnings.push("`git init` failed; the project is not a git repository".into());
         }
@@ -223,7 +228,11 @@ fn check_destination(dest: &Path) -> Result<(), CatalogError> {
         Ok(_) => Err(CatalogError::AlreadyExists { path: dest.to_path_buf() }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let parent = dest.parent().unwrap_or(Path::new("/"));
-            if parent.is_dir() { Ok(()) } else { Err(CatalogError::ParentMissing { path: parent.to_path_buf() }) }
+            if parent.is_dir() {
+                Ok(())
+            } else {
+                Err(CatalogError::ParentMissing { path: parent.to_path_buf() })
+            }
         }
         Err(e) => Err(io(format!("cannot look at {}", dest.display()), e)),
     }
@@ -353,7 +362,9 @@ fn replace_after_key(text: &str, key: &str, value: &str, new: &str) -> Option<St
 fn retitle_readme(bytes: &[u8], project_name: &str) -> Vec<u8> {
     let text = String::from_utf8_lossy(bytes);
     match text.strip_prefix("# ").and_then(|rest| rest.split_once('\n')) {
-        Some((title, rest)) => format!("# {project_name}\n\nFrom the `{title}` template.\n{rest}").into_bytes(),
+        Some((title, rest)) => {
+            format!("# {project_name}\n\nFrom the `{title}` template.\n{rest}").into_bytes()
+        }
         None => bytes.to_vec(),
     }
 }
@@ -364,9 +375,10 @@ fn next_steps(dest: &Path, install_skipped: bool) -> Vec<String> {
         steps.push("npm install".into());
     }
     steps.extend([
-        "webext-mcp build . --browser chrome,firefox   (tool: extension_build)".to_owned(),
-        "webext-mcp start . --browser chrome           (or npm run start:firefox)".to_owned(),
-        "edit src/manifest.json and the files it names; build again".to_owned(),
+        "webext-mcp build . --browser chrome,firefox (tool extension_build; npm run build)".to_owned(),
+        "load dist/chrome/ unpacked (chrome://extensions) or dist/firefox/manifest.json (about:debugging)"
+            .to_owned(),
+        "edit src/manifest.json and the files it names, then build again".to_owned(),
     ]);
     steps
 }
@@ -396,7 +408,8 @@ mod tests {
     #[test]
     fn manifest_rename_keeps_comments() {
         let src = "{\n  // note\n  \"manifest_version\": 3,\n  \"name\": \"Old\",\n  \"x\": {\"name\": \"inner\"},\n  \"firefox:browser_specific_settings\": {\"gecko\": {\"id\": \"old@webext-mcp.example\"}}\n}";
-        let out = String::from_utf8(rename_manifest(src.as_bytes(), "New \"One\"", "new-one").unwrap()).unwrap();
+        let out =
+            String::from_utf8(rename_manifest(src.as_bytes(), "New \"One\"", "new-one").unwrap()).unwrap();
         assert!(out.contains("// note"));
         assert!(out.contains(r#""name": "New \"One\"""#), "{out}");
         assert!(out.contains(r#""name": "inner""#));

@@ -109,10 +109,10 @@ fn template_of(slug: &str, files: &[(&str, &[u8])]) -> Result<Template, String> 
     let mut optional = BTreeSet::new();
     let mut entrypoints = BTreeSet::new();
     let mut background = false;
-    for target in [Target { name: "chrome", family: manifest::Family::Chromium }, Target {
-        name: "firefox",
-        family: manifest::Family::Gecko,
-    }] {
+    for target in [
+        Target { name: "chrome", family: manifest::Family::Chromium },
+        Target { name: "firefox", family: manifest::Family::Gecko },
+    ] {
         let resolved = manifest::resolve(&source, target).manifest;
         let strings = |key: &str| -> Vec<String> {
             resolved

@@ -21,7 +21,8 @@ pub struct Filters {
 
 /// The surfaces a filter may name (with `popup`, `sidepanel`, `new-tab` and `content-script`
 /// accepted as spellings of them).
-pub const SURFACES: [&str; 7] = ["action", "background", "content", "devtools", "newtab", "options", "sidebar"];
+pub const SURFACES: [&str; 7] =
+    ["action", "background", "content", "devtools", "newtab", "options", "sidebar"];
 
 /// The canonical surface for a user's spelling, or `None` when unknown.
 pub fn canonical_surface(name: &str) -> Option<&'static str> {
@@ -86,9 +87,38 @@ pub fn search<'a>(templates: impl Iterator<Item = &'a Template>, filters: &Filte
 
 /// Words that say nothing about which template fits.
 const STOPWORDS: [&str; 32] = [
-    "a", "an", "the", "to", "with", "in", "on", "of", "for", "and", "or", "about", "that", "my", "me",
-    "i", "it", "is", "build", "make", "create", "extension", "extensions", "browser", "chrome", "want",
-    "need", "using", "use", "which", "from", "some",
+    "a",
+    "an",
+    "the",
+    "to",
+    "with",
+    "in",
+    "on",
+    "of",
+    "for",
+    "and",
+    "or",
+    "about",
+    "that",
+    "my",
+    "me",
+    "i",
+    "it",
+    "is",
+    "build",
+    "make",
+    "create",
+    "extension",
+    "extensions",
+    "browser",
+    "chrome",
+    "want",
+    "need",
+    "using",
+    "use",
+    "which",
+    "from",
+    "some",
 ];
 
 /// A query, tokenized once.
@@ -274,14 +304,20 @@ mod tests {
     use super::*;
 
     fn template(slug: &str, title: &str, description: &str) -> Template {
-        Template { slug: slug.into(), title: title.into(), description: description.into(), ..Template::default() }
+        Template {
+            slug: slug.into(),
+            title: title.into(),
+            description: description.into(),
+            ..Template::default()
+        }
     }
 
     #[test]
     fn tokens_are_stemmed_and_short_words_dropped() {
-        assert_eq!(tokens("Three content-scripts in the page's entries"), [
-            "three", "content", "script", "in", "the", "page", "entry"
-        ]);
+        assert_eq!(
+            tokens("Three content-scripts in the page's entries"),
+            ["three", "content", "script", "in", "the", "page", "entry"]
+        );
         assert_eq!(Query::new("Build a Chrome extension with a popup").tokens, ["popup"]);
     }
 
@@ -291,7 +327,10 @@ mod tests {
         let b = template("beta", "Links", "A reading tool for any list you keep.");
         let q = Query::new("reading list");
         assert!(score(&a, &q) > score(&b, &q));
-        let found = search([&b, &a].into_iter(), &Filters { query: Some("reading list".into()), ..Filters::default() });
+        let found = search(
+            [&b, &a].into_iter(),
+            &Filters { query: Some("reading list".into()), ..Filters::default() },
+        );
         assert_eq!(found[0].slug, "alpha");
     }
 

@@ -160,7 +160,10 @@ async fn list_templates(_ctx: Ctx, args: Value) -> ToolResult {
         text.push_str(&format!(
             "{} ({}) — {}: {}\n",
             t["slug"].as_str().unwrap_or_default(),
-            t["surfaces"].as_array().map(|s| s.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")).unwrap_or_default(),
+            t["surfaces"]
+                .as_array()
+                .map(|s| s.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
+                .unwrap_or_default(),
             t["title"].as_str().unwrap_or_default(),
             t["description"].as_str().unwrap_or_default(),
         ));
@@ -248,9 +251,13 @@ pub fn template_source(catalog: &Catalog, args: &SourceArgs) -> Result<Value, Er
         out.push(entry);
     }
     if out.is_empty() && !missing.is_empty() {
-        return Err(ErrorBody::not_found(format!("template `{}` has none of: {}", t.slug, missing.join(", ")))
-            .with_hint("call extension_get_template_source without `files` to see its file list")
-            .with_data(json!({ "files": t.files })));
+        return Err(ErrorBody::not_found(format!(
+            "template `{}` has none of: {}",
+            t.slug,
+            missing.join(", ")
+        ))
+        .with_hint("call extension_get_template_source without `files` to see its file list")
+        .with_data(json!({ "files": t.files })));
     }
     let mut value = json!({ "slug": t.slug, "source": t.source, "files": out });
     if !missing.is_empty() {
@@ -315,7 +322,11 @@ pub struct CreateArgs {
 }
 
 /// Turns arguments into a request: the folder, the name and the tools to use.
-pub fn create_request(args: CreateArgs, cwd: &Path, path_env: Option<&str>) -> Result<CreateRequest, ErrorBody> {
+pub fn create_request(
+    args: CreateArgs,
+    cwd: &Path,
+    path_env: Option<&str>,
+) -> Result<CreateRequest, ErrorBody> {
     let dest = match (&args.path, &args.project_name) {
         (Some(p), _) if !p.trim().is_empty() => {
             let p = Path::new(p);
@@ -422,7 +433,10 @@ mod tests {
         let cwd = Path::new("/w");
         let args = |v: Value| serde_json::from_value::<CreateArgs>(v).unwrap();
         let r = create_request(args(json!({"projectName": "x"})), cwd, None).unwrap();
-        assert_eq!((r.dest.as_path(), r.project_name.as_str(), r.template.as_str()), (Path::new("/w/x"), "x", "starter"));
+        assert_eq!(
+            (r.dest.as_path(), r.project_name.as_str(), r.template.as_str()),
+            (Path::new("/w/x"), "x", "starter")
+        );
         let r = create_request(args(json!({"path": "a/../b/y"})), cwd, None).unwrap();
         assert_eq!((r.dest.as_path(), r.project_name.as_str()), (Path::new("/w/b/y"), "y"));
         assert!(create_request(args(json!({"projectName": "../up"})), cwd, None).is_err());

@@ -36,29 +36,33 @@ fn unwritable_parent_is_permission_denied_and_leaves_nothing() {
     let locked = dir.path().join("locked");
     std::fs::create_dir(&locked).unwrap();
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
-    // root ignores directory permissions: then there is nothing to test.
-    if std::fs::write(locked.join("probe"), b"").is_ok() {
+    // root ignores directory permissions; /sys refuses even root (EPERM).
+    let parent = if std::fs::write(locked.join("probe"), b"").is_ok() {
         std::fs::remove_file(locked.join("probe")).unwrap();
-        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
-        eprintln!("skipped: this user can write to read-only folders");
-        return;
-    }
-    let (code, out) = call(dir.path(), "extension_create", json!({"path": locked.join("p")}));
+        std::path::PathBuf::from("/sys")
+    } else {
+        locked.clone()
+    };
+    let before = std::fs::read_dir(&parent).unwrap().count();
+    let (code, out) = call(dir.path(), "extension_create", json!({"path": parent.join("wxm-create-test")}));
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(code, 1);
     assert_eq!(out["error"]["code"], "PERMISSION_DENIED", "{out}");
-    assert_eq!(std::fs::read_dir(&locked).unwrap().count(), 0);
+    assert!(out["error"]["hint"].as_str().unwrap().contains("nothing was written"));
+    assert_eq!(std::fs::read_dir(&parent).unwrap().count(), before);
 }
 
 #[test]
 fn unknown_template_is_not_found_with_closest_names() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, out) = call(dir.path(), "extension_create", json!({"projectName": "x", "template": "side-bar"}));
+    let (code, out) =
+        call(dir.path(), "extension_create", json!({"projectName": "x", "template": "side-bar"}));
     assert_eq!(code, 1);
     assert_eq!(out["error"]["code"], "NOT_FOUND");
     assert_eq!(out["error"]["data"]["closest"][0], "sidebar");
     assert!(out["error"]["message"].as_str().unwrap().contains("closest: sidebar"));
-    let (_, out) = call(dir.path(), "extension_create", json!({"projectName": "x", "template": "remote:popup"}));
+    let (_, out) =
+        call(dir.path(), "extension_create", json!({"projectName": "x", "template": "remote:popup"}));
     assert_eq!(out["error"]["code"], "NOT_FOUND");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }

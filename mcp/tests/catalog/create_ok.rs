@@ -34,7 +34,8 @@ fn default_template_is_the_starter_with_name_scripts_and_gitignore() {
     assert!(!project.join("template.meta.json").exists());
     assert!(!project.join(".git").exists(), "git: false");
     let listed: Vec<&str> = out["files"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-    let on_disk: Vec<String> = snapshot(&project).into_iter().filter(|(p, _)| !p.ends_with('/')).map(|(p, _)| p).collect();
+    let on_disk: Vec<String> =
+        snapshot(&project).into_iter().filter(|(p, _)| !p.ends_with('/')).map(|(p, _)| p).collect();
     assert_eq!(listed, on_disk);
     // Nothing else appeared next to the project (the staging folder was renamed away).
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
@@ -46,7 +47,8 @@ fn git_init_runs_when_git_exists() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (code, out) = call(dir.path(), "extension_create", json!({"projectName": "with-git", "template": "popup"}));
+    let (code, out) =
+        call(dir.path(), "extension_create", json!({"projectName": "with-git", "template": "popup"}));
     assert_eq!(code, 0, "{out}");
     assert_eq!(out["gitInitialized"], true);
     assert!(dir.path().join("with-git/.git").is_dir());
@@ -56,12 +58,20 @@ fn git_init_runs_when_git_exists() {
 fn path_source_prefix_and_an_empty_existing_folder() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("empty")).unwrap();
-    let (code, out) = call(dir.path(), "extension_create", json!({"path": "empty", "template": "embedded:newtab", "git": false}));
+    let (code, out) = call(
+        dir.path(),
+        "extension_create",
+        json!({"path": "empty", "template": "embedded:newtab", "git": false}),
+    );
     assert_eq!(code, 0, "{out}");
     assert_eq!(out["projectName"], "empty");
     assert!(dir.path().join("empty/src/newtab/newtab.html").is_file());
     let abs = dir.path().join("elsewhere");
-    let (code, out) = call(dir.path(), "extension_create", json!({"path": abs, "projectName": "Shown Name", "template": "options", "git": false}));
+    let (code, out) = call(
+        dir.path(),
+        "extension_create",
+        json!({"path": abs, "projectName": "Shown Name", "template": "options", "git": false}),
+    );
     assert_eq!(code, 0, "{out}");
     assert!(std::fs::read_to_string(abs.join("src/manifest.json")).unwrap().contains("\"Shown Name\""));
 }
@@ -69,11 +79,19 @@ fn path_source_prefix_and_an_empty_existing_folder() {
 #[test]
 fn dry_run_lists_files_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, out) = call(dir.path(), "extension_create", json!({"projectName": "dry", "template": "sidebar", "dryRun": true}));
+    let (code, out) = call(
+        dir.path(),
+        "extension_create",
+        json!({"projectName": "dry", "template": "sidebar", "dryRun": true}),
+    );
     assert_eq!(code, 0, "{out}");
     assert_eq!(out["dryRun"], true);
     let files: Vec<&str> = out["files"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-    assert!(files.contains(&"src/manifest.json") && files.contains(&"package.json") && files.contains(&".gitignore"));
+    assert!(
+        files.contains(&"src/manifest.json")
+            && files.contains(&"package.json")
+            && files.contains(&".gitignore")
+    );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 

@@ -64,7 +64,17 @@ fn embedded_templates_round_trip_through_the_v2_format() {
     let templates: Vec<_> = Catalog::embedded().templates().cloned().collect();
     let doc = serde_json::json!({ "version": "2", "templates": templates });
     let v = &doc["templates"][0];
-    for key in ["slug", "title", "surfaces", "uiFramework", "hasBackground", "manifest_version", "host_permissions", "aiPromptExamples", "keyFiles"] {
+    for key in [
+        "slug",
+        "title",
+        "surfaces",
+        "uiFramework",
+        "hasBackground",
+        "manifest_version",
+        "host_permissions",
+        "aiPromptExamples",
+        "keyFiles",
+    ] {
         assert!(v.get(key).is_some(), "missing {key}");
     }
     let back = parse_catalog(&doc.to_string(), "embedded").unwrap();

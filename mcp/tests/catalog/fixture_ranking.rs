@@ -6,7 +6,8 @@ use webext_mcp::tools::catalog::{ListArgs, list};
 use crate::extension_js_catalog;
 
 fn first(query: &str) -> String {
-    let out = list(&extension_js_catalog(), &ListArgs { query: Some(query.into()), ..ListArgs::default() }).unwrap();
+    let out = list(&extension_js_catalog(), &ListArgs { query: Some(query.into()), ..ListArgs::default() })
+        .unwrap();
     out["templates"][0]["slug"].as_str().unwrap().to_owned()
 }
 
@@ -34,8 +35,10 @@ fn required_queries_rank_the_right_template_first() {
 #[test]
 fn filters_work_on_the_real_catalog() {
     let c = extension_js_catalog();
-    let out = list(&c, &ListArgs { framework: Some("vue".into()), limit: Some(50), ..ListArgs::default() }).unwrap();
-    let slugs: Vec<&str> = out["templates"].as_array().unwrap().iter().map(|t| t["slug"].as_str().unwrap()).collect();
+    let out = list(&c, &ListArgs { framework: Some("vue".into()), limit: Some(50), ..ListArgs::default() })
+        .unwrap();
+    let slugs: Vec<&str> =
+        out["templates"].as_array().unwrap().iter().map(|t| t["slug"].as_str().unwrap()).collect();
     assert_eq!(slugs, ["content-vue", "new-vue", "vue"]);
     let out = list(&c, &ListArgs { tags: vec!["AI".into(), "chat".into()], ..ListArgs::default() }).unwrap();
     assert_eq!(out["total"], 4);

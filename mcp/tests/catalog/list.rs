@@ -11,7 +11,8 @@ fn slugs(out: &Value) -> Vec<String> {
 }
 
 fn first(query: &str) -> String {
-    let out = list(Catalog::embedded(), &ListArgs { query: Some(query.into()), ..ListArgs::default() }).unwrap();
+    let out =
+        list(Catalog::embedded(), &ListArgs { query: Some(query.into()), ..ListArgs::default() }).unwrap();
     slugs(&out).into_iter().next().unwrap_or_default()
 }
 
@@ -65,12 +66,19 @@ fn filters_narrow_the_list() {
     let by = |args: ListArgs| slugs(&list(c, &args).unwrap());
     let content = by(ListArgs { surface: Some("content".into()), limit: Some(50), ..ListArgs::default() });
     assert_eq!(content, ["starter", "content", "content-main-world", "content-multi-entry"]);
-    assert_eq!(by(ListArgs { surface: Some("popup".into()), limit: Some(50), ..ListArgs::default() }), [
-        "starter", "popup", "sidebar"
-    ]);
+    assert_eq!(
+        by(ListArgs { surface: Some("popup".into()), limit: Some(50), ..ListArgs::default() }),
+        ["starter", "popup", "sidebar"]
+    );
     assert!(by(ListArgs { framework: Some("react".into()), ..ListArgs::default() }).is_empty());
-    assert_eq!(by(ListArgs { framework: Some("vanilla".into()), limit: Some(50), ..ListArgs::default() }).len(), 10);
-    assert_eq!(by(ListArgs { tags: vec!["main-world".into()], ..ListArgs::default() }), ["content-main-world"]);
+    assert_eq!(
+        by(ListArgs { framework: Some("vanilla".into()), limit: Some(50), ..ListArgs::default() }).len(),
+        10
+    );
+    assert_eq!(
+        by(ListArgs { tags: vec!["main-world".into()], ..ListArgs::default() }),
+        ["content-main-world"]
+    );
     let featured = by(ListArgs { featured: Some(true), limit: Some(50), ..ListArgs::default() });
     assert!(featured.contains(&"sidebar".to_owned()) && !featured.contains(&"devtools".to_owned()));
     assert!(by(ListArgs { query: Some("quantum blockchain".into()), ..ListArgs::default() }).is_empty());
@@ -83,7 +91,8 @@ fn every_result_is_compact_and_names_its_source() {
         assert_eq!(t["source"], "embedded");
         assert!(t.get("files").is_none() && t.get("aiPromptExamples").is_none(), "{t}");
     }
-    let bytes = serde_json::to_string(&list(Catalog::embedded(), &ListArgs::default()).unwrap()).unwrap().len();
+    let bytes =
+        serde_json::to_string(&list(Catalog::embedded(), &ListArgs::default()).unwrap()).unwrap().len();
     assert!(bytes < 8 * 1024, "default page is {bytes} bytes");
 }
 

@@ -64,7 +64,11 @@ pub fn call(cwd: &Path, tool: &str, args: Value) -> (i32, Value) {
         .output()
         .unwrap();
     let value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{tool}: not JSON ({e}): {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+        panic!(
+            "{tool}: not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
     });
     (out.status.code().unwrap_or(-1), value)
 }

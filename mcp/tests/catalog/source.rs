@@ -44,7 +44,11 @@ fn key_files_come_back_whole_under_the_defaults() {
 #[test]
 fn per_file_and_total_caps_cut_at_character_boundaries() {
     let c = Catalog::embedded();
-    let out = template_source(c, &args("starter", Some(vec!["src/background.js", "./src/manifest.json"]), Some(100), None)).unwrap();
+    let out = template_source(
+        c,
+        &args("starter", Some(vec!["src/background.js", "./src/manifest.json"]), Some(100), None),
+    )
+    .unwrap();
     let files = out["files"].as_array().unwrap();
     assert_eq!(files.len(), 2);
     for f in files {
@@ -52,8 +56,18 @@ fn per_file_and_total_caps_cut_at_character_boundaries() {
         assert!(f["content"].as_str().unwrap().len() <= 100);
     }
     assert_eq!(files[1]["path"], "src/manifest.json");
-    let out = template_source(c, &args("starter", Some(vec!["src/background.js", "src/manifest.json", "README.md"]), Some(1000), Some(1200))).unwrap();
-    let sizes: Vec<usize> = out["files"].as_array().unwrap().iter().map(|f| f["content"].as_str().unwrap().len()).collect();
+    let out = template_source(
+        c,
+        &args(
+            "starter",
+            Some(vec!["src/background.js", "src/manifest.json", "README.md"]),
+            Some(1000),
+            Some(1200),
+        ),
+    )
+    .unwrap();
+    let sizes: Vec<usize> =
+        out["files"].as_array().unwrap().iter().map(|f| f["content"].as_str().unwrap().len()).collect();
     assert!(sizes.iter().sum::<usize>() <= 1200, "{sizes:?}");
     assert_eq!(sizes[2], 0, "the total budget was spent: {sizes:?}");
     let out = template_source(c, &args("popup", Some(vec!["src/icons/icon-16.png"]), None, None)).unwrap();
@@ -64,12 +78,21 @@ fn per_file_and_total_caps_cut_at_character_boundaries() {
 #[test]
 fn missing_files_unknown_templates_and_traversal_are_errors() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, out) = call(dir.path(), "extension_get_template_source", json!({"slug": "popup", "files": ["src/nope.js", "README.md"]}));
+    let (code, out) = call(
+        dir.path(),
+        "extension_get_template_source",
+        json!({"slug": "popup", "files": ["src/nope.js", "README.md"]}),
+    );
     assert_eq!(code, 0);
     assert_eq!(out["missing"], json!(["src/nope.js"]));
-    let (code, out) = call(dir.path(), "extension_get_template_source", json!({"slug": "popup", "files": ["src/nope.js"]}));
+    let (code, out) =
+        call(dir.path(), "extension_get_template_source", json!({"slug": "popup", "files": ["src/nope.js"]}));
     assert_eq!((code, out["error"]["code"].as_str()), (1, Some("NOT_FOUND")));
-    let (_, out) = call(dir.path(), "extension_get_template_source", json!({"slug": "popup", "files": ["../../etc/passwd"]}));
+    let (_, out) = call(
+        dir.path(),
+        "extension_get_template_source",
+        json!({"slug": "popup", "files": ["../../etc/passwd"]}),
+    );
     assert_eq!(out["error"]["code"], "INVALID_ARGUMENT");
     let (_, out) = call(dir.path(), "extension_get_template_source", json!({"slug": "popupp"}));
     assert_eq!(out["error"]["code"], "NOT_FOUND");

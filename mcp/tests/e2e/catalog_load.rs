@@ -79,10 +79,10 @@ fn is_error(e: &ConsoleEvent) -> bool {
 async fn problems(handle: &ExtensionHandle) -> Vec<String> {
     let mut stream = handle.subscribe();
     let mut out = Vec::new();
-    if handle.has_background {
-        if let Err(e) = handle.wait_background(DEADLINE).await {
-            out.push(e.to_string());
-        }
+    if handle.has_background
+        && let Err(e) = handle.wait_background(DEADLINE).await
+    {
+        out.push(e.to_string());
     }
     let quiet_until = Instant::now() + QUIET;
     loop {
@@ -151,13 +151,25 @@ async fn content_scripts_are_safe_to_inject_twice() {
     let cases: [(&str, &[&str], &str); 5] = [
         ("starter", &["src/content/content.js"], "webext-starter-root"),
         ("content", &["src/content/content.js"], "webext-content-root"),
-        ("content-main-world", &["src/content/isolated.js", "src/content/main-world.js"], "webext-main-world-root"),
-        ("content-multi-entry", &["src/content/shared.js", "src/content/everywhere.js"], "webext-multi-everywhere"),
-        ("content-multi-entry", &["src/content/shared.js", "src/content/example-site.js"], "webext-multi-example"),
+        (
+            "content-main-world",
+            &["src/content/isolated.js", "src/content/main-world.js"],
+            "webext-main-world-root",
+        ),
+        (
+            "content-multi-entry",
+            &["src/content/shared.js", "src/content/everywhere.js"],
+            "webext-multi-everywhere",
+        ),
+        (
+            "content-multi-entry",
+            &["src/content/shared.js", "src/content/example-site.js"],
+            "webext-multi-example",
+        ),
     ];
     let stub = "globalThis.browser = { runtime: { sendMessage: () => Promise.resolve({ clicks: 0 }) }, \
                 storage: { local: { get: (d) => Promise.resolve(d && typeof d === 'object' ? d : {}) }, \
-                onChanged: { addListener() {} } } };";
+                onChanged: { addListener() {}, removeListener() {} } } };";
     let source = Catalog::embedded().sources().next().unwrap();
     let browser = shared(Family::Chromium);
     for (slug, scripts, root) in cases {
@@ -167,7 +179,9 @@ async fn content_scripts_are_safe_to_inject_twice() {
             for path in scripts {
                 let code = source.read(slug, path).unwrap().unwrap();
                 let code = serde_json::to_string(std::str::from_utf8(&code).unwrap()).unwrap();
-                program.push_str(&format!("try {{ (0, eval)({code}); }} catch (e) {{ errors.push(String(e)); }}\n"));
+                program.push_str(&format!(
+                    "try {{ (0, eval)({code}); }} catch (e) {{ errors.push(String(e)); }}\n"
+                ));
             }
             // Let window messages (main world → isolated) arrive before the second run.
             program.push_str("await new Promise((r) => setTimeout(r, 50));\n");
@@ -188,6 +202,6 @@ async fn content_scripts_are_safe_to_inject_twice() {
         assert_eq!(result["errors"], json!([]), "{slug} {root}");
         assert_eq!(result["count"], 1, "{slug} {root}: {result}");
         let generation: u32 = result["generation"].as_str().unwrap().parse().unwrap();
-        assert!(generation >= 2 && generation % 2 == 0, "{slug} {root}: {result}");
+        assert!(generation >= 2 && generation.is_multiple_of(2), "{slug} {root}: {result}");
     }
 }

@@ -1,13 +1,10 @@
 const api = globalThis.browser ?? globalThis.chrome;
 
-// inspectedWindow.eval takes a callback in Chromium and returns a promise in Firefox; wrap it.
+// The callback form of inspectedWindow.eval works in both families (Firefox also offers it on
+// `chrome.*`); `browser.devtools.inspectedWindow.eval` would take an options object instead.
 function evaluate(expression) {
   return new Promise((resolve) => {
-    const done = (value, error) => resolve({ value, error });
-    const maybe = api.devtools.inspectedWindow.eval(expression, done);
-    if (maybe && typeof maybe.then === 'function') {
-      maybe.then(([value, error]) => done(value, error), (error) => done(undefined, error));
-    }
+    globalThis.chrome.devtools.inspectedWindow.eval(expression, (value, error) => resolve({ value, error }));
   });
 }
 

@@ -1,5 +1,6 @@
 // Isolated world: receives the main-world message, renders a badge, forwards to the
-// background. Safe to inject twice (replaces its root, bumps data-extension-generation).
+// background. Safe to inject twice: replaces its root, bumps data-extension-generation, and
+// removes the listener of the previous injection (the isolated world outlives it).
 (() => {
   const api = globalThis.browser ?? globalThis.chrome;
   const CHANNEL = 'webext-main-world-template';
@@ -21,11 +22,17 @@
     document.documentElement.append(root);
   }
 
-  window.addEventListener('message', (event) => {
+  function onMessage(event) {
     // Only this window, only our channel: pages can post messages too.
     if (event.source !== window || event.data?.channel !== CHANNEL) return;
     if (event.data.type !== 'page-globals' || !Array.isArray(event.data.names)) return;
     render(event.data.names);
     api.runtime.sendMessage({ type: 'page-globals', names: event.data.names }).catch(() => {});
-  });
+  }
+
+  globalThis.__webextMainWorldTemplate?.dispose();
+  window.addEventListener('message', onMessage);
+  globalThis.__webextMainWorldTemplate = {
+    dispose: () => window.removeEventListener('message', onMessage),
+  };
 })();

@@ -1,5 +1,6 @@
-// Safe to inject twice: a second run replaces the first root and bumps
-// data-extension-generation, and everything lives inside this function's scope.
+// Safe to inject twice: a second run replaces the first root, bumps
+// data-extension-generation and removes the first run's listener; everything else lives
+// inside this function's scope.
 (() => {
   const api = globalThis.browser ?? globalThis.chrome;
   const ROOT_ID = 'webext-starter-root';
@@ -33,11 +34,14 @@
     .sendMessage({ type: 'count:get' })
     .then((v) => { clicks = v?.clicks ?? 0; render(greeting, clicks); })
     .catch(() => {}); // the background may be restarting; storage.onChanged catches up
-  api.storage.onChanged.addListener((changes, area) => {
+  function onChanged(changes, area) {
     if (area !== 'local') return;
     if (changes.greeting) greeting = changes.greeting.newValue;
     if (changes.clicks) clicks = changes.clicks.newValue;
     render(greeting, clicks);
-  });
+  }
+  globalThis.__webextStarter?.dispose();
+  api.storage.onChanged.addListener(onChanged);
+  globalThis.__webextStarter = { dispose: () => api.storage.onChanged.removeListener(onChanged) };
   render(greeting, clicks);
 })();

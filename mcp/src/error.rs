@@ -196,7 +196,9 @@ impl From<CatalogError> for ErrorBody {
         let message = e.to_string();
         match e {
             CatalogError::UnknownTemplate { closest, .. } => ErrorBody::new(ErrorCode::NotFound, message)
-                .with_hint("call extension_list_templates to see the templates (a `query` finds the right one)")
+                .with_hint(
+                    "call extension_list_templates to see the templates (a `query` finds the right one)",
+                )
                 .with_data(json!({ "closest": closest })),
             CatalogError::UnknownSource { known, .. } => ErrorBody::new(ErrorCode::NotFound, message)
                 .with_hint("write the slug alone, or prefix it with one of the known catalogs")

@@ -241,9 +241,12 @@ async fn run(cli: Cli) -> ExitCode {
                 ExitCode::from(1)
             }
         },
-        Command::Call { tool, args, json } => call(&ctx, &tool, args.as_deref(), json).await,
+        Command::Call { tool, args, json } => match parse_args(args.as_deref()) {
+            Ok(args) => call(&ctx, &tool, args, json).await,
+            Err(msg) => usage_error(&msg),
+        },
         Command::Tools { json } => list_tools(&ctx, json),
-        Command::Config { json } => call(&ctx, "get_config", None, json).await,
+        Command::Config { json } => call(&ctx, "get_config", json!({}), json).await,
         Command::Build { path, browser, zip, zip_source, out_dir, json } => {
             let args = json!({
                 "projectPath": path.unwrap_or_else(|| ".".to_owned()),
@@ -252,7 +255,7 @@ async fn run(cli: Cli) -> ExitCode {
                 "zipSource": zip_source,
                 "outDir": out_dir,
             });
-            call(&ctx, "extension_build", Some(&args.to_string()), json).await
+            call(&ctx, "extension_build", args, json).await
         }
         Command::Templates { query, surface, framework, tags, featured, limit, cursor, json } => {
             let args = json!({
@@ -264,7 +267,7 @@ async fn run(cli: Cli) -> ExitCode {
                 "limit": limit,
                 "cursor": cursor,
             });
-            call(&ctx, "extension_list_templates", Some(&args.to_string()), json).await
+            call(&ctx, "extension_list_templates", args, json).await
         }
         Command::Create { name, template, path, dry_run, no_install, no_git, json } => {
             let args = json!({
@@ -275,27 +278,23 @@ async fn run(cli: Cli) -> ExitCode {
                 "install": !no_install,
                 "git": !no_git,
             });
-            call(&ctx, "extension_create", Some(&args.to_string()), json).await
+            call(&ctx, "extension_create", args, json).await
         }
         Command::Install { browser, dry_run, json } => {
             let args = json!({ "browser": browser, "dryRun": dry_run });
-            call(&ctx, "install", Some(&args.to_string()), json).await
+            call(&ctx, "install", args, json).await
         }
         Command::Uninstall { dry_run, json } => {
-            call(&ctx, "uninstall", Some(&json!({ "dryRun": dry_run }).to_string()), json).await
+            call(&ctx, "uninstall", json!({ "dryRun": dry_run }), json).await
         }
         Command::Doctor { browser, browser_error, json } => {
             let args = json!({ "browser": browser, "browserError": browser_error });
-            call(&ctx, "doctor", Some(&args.to_string()), json).await
+            call(&ctx, "doctor", args, json).await
         }
     }
 }
 
-async fn call(ctx: &Ctx, tool: &str, args: Option<&str>, as_json: bool) -> ExitCode {
-    let args = match parse_args(args) {
-        Ok(v) => v,
-        Err(msg) => return usage_error(&msg),
-    };
+async fn call(ctx: &Ctx, tool: &str, args: Value, as_json: bool) -> ExitCode {
     let Some(result) = tools::call(ctx, tool, args).await else {
         let names: Vec<&str> = tools::registry().iter().map(|t| t.name).collect();
         return usage_error(&format!("unknown tool `{tool}`; known tools: {}", names.join(", ")));

@@ -82,6 +82,9 @@ async function browserInfo() {
     platform: { os: platform.os, arch: platform.arch },
     tabs,
     capabilities: capabilities(settings),
+    // The browser's own words for the last native-messaging failure, so `doctor` can show
+    // why the helper was disconnected before this connection.
+    lastError: bridge.status.lastError,
     ...wasm,
   };
 }

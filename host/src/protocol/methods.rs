@@ -105,7 +105,8 @@ pub const METHODS: &[Method] = &[
         doc: "What the extension sees: browser, platform, visible tabs, capabilities.",
         params: &[],
         result: "{browser, browserVersion, extVersion, label, platform: {os, arch}, \
-                 tabs: [{windowId, tabId}] (windows by ascending id, tabs by index), capabilities: [string]}",
+                 tabs: [{windowId, tabId}] (windows by ascending id, tabs by index), capabilities: [string], \
+                 lastError: {message, at} | null (the browser's words for the last native-messaging failure)}",
     },
     Method {
         name: DEBUG_DIGEST,

@@ -19,7 +19,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use webext_mcp_host::client::Client;
 use webext_mcp_host::descriptor::{self, Descriptor};
-use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME, PROTOCOL_VERSION};
+use webext_mcp_host::protocol::{
+    HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME, PROTOCOL_VERSION, methods,
+};
 
 use super::Setup;
 use super::locations::{self, Location, Target};
@@ -316,10 +318,10 @@ async fn check_host(d: &Descriptor) -> (Value, Vec<Problem>) {
     let mut problems = Vec::new();
     let who = format!("{} (label {}, host pid {})", d.browser, d.label, d.pid);
     let reach = tokio::time::timeout(PROBE_TIMEOUT, Client::connect(d)).await;
-    let error = match reach {
-        Ok(Ok(_client)) => None,
-        Ok(Err(e)) => Some(e.line()),
-        Err(_) => Some("connecting timed out".to_owned()),
+    let (error, last_error) = match reach {
+        Ok(Ok(client)) => (None, helper_last_error(&client).await),
+        Ok(Err(e)) => (Some(e.line()), Value::Null),
+        Err(_) => (Some("connecting timed out".to_owned()), Value::Null),
     };
     if let Some(e) = &error {
         let (code, fix) = if e.starts_with("VERSION_SKEW") {
@@ -361,8 +363,21 @@ async fn check_host(d: &Descriptor) -> (Value, Vec<Problem>) {
         "reachable": error.is_none(),
         "compatible": compatible,
         "error": error,
+        "helperLastError": last_error,
     });
     (row, problems)
+}
+
+/// The last native-messaging failure the connected helper saw (in the browser's words) with
+/// what it means; `null` when it has none or does not say. History, not a current problem:
+/// the helper is connected again.
+async fn helper_last_error(client: &Client) -> Value {
+    let info = client.call(methods::BROWSER_INFO, json!({}), PROBE_TIMEOUT).await;
+    let Some(last) = info.ok().and_then(|v| v.get("lastError").cloned()).filter(Value::is_object) else {
+        return Value::Null;
+    };
+    let meaning = last.get("message").and_then(Value::as_str).and_then(explain_browser_error);
+    json!({ "message": last.get("message"), "at": last.get("at"), "meaning": meaning })
 }
 
 /// What doctor is asked.

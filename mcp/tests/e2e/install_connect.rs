@@ -89,6 +89,30 @@ async fn installed_helper_connects(family: Family, id: &str, helper_version: Opt
     assert_eq!(host["compatible"], true, "{doctor:#}");
     assert_eq!(host["extVersion"], env!("CARGO_PKG_VERSION"));
     assert_eq!(host["session"], session.as_str());
+    assert_eq!(host["helperLastError"], Value::Null, "a fresh helper has no error: {doctor:#}");
+
+    // Kill the host: the helper reconnects by itself, and doctor then shows the failure in the
+    // browser's own words as the helper's last error.
+    let old_pid = host["pid"].as_u64().unwrap();
+    unsafe { libc::kill(old_pid as i32, libc::SIGKILL) };
+    let deadline = Instant::now() + DEADLINE;
+    let last = loop {
+        let (_, doctor) = cli(h, runtime.path(), &["doctor", "--browser", id]).await;
+        let hosts = doctor["hosts"].as_array().cloned().unwrap_or_default();
+        if let Some(new) = hosts.iter().find(|d| d["pid"].as_u64() != Some(old_pid) && d["reachable"] == true)
+        {
+            break new["helperLastError"].clone();
+        }
+        assert!(Instant::now() < deadline, "{id}: no new host after the kill; last report: {doctor:#}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let message =
+        last["message"].as_str().unwrap_or_else(|| panic!("no last error after a host kill: {last}"));
+    assert!(!message.is_empty());
+    if family == Family::Chromium {
+        assert!(message.contains("exited"), "{last}");
+        assert!(last["meaning"]["fix"].is_string(), "doctor explains it: {last}");
+    }
     drop(runner);
 }
 

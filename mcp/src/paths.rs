@@ -178,6 +178,42 @@ fn platform_layout(home: &Path, env: &Env) -> Layout {
     }
 }
 
+/// `p` made absolute against `base`, with `.` and `..` removed lexically: no file-system
+/// access, because the path may not exist yet (a project to create, an output dir).
+pub fn resolve_lexically(base: &Path, p: &Path) -> PathBuf {
+    use std::path::Component;
+    let joined = if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Whether `p` is a file this user may run (on other platforms: any file).
+pub fn is_executable(p: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        p.is_file()
+    }
+}
+
+/// The first executable `program` in a `PATH`-style list of folders.
+pub fn find_executable(program: &str, search: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    std::env::split_paths(search?).map(|dir| dir.join(program)).find(|p| is_executable(p))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,6 +268,33 @@ mod tests {
         assert_eq!(p.data_dir, Path::new("/h/.local/share/webext-mcp"));
         assert_eq!(p.config_file, Path::new("/h/.config/webext-mcp/config.toml"));
         assert_eq!(p.runtime_dir, Path::new("/run/user/1/webext-mcp"));
+    }
+
+    #[test]
+    fn lexical_resolution_never_touches_the_file_system() {
+        let base = Path::new("/work/proj");
+        assert_eq!(resolve_lexically(base, Path::new("./a/../b")), Path::new("/work/proj/b"));
+        assert_eq!(resolve_lexically(base, Path::new("/abs/./x")), Path::new("/abs/x"));
+        assert_eq!(resolve_lexically(base, Path::new("../../..")), Path::new("/"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn executables_are_found_only_when_runnable() {
+        let path = std::env::var_os("PATH");
+        assert!(find_executable("sh", path.as_deref()).is_some());
+        assert!(find_executable("no-such-program-here", path.as_deref()).is_none());
+        assert!(find_executable("sh", None).is_none());
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("tool");
+        std::fs::write(&file, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(!is_executable(&file), "not runnable without an x bit");
+        assert!(find_executable("tool", Some(dir.path().as_os_str())).is_none());
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(find_executable("tool", Some(dir.path().as_os_str())), Some(file));
+        assert!(!is_executable(dir.path()), "a folder is not a program");
     }
 
     #[test]

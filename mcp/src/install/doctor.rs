@@ -25,6 +25,7 @@ use webext_mcp_host::protocol::{
 
 use super::Setup;
 use super::locations::{self, Location, Target};
+use crate::paths::is_executable;
 use crate::runner::Family;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -191,17 +192,6 @@ pub fn check_manifest(
         key: allowed,
     });
     (summary, problems)
-}
-
-#[cfg(unix)]
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
-}
-
-#[cfg(not(unix))]
-fn is_executable(p: &Path) -> bool {
-    p.is_file()
 }
 
 /// The version of the webext-mcp at `path`: this binary's when it is this binary, else what

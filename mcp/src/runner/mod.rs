@@ -35,7 +35,7 @@ pub use firefox::FirefoxRunner;
 pub use log::{ConsoleEvent, EventKind, ExtensionHandle, Level, LogStream};
 
 use crate::config::Config;
-use crate::paths::Env;
+use crate::paths::{Env, find_executable, is_executable};
 use cdp::{CdpClient, CdpError};
 
 /// A boxed future, so that [`Runner`] stays usable as `dyn Runner`.
@@ -224,13 +224,7 @@ fn find_program(name: &str) -> Option<PathBuf> {
         let p = PathBuf::from(name);
         return is_executable(&p).then_some(p);
     }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|p| is_executable(p))
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+    find_executable(name, std::env::var_os("PATH").as_deref())
 }
 
 /// Why a browser could not be run or watched. Messages say what to do about it.

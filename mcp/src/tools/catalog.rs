@@ -1,7 +1,7 @@
 //! The template tools of the `extension` toolset: `extension_list_templates`,
 //! `extension_get_template_source` and `extension_create`, over [`crate::catalog`].
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -12,6 +12,7 @@ use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 use crate::catalog::create::{self, CreateRequest};
 use crate::catalog::search::{self, Filters, SURFACES};
 use crate::catalog::{Catalog, DEFAULT_TEMPLATE, Template};
+use crate::paths::{find_executable, resolve_lexically};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -330,7 +331,7 @@ pub fn create_request(
     let dest = match (&args.path, &args.project_name) {
         (Some(p), _) if !p.trim().is_empty() => {
             let p = Path::new(p);
-            normalize(&if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) })
+            resolve_lexically(cwd, p)
         }
         (_, Some(name)) => {
             create::validate_project_name(name)?;
@@ -348,7 +349,11 @@ pub fn create_request(
                 .with_hint("pass `projectName` too, or a path ending in the new folder's name")
         })?,
     };
-    let git = if args.git == Some(false) { None } else { find_in_path("git", path_env) };
+    let git = if args.git == Some(false) {
+        None
+    } else {
+        find_executable("git", path_env.map(std::ffi::OsStr::new))
+    };
     Ok(CreateRequest {
         dest,
         project_name,
@@ -356,28 +361,6 @@ pub fn create_request(
         install: args.install.unwrap_or(true),
         dry_run: args.dry_run,
         git,
-    })
-}
-
-fn normalize(p: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
-fn find_in_path(program: &str, path_env: Option<&str>) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    std::env::split_paths(path_env?).map(|d| d.join(program)).find(|p| {
-        std::fs::metadata(p).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
     })
 }
 

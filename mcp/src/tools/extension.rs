@@ -14,6 +14,7 @@ use webext_mcp_host::protocol::ErrorBody;
 use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 use crate::build::{self, BrowserBuild, BuildRequest, delegate::DELEGATED_ENV};
 use crate::manifest;
+use crate::paths::resolve_lexically;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![ToolDef {
@@ -69,50 +70,24 @@ pub fn request(ctx: &Ctx, args: BuildArgs) -> Result<BuildRequest, ErrorBody> {
         ErrorBody::invalid_argument(format!("`browser`: {e}"))
             .with_hint("e.g. \"chrome,firefox\" or [\"chrome\", \"firefox\"]")
     })?;
-    let project = absolute(Path::new(&args.project_path));
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let project = resolve_lexically(&cwd, Path::new(&args.project_path));
     let out_dir = match &args.out_dir {
-        Some(o) if !o.trim().is_empty() => {
-            let p = Path::new(o);
-            if p.is_absolute() { p.to_path_buf() } else { project.join(p) }
-        }
-        _ => project.join("dist"),
+        Some(o) if !o.trim().is_empty() => o.as_str(),
+        _ => "dist",
     };
+    let out_dir = resolve_lexically(&project, Path::new(out_dir));
     Ok(BuildRequest {
         project,
         targets,
         zip: args.zip,
         zip_source: args.zip_source,
-        out_dir: normalize_lexically(&out_dir),
+        out_dir,
         session: ctx.env.get("WEBEXT_MCP_SESSION").map(str::to_owned),
         allow_delegation: ctx.env.get(DELEGATED_ENV) != Some("1"),
         node: ctx.env.get("WEBEXT_MCP_NODE").map(PathBuf::from),
         timeout: Duration::from_secs(600),
     })
-}
-
-fn absolute(p: &Path) -> PathBuf {
-    let joined = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf())
-    };
-    normalize_lexically(&joined)
-}
-
-/// Removes `.` and `..` without touching the file system.
-fn normalize_lexically(p: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 async fn extension_build(ctx: Ctx, args: Value) -> ToolResult {

@@ -84,7 +84,7 @@ impl ChromiumRunner {
         });
         let cdp = CdpClient::start(File::from(we_read), File::from(we_write))
             .map_err(RunnerError::io("cannot start the CDP threads"))?;
-        let monitor = Arc::new(Monitor::default());
+        let monitor = Arc::new(Monitor { observe_workers: opts.observe_workers, ..Monitor::default() });
         let m = monitor.clone();
         cdp.add_listener(move |cdp, event| m.on_event(cdp, event));
 
@@ -377,6 +377,8 @@ struct Monitor {
     registrations: Mutex<HashMap<String, String>>,
     /// Worker errors whose registration was not known yet, by registration id.
     orphan_errors: Mutex<HashMap<String, Vec<ConsoleEvent>>>,
+    /// See [`RunnerOptions::observe_workers`]; when off, workers are resumed and left alone.
+    observe_workers: bool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -422,10 +424,15 @@ impl Monitor {
                 // console event once that code enables `Runtime` on its own session.
                 let first = !lock(&self.sessions).values().any(|a| a.target_id == target_id);
                 if first {
-                    if matches!(
-                        kind.as_str(),
-                        "page" | "service_worker" | "worker" | "shared_worker" | "background_page"
-                    ) {
+                    // An unobserved worker is still attached (so a restart can be resumed),
+                    // but never instrumented.
+                    let instrument = kind != "service_worker" || self.observe_workers;
+                    if instrument
+                        && matches!(
+                            kind.as_str(),
+                            "page" | "service_worker" | "worker" | "shared_worker" | "background_page"
+                        )
+                    {
                         cdp.send_detached(Some(session), "Runtime.enable", json!({}));
                     }
                     if kind == "page" {

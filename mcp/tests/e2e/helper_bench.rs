@@ -10,7 +10,7 @@ use webext_mcp_host::client::Client;
 use webext_mcp_host::protocol::methods::PING;
 
 use crate::common::DEADLINE;
-use crate::helper_support::{Host, kill, launch};
+use crate::helper_support::{Host, kill, launch_with};
 
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
@@ -18,7 +18,8 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
 }
 
 async fn bench(family: Family) {
-    let b = launch(family, Host::Installed).await;
+    // No inspector on the helper's worker: measure it as it runs in a user's browser.
+    let b = launch_with(family, Host::Installed, false).await;
     let d = b.wait_host("after hello", |_| true).await;
     let client = Client::connect(&d).await.unwrap();
     for _ in 0..100 {

@@ -9,7 +9,7 @@ use webext_mcp_host::protocol::HELPER_CHROMIUM_ID;
 
 use crate::common::DEADLINE;
 use crate::common::browser::Tab;
-use crate::helper_support::{Host, kill, launch};
+use crate::helper_support::{Host, kill, launch, launch_with};
 
 async fn reconnects_after_the_host_is_killed(family: Family) {
     let b = launch(family, Host::Installed).await;
@@ -50,7 +50,17 @@ async fn wait_eval(tab: &Tab, expr: &str, ok: impl Fn(&serde_json::Value) -> boo
 /// the worker restarted by the alarm paused on start, so the helper never came back.
 #[tokio::test]
 async fn chromium_helper_reconnects_after_its_worker_was_stopped() {
-    let b = launch(Family::Chromium, Host::Installed).await;
+    reconnects_after_worker_stop(true).await;
+}
+
+#[tokio::test]
+async fn unobserved_chromium_helper_reconnects_after_its_worker_was_stopped() {
+    // The runner keeps no inspector on the worker, yet must still resume it when it restarts.
+    reconnects_after_worker_stop(false).await;
+}
+
+async fn reconnects_after_worker_stop(observe_workers: bool) {
+    let b = launch_with(Family::Chromium, Host::Installed, observe_workers).await;
     let first = b.wait_host("after hello", |_| true).await;
     let cdp = b.runner.cdp().unwrap();
     {

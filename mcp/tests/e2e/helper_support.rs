@@ -59,6 +59,12 @@ fn host_manifest(family: Family) -> Value {
 /// written where that browser looks before it starts (Chromium: the profile's
 /// `NativeMessagingHosts/`; Firefox: `$HOME/.mozilla/native-messaging-hosts/`).
 pub async fn launch(family: Family, host: Host) -> HelperBrowser {
+    launch_with(family, host, true).await
+}
+
+/// [`launch`], choosing whether the runner keeps an inspector on service workers (off: the
+/// helper runs as in a user's browser, for benchmarks).
+pub async fn launch_with(family: Family, host: Host, observe_workers: bool) -> HelperBrowser {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
     assert!(
@@ -70,6 +76,7 @@ pub async fn launch(family: Family, host: Host) -> HelperBrowser {
     let runtime_dir = private_dir("wxm-rt-");
     let session = format!("helper-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
     let mut opts = options(&[&ext], runtime_dir.path(), &session);
+    opts.observe_workers = observe_workers;
     let manifest_dir = match family {
         Family::Chromium => {
             let profile = dirs.path().join("profile");

@@ -237,45 +237,41 @@ pub fn parse_version_line(text: &str) -> Option<String> {
     (!v.is_empty()).then(|| v.to_owned())
 }
 
+/// Messages the browsers give a helper whose native host fails (Chromium's, then Firefox's
+/// wording), with the problem each one means.
+const BROWSER_ERRORS: &[(&[&str], &str, &str, &str)] = &[
+    (
+        &["specified native messaging host not found", "no such native application"],
+        "HOST_MANIFEST_MISSING",
+        "the browser found no host manifest under the name the helper asks for",
+        "run `webext-mcp install` (or `--browser <name>`), then restart the browser",
+    ),
+    (
+        &["access to the specified native messaging host is forbidden", "does not have permission"],
+        "HOST_ID_NOT_ALLOWED",
+        "the manifest does not allow the helper's extension id",
+        "run `webext-mcp install`; load the helper from the directory it names so its id is the fixed one",
+    ),
+    (
+        &["does not exist, or is not executable", "failed to start native messaging host"],
+        "HOST_BINARY_MISSING",
+        "the manifest's path does not start a program",
+        "run `webext-mcp install` with the webext-mcp you use now",
+    ),
+    (
+        &["native host has exited", "error when communicating with the native messaging host"],
+        "HOST_EXITED",
+        "the host started and then stopped or broke the framing",
+        "read the host log (h-<pid>.log in the runtime dir) and check the versions with `webext-mcp doctor`",
+    ),
+];
+
 /// The cause of an error message the browser gave the helper (as its status page shows it).
 pub fn explain_browser_error(text: &str) -> Option<Problem> {
     let t = text.to_ascii_lowercase();
-    let (code, cause, fix) = if t.contains("specified native messaging host not found")
-        || t.contains("no such native application")
-    {
-        (
-            "HOST_MANIFEST_MISSING",
-            "the browser found no host manifest under the name the helper asks for",
-            "run `webext-mcp install` (or `--browser <name>`), then restart the browser",
-        )
-    } else if t.contains("access to the specified native messaging host is forbidden")
-        || t.contains("does not have permission")
-    {
-        (
-            "HOST_ID_NOT_ALLOWED",
-            "the manifest does not allow the helper's extension id",
-            "run `webext-mcp install`; load the helper from the directory it names so its id is the fixed one",
-        )
-    } else if t.contains("does not exist, or is not executable")
-        || t.contains("failed to start native messaging host")
-    {
-        (
-            "HOST_BINARY_MISSING",
-            "the manifest's path does not start a program",
-            "run `webext-mcp install` with the webext-mcp you use now",
-        )
-    } else if t.contains("native host has exited")
-        || t.contains("error when communicating with the native messaging host")
-    {
-        (
-            "HOST_EXITED",
-            "the host started and then stopped or broke the framing",
-            "read the host log (h-<pid>.log in the runtime dir) and check the versions with `webext-mcp doctor`",
-        )
-    } else {
-        return None;
-    };
-    Some(problem(code, format!("the browser said \"{}\": {cause}", text.trim()), fix))
+    let (_, code, cause, fix) =
+        BROWSER_ERRORS.iter().find(|(needles, ..)| needles.iter().any(|n| t.contains(n)))?;
+    Some(problem(code, format!("the browser said \"{}\": {cause}", text.trim()), *fix))
 }
 
 /// The unpacked helper of one family.

@@ -3,13 +3,7 @@
 
 use webext_mcp::tools::catalog::{ListArgs, list};
 
-use crate::extension_js_catalog;
-
-fn first(query: &str) -> String {
-    let out = list(&extension_js_catalog(), &ListArgs { query: Some(query.into()), ..ListArgs::default() })
-        .unwrap();
-    out["templates"][0]["slug"].as_str().unwrap().to_owned()
-}
+use crate::{assert_ranked_first, extension_js_catalog};
 
 #[test]
 fn required_queries_rank_the_right_template_first() {
@@ -22,14 +16,7 @@ fn required_queries_rank_the_right_template_first() {
         ("TypeScript content script", "content-typescript"),
         ("toolbar popup", "action"),
     ];
-    let failures: Vec<String> = cases
-        .iter()
-        .filter_map(|(q, want)| {
-            let got = first(q);
-            (got != *want).then(|| format!("{q:?}: got {got}, want {want}"))
-        })
-        .collect();
-    assert!(failures.is_empty(), "{failures:#?}");
+    assert_ranked_first(&extension_js_catalog(), &cases);
 }
 
 #[test]

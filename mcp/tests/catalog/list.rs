@@ -4,16 +4,10 @@ use serde_json::{Value, json};
 use webext_mcp::catalog::Catalog;
 use webext_mcp::tools::catalog::{ListArgs, list};
 
-use crate::call;
+use crate::{assert_ranked_first, call};
 
 fn slugs(out: &Value) -> Vec<String> {
     out["templates"].as_array().unwrap().iter().map(|t| t["slug"].as_str().unwrap().to_owned()).collect()
-}
-
-fn first(query: &str) -> String {
-    let out =
-        list(Catalog::embedded(), &ListArgs { query: Some(query.into()), ..ListArgs::default() }).unwrap();
-    slugs(&out).into_iter().next().unwrap_or_default()
 }
 
 #[test]
@@ -32,14 +26,7 @@ fn requests_rank_the_fitting_embedded_template_first() {
         ("inject a floating widget into web pages", "content"),
         ("custom start page", "newtab"),
     ];
-    let failures: Vec<String> = cases
-        .iter()
-        .filter_map(|(q, want)| {
-            let got = first(q);
-            (got != *want).then(|| format!("{q:?}: got {got}, want {want}"))
-        })
-        .collect();
-    assert!(failures.is_empty(), "{failures:#?}");
+    assert_ranked_first(Catalog::embedded(), &cases);
 }
 
 #[test]

@@ -93,6 +93,20 @@ pub fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// Asserts that each query ranks its template first in `catalog`, reporting every miss.
+pub fn assert_ranked_first(catalog: &Catalog, cases: &[(&str, &str)]) {
+    use webext_mcp::tools::catalog::{ListArgs, list};
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|(q, want)| {
+            let out = list(catalog, &ListArgs { query: Some((*q).into()), ..ListArgs::default() }).unwrap();
+            let got = out["templates"][0]["slug"].as_str().unwrap_or_default().to_owned();
+            (got != *want).then(|| format!("{q:?}: got {got}, want {want}"))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
 /// The slugs of the embedded catalog.
 pub fn embedded_slugs() -> Vec<String> {
     Catalog::embedded().templates().map(|t| t.slug.clone()).collect()

@@ -98,7 +98,11 @@ async fn top_level_await_worker_never_starts_and_times_out() {
     assert!(matches!(err, RunnerError::BackgroundTimeout { .. }), "{err}");
     assert!(err.to_string().contains("background never started"), "{err}");
     assert_eq!(ErrorBody::from(err).code, ErrorCode::Timeout);
-    let why = handle.history().into_iter().find(|e| e.text.contains("Top-level await is disallowed"));
+    // Chromium reports the failure as two worker errors that may straddle the timeout.
+    let why = handle
+        .subscribe()
+        .wait_for(Duration::from_secs(30), |e| e.text.contains("Top-level await is disallowed"))
+        .await;
     assert!(why.is_some(), "the registration failure is not in the log: {:?}", handle.history());
 }
 

@@ -5,9 +5,34 @@
 //! ```
 //!
 //! It runs only in the extension background, on data the collector gathered, so it is pure
-//! logic and tested with plain `cargo test`.
+//! logic and tested with plain `cargo test`. The contract with the collector is `TABLE.md`.
+//!
+//! ```text
+//! JSON ─table─▶ Input ─dom─▶ stitched tree + roles/names ─tree─▶ outline ─collapse─▶ ─render─▶ text
+//!                                                                      page(text, offset) ◀─┘
+//! ```
+//!
+//! This file holds only the wasm exports; [`render::render`] and [`page::page`] are the Rust API.
 
+pub mod collapse;
+pub mod dom;
+pub mod error;
+pub mod name;
+pub mod page;
+pub mod redact;
+pub mod render;
+pub mod role;
+pub mod state;
+pub mod table;
+pub mod text;
+pub mod tree;
+
+use serde::Serialize;
 use wasm_bindgen::prelude::wasm_bindgen;
+
+pub use error::EngineError;
+pub use render::{Output, render};
+pub use table::Input;
 
 /// The engine's version, checked by the extension against the version it was built with.
 #[wasm_bindgen(js_name = engineVersion)]
@@ -15,10 +40,108 @@ pub fn engine_version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
 }
 
+/// Renders a snapshot: `input_json` is the engine input of `TABLE.md`; the result is the
+/// engine output as JSON, or `{"error":{"code","message"}}`.
+#[wasm_bindgen(js_name = snapshot)]
+pub fn snapshot(input_json: &str) -> String {
+    match snapshot_json(input_json) {
+        Ok(json) => json,
+        Err(e) => e.to_json(),
+    }
+}
+
+/// [`snapshot`] with the error kept as a value.
+pub fn snapshot_json(input_json: &str) -> Result<String, EngineError> {
+    let input = parse_input(input_json)?;
+    let output = render(&input)?;
+    serde_json::to_string(&output).map_err(|_| EngineError::InvalidArgument("the snapshot could not be encoded".into()))
+}
+
+/// Parses the engine input; the error says where, never what (it could be page content).
+pub fn parse_input(input_json: &str) -> Result<Input, EngineError> {
+    serde_json::from_str(input_json).map_err(|e| {
+        let what = match e.classify() {
+            serde_json::error::Category::Data => "does not have the shape of TABLE.md's engine input",
+            _ => "is not valid JSON",
+        };
+        EngineError::InvalidArgument(format!(
+            "the snapshot input {what} (line {}, column {})",
+            e.line(),
+            e.column()
+        ))
+    })
+}
+
+#[derive(Serialize)]
+struct Page<'a> {
+    chunk: &'a str,
+    #[serde(rename = "nextOffset")]
+    next_offset: Option<usize>,
+}
+
+/// One page of a rendering: `{"chunk": "…", "nextOffset": n | null}` (byte offsets), or
+/// `{"error":…}` for an offset that is not a char boundary of `text`.
+#[wasm_bindgen(js_name = page)]
+pub fn page(text: &str, offset: u32, max_bytes: u32) -> String {
+    match page::page(text, offset as usize, max_bytes as usize) {
+        Ok((chunk, next_offset)) => serde_json::to_string(&Page { chunk, next_offset })
+            .unwrap_or_else(|_| EngineError::InvalidArgument("the page could not be encoded".into()).to_json()),
+        Err(e) => e.to_json(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn version_is_the_crate_version() {
-        assert_eq!(super::engine_version(), env!("CARGO_PKG_VERSION"));
+        assert_eq!(engine_version(), env!("CARGO_PKG_VERSION"));
+    }
+
+    fn error_code(json: &str) -> String {
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        v["error"]["code"].as_str().unwrap_or("").to_owned()
+    }
+
+    #[test]
+    fn bad_json_is_invalid_argument() {
+        assert_eq!(error_code(&snapshot("{not json")), "INVALID_ARGUMENT");
+        assert_eq!(error_code(&snapshot(r#"{"frames":[{"nodes":[{"d":"deep"}]}]}"#)), "INVALID_ARGUMENT");
+        assert_eq!(error_code(&snapshot(r#"{"frames":[],"options":{"root":"button"}}"#)), "INVALID_ARGUMENT");
+    }
+
+    #[test]
+    fn unknown_root_is_stale() {
+        let json = snapshot(r#"{"frames":[{"nodes":[{"i":1,"d":0,"t":"div"}]}],"options":{"root":"e99"}}"#);
+        assert_eq!(error_code(&json), "STALE");
+        let json = snapshot(r#"{"frames":[{"nodes":[{"i":1,"d":0,"t":"div"}]}],"options":{"root":"f3e1"}}"#);
+        assert_eq!(error_code(&json), "STALE");
+    }
+
+    #[test]
+    fn snapshot_output_shape() {
+        let json = snapshot(
+            r##"{"frames":[{"url":"https://a.test/","title":"A","nodes":[{"i":1,"d":0,"t":"button"},{"d":1,"t":"#text","x":"Go"}]}]}"##,
+        );
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["text"], "[e1] button \"Go\"\n");
+        assert_eq!(v["nodes"], 1);
+        assert_eq!(v["refs"], 1);
+        assert_eq!(v["collapsed"], 0);
+        assert_eq!(v["title"], "A");
+        assert_eq!(v["url"], "https://a.test/");
+    }
+
+    #[test]
+    fn page_export() {
+        let v: serde_json::Value = serde_json::from_str(&page("a\nb\n", 0, 2)).unwrap();
+        assert_eq!(v["chunk"], "a\n");
+        assert_eq!(v["nextOffset"], 2);
+        let v: serde_json::Value = serde_json::from_str(&page("a\nb\n", 2, 10)).unwrap();
+        assert_eq!(v["chunk"], "b\n");
+        assert!(v["nextOffset"].is_null());
+        assert_eq!(error_code(&page("é", 1, 10)), "INVALID_ARGUMENT");
+        assert_eq!(error_code(&page("abc", 9, 10)), "INVALID_ARGUMENT");
     }
 }

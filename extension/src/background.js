@@ -11,6 +11,7 @@ import { engine } from "./engine.js";
 import { identity } from "./identity.js";
 import { methodTable } from "./methods.js";
 import { applyChanges, defaultLabel, effectiveLabel, loadSettings } from "./settings.js";
+import { visibleTabs } from "./tabs.js";
 
 const ALARM = "webext-mcp.reconnect";
 const STATUS_PORT = "status";
@@ -71,7 +72,7 @@ async function browserInfo() {
   const [{ browser, browserVersion }, platform, tabs, wasm] = await Promise.all([
     identity(),
     api.runtime.getPlatformInfo(),
-    visibleTabs(),
+    visibleTabs().then((tabs) => tabs.map((t) => ({ windowId: t.windowId, tabId: t.id }))),
     engineStatus(),
   ]);
   return {
@@ -87,15 +88,6 @@ async function browserInfo() {
     lastError: bridge.status.lastError,
     ...wasm,
   };
-}
-
-// The order the tab-set fingerprint is defined on: windows by ascending id, tabs by index.
-async function visibleTabs() {
-  const tabs = await api.tabs.query({});
-  return tabs
-    .filter((t) => Number.isInteger(t.id) && t.id >= 0)
-    .sort((a, b) => a.windowId - b.windowId || a.index - b.index)
-    .map((t) => ({ windowId: t.windowId, tabId: t.id }));
 }
 
 async function engineStatus() {

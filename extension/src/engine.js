@@ -1,17 +1,35 @@
 // The snapshot engine (Rust → wasm, bound by wasm-bindgen --target web), instantiated on
 // first use inside a handler. Never at module top level: a module service worker whose top
 // level awaits silently fails to register in Chromium, and the host never starts.
-import init, { engineVersion } from "./engine/webext_mcp_engine.js";
+import init, * as wasm from "./engine/webext_mcp_engine.js";
+import { HelperError } from "./errors.js";
+import { ERROR_CODES } from "./protocol.js";
 
 let loading = null;
 
-/** Resolves to `{version}` once the wasm module is instantiated; retried after a failure. */
+/**
+ * Resolves to the engine once the wasm module is instantiated; retried after a failure.
+ * Its functions take and return plain values; engine errors become HelperErrors.
+ */
 export function engine() {
   loading ??= init()
-    .then(() => ({ version: engineVersion() }))
+    .then(() => ({
+      version: wasm.engineVersion(),
+      snapshot: (input) => unwrap(wasm.snapshot(JSON.stringify(input))),
+      page: (text, offset, maxBytes) => unwrap(wasm.page(text, offset, maxBytes)),
+    }))
     .catch((e) => {
       loading = null;
       throw e;
     });
   return loading;
+}
+
+function unwrap(json) {
+  const out = JSON.parse(json);
+  if (out?.error) {
+    const code = ERROR_CODES[out.error.code] ?? ERROR_CODES.INTERNAL;
+    throw new HelperError(code, out.error.message, out.error.hint);
+  }
+  return out;
 }

@@ -2,6 +2,8 @@
 // params against METHOD_SPECS before calling a handler, so handlers see typed params.
 import { METHODS, METHOD_SPECS } from "./protocol.js";
 import { utf8Length } from "./bridge.js";
+import { clearSnapshot, resolveRef, takeSnapshot } from "./snapshot.js";
+import { closeTab, listTabs, navigate, newTab, selectTab } from "./tabs.js";
 
 /**
  * @param {{browserInfo: () => Promise<object>}} helper what the handlers need from the background
@@ -15,6 +17,15 @@ export function methodTable(helper) {
     }),
 
     [METHODS.BROWSER_INFO]: () => helper.browserInfo(),
+
+    [METHODS.TABS_LIST]: () => listTabs(),
+    [METHODS.TABS_NEW]: (params) => newTab(params),
+    [METHODS.TABS_NAVIGATE]: (params) => navigate(params),
+    [METHODS.TABS_SELECT]: (params) => selectTab(params),
+    [METHODS.TABS_CLOSE]: (params) => closeTab(params),
+    [METHODS.PAGE_SNAPSHOT]: (params) => takeSnapshot(params),
+    [METHODS.PAGE_CLEAR_SNAPSHOT]: (params) => clearSnapshot(params),
+    [METHODS.PAGE_RESOLVE_REF]: (params) => resolveRef(params),
 
     [METHODS.DEBUG_DIGEST]: async ({ payload }, meta) => ({
       length: payload.length,

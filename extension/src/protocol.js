@@ -39,8 +39,16 @@ export const METHODS = Object.freeze({
   "CLIENT_HELLO": "client.hello",
   "DEBUG_DIGEST": "debug.digest",
   "HOST_INFO": "host.info",
+  "PAGE_CLEARSNAPSHOT": "page.clearSnapshot",
+  "PAGE_RESOLVEREF": "page.resolveRef",
+  "PAGE_SNAPSHOT": "page.snapshot",
   "PING": "ping",
   "SUBSCRIBE": "subscribe",
+  "TABS_CLOSE": "tabs.close",
+  "TABS_LIST": "tabs.list",
+  "TABS_NAVIGATE": "tabs.navigate",
+  "TABS_NEW": "tabs.new",
+  "TABS_SELECT": "tabs.select",
   "UNSUBSCRIBE": "unsubscribe"
 });
 
@@ -86,6 +94,112 @@ export const METHOD_SPECS = Object.freeze({
     "result": "{descriptor, hello, clients, pending}",
     "target": "host"
   },
+  "page.clearSnapshot": {
+    "doc": "Forgets the tab's cached snapshot and tables (refs stay valid: they name elements).",
+    "params": {
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{cleared: bool}",
+    "target": "extension"
+  },
+  "page.resolveRef": {
+    "doc": "A CSS selector that finds the element a ref names (through open shadow roots: one per host).",
+    "params": {
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "ref": {
+        "doc": "e12 or f2e7",
+        "required": true,
+        "type": "string"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{ref, selector, shadowPath: [selector…], frame: {ordinal, frameId, url}, tag, unique: bool}",
+    "target": "extension"
+  },
+  "page.snapshot": {
+    "doc": "Snapshot of a tab's DOM as a text tree with refs (collector + engine); pages with `cursor`.",
+    "params": {
+      "cursor": {
+        "doc": "`<snapshotId>:<offset>` from a previous page; STALE once superseded",
+        "required": false,
+        "type": "string"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "interactiveOnly": {
+        "doc": "only interactive elements, flat",
+        "required": false,
+        "type": "boolean"
+      },
+      "maxBytes": {
+        "doc": "page size, default 16384",
+        "required": false,
+        "type": "integer"
+      },
+      "maxDepth": {
+        "doc": "depth limit below the root",
+        "required": false,
+        "type": "integer"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "redact": {
+        "doc": "safe (default) | off",
+        "required": false,
+        "type": "string"
+      },
+      "root": {
+        "doc": "ref whose subtree to render (expands collapsed runs)",
+        "required": false,
+        "type": "string"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      },
+      "viewportOnly": {
+        "doc": "only what intersects the viewport",
+        "required": false,
+        "type": "boolean"
+      }
+    },
+    "result": "{snapshotId, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {collectMs, engineMs}}",
+    "target": "extension"
+  },
   "ping": {
     "doc": "Round trip to the extension background.",
     "params": {
@@ -109,6 +223,125 @@ export const METHOD_SPECS = Object.freeze({
     },
     "result": "{events: every name now subscribed}",
     "target": "host"
+  },
+  "tabs.close": {
+    "doc": "Closes a tab.",
+    "params": {
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{closed: tabId}",
+    "target": "extension"
+  },
+  "tabs.list": {
+    "doc": "The tabs visible to the extension, in fingerprint order.",
+    "params": {},
+    "result": "{tabs: [{tabId, windowId, index, url, title, active, status, container}], fingerprint, activeTabId}",
+    "target": "extension"
+  },
+  "tabs.navigate": {
+    "doc": "Loads a URL, goes back/forward or reloads, then waits for the load.",
+    "params": {
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "steps": {
+        "doc": "history entries to move with back/forward (default 1)",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      },
+      "timeoutMs": {
+        "doc": "load wait, default 15000",
+        "required": false,
+        "type": "integer"
+      },
+      "type": {
+        "doc": "url | back | forward | reload",
+        "required": true,
+        "type": "string"
+      },
+      "url": {
+        "doc": "with type url",
+        "required": false,
+        "type": "string"
+      }
+    },
+    "result": "{tab, loaded: bool, moved: bool}",
+    "target": "extension"
+  },
+  "tabs.new": {
+    "doc": "Opens a tab, in the background unless `active`; waits for its load.",
+    "params": {
+      "active": {
+        "doc": "bring it to the front (default false)",
+        "required": false,
+        "type": "boolean"
+      },
+      "timeoutMs": {
+        "doc": "load wait, default 15000",
+        "required": false,
+        "type": "integer"
+      },
+      "url": {
+        "doc": "default about:blank",
+        "required": false,
+        "type": "string"
+      }
+    },
+    "result": "{tab, loaded: bool}",
+    "target": "extension"
+  },
+  "tabs.select": {
+    "doc": "Brings a tab to the front (and its window); by address or by URL substring.",
+    "params": {
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      },
+      "url": {
+        "doc": "substring of the URL, instead of tabId/pageIdx",
+        "required": false,
+        "type": "string"
+      }
+    },
+    "result": "{tab}",
+    "target": "extension"
   },
   "unsubscribe": {
     "doc": "Stop receiving these events.",

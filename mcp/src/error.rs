@@ -80,6 +80,9 @@ impl From<RunnerError> for ErrorBody {
                 ErrorCode::NotFound,
                 "declare `background.service_worker` (Chromium) or `background.scripts` (Firefox)",
             ),
+            RunnerError::Script { .. } => {
+                (ErrorCode::ScriptError, "fix the expression; the message is the exception it threw")
+            }
             RunnerError::Unsupported { .. } => {
                 (ErrorCode::Unsupported, "restart the browser with the extension listed")
             }

@@ -23,4 +23,5 @@ pub mod manifest;
 pub mod paths;
 pub mod runner;
 pub mod server;
+pub mod session;
 pub mod tools;

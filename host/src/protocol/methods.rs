@@ -51,12 +51,34 @@ pub const HOST_INFO: &str = "host.info";
 pub const PING: &str = "ping";
 pub const BROWSER_INFO: &str = "browser.info";
 pub const DEBUG_DIGEST: &str = "debug.digest";
+pub const TABS_LIST: &str = "tabs.list";
+pub const TABS_NEW: &str = "tabs.new";
+pub const TABS_NAVIGATE: &str = "tabs.navigate";
+pub const TABS_SELECT: &str = "tabs.select";
+pub const TABS_CLOSE: &str = "tabs.close";
+pub const PAGE_SNAPSHOT: &str = "page.snapshot";
+pub const PAGE_CLEAR_SNAPSHOT: &str = "page.clearSnapshot";
+pub const PAGE_RESOLVE_REF: &str = "page.resolveRef";
 
 /// The extension's first event.
 pub const EVENT_HELLO: &str = "hello";
 
 const fn p(name: &'static str, ty: &'static str, required: bool, doc: &'static str) -> Param {
     Param { name, ty, required, doc }
+}
+
+/// How every per-tab method names its tab: at most one of `tabId` / `pageIdx`, optionally
+/// guarded by `expectTabSet`. The extension resolves them in the same call that acts, so a
+/// tab set that changed in between gives `STALE` and nothing is done.
+macro_rules! tab_params {
+    ($($extra:expr),* $(,)?) => {
+        &[
+            p("tabId", "integer", false, "the tab (preferred)"),
+            p("pageIdx", "integer", false, "position in the visible tab list of `tabs.list`"),
+            p("expectTabSet", "string", false, "tab-set fingerprint the caller saw; STALE when it changed"),
+            $($extra),*
+        ]
+    };
 }
 
 /// Every method, host-answered first.
@@ -115,6 +137,79 @@ pub const METHODS: &[Method] = &[
         params: &[p("payload", "string", true, "any text; hashed as UTF-8")],
         result: "{length: UTF-16 units, bytes: UTF-8 bytes, sha256: hex of the UTF-8 bytes, \
                  chunked: bool, chunks: number of chunk frames (0 when whole), frameBytes: request body size}",
+    },
+    Method {
+        name: TABS_LIST,
+        target: Target::Extension,
+        doc: "The tabs visible to the extension, in fingerprint order.",
+        params: &[],
+        result: "{tabs: [{tabId, windowId, index, url, title, active, status, container}], fingerprint, activeTabId}",
+    },
+    Method {
+        name: TABS_NEW,
+        target: Target::Extension,
+        doc: "Opens a tab, in the background unless `active`; waits for its load.",
+        params: &[
+            p("url", "string", false, "default about:blank"),
+            p("active", "boolean", false, "bring it to the front (default false)"),
+            p("timeoutMs", "integer", false, "load wait, default 15000"),
+        ],
+        result: "{tab, loaded: bool}",
+    },
+    Method {
+        name: TABS_NAVIGATE,
+        target: Target::Extension,
+        doc: "Loads a URL, goes back/forward or reloads, then waits for the load.",
+        params: tab_params![
+            p("type", "string", true, "url | back | forward | reload"),
+            p("url", "string", false, "with type url"),
+            p("steps", "integer", false, "history entries to move with back/forward (default 1)"),
+            p("timeoutMs", "integer", false, "load wait, default 15000"),
+        ],
+        result: "{tab, loaded: bool, moved: bool}",
+    },
+    Method {
+        name: TABS_SELECT,
+        target: Target::Extension,
+        doc: "Brings a tab to the front (and its window); by address or by URL substring.",
+        params: tab_params![p("url", "string", false, "substring of the URL, instead of tabId/pageIdx")],
+        result: "{tab}",
+    },
+    Method {
+        name: TABS_CLOSE,
+        target: Target::Extension,
+        doc: "Closes a tab.",
+        params: tab_params![],
+        result: "{closed: tabId}",
+    },
+    Method {
+        name: PAGE_SNAPSHOT,
+        target: Target::Extension,
+        doc: "Snapshot of a tab's DOM as a text tree with refs (collector + engine); pages with `cursor`.",
+        params: tab_params![
+            p("cursor", "string", false, "`<snapshotId>:<offset>` from a previous page; STALE once superseded"),
+            p("maxBytes", "integer", false, "page size, default 16384"),
+            p("interactiveOnly", "boolean", false, "only interactive elements, flat"),
+            p("viewportOnly", "boolean", false, "only what intersects the viewport"),
+            p("root", "string", false, "ref whose subtree to render (expands collapsed runs)"),
+            p("maxDepth", "integer", false, "depth limit below the root"),
+            p("redact", "string", false, "safe (default) | off"),
+        ],
+        result: "{snapshotId, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {collectMs, engineMs}}",
+    },
+    Method {
+        name: PAGE_CLEAR_SNAPSHOT,
+        target: Target::Extension,
+        doc: "Forgets the tab's cached snapshot and tables (refs stay valid: they name elements).",
+        params: tab_params![],
+        result: "{cleared: bool}",
+    },
+    Method {
+        name: PAGE_RESOLVE_REF,
+        target: Target::Extension,
+        doc: "A CSS selector that finds the element a ref names (through open shadow roots: one per host).",
+        params: tab_params![p("ref", "string", true, "e12 or f2e7")],
+        result: "{ref, selector, shadowPath: [selector…], frame: {ordinal, frameId, url}, tag, unique: bool}",
     },
 ];
 

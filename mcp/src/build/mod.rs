@@ -13,12 +13,14 @@
 
 pub mod archive;
 pub mod delegate;
+pub mod dev;
 pub mod glob;
 pub mod lock;
 pub mod output;
 pub mod plan;
 pub mod scan;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -51,6 +53,16 @@ pub struct BuildRequest {
     pub timeout: Duration,
 }
 
+/// How to build, beyond what to build: what dev sessions need.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuildOptions {
+    /// Apply the dev-build transforms ([`dev::apply`]) to the output. Never for production.
+    pub dev: bool,
+    /// The caller already holds the build lock of every target (a dev session holds it for
+    /// its lifetime), so the build must not take it again.
+    pub lock_held: bool,
+}
+
 /// Which pipeline built a browser's output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -81,6 +93,12 @@ pub struct BrowserBuild {
     pub bytes: u64,
     pub files: Vec<FileEntry>,
     pub warnings: Vec<Finding>,
+    /// What a dev build added ([`BuildOptions::dev`]); empty for production builds.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dev_changes: Vec<dev::DevChange>,
+    /// Output-relative path → the project file it was copied from (native builds).
+    #[serde(skip)]
+    pub sources: BTreeMap<String, PathBuf>,
 }
 
 /// Why a build failed. Mapped to the stable error codes in `crate::error`.
@@ -112,6 +130,15 @@ impl BuildError {
 /// Builds every requested target. `progress` receives one line per step (and, for delegated
 /// builds, every line the toolchain prints).
 pub fn build(req: &BuildRequest, progress: &mut dyn FnMut(&str)) -> Result<Vec<BrowserBuild>, BuildError> {
+    build_with(req, BuildOptions::default(), progress)
+}
+
+/// [`build`] with options (dev sessions).
+pub fn build_with(
+    req: &BuildRequest,
+    opts: BuildOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<BrowserBuild>, BuildError> {
     let project = req.project.as_path();
     if !project.is_dir() {
         return Err(BuildError::NotFound {
@@ -146,7 +173,7 @@ pub fn build(req: &BuildRequest, progress: &mut dyn FnMut(&str)) -> Result<Vec<B
         }
     }
     if !toolchain_findings.is_empty() {
-        return delegated(req, pkg.as_ref(), toolchain_findings, progress);
+        return delegated(req, opts, pkg.as_ref(), toolchain_findings, progress);
     }
     let errors: Vec<Finding> =
         plans.iter().flat_map(|p| p.errors().cloned()).fold(Vec::new(), |mut acc, f| {
@@ -169,7 +196,7 @@ pub fn build(req: &BuildRequest, progress: &mut dyn FnMut(&str)) -> Result<Vec<B
     let mut results = Vec::new();
     for p in &plans {
         tracing::debug!(browser = p.target.name, files = p.files.len(), "native build");
-        results.push(native(req, &source, p)?);
+        results.push(native(req, opts, &source, p)?);
     }
     finish_source_zip(req, &source.json, source.messages.as_ref(), &mut results)?;
     Ok(results)
@@ -193,7 +220,10 @@ fn read_package_json(project: &Path) -> Option<Json> {
     manifest::parse_jsonc(&text).ok()
 }
 
-fn take_lock(req: &BuildRequest, browser: &str) -> Result<BuildLock, BuildError> {
+fn take_lock(req: &BuildRequest, opts: BuildOptions, browser: &str) -> Result<Option<BuildLock>, BuildError> {
+    if opts.lock_held {
+        return Ok(None);
+    }
     BuildLock::acquire(&req.out_dir, browser, req.session.as_deref()).map_err(|e| match e {
         LockError::Busy { path, holder } => {
             BuildError::Busy { browser: browser.to_owned(), lock: path, holder }
@@ -202,6 +232,7 @@ fn take_lock(req: &BuildRequest, browser: &str) -> Result<BuildLock, BuildError>
             BuildError::Io { context: format!("cannot take the lock {}", path.display()), source }
         }
     })
+    .map(Some)
 }
 
 /// `<name>-<version>` for zip names: `__MSG_x__` resolved, sanitized; the project folder's
@@ -226,10 +257,15 @@ pub fn artifact_stem(manifest: &Json, messages: Option<&manifest::Messages>, pro
     format!("{stem}-{version}")
 }
 
-fn native(req: &BuildRequest, source: &SourceManifest, p: &plan::Plan) -> Result<BrowserBuild, BuildError> {
+fn native(
+    req: &BuildRequest,
+    opts: BuildOptions,
+    source: &SourceManifest,
+    p: &plan::Plan,
+) -> Result<BrowserBuild, BuildError> {
     let started = Instant::now();
     let browser = p.target.name;
-    let _lock = take_lock(req, browser)?;
+    let _lock = take_lock(req, opts, browser)?;
     let staging =
         Staging::create(&req.out_dir, browser).map_err(BuildError::io("cannot create the staging folder"))?;
     output::make_parents(&staging.dir, p.files.keys().chain(p.generated.keys()).map(String::as_str))
@@ -248,12 +284,16 @@ fn native(req: &BuildRequest, source: &SourceManifest, p: &plan::Plan) -> Result
         .map_err(BuildError::io("cannot write manifest.json"))?;
     let stem = artifact_stem(&p.manifest, source.messages.as_ref(), &req.project);
     let warnings: Vec<Finding> = p.findings.iter().filter(|f| !f.is_error()).cloned().collect();
-    finish(req, browser, Pipeline::Native, staging, &stem, warnings, started)
+    let mut built = finish(req, opts, browser, Pipeline::Native, staging, &stem, warnings, started)?;
+    built.sources = p.files.clone();
+    Ok(built)
 }
 
 /// Lists the staged files, writes the store zip inside, swaps into place.
+#[allow(clippy::too_many_arguments)]
 fn finish(
     req: &BuildRequest,
+    opts: BuildOptions,
     browser: &str,
     pipeline: Pipeline,
     staging: Staging,
@@ -261,6 +301,16 @@ fn finish(
     warnings: Vec<Finding>,
     started: Instant,
 ) -> Result<BrowserBuild, BuildError> {
+    let dev_changes = if opts.dev {
+        dev::apply(&staging.dir).map_err(|e| BuildError::Failed {
+            message: format!("the dev-build transform failed: {e}"),
+            hint: "check the built manifest.json; production builds are not affected".into(),
+            findings: Vec::new(),
+            output_tail: Vec::new(),
+        })?
+    } else {
+        Vec::new()
+    };
     let files = list_files(&staging.dir).map_err(BuildError::io("cannot list the built files"))?;
     let dest = req.out_dir.join(browser);
     let zip_name = format!("{stem}.zip");
@@ -283,6 +333,8 @@ fn finish(
         bytes: files.iter().map(|f| f.bytes).sum(),
         files,
         warnings,
+        dev_changes,
+        sources: BTreeMap::new(),
     })
 }
 
@@ -332,6 +384,7 @@ fn finish_source_zip(
 
 fn delegated(
     req: &BuildRequest,
+    opts: BuildOptions,
     pkg: Option<&Json>,
     findings: Vec<Finding>,
     progress: &mut dyn FnMut(&str),
@@ -368,7 +421,7 @@ fn delegated(
     progress(&format!("delegating to {} ({why})", toolchain.name()));
     let mut results = Vec::new();
     for &target in &req.targets {
-        results.push(delegated_one(req, &toolchain, node.as_ref(), target, &findings, progress)?);
+        results.push(delegated_one(req, opts, &toolchain, node.as_ref(), target, &findings, progress)?);
     }
     // The source zip uses the source manifest when there is one.
     match manifest::load(&req.project) {
@@ -387,6 +440,7 @@ fn delegated(
 
 fn delegated_one(
     req: &BuildRequest,
+    opts: BuildOptions,
     toolchain: &Toolchain,
     node: Option<&delegate::Node>,
     target: Target,
@@ -394,7 +448,7 @@ fn delegated_one(
     progress: &mut dyn FnMut(&str),
 ) -> Result<BrowserBuild, BuildError> {
     let started = Instant::now();
-    let _lock = take_lock(req, target.name)?;
+    let _lock = take_lock(req, opts, target.name)?;
     let inv = Invocation { project: &req.project, target, toolchain, node, timeout: req.timeout };
     let built =
         delegate::run(&inv, SystemTime::now(), progress).map_err(|e| delegate_error(e, findings.to_vec()))?;
@@ -420,7 +474,7 @@ fn delegated_one(
     copy_tree(&built, &staging.dir, &format!("{stem}.zip"))
         .map_err(BuildError::io(format!("cannot copy {}", built.display())))?;
     let warnings = findings.iter().filter(|f| !f.is_error()).cloned().collect();
-    finish(req, target.name, Pipeline::Delegated, staging, &stem, warnings, started)
+    finish(req, opts, target.name, Pipeline::Delegated, staging, &stem, warnings, started)
 }
 
 /// Copies a built tree, leaving out a previous store zip of the same name.

@@ -18,10 +18,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::cdp::{CdpClient, CdpError, CdpEvent};
+use super::cdp::{self, CdpClient, CdpError, CdpEvent};
 use super::log::{ConsoleEvent, EventKind, ExtensionHandle, ExtensionLog, Level};
 use super::process::{self, BrowserProcess, ChildPipes, Tail};
-use super::{BoxFuture, Family, Runner, RunnerError, RunnerOptions};
+use super::{BoxFuture, Family, PageInfo, Runner, RunnerError, RunnerOptions};
 
 const SCHEME: &str = "chrome-extension://";
 
@@ -157,6 +157,7 @@ impl ChromiumRunner {
         if let Some(previous) = &previous {
             previous.log.reset_background();
         }
+        let before = self.monitor.next_seq();
         let reply =
             self.cdp.send("Extensions.loadUnpacked", json!({ "path": dir })).await.map_err(|e| match e {
                 CdpError::Protocol { message, .. } => RunnerError::LoadRefused { dir: dir.clone(), message },
@@ -170,12 +171,123 @@ impl ChromiumRunner {
             dir,
             has_background,
         };
+        // A reload replaces the worker without telling its old session (no
+        // `targetDestroyed`); commands sent there would hang, so forget it.
+        self.monitor.forget_workers(&handle.base_url, before);
         tracing::info!(id = %handle.id, dir = %handle.dir.display(), "extension loaded");
         let mut list = self.extensions.lock().unwrap_or_else(PoisonError::into_inner);
         list.retain(|e| e.id != handle.id);
         list.push(handle.clone());
         Ok(handle)
     }
+}
+
+impl ChromiumRunner {
+    /// The session to talk to a page target on: the monitor's, else a new one.
+    async fn page_session(&self, target_id: &str) -> Result<String, RunnerError> {
+        if let Some(s) = self.monitor.page_session(target_id) {
+            return Ok(s);
+        }
+        let attached =
+            self.cdp.send("Target.attachToTarget", json!({"targetId": target_id, "flatten": true})).await?;
+        attached["sessionId"].as_str().map(str::to_owned).ok_or_else(|| RunnerError::Script {
+            message: format!("cannot attach to tab {target_id}"),
+        })
+    }
+
+    async fn list_pages(&self) -> Result<Vec<PageInfo>, RunnerError> {
+        let reply = self.cdp.send("Target.getTargets", json!({})).await?;
+        Ok(reply["targetInfos"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|t| t["type"] == "page")
+            .map(|t| PageInfo {
+                target_id: t["targetId"].as_str().unwrap_or("").to_owned(),
+                url: t["url"].as_str().unwrap_or("").to_owned(),
+            })
+            .collect())
+    }
+
+    async fn evaluate_page(&self, target_id: &str, expr: &str, timeout: Duration) -> Result<Value, RunnerError> {
+        let session = self.page_session(target_id).await?;
+        evaluate(&self.cdp, &session, expr, timeout).await
+    }
+
+    async fn navigate_tab(&self, target_id: &str, url: &str) -> Result<(), RunnerError> {
+        let session = self.page_session(target_id).await?;
+        let reply =
+            self.cdp.send_to(Some(&session), "Page.navigate", json!({"url": url}), cdp::DEFAULT_TIMEOUT).await?;
+        match reply.get("errorText").and_then(Value::as_str) {
+            Some(e) if !e.is_empty() => Err(RunnerError::Script { message: format!("cannot open {url}: {e}") }),
+            _ => Ok(()),
+        }
+    }
+
+    async fn reload_tab(&self, target_id: &str) -> Result<(), RunnerError> {
+        let session = self.page_session(target_id).await?;
+        self.cdp.send_to(Some(&session), "Page.reload", json!({}), cdp::DEFAULT_TIMEOUT).await?;
+        Ok(())
+    }
+
+    /// Runs `expr` in the extension's newest service worker. A stopped worker (or none yet,
+    /// right after a reload) is started with `ServiceWorker.startWorker`, at most twice a
+    /// second; a command that gets no reply means the worker went away under it.
+    async fn evaluate_worker(&self, ext: &ExtensionHandle, expr: &str, timeout: Duration) -> Result<Value, RunnerError> {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut last_wake: Option<std::time::Instant> = None;
+        loop {
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return Err(RunnerError::BackgroundTimeout { id: ext.id.clone(), timeout });
+            }
+            match self.monitor.latest_worker(&ext.base_url) {
+                Some((session, false)) => {
+                    let left = (deadline - now).min(Duration::from_secs(5));
+                    match evaluate(&self.cdp, &session, expr, left).await {
+                        Err(RunnerError::Cdp(CdpError::Timeout { .. })) => {
+                            self.monitor.set_stopped(&session, true);
+                        }
+                        Err(RunnerError::Cdp(CdpError::Protocol { message, .. }))
+                            if message.contains("session") || message.contains("target") =>
+                        {
+                            self.monitor.forget_session(&session);
+                        }
+                        other => return other,
+                    }
+                }
+                _ => {
+                    if last_wake.is_none_or(|t| t.elapsed() > Duration::from_millis(500)) {
+                        last_wake = Some(std::time::Instant::now());
+                        self.monitor.wake_worker(&self.cdp, &ext.base_url);
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            }
+        }
+    }
+}
+
+/// `Runtime.evaluate` with the value returned by value and a thrown exception as an error.
+async fn evaluate(cdp: &CdpClient, session: &str, expr: &str, timeout: Duration) -> Result<Value, RunnerError> {
+    let mut reply = cdp
+        .send_to(
+            Some(session),
+            "Runtime.evaluate",
+            json!({"expression": expr, "returnByValue": true, "awaitPromise": true}),
+            timeout,
+        )
+        .await?;
+    if let Some(d) = reply.get("exceptionDetails") {
+        let message = d["exception"]["description"]
+            .as_str()
+            .and_then(|s| s.lines().next())
+            .or_else(|| d["text"].as_str())
+            .unwrap_or("uncaught exception")
+            .to_owned();
+        return Err(RunnerError::Script { message });
+    }
+    Ok(reply["result"].get_mut("value").map(Value::take).unwrap_or(Value::Null))
 }
 
 impl Runner for ChromiumRunner {
@@ -209,6 +321,31 @@ impl Runner for ChromiumRunner {
             self.process.shutdown(Duration::from_secs(3)).await;
             remove_temp(&self.temp);
         })
+    }
+    fn pages(&self) -> BoxFuture<'_, Result<Vec<PageInfo>, RunnerError>> {
+        Box::pin(self.list_pages())
+    }
+    fn evaluate_in_page<'a>(
+        &'a self,
+        target_id: &'a str,
+        expression: &'a str,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Value, RunnerError>> {
+        Box::pin(self.evaluate_page(target_id, expression, timeout))
+    }
+    fn reload_page<'a>(&'a self, target_id: &'a str) -> BoxFuture<'a, Result<(), RunnerError>> {
+        Box::pin(self.reload_tab(target_id))
+    }
+    fn navigate_page<'a>(&'a self, target_id: &'a str, url: &'a str) -> BoxFuture<'a, Result<(), RunnerError>> {
+        Box::pin(self.navigate_tab(target_id, url))
+    }
+    fn evaluate_in_background<'a>(
+        &'a self,
+        ext: &'a ExtensionHandle,
+        expression: &'a str,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Value, RunnerError>> {
+        Box::pin(self.evaluate_worker(ext, expression, timeout))
     }
 }
 
@@ -354,6 +491,10 @@ struct Attached {
     target_id: String,
     kind: String,
     url: String,
+    /// Order of attachment: the newest worker of an extension is the live one.
+    seq: u64,
+    /// A worker that stopped (`Inspector.targetCrashed`) and has not restarted yet.
+    stopped: bool,
 }
 
 /// Watches targets, their consoles and service-worker versions; one per browser.
@@ -379,6 +520,7 @@ struct Monitor {
     orphan_errors: Mutex<HashMap<String, Vec<ConsoleEvent>>>,
     /// See [`RunnerOptions::observe_workers`]; when off, workers are resumed and left alone.
     observe_workers: bool,
+    seq: std::sync::atomic::AtomicU64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -386,6 +528,48 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Monitor {
+    fn next_seq(&self) -> u64 {
+        self.seq.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn page_session(&self, target_id: &str) -> Option<String> {
+        lock(&self.sessions)
+            .iter()
+            .find(|(_, a)| a.target_id == target_id && a.kind == "page")
+            .map(|(s, _)| s.clone())
+    }
+
+    /// The newest worker session at `base_url` and whether it is stopped.
+    fn latest_worker(&self, base_url: &str) -> Option<(String, bool)> {
+        lock(&self.sessions)
+            .iter()
+            .filter(|(_, a)| a.kind == "service_worker" && a.url.starts_with(base_url))
+            .max_by_key(|(_, a)| a.seq)
+            .map(|(s, a)| (s.clone(), a.stopped))
+    }
+
+    fn forget_workers(&self, base_url: &str, before: u64) {
+        lock(&self.sessions).retain(|_, a| !(a.kind == "service_worker" && a.url.starts_with(base_url) && a.seq < before));
+    }
+
+    fn forget_session(&self, session: &str) {
+        lock(&self.sessions).remove(session);
+    }
+
+    fn set_stopped(&self, session: &str, stopped: bool) {
+        if let Some(a) = lock(&self.sessions).get_mut(session) {
+            a.stopped = stopped;
+        }
+    }
+
+    /// Starts the extension's worker from the page session that has the `ServiceWorker`
+    /// domain (any page session can; ~5 ms).
+    fn wake_worker(&self, cdp: &CdpClient, base_url: &str) {
+        if let Some(s) = lock(&self.sw_session).clone() {
+            cdp.send_detached(Some(&s), "ServiceWorker.startWorker", json!({"scopeURL": base_url}));
+        }
+    }
+
     fn log(&self, id: &str) -> Arc<ExtensionLog> {
         lock(&self.logs).entry(id.to_owned()).or_insert_with(ExtensionLog::new).clone()
     }
@@ -438,7 +622,9 @@ impl Monitor {
                     if kind == "page" {
                         self.watch_workers_from(cdp, session);
                     }
-                    lock(&self.sessions).insert(session.to_owned(), Attached { target_id, kind, url });
+                    let seq = self.next_seq();
+                    lock(&self.sessions)
+                        .insert(session.to_owned(), Attached { target_id, kind, url, seq, stopped: false });
                 }
                 if ev.params.get("waitingForDebugger").and_then(Value::as_bool).unwrap_or(false) {
                     cdp.send_detached(Some(session), "Runtime.runIfWaitingForDebugger", json!({}));
@@ -476,8 +662,14 @@ impl Monitor {
             // `waitForDebuggerOnStart` and waits. Chromium 156 reports the stop as
             // `Inspector.targetCrashed` and the restart as `Inspector.targetReloadedAfterCrash`
             // on that session (measured; `Runtime` stays enabled), so resume it there.
+            "Inspector.targetCrashed" => {
+                if let Some(session) = ev.session_id.as_deref() {
+                    self.set_stopped(session, true);
+                }
+            }
             "Inspector.targetReloadedAfterCrash" => {
                 let Some(session) = ev.session_id.as_deref() else { return };
+                self.set_stopped(session, false);
                 if lock(&self.sessions).contains_key(session) {
                     tracing::debug!(session, "target restarted; resuming it");
                     cdp.send_detached(Some(session), "Runtime.runIfWaitingForDebugger", json!({}));

@@ -151,7 +151,18 @@ impl Default for RunnerOptions {
     }
 }
 
+/// A tab (page target) of a running browser.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageInfo {
+    pub target_id: String,
+    pub url: String,
+}
+
 /// A running browser with its extensions.
+///
+/// The page and background methods are what dev sessions need to reload an extension in
+/// place; a family that cannot do them yet answers [`RunnerError::Unsupported`].
 pub trait Runner: Send + Sync {
     fn family(&self) -> Family;
     /// The browser's process id, which is also its process-group id.
@@ -170,6 +181,53 @@ pub trait Runner: Send + Sync {
     fn is_running(&self) -> bool;
     /// Ends the browser (politely, then by force) and removes its temporary directories.
     fn shutdown(&self) -> BoxFuture<'_, ()>;
+
+    /// The open tabs, in the browser's order.
+    fn pages(&self) -> BoxFuture<'_, Result<Vec<PageInfo>, RunnerError>> {
+        let family = self.family();
+        Box::pin(async move { Err(RunnerError::Unsupported { family, what: "listing tabs".into() }) })
+    }
+
+    /// Evaluates `expression` in a tab's page (awaiting a promise) and returns its value.
+    fn evaluate_in_page<'a>(
+        &'a self,
+        target_id: &'a str,
+        expression: &'a str,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<serde_json::Value, RunnerError>> {
+        let _ = (target_id, expression, timeout);
+        let family = self.family();
+        Box::pin(async move { Err(RunnerError::Unsupported { family, what: "evaluating in a tab".into() }) })
+    }
+
+    /// Navigates a tab to `url` (returns once the navigation committed).
+    fn navigate_page<'a>(&'a self, target_id: &'a str, url: &'a str) -> BoxFuture<'a, Result<(), RunnerError>> {
+        let _ = (target_id, url);
+        let family = self.family();
+        Box::pin(async move { Err(RunnerError::Unsupported { family, what: "navigating a tab".into() }) })
+    }
+
+    /// Reloads a tab.
+    fn reload_page<'a>(&'a self, target_id: &'a str) -> BoxFuture<'a, Result<(), RunnerError>> {
+        let _ = target_id;
+        let family = self.family();
+        Box::pin(async move { Err(RunnerError::Unsupported { family, what: "reloading a tab".into() }) })
+    }
+
+    /// Evaluates `expression` in the extension's background (its service worker, woken when
+    /// stopped), awaiting a promise, as the extension itself: with its `chrome.*` APIs.
+    fn evaluate_in_background<'a>(
+        &'a self,
+        ext: &'a ExtensionHandle,
+        expression: &'a str,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<serde_json::Value, RunnerError>> {
+        let _ = (ext, expression, timeout);
+        let family = self.family();
+        Box::pin(async move {
+            Err(RunnerError::Unsupported { family, what: "evaluating in an extension's background".into() })
+        })
+    }
 }
 
 /// Launches a browser of `family`, resolving its binary from the options, `env` and `config`.
@@ -266,6 +324,9 @@ pub enum RunnerError {
     /// The extension declares no background, so there is nothing to wait for.
     #[error("extension {id} declares no background script or service worker")]
     NoBackground { id: String },
+    /// Evaluated code threw (the first line of the exception).
+    #[error("the script threw: {message}")]
+    Script { message: String },
     /// The operation does not exist for this browser family.
     #[error("{what} is not supported for {}", family.name())]
     Unsupported { family: Family, what: String },

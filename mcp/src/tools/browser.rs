@@ -29,12 +29,22 @@ const LIST_TIMEOUT: Duration = Duration::from_secs(3);
 pub struct BrowserState {
     hub: Hub,
     selected: Mutex<Option<String>>,
+    pages: super::pages::CurrentPages,
 }
 
 impl BrowserState {
     /// `initial` is `--browser` / config `browser`.
     pub fn new(runtime_dir: &Path, initial: Option<&str>) -> BrowserState {
-        BrowserState { hub: Hub::new(runtime_dir), selected: Mutex::new(initial.map(str::to_owned)) }
+        BrowserState {
+            hub: Hub::new(runtime_dir),
+            selected: Mutex::new(initial.map(str::to_owned)),
+            pages: Default::default(),
+        }
+    }
+
+    /// This server's current page per browser.
+    pub fn pages(&self) -> &super::pages::CurrentPages {
+        &self.pages
     }
 
     pub fn hub(&self) -> &Hub {

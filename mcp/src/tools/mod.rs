@@ -19,6 +19,8 @@ mod debug;
 mod extension;
 mod install;
 mod meta;
+pub mod pages;
+pub mod snapshot;
 
 /// A group of tools that `--toolsets` switches on or off in `tools/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -134,6 +136,8 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(extension::tools())
             .chain(catalog::tools())
             .chain(browser::tools())
+            .chain(pages::tools())
+            .chain(snapshot::tools())
             .chain(debug::tools())
             .collect()
     })

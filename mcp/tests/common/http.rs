@@ -4,16 +4,21 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-type Routes = Arc<Mutex<HashMap<String, (String, Vec<u8>)>>>;
+/// Path → (content type, extra header lines, body).
+type Routes = Arc<Mutex<HashMap<String, (String, String, Vec<u8>)>>>;
+/// URL prefix → directory served under it.
+type Dirs = Arc<Mutex<Vec<(String, PathBuf)>>>;
 
 pub struct TestServer {
     addr: SocketAddr,
     routes: Routes,
+    dirs: Dirs,
     requests: Arc<Mutex<Vec<String>>>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
@@ -24,22 +29,23 @@ impl TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let addr = listener.local_addr().expect("local addr");
         let routes: Routes = Arc::default();
+        let dirs: Dirs = Arc::default();
         let requests: Arc<Mutex<Vec<String>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
-            let (routes, requests, stop) = (routes.clone(), requests.clone(), stop.clone());
+            let (routes, dirs, requests, stop) = (routes.clone(), dirs.clone(), requests.clone(), stop.clone());
             std::thread::spawn(move || {
                 for conn in listener.incoming() {
                     if stop.load(Ordering::SeqCst) {
                         break;
                     }
                     let Ok(conn) = conn else { continue };
-                    let (routes, requests) = (routes.clone(), requests.clone());
-                    std::thread::spawn(move || serve(conn, &routes, &requests));
+                    let (routes, dirs, requests) = (routes.clone(), dirs.clone(), requests.clone());
+                    std::thread::spawn(move || serve(conn, &routes, &dirs, &requests));
                 }
             })
         };
-        TestServer { addr, routes, requests, stop, thread: Some(thread) }
+        TestServer { addr, routes, dirs, requests, stop, thread: Some(thread) }
     }
 
     /// `http://127.0.0.1:<port><path>`.
@@ -52,7 +58,24 @@ impl TestServer {
     }
 
     pub fn route(&self, path: &str, content_type: &str, body: impl Into<Vec<u8>>) {
-        self.routes.lock().unwrap().insert(path.to_owned(), (content_type.to_owned(), body.into()));
+        self.route_with_headers(path, content_type, &[], body);
+    }
+
+    /// A route whose response carries extra headers, e.g. `("Content-Security-Policy", "…")`.
+    pub fn route_with_headers(
+        &self,
+        path: &str,
+        content_type: &str,
+        headers: &[(&str, &str)],
+        body: impl Into<Vec<u8>>,
+    ) {
+        let extra: String = headers.iter().map(|(k, v)| format!("{k}: {v}\r\n")).collect();
+        self.routes.lock().unwrap().insert(path.to_owned(), (content_type.to_owned(), extra, body.into()));
+    }
+
+    /// Serves the files under `dir` at `prefix` (e.g. `/doc/` → `dir/…`), types by extension.
+    pub fn serve_dir(&self, prefix: &str, dir: &Path) {
+        self.dirs.lock().unwrap().push((prefix.to_owned(), dir.to_owned()));
     }
 
     pub fn page(&self, path: &str, html: &str) {
@@ -89,7 +112,35 @@ impl Drop for TestServer {
     }
 }
 
-fn serve(mut conn: TcpStream, routes: &Routes, requests: &Mutex<Vec<String>>) {
+fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript",
+        "css" => "text/css",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "woff2" => "font/woff2",
+        "json" => "application/json",
+        _ => "application/octet-stream",
+    }
+}
+
+fn from_dirs(dirs: &Dirs, path: &str) -> Option<(String, String, Vec<u8>)> {
+    let dirs = dirs.lock().unwrap().clone();
+    for (prefix, dir) in dirs {
+        let Some(rel) = path.strip_prefix(&prefix) else { continue };
+        if rel.split('/').any(|c| c == "..") {
+            return None;
+        }
+        let file = dir.join(rel);
+        if let Ok(body) = std::fs::read(&file) {
+            return Some((content_type(&file).to_owned(), String::new(), body));
+        }
+    }
+    None
+}
+
+fn serve(mut conn: TcpStream, routes: &Routes, dirs: &Dirs, requests: &Mutex<Vec<String>>) {
     let _ = conn.set_read_timeout(Some(Duration::from_secs(10)));
     let Ok(clone) = conn.try_clone() else { return };
     let mut reader = BufReader::new(clone);
@@ -105,13 +156,14 @@ fn serve(mut conn: TcpStream, routes: &Routes, requests: &Mutex<Vec<String>>) {
     }
     let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_owned();
     requests.lock().unwrap().push(path.clone());
-    let route = routes.lock().unwrap().get(path.split('?').next().unwrap_or("")).cloned();
-    let (status, ctype, body) = match route {
-        Some((ctype, body)) => ("200 OK", ctype, body),
-        None => ("404 Not Found", "text/plain".to_owned(), b"not found".to_vec()),
+    let bare = path.split(['?', '#']).next().unwrap_or("");
+    let route = routes.lock().unwrap().get(bare).cloned().or_else(|| from_dirs(dirs, bare));
+    let (status, ctype, extra, body) = match route {
+        Some((ctype, extra, body)) => ("200 OK", ctype, extra, body),
+        None => ("404 Not Found", "text/plain".to_owned(), String::new(), b"not found".to_vec()),
     };
     let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\
+        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n{extra}\
          Access-Control-Allow-Origin: *\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
         body.len()
     );

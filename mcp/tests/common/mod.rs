@@ -8,7 +8,9 @@
 
 pub mod browser;
 pub mod ext;
+pub mod helper;
 pub mod http;
+pub mod mcp_client;
 pub mod procs;
 
 use std::time::Duration;

@@ -13,7 +13,10 @@ mod helper_connect;
 mod helper_frames;
 mod helper_reconnect;
 mod helper_status;
-mod helper_support;
+/// The helper-browser harness, shared with the page-tool tests.
+mod helper_support {
+    pub use crate::common::helper::*;
+}
 mod install_connect;
 mod runner_checks;
 mod runner_chromium;

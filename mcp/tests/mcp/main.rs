@@ -2,6 +2,8 @@
 //! the CLI twin, and a client not written in this project.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
+#[path = "../common/mcp_client.rs"]
+#[allow(dead_code)]
 mod client;
 
 mod cli_twin;

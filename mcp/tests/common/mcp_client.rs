@@ -40,9 +40,23 @@ pub struct Server {
 
 impl Server {
     pub fn start(home: &Path, extra: &[&str]) -> Server {
-        let mut child = command(home)
-            .arg("serve")
-            .args(extra)
+        let mut cmd = command(home);
+        cmd.arg("serve").args(extra);
+        Server::spawn(cmd)
+    }
+
+    /// `serve` against the hosts of another runtime dir (a helper browser's), initialized.
+    pub fn serve_in(home: &Path, runtime_dir: &Path, extra: &[&str]) -> Server {
+        let mut cmd = command(home);
+        cmd.env("WEBEXT_MCP_RUNTIME_DIR", runtime_dir).arg("serve").args(extra);
+        let mut server = Server::spawn(cmd);
+        server.initialize();
+        server
+    }
+
+    /// Runs `cmd` (a `serve` command) with piped stdio.
+    pub fn spawn(mut cmd: Command) -> Server {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -1,0 +1,271 @@
+// Tabs as the MCP tools see them: the visible tab list in fingerprint order, how a request
+// names its tab (tabId, pageIdx, expectTabSet), and waiting for loads from the background
+// (page timers and rAF do not run in background tabs).
+import { api } from "./api.js";
+import { HelperError } from "./errors.js";
+import { ERROR_CODES, FINGERPRINT } from "./protocol.js";
+
+export const DEFAULT_LOAD_TIMEOUT_MS = 15000;
+
+/** Visible tabs: windows by ascending id, tabs by index (the fingerprint's order). */
+export async function visibleTabs() {
+  const tabs = await api.tabs.query({});
+  return tabs
+    .filter((t) => Number.isInteger(t.id) && t.id >= 0)
+    .sort((a, b) => a.windowId - b.windowId || a.index - b.index);
+}
+
+/** First FINGERPRINT.length hex chars of sha256 over `windowId:tabId` joined in order. */
+export async function fingerprint(tabs) {
+  const text = tabs.map((t) => `${t.windowId}:${t.id}`).join(FINGERPRINT.separator);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return hex.slice(0, FINGERPRINT.length);
+}
+
+/** The wire form of a tab. */
+export function describeTab(t) {
+  return {
+    tabId: t.id,
+    windowId: t.windowId,
+    index: t.index,
+    url: t.url ?? t.pendingUrl ?? "",
+    title: t.title ?? "",
+    active: Boolean(t.active),
+    status: t.status ?? "unknown",
+    container: containerOf(t),
+  };
+}
+
+// Firefox containers: the cookie store of a tab that is not the default one.
+function containerOf(t) {
+  const store = t.cookieStoreId;
+  if (!store || store === "firefox-default" || store === "0") return null;
+  return store;
+}
+
+export async function listTabs() {
+  const tabs = await visibleTabs();
+  return {
+    tabs: tabs.map(describeTab),
+    fingerprint: await fingerprint(tabs),
+    activeTabId: tabs.find((t) => t.active && t.windowId === tabs.find((w) => w.active)?.windowId)?.id ?? null,
+  };
+}
+
+/**
+ * The tab a per-tab request names. `tabId` wins; `pageIdx` is a position in the visible list
+ * and is checked against `expectTabSet` when given. Never falls back to another tab.
+ */
+export async function resolveTab({ tabId, pageIdx, expectTabSet }) {
+  if (tabId != null && pageIdx != null) {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "give `tabId` or `pageIdx`, not both", "prefer `tabId`");
+  }
+  let tabs = null;
+  if (expectTabSet != null) {
+    tabs = await visibleTabs();
+    const now = await fingerprint(tabs);
+    if (now !== expectTabSet) {
+      throw new HelperError(
+        ERROR_CODES.STALE,
+        `the tab set changed (fingerprint ${now}, expected ${expectTabSet}); nothing was done`,
+        "call list_pages again and use the tabId it shows",
+        { fingerprint: now },
+      );
+    }
+  }
+  if (tabId != null) {
+    try {
+      return await api.tabs.get(tabId);
+    } catch {
+      throw notFound(`tab ${tabId} does not exist (closed, or not visible to the extension)`);
+    }
+  }
+  if (pageIdx != null) {
+    tabs ??= await visibleTabs();
+    const tab = tabs[pageIdx];
+    if (!tab) throw notFound(`pageIdx ${pageIdx} is out of range: ${tabs.length} tabs are visible`);
+    return tab;
+  }
+  throw new HelperError(
+    ERROR_CODES.NOT_FOUND,
+    "no tab given and this server has no current page yet",
+    "pass `tabId` from list_pages, or open one with new_page",
+  );
+}
+
+function notFound(message) {
+  return new HelperError(ERROR_CODES.NOT_FOUND, message, "call list_pages for the current tabs");
+}
+
+/**
+ * Resolves with `{tab, loaded: true}` once the tab's load completes. With `requireLoading`
+ * (attach before starting a navigation) only after the tab was seen changing; otherwise a
+ * tab that is already `ready` resolves at once. `startWithinMs`: NOT_FOUND when no
+ * navigation starts that soon (back/forward with nowhere to go does nothing at all).
+ * Driven by tabs.onUpdated, never page timers; TIMEOUT after `timeoutMs`.
+ */
+export function waitForLoad(
+  tabId,
+  { timeoutMs = DEFAULT_LOAD_TIMEOUT_MS, requireLoading = false, ready = (t) => t.status === "complete", startWithinMs = 0, what = "navigation" } = {},
+) {
+  return new Promise((resolve, reject) => {
+    let sawChange = !requireLoading;
+    let done = false;
+    const timers = [];
+    const finish = (outcome, value) => {
+      if (done) return;
+      done = true;
+      timers.forEach(clearTimeout);
+      api.tabs.onUpdated.removeListener(onUpdated);
+      api.tabs.onRemoved.removeListener(onRemoved);
+      outcome(value);
+    };
+    const onUpdated = (id, change, tab) => {
+      if (id !== tabId) return;
+      if (change.status === "loading" || change.url) sawChange = true;
+      // A same-document navigation changes the URL of a tab that stays complete.
+      if (sawChange && ready(tab)) finish(resolve, { tab, loaded: true });
+    };
+    const onRemoved = (id) => {
+      if (id === tabId) finish(reject, notFound(`tab ${tabId} was closed while loading`));
+    };
+    timers.push(
+      setTimeout(async () => {
+        const tab = await api.tabs.get(tabId).catch(() => null);
+        if (!tab) return finish(reject, notFound(`tab ${tabId} was closed while loading`));
+        finish(
+          reject,
+          new HelperError(
+            ERROR_CODES.TIMEOUT,
+            `tab ${tabId} did not finish loading within ${timeoutMs} ms (status ${tab.status})`,
+            "the page may still be usable: take_snapshot, or retry with a larger timeoutMs",
+            { tab: describeTab(tab) },
+          ),
+        );
+      }, timeoutMs),
+    );
+    if (startWithinMs > 0) {
+      timers.push(
+        setTimeout(() => {
+          if (!sawChange) finish(reject, new HelperError(ERROR_CODES.NOT_FOUND, `no ${what} started in tab ${tabId}`, "navigate by url instead"));
+        }, startWithinMs),
+      );
+    }
+    api.tabs.onUpdated.addListener(onUpdated);
+    api.tabs.onRemoved.addListener(onRemoved);
+    if (!requireLoading) {
+      api.tabs.get(tabId).then(
+        (tab) => ready(tab) && finish(resolve, { tab, loaded: true }),
+        () => finish(reject, notFound(`tab ${tabId} does not exist`)),
+      );
+    }
+  });
+}
+
+export async function newTab({ url, active = false, timeoutMs }) {
+  const target = url ?? "about:blank";
+  checkUrl(target);
+  const tab = await api.tabs.create({ url: target, active });
+  // Firefox reports the new tab complete at about:blank before it starts loading the URL.
+  const blank = target === "about:blank";
+  const ready = (t) => t.status === "complete" && (blank || (t.url !== undefined && t.url !== "about:blank"));
+  const { tab: loaded } = await waitForLoad(tab.id, { timeoutMs, ready });
+  return { tab: describeTab(loaded), loaded: true };
+}
+
+/** `type`: url | back | forward | reload; waits for the load the navigation starts. */
+export async function navigate(params) {
+  const tab = await resolveTab(params);
+  const { type, url, steps = 1, timeoutMs } = params;
+  if (type === "url") {
+    if (url == null) throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "type `url` needs `url`");
+    checkUrl(url);
+  } else if (!["back", "forward", "reload"].includes(type)) {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `unknown navigation type \`${type}\``, "use url, back, forward or reload");
+  }
+  if (!Number.isInteger(steps) || steps < 1) {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "`steps` must be a positive integer");
+  }
+  const history = type === "back" || type === "forward";
+  const loaded = waitForLoad(tab.id, {
+    timeoutMs,
+    requireLoading: true,
+    // Moving past either end of the history does nothing, silently, in both browsers.
+    startWithinMs: history ? HISTORY_START_MS : 0,
+    what: `${type} navigation (no ${type === "back" ? "earlier" : "later"} page in its history?)`,
+  });
+  loaded.catch(() => {}); // awaited below; a failed start must not leave it unhandled
+  if (type === "url") await api.tabs.update(tab.id, { url });
+  else if (type === "reload") await api.tabs.reload(tab.id);
+  else await moveInHistory(tab, type === "back" ? -steps : steps);
+  const result = await loaded;
+  return { tab: describeTab(result.tab), loaded: true };
+}
+
+const HISTORY_START_MS = 3000;
+
+// history.go from the page: Chromium's tabs.goBack skips entries that were added without a
+// user gesture (all of an automated tab's), and can find no page to go back to.
+async function moveInHistory(tab, delta) {
+  try {
+    await api.scripting.executeScript({ target: { tabId: tab.id }, func: (d) => history.go(d), args: [delta] });
+    return;
+  } catch {
+    // Not scriptable (an error page, a browser page): the tabs API then.
+  }
+  try {
+    for (let i = 0; i < Math.abs(delta); i++) await (delta < 0 ? api.tabs.goBack(tab.id) : api.tabs.goForward(tab.id));
+  } catch (e) {
+    throw new HelperError(ERROR_CODES.NOT_FOUND, `tab ${tab.id} cannot move ${delta} in its history: ${e?.message ?? e}`, "navigate by url instead");
+  }
+}
+
+export async function selectTab(params) {
+  let tab;
+  if (params.url != null) {
+    if (params.tabId != null || params.pageIdx != null) {
+      throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "give `url` or `tabId`/`pageIdx`, not both");
+    }
+    const tabs = await visibleTabs();
+    const hits = tabs.filter((t) => (t.url ?? "").includes(params.url));
+    if (hits.length === 0) throw notFound(`no tab's URL contains \`${params.url}\``);
+    if (hits.length > 1) {
+      throw new HelperError(
+        ERROR_CODES.INVALID_ARGUMENT,
+        `${hits.length} tabs' URLs contain \`${params.url}\``,
+        "use a longer substring or the tabId",
+        { tabs: hits.map(describeTab) },
+      );
+    }
+    tab = hits[0];
+  } else {
+    tab = await resolveTab(params);
+  }
+  const updated = await api.tabs.update(tab.id, { active: true });
+  await api.windows.update(tab.windowId, { focused: true }).catch(() => {});
+  return { tab: describeTab(updated ?? tab) };
+}
+
+export async function closeTab(params) {
+  const tab = await resolveTab(params);
+  await api.tabs.remove(tab.id);
+  return { closed: tab.id };
+}
+
+// Pages the tab tools may open: web pages, files and blank pages; never the browser's own.
+function checkUrl(url) {
+  let parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `\`${url}\` is not an absolute URL`, "include the scheme, e.g. https://");
+  }
+  if (!["http:", "https:", "file:", "about:", "data:"].includes(parsed.protocol)) {
+    throw new HelperError(
+      ERROR_CODES.PERMISSION_DENIED,
+      `extensions may not open \`${parsed.protocol}\` URLs`,
+      "use an http(s), file, data or about:blank URL",
+    );
+  }
+}

@@ -1,0 +1,352 @@
+//! Dev sessions: a browser running the extension under development, kept in step with its
+//! sources.
+//!
+//! ```text
+//! extension_dev / `webext-mcp dev` ──spawn──▶ webext-mcp __session <spec>   (own process group)
+//!        ▲   │ stdin pipe: owner alive          │ build lock, profile lock, control socket
+//!        │   └─────────────────────────────────▶│ build (dev transforms) ─▶ dist/<browser>/
+//!        │ first stdout line: started / error   │ Runner: browser + extension + helper
+//!        │                                      │ watch ─▶ rebuild ─▶ reload ─▶ re-inject
+//!        └── control socket (status, stop) ◀────┘ ready.json, events.ndjson, logs.ndjson
+//! ```
+//!
+//! A session is its own process so that it survives the call that started it, and is found
+//! again by project path and browser: its control socket's name is a hash of both. Through
+//! MCP it belongs to the server that started it (it reads its stdin, a pipe the server holds;
+//! end of file means the server exited) unless detached.
+
+pub mod contract;
+pub mod control;
+mod reload;
+mod run;
+pub mod watch;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::io::AsyncBufReadExt;
+use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
+
+use crate::config::Config;
+use crate::manifest::{self, Target};
+use crate::paths::{Env, find_executable, is_executable};
+use crate::runner::{self, Family};
+
+pub use run::run;
+
+/// What a session does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Command {
+    /// Dev build, watch, reload.
+    Dev,
+    /// Production build once, then run it.
+    Start,
+    /// Run the existing `dist/<browser>/`.
+    Preview,
+}
+
+impl Command {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Command::Dev => "dev",
+            Command::Start => "start",
+            Command::Preview => "preview",
+        }
+    }
+}
+
+/// Everything a session process needs, passed to it as JSON.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Spec {
+    pub command: Command,
+    /// Absolute project root.
+    pub project: PathBuf,
+    /// The browser name as given (names `dist/<browser>/` and the contract dir).
+    pub browser: String,
+    /// The resolved browser binary.
+    pub binary: PathBuf,
+    /// Absolute output root (`<project>/dist`).
+    pub out_dir: PathBuf,
+    pub profile: PathBuf,
+    pub headless: bool,
+    pub starting_url: Option<String>,
+    pub session_id: String,
+    /// Stop when stdin reaches end of file (the starting process exited).
+    pub owned: bool,
+    pub runtime_dir: PathBuf,
+    /// Node.js for delegated builds.
+    pub node: Option<PathBuf>,
+    pub allow_delegation: bool,
+}
+
+/// `dist/extension-js/<browser>/`: ready.json, events.ndjson, logs.ndjson, session.log.
+pub fn contract_dir(out_dir: &Path, browser: &str) -> PathBuf {
+    out_dir.join("extension-js").join(browser)
+}
+
+/// `dist/extension-js/profiles/<browser>/`.
+pub fn default_profile(out_dir: &Path, browser: &str) -> PathBuf {
+    out_dir.join("extension-js").join("profiles").join(browser)
+}
+
+/// 12 hex digits naming the session of `project` and `browser`.
+pub fn tag(project: &Path, browser: &str) -> String {
+    let mut key = project.to_string_lossy().into_owned().into_bytes();
+    key.push(0);
+    key.extend_from_slice(browser.as_bytes());
+    webext_mcp_host::protocol::sha256_hex(&key)[..12].to_owned()
+}
+
+/// The control socket of the session of `project` and `browser`: `<runtime>/d-<tag>.sock`,
+/// or under the short socket dir when the runtime dir is too deep for a socket path.
+pub fn socket_path(runtime: &Path, project: &Path, browser: &str) -> PathBuf {
+    let name = format!("d-{}.sock", tag(project, browser));
+    let direct = runtime.join(&name);
+    if direct.as_os_str().len() <= webext_mcp_host::runtime::MAX_SOCKET_PATH {
+        return direct;
+    }
+    let rt_tag = webext_mcp_host::protocol::sha256_hex(runtime.as_os_str().to_string_lossy().as_bytes());
+    webext_mcp_host::runtime::short_socket_dir(&std::env::temp_dir(), webext_mcp_host::runtime::current_uid())
+        .join(format!("d-{}-{}.sock", &rt_tag[..8], tag(project, browser)))
+}
+
+/// A browser name resolved to a build target, an engine and a binary.
+#[derive(Debug, Clone)]
+pub struct BrowserChoice {
+    pub target: Target,
+    pub family: Family,
+    pub binary: PathBuf,
+}
+
+/// Programs tried for each browser name when no binary is configured. `chrome` means Google
+/// Chrome, never Chromium.
+fn candidates(name: &str) -> &'static [&'static str] {
+    match name {
+        "chrome" => &["google-chrome", "google-chrome-stable", "/opt/google/chrome/chrome"],
+        "chromium" => &["/usr/lib/chromium/chromium", "chromium", "chromium-browser"],
+        "edge" => &["microsoft-edge", "microsoft-edge-stable", "/opt/microsoft/msedge/msedge"],
+        "brave" => &["brave-browser", "brave", "/opt/brave.com/brave/brave"],
+        "opera" => &["opera"],
+        "vivaldi" => &["vivaldi", "vivaldi-stable"],
+        _ => Family::Chromium.candidates(),
+    }
+}
+
+fn find_program(name: &str) -> Option<PathBuf> {
+    if name.contains('/') {
+        let p = PathBuf::from(name);
+        return is_executable(&p).then_some(p);
+    }
+    find_executable(name, std::env::var_os("PATH").as_deref())
+}
+
+/// Resolves `browser` (default `chrome`) and its binary: `binary` argument >
+/// `WEBEXT_MCP_CHROMIUM_BINARY` > config `browsers.chromium.binary` > the browser's usual
+/// programs.
+pub fn resolve_browser(
+    name: Option<&str>,
+    binary: Option<&Path>,
+    env: &Env,
+    config: &Config,
+) -> Result<BrowserChoice, ErrorBody> {
+    let name = name.map(str::trim).filter(|n| !n.is_empty()).unwrap_or("chrome").to_ascii_lowercase();
+    let target = Target::named(&name).ok_or_else(|| {
+        ErrorBody::invalid_argument(format!("unknown browser `{name}`"))
+            .with_hint("use chrome, chromium, edge, brave, opera, vivaldi or chromium-based")
+    })?;
+    if target.family == manifest::Family::Gecko {
+        return Err(ErrorBody::new(
+            ErrorCode::Unsupported,
+            format!("dev sessions in {name} are not available yet; this release runs them in Chromium-family browsers"),
+        )
+        .with_hint("pass browser: \"chromium\" (or chrome, edge, brave); extension_build still builds for Firefox"));
+    }
+    let family = Family::Chromium;
+    let configured = binary.is_some()
+        || env.get(family.binary_env()).is_some()
+        || config.text(family.binary_key()).is_some_and(|v| !v.is_empty());
+    let binary = if configured {
+        runner::resolve_binary(family, binary, env, Some(config)).map_err(ErrorBody::from)?
+    } else {
+        candidates(target.name).iter().find_map(|c| find_program(c)).ok_or_else(|| {
+            let hint = if target.name == "chrome" {
+                "Google Chrome is not installed here; pass browser: \"chromium\" to use Chromium, or set the binary (`binary`, WEBEXT_MCP_CHROMIUM_BINARY)".to_owned()
+            } else {
+                format!(
+                    "install {} or pass browser: \"chromium\"; a binary elsewhere can be set with `binary` or WEBEXT_MCP_CHROMIUM_BINARY",
+                    target.name
+                )
+            };
+            ErrorBody::new(
+                ErrorCode::NotInstalled,
+                format!("{} is not installed (tried {})", target.name, candidates(target.name).join(", ")),
+            )
+            .with_hint(hint)
+        })?
+    };
+    Ok(BrowserChoice { target, family, binary })
+}
+
+/// A new session id: `dev-<8 hex>`.
+pub fn new_session_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let seed = format!("{nanos}-{}", std::process::id());
+    format!("dev-{}", &webext_mcp_host::protocol::sha256_hex(seed.as_bytes())[..8])
+}
+
+/// The stdin pipes of sessions this process owns: while they are open the sessions live.
+/// Closed by the OS when this process exits, which ends the sessions.
+static OWNED: Mutex<Vec<(u32, tokio::process::ChildStdin)>> = Mutex::new(Vec::new());
+
+/// A session process that has started (or failed to).
+pub struct Launched {
+    /// The session's `ready.json` as it was when it reported.
+    pub ready: Value,
+    pub child: tokio::process::Child,
+    /// The owner pipe (only for owned sessions).
+    pub stdin: Option<tokio::process::ChildStdin>,
+}
+
+impl Launched {
+    /// Keeps the owner pipe for the life of this process (MCP: the session stops when the
+    /// server exits). Reaping is left to the runtime.
+    pub fn keep_owned(mut self) -> Value {
+        if let (Some(stdin), Some(pid)) = (self.stdin.take(), self.child.id()) {
+            let mut owned = OWNED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            owned.push((pid, stdin));
+        }
+        self.ready
+    }
+}
+
+/// How long a session may take to report that it started (a delegated first build can be
+/// slow).
+pub const START_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// Spawns the session process and waits for its first report: its `ready.json` once it is
+/// ready (or in error after a failed first build), or the error that stopped it.
+pub async fn launch(spec: &Spec) -> Result<Launched, ErrorBody> {
+    let exe = std::env::current_exe()
+        .map_err(|e| ErrorBody::internal(format!("cannot find the webext-mcp binary: {e}")))?;
+    let dir = contract_dir(&spec.out_dir, &spec.browser);
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        ErrorBody::new(ErrorCode::PermissionDenied, format!("cannot create {}: {e}", dir.display()))
+            .with_hint("check that the project folder is writable")
+    })?;
+    let log_path = dir.join("session.log");
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+        .map_err(|e| ErrorBody::internal(format!("cannot open {}: {e}", log_path.display())))?;
+    let spec_json = serde_json::to_string(spec).map_err(|e| ErrorBody::internal(e.to_string()))?;
+    let mut cmd = tokio::process::Command::new(exe);
+    cmd.arg("__session")
+        .arg(spec_json)
+        .stdin(if spec.owned { std::process::Stdio::piped() } else { std::process::Stdio::null() })
+        .stdout(std::process::Stdio::piped())
+        .stderr(log)
+        .env("WEBEXT_MCP_RUNTIME_DIR", &spec.runtime_dir)
+        .env("WEBEXT_MCP_SESSION", &spec.session_id);
+    #[cfg(unix)]
+    {
+        // SAFETY: setsid is async-signal-safe and only detaches the child from our session
+        // and process group, so Ctrl-C in a terminal reaches the CLI, not the session.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
+    }
+    let mut child = cmd.spawn().map_err(|e| ErrorBody::internal(format!("cannot start the session process: {e}")))?;
+    let stdin = child.stdin.take();
+    let Some(stdout) = child.stdout.take() else {
+        return Err(ErrorBody::internal("the session process has no stdout"));
+    };
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let first = tokio::time::timeout(START_TIMEOUT, lines.next_line()).await;
+    let line = match first {
+        Ok(Ok(Some(line))) => line,
+        Ok(_) => {
+            let tail = tail_of(&log_path);
+            return Err(ErrorBody::internal(format!("the session process exited before it reported; its log ends: {tail}")));
+        }
+        Err(_) => {
+            return Err(ErrorBody::new(
+                ErrorCode::Timeout,
+                format!("the session did not report within {} s", START_TIMEOUT.as_secs()),
+            )
+            .with_hint("it may still be building; call extension_wait, or extension_stop it"));
+        }
+    };
+    let mut v: Value = serde_json::from_str(&line)
+        .map_err(|e| ErrorBody::internal(format!("unreadable report from the session: {e}")))?;
+    if let Some(err) = v.get_mut("error") {
+        return Err(serde_json::from_value(err.take())
+            .unwrap_or_else(|e| ErrorBody::internal(format!("unreadable error from the session: {e}"))));
+    }
+    let ready = v.get_mut("ok").map(Value::take).unwrap_or(Value::Null);
+    Ok(Launched { ready, child, stdin })
+}
+
+fn tail_of(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().rev().take(5).collect();
+    if lines.is_empty() { "(empty)".to_owned() } else { lines.into_iter().rev().collect::<Vec<_>>().join(" | ") }
+}
+
+/// Whether process `pid` exists (zombies count as gone).
+pub fn pid_alive(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => {
+                let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next());
+                state != Some("Z")
+            }
+            Err(_) => false,
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        // SAFETY: signal 0 only checks that the process exists.
+        unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
+    }
+}
+
+/// Asks the session of `project` and `browser` to stop and waits (up to `timeout`) until its
+/// process is gone. Returns its last `ready.json`.
+pub async fn stop(runtime: &Path, out_dir: &Path, project: &Path, browser: &str, timeout: Duration) -> Result<Value, ErrorBody> {
+    let socket = socket_path(runtime, project, browser);
+    let status = control::request(&socket, &control::Request::Status, Duration::from_secs(10)).await.map_err(|e| {
+        if e.code == ErrorCode::NotConnected {
+            ErrorBody::not_found(format!("no {browser} session is running for {}", project.display()))
+                .with_hint("extension_dev, extension_start or extension_preview start one")
+        } else {
+            e
+        }
+    })?;
+    let pid = status["pid"].as_u64().and_then(|p| u32::try_from(p).ok());
+    control::request(&socket, &control::Request::Stop, Duration::from_secs(10)).await?;
+    let deadline = Instant::now() + timeout;
+    if let Some(pid) = pid {
+        while pid_alive(pid) {
+            if Instant::now() >= deadline {
+                return Err(ErrorBody::new(ErrorCode::Timeout, format!("session pid {pid} did not exit within {} s", timeout.as_secs()))
+                    .with_hint("it may be stuck closing the browser; kill that pid"));
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+    let dir = contract_dir(out_dir, browser);
+    Ok(contract::read_ready(&dir).and_then(|r| serde_json::to_value(r).ok()).unwrap_or(status))
+}

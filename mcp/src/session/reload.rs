@@ -1,0 +1,223 @@
+//! What a change means for the running extension (pure decisions), and the re-injection
+//! script a session runs in the extension's service worker.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::build::scan::{HtmlRef, html_refs};
+
+/// How much of the extension a change needs reloaded, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// An extension page or its assets: reload the open extension pages only.
+    Page,
+    /// Something else the extension uses: reload it and re-inject content scripts.
+    Extension,
+    ContentScript,
+    Background,
+    Manifest,
+}
+
+impl Kind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Page => "page",
+            Kind::Extension => "extension",
+            Kind::ContentScript => "content-script",
+            Kind::Background => "background",
+            Kind::Manifest => "manifest",
+        }
+    }
+}
+
+/// The roles of the built files, read from the built extension.
+#[derive(Debug, Clone, Default)]
+pub struct Roles {
+    pub content: BTreeSet<String>,
+    pub background: BTreeSet<String>,
+    /// Scripts and styles that extension pages load.
+    pub page_assets: BTreeSet<String>,
+    /// Source file → output-relative path (native builds).
+    pub by_source: BTreeMap<PathBuf, String>,
+}
+
+fn strings(v: &Value) -> impl Iterator<Item = String> + '_ {
+    v.as_array().into_iter().flatten().filter_map(Value::as_str).map(|s| s.trim_start_matches("./").trim_start_matches('/').to_owned())
+}
+
+impl Roles {
+    /// Reads the built `manifest.json` and pages in `dist`; `sources` maps output paths to
+    /// their project files.
+    pub fn read(dist: &Path, sources: &BTreeMap<String, PathBuf>) -> Roles {
+        let mut roles = Roles::default();
+        roles.by_source = sources.iter().map(|(rel, src)| (src.clone(), rel.clone())).collect();
+        let manifest: Value = std::fs::read(dist.join("manifest.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or(Value::Null);
+        for cs in manifest["content_scripts"].as_array().into_iter().flatten() {
+            roles.content.extend(strings(&cs["js"]));
+            roles.content.extend(strings(&cs["css"]));
+        }
+        let bg = &manifest["background"];
+        if let Some(sw) = bg["service_worker"].as_str() {
+            roles.background.insert(sw.trim_start_matches('/').to_owned());
+        }
+        roles.background.extend(strings(&bg["scripts"]));
+        for rel in sources.keys().filter(|r| r.ends_with(".html") || r.ends_with(".htm")) {
+            let Ok(html) = std::fs::read_to_string(dist.join(rel)) else { continue };
+            let base = rel.rsplit_once('/').map(|(d, _)| format!("{d}/")).unwrap_or_default();
+            for r in html_refs(&html) {
+                let src = match r {
+                    HtmlRef::Script { src, .. } => src,
+                    HtmlRef::Style(s) | HtmlRef::Asset(s) => s,
+                };
+                if src.contains("://") {
+                    continue;
+                }
+                let joined = if let Some(abs) = src.strip_prefix('/') { abs.to_owned() } else { format!("{base}{src}") };
+                roles.page_assets.insert(joined.trim_start_matches("./").to_owned());
+            }
+        }
+        roles
+    }
+
+    /// What a batch of changed files needs. `None`: nothing the extension uses changed.
+    /// `manifest` is the project's source manifest; `build_ok` is whether the last build
+    /// worked (after a failure every change is worth a rebuild).
+    pub fn classify(&self, changed: &[PathBuf], manifest: Option<&Path>, build_ok: bool) -> Option<Kind> {
+        let mut kind: Option<Kind> = None;
+        let mut raise = |k: Kind| kind = Some(kind.map_or(k, |old| old.max(k)));
+        for path in changed {
+            if Some(path.as_path()) == manifest || path.components().any(|c| c.as_os_str() == "_locales") {
+                raise(Kind::Manifest);
+                continue;
+            }
+            let Some(rel) = self.by_source.get(path) else {
+                if !build_ok || self.by_source.is_empty() {
+                    raise(Kind::Extension);
+                }
+                continue;
+            };
+            if self.background.contains(rel) {
+                raise(Kind::Background);
+            } else if self.content.contains(rel) {
+                raise(Kind::ContentScript);
+            } else if rel.ends_with(".html") || rel.ends_with(".htm") || self.page_assets.contains(rel) {
+                raise(Kind::Page);
+            } else if rel.ends_with(".js") || rel.ends_with(".mjs") || rel.ends_with(".json") || rel.ends_with(".wasm") {
+                // A script no page loads: the worker may import it.
+                raise(Kind::Extension);
+            } else {
+                raise(Kind::Page);
+            }
+        }
+        kind
+    }
+}
+
+/// The script evaluated in the extension's worker after a reload: for every content-script
+/// entry, find the open tabs it matches; reload the tabs of entries the dev build could not
+/// wrap; elsewhere remove what the old copy rendered (`[data-extension-root]`, the
+/// Extension.js convention) and inject the entry's CSS and scripts again. Answers one row per
+/// tab.
+pub fn reinject_script(reload_entries: &[usize]) -> String {
+    let reload = serde_json::to_string(reload_entries).unwrap_or_else(|_| "[]".into());
+    format!(
+        r#"(async () => {{
+  const reloadEntries = new Set({reload});
+  const entries = chrome.runtime.getManifest().content_scripts || [];
+  const plans = new Map();
+  for (let i = 0; i < entries.length; i++) {{
+    const cs = entries[i];
+    if (!cs.matches || !cs.matches.length) continue;
+    let tabs = [];
+    try {{ tabs = await chrome.tabs.query({{ url: cs.matches }}); }} catch (e) {{ continue; }}
+    let excluded = new Set();
+    if (cs.exclude_matches && cs.exclude_matches.length) {{
+      try {{ excluded = new Set((await chrome.tabs.query({{ url: cs.exclude_matches }})).map(t => t.id)); }} catch (e) {{}}
+    }}
+    for (const t of tabs) {{
+      if (excluded.has(t.id)) continue;
+      const p = plans.get(t.id) || {{ url: t.url, reload: false, inject: [] }};
+      if (reloadEntries.has(i)) p.reload = true; else p.inject.push(i);
+      plans.set(t.id, p);
+    }}
+  }}
+  const out = [];
+  for (const [tabId, p] of plans) {{
+    try {{
+      if (p.reload) {{
+        await chrome.tabs.reload(tabId);
+        out.push({{ tabId, url: p.url, action: "reloaded" }});
+        continue;
+      }}
+      await chrome.scripting.executeScript({{
+        target: {{ tabId, allFrames: true }},
+        func: () => {{ for (const e of document.querySelectorAll("[data-extension-root]")) e.remove(); }},
+      }});
+      for (const i of p.inject) {{
+        const cs = entries[i];
+        const target = {{ tabId, allFrames: !!cs.all_frames }};
+        if (cs.css && cs.css.length) await chrome.scripting.insertCSS({{ target, files: cs.css }});
+        if (cs.js && cs.js.length) await chrome.scripting.executeScript({{ target, files: cs.js, injectImmediately: true }});
+      }}
+      out.push({{ tabId, url: p.url, action: "reinjected", entries: p.inject }});
+    }} catch (e) {{
+      out.push({{ tabId, url: p.url, action: "failed", error: String((e && e.message) || e) }});
+    }}
+  }}
+  return out;
+}})()"#
+    )
+}
+
+/// Whether an exception is noise a reload causes by design: the old content script's
+/// connection to its extension is cut when the extension reloads.
+pub fn expected_after_reload(text: &str) -> bool {
+    text.contains("Extension context invalidated")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roles() -> Roles {
+        let mut r = Roles::default();
+        r.content.insert("content.js".into());
+        r.background.insert("bg.js".into());
+        r.page_assets.insert("popup.js".into());
+        for rel in ["content.js", "bg.js", "popup.js", "popup.html", "lib.js", "icon.png"] {
+            r.by_source.insert(PathBuf::from(format!("/p/{rel}")), rel.to_owned());
+        }
+        r
+    }
+
+    #[test]
+    fn strongest_change_wins() {
+        let r = roles();
+        let m = Path::new("/p/manifest.json");
+        let c = |files: &[&str]| {
+            let paths: Vec<PathBuf> = files.iter().map(|f| PathBuf::from(format!("/p/{f}"))).collect();
+            r.classify(&paths, Some(m), true)
+        };
+        assert_eq!(c(&["popup.html", "icon.png"]), Some(Kind::Page));
+        assert_eq!(c(&["popup.js"]), Some(Kind::Page));
+        assert_eq!(c(&["lib.js"]), Some(Kind::Extension));
+        assert_eq!(c(&["content.js", "popup.html"]), Some(Kind::ContentScript));
+        assert_eq!(c(&["content.js", "bg.js"]), Some(Kind::Background));
+        assert_eq!(c(&["manifest.json", "content.js"]), Some(Kind::Manifest));
+        assert_eq!(c(&["_locales/en/messages.json"]), Some(Kind::Manifest));
+        assert_eq!(c(&["README.md"]), None);
+        assert_eq!(r.classify(&[PathBuf::from("/p/README.md")], Some(m), false), Some(Kind::Extension));
+    }
+
+    #[test]
+    fn reinjection_script_names_the_entries_to_reload() {
+        let s = reinject_script(&[1, 3]);
+        assert!(s.contains("new Set([1,3])"));
+        assert!(s.contains("chrome.scripting.executeScript"));
+    }
+}

@@ -1,0 +1,153 @@
+//! The snapshot tools: `take_snapshot`, `clear_snapshot`, `resolve_uid_to_selector`.
+//!
+//! The helper extension collects the tab's DOM and renders it with the wasm engine; this
+//! side only passes arguments and shapes the result: the page of text for the agent, the
+//! figures (snapshot id, next cursor, sizes, timings) as structured content.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use webext_mcp_host::protocol::ErrorBody;
+use webext_mcp_host::protocol::methods::{PAGE_CLEAR_SNAPSHOT, PAGE_RESOLVE_REF, PAGE_SNAPSHOT};
+
+use super::pages::{NoArgs, call_tab, decode_with_target, schema_with_target};
+use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset};
+
+const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(30);
+const SMALLEST_PAGE: u64 = 256;
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef {
+            name: "take_snapshot",
+            title: "Snapshot a page",
+            toolset: Toolset::Browser,
+            description: "The page as a compact text tree, one element per line: `[e12] button \"Save\" disabled`, links with their URL, fields with their (redacted) value. Refs (e12, f2e7 in frames) name elements for the action tools and stay valid while the element exists. Long runs of similar siblings collapse (`… 380 more links like these [e40]`): expand with root=e40. Output is paged by maxBytes (default 16384): pass nextCursor to continue. Works on background tabs without focusing them.",
+            read_only: true,
+            input_schema: schema_with_target::<SnapshotArgs>,
+            run: |ctx, args| Box::pin(take_snapshot(ctx, args)),
+        },
+        ToolDef {
+            name: "clear_snapshot",
+            title: "Forget a page's snapshot",
+            toolset: Toolset::Browser,
+            description: "Drops the tab's cached snapshot and collected tables (its cursors become STALE); refs stay valid while their elements exist.",
+            read_only: false,
+            input_schema: schema_with_target::<NoArgs>,
+            run: |ctx, args| Box::pin(clear_snapshot(ctx, args)),
+        },
+        ToolDef {
+            name: "resolve_uid_to_selector",
+            title: "Ref to CSS selector",
+            toolset: Toolset::Browser,
+            description: "A CSS selector that finds the element a snapshot ref names (inside shadow roots: one selector per root, joined by ` >>> `), with its frame. STALE when the element is gone.",
+            read_only: true,
+            input_schema: schema_with_target::<ResolveArgs>,
+            run: |ctx, args| Box::pin(resolve_uid_to_selector(ctx, args)),
+        },
+    ]
+}
+
+/// Redaction of field values and card-number-like text.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Redact {
+    /// Password, hidden and payment-card values and card-like numbers never leave the page.
+    #[default]
+    Safe,
+    /// Nothing is redacted.
+    Off,
+}
+
+/// Arguments of `take_snapshot` (plus the tab's address).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SnapshotArgs {
+    /// nextCursor of the previous page; STALE once a newer snapshot of the tab was taken.
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// Bytes per page of text (default 16384, at least 256).
+    #[serde(default)]
+    pub max_bytes: Option<u64>,
+    /// Only interactive elements (links, buttons, fields…), as a flat list.
+    #[serde(default)]
+    pub interactive_only: bool,
+    /// Only what intersects the viewport.
+    #[serde(default)]
+    pub viewport_only: bool,
+    /// A ref: render only that element's subtree, with its runs expanded.
+    #[serde(default)]
+    pub root: Option<String>,
+    /// Depth limit below the root.
+    #[serde(default)]
+    pub max_depth: Option<u32>,
+    /// safe (default) or off.
+    #[serde(default)]
+    pub redact: Redact,
+}
+
+/// Arguments of `resolve_uid_to_selector` (plus the tab's address).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResolveArgs {
+    /// The ref from take_snapshot, e.g. e12 or f2e7.
+    #[serde(rename = "uid", alias = "ref")]
+    pub uid: String,
+}
+
+async fn take_snapshot(ctx: Ctx, args: Value) -> ToolResult {
+    let (target, a) = decode_with_target::<SnapshotArgs>(args)?;
+    if let Some(n) = a.max_bytes
+        && n < SMALLEST_PAGE
+    {
+        return Err(ErrorBody::invalid_argument(format!("`maxBytes` must be at least {SMALLEST_PAGE}")));
+    }
+    let params = json!({
+        "cursor": a.cursor,
+        "maxBytes": a.max_bytes,
+        "interactiveOnly": a.interactive_only,
+        "viewportOnly": a.viewport_only,
+        "root": a.root,
+        "maxDepth": a.max_depth,
+        "redact": match a.redact { Redact::Safe => "safe", Redact::Off => "off" },
+    });
+    let (_, out) = call_tab(&ctx, &target, PAGE_SNAPSHOT, params, SNAPSHOT_TIMEOUT).await?;
+    let body = out["text"].as_str().unwrap_or_default();
+    let tab = &out["tab"];
+    let mut text = format!(
+        "snapshot {} of tabId={} \"{}\" {}",
+        out["snapshotId"].as_str().unwrap_or("?"),
+        tab["tabId"],
+        tab["title"].as_str().unwrap_or(""),
+        tab["url"].as_str().unwrap_or(""),
+    );
+    match out["nextCursor"].as_str() {
+        Some(next) => text.push_str(&format!(
+            " — bytes {}..{} of {}; more with cursor={next}\n",
+            out["offset"],
+            out["offset"].as_u64().unwrap_or(0) + body.len() as u64,
+            out["totalBytes"],
+        )),
+        None if out["offset"].as_u64().unwrap_or(0) > 0 => {
+            text.push_str(&format!(" — last page, {} bytes in all\n", out["totalBytes"]))
+        }
+        None => text.push('\n'),
+    }
+    text.push_str(body);
+    Ok(ToolOutput { structured: out, text: Some(text.trim_end().to_owned()) })
+}
+
+async fn clear_snapshot(ctx: Ctx, args: Value) -> ToolResult {
+    let (target, NoArgs {}) = decode_with_target(args)?;
+    let (_, out) = call_tab(&ctx, &target, PAGE_CLEAR_SNAPSHOT, json!({}), SNAPSHOT_TIMEOUT).await?;
+    Ok(ToolOutput::json(out))
+}
+
+async fn resolve_uid_to_selector(ctx: Ctx, args: Value) -> ToolResult {
+    let (target, ResolveArgs { uid }) = decode_with_target(args)?;
+    let (_, out) = call_tab(&ctx, &target, PAGE_RESOLVE_REF, json!({ "ref": uid }), SNAPSHOT_TIMEOUT).await?;
+    let text = format!("{} → {}", uid, out["selector"].as_str().unwrap_or("?"));
+    Ok(ToolOutput { structured: out, text: Some(text) })
+}

@@ -1,0 +1,94 @@
+//! The page tools end to end, in real headless Chromium and Firefox ESR with the helper
+//! extension: tab management, and snapshots of a local corpus (forms, tables, ARIA widgets,
+//! shadow roots, frames, CSP, a 10 000-node page, the Rust docs). One browser per family is
+//! shared by the whole binary; every test runs its own MCP server and opens its own tabs.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod corpus;
+mod snapshot_basics;
+mod snapshot_corpus;
+mod tabs;
+
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use webext_mcp::runner::Family;
+
+use common::helper::{HelperBrowser, shared};
+use common::mcp_client::Server;
+
+pub const BOTH: [Family; 2] = [Family::Chromium, Family::Firefox];
+
+/// One MCP server (`webext-mcp serve --browser <session>`) against a shared helper browser.
+pub struct Agent {
+    pub server: Server,
+    pub browser: &'static HelperBrowser,
+    _home: TempDir,
+}
+
+impl Agent {
+    pub fn new(family: Family) -> Agent {
+        let browser = shared(family);
+        let home = tempfile::Builder::new().prefix("wxm-agent-").tempdir().unwrap();
+        let server = Server::serve_in(home.path(), browser.runtime_dir.path(), &["--browser", &browser.session]);
+        Agent { server, browser, _home: home }
+    }
+
+    pub fn family(&self) -> &'static str {
+        self.browser.family.name()
+    }
+
+    /// Calls a tool; the whole result (`content`, `structuredContent`, `isError`).
+    pub fn call(&mut self, tool: &str, args: Value) -> Value {
+        self.server.call(tool, args)
+    }
+
+    /// Calls a tool that must succeed; its structured content.
+    pub fn ok(&mut self, tool: &str, args: Value) -> Value {
+        let r = self.call(tool, args.clone());
+        assert!(r["isError"] != json!(true), "{}: {tool} {args} failed: {}", self.family(), r["content"][0]["text"]);
+        r["structuredContent"].clone()
+    }
+
+    /// Calls a tool that must fail; its error object (`code`, `message`, `hint`).
+    pub fn err(&mut self, tool: &str, args: Value) -> Value {
+        let r = self.call(tool, args.clone());
+        assert_eq!(r["isError"], json!(true), "{}: {tool} {args} should fail: {r}", self.family());
+        r["structuredContent"]["error"].clone()
+    }
+
+    /// The text content of a successful call.
+    pub fn text(&mut self, tool: &str, args: Value) -> String {
+        let r = self.call(tool, args.clone());
+        assert!(r["isError"] != json!(true), "{}: {tool} {args} failed: {}", self.family(), r["content"][0]["text"]);
+        r["content"][0]["text"].as_str().unwrap().to_owned()
+    }
+
+    /// Opens `url` in a background tab (this server's current page); its tab id.
+    pub fn open(&mut self, url: &str) -> i64 {
+        let out = self.ok("new_page", json!({ "url": url }));
+        out["tab"]["tabId"].as_i64().unwrap()
+    }
+
+    /// The full snapshot text of a tab, all pages concatenated.
+    pub fn snapshot(&mut self, tab: i64, extra: Value) -> String {
+        let mut args = json!({ "tabId": tab });
+        for (k, v) in extra.as_object().cloned().unwrap_or_default() {
+            args[k] = v;
+        }
+        let mut out = self.ok("take_snapshot", args.clone());
+        let mut text = out["text"].as_str().unwrap().to_owned();
+        while let Some(cursor) = out["nextCursor"].as_str().map(str::to_owned) {
+            out = self.ok("take_snapshot", json!({ "tabId": tab, "cursor": cursor }));
+            text.push_str(out["text"].as_str().unwrap());
+        }
+        text
+    }
+
+    pub fn close(&mut self, tab: i64) {
+        self.ok("close_page", json!({ "tabId": tab }));
+    }
+}

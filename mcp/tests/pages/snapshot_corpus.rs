@@ -1,0 +1,96 @@
+//! The corpus in both browsers: the default snapshot of every synthetic page is byte for
+//! byte the same in Chromium and Firefox, a strict-CSP page reads like the same page without
+//! CSP, and the Rust docs come out small and useful.
+
+use serde_json::json;
+use webext_mcp::runner::Family;
+
+use crate::Agent;
+use crate::corpus::{SYNTHETIC, corpus, rust_docs};
+
+/// The default snapshot of `path` in a fresh tab of `family`.
+fn snapshot_of(family: Family, path: &str, extra: serde_json::Value) -> String {
+    let mut agent = Agent::new(family);
+    let tab = agent.open(&corpus().url(path));
+    let text = agent.snapshot(tab, extra);
+    agent.close(tab);
+    text
+}
+
+/// The lines of `a` and `b` that differ, for failure messages.
+pub fn line_diff(a: &str, b: &str) -> String {
+    let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    let mut out = String::new();
+    for i in 0..la.len().max(lb.len()) {
+        let (x, y) = (la.get(i).copied().unwrap_or("<none>"), lb.get(i).copied().unwrap_or("<none>"));
+        if x != y {
+            out.push_str(&format!("line {i}:\n  chromium: {x}\n  firefox:  {y}\n"));
+        }
+    }
+    out
+}
+
+#[test]
+fn synthetic_pages_are_byte_identical_in_both_browsers() {
+    for path in SYNTHETIC {
+        let chromium = snapshot_of(Family::Chromium, path, json!({}));
+        let firefox = snapshot_of(Family::Firefox, path, json!({}));
+        assert!(chromium.lines().count() > 2, "{path}: nearly empty snapshot:\n{chromium}");
+        assert!(chromium == firefox, "{path} differs between browsers:\n{}", line_diff(&chromium, &firefox));
+    }
+}
+
+#[test]
+fn a_strict_csp_page_reads_like_the_same_page_without_csp() {
+    for family in [Family::Chromium, Family::Firefox] {
+        let strict = snapshot_of(family, "/csp.html", json!({}));
+        let open = snapshot_of(family, "/no-csp.html", json!({}));
+        assert_eq!(strict, open, "{}:\n{}", family.name(), line_diff(&strict, &open));
+        assert!(strict.contains("script ran"), "the page's own script did not run:\n{strict}");
+    }
+}
+
+/// `id="method.<name>"` of the first `count` methods in the Vec page's main content.
+fn first_methods(html: &str, count: usize) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = html;
+    while let Some(i) = rest.find("id=\"method.") {
+        rest = &rest[i + "id=\"method.".len()..];
+        let name = &rest[..rest.find('"').unwrap()];
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
+        if names.len() == count {
+            break;
+        }
+    }
+    names
+}
+
+#[test]
+fn the_vec_docs_snapshot_is_small_and_useful() {
+    let Some(docs) = rust_docs() else {
+        panic!("the rust-docs component is missing: scripts/setup installs it (rustup component add rust-docs)");
+    };
+    let html = std::fs::read_to_string(docs.join("std/vec/struct.Vec.html")).unwrap();
+    let methods = first_methods(&html, 10);
+    assert_eq!(methods.len(), 10);
+    for family in [Family::Chromium, Family::Firefox] {
+        let mut agent = Agent::new(family);
+        let tab = agent.open(&corpus().url("/doc/std/vec/struct.Vec.html"));
+        let out = agent.ok("take_snapshot", json!({ "tabId": tab }));
+        let text = out["text"].as_str().unwrap();
+        assert!(text.len() <= 16384, "first page of {} bytes", text.len());
+        assert!(out["nextCursor"].is_string(), "the Vec page fits one page?");
+        assert!(text.lines().any(|l| l.contains("heading") && l.contains("Struct Vec")), "{}: no title:\n{text}", family.name());
+        for name in &methods {
+            assert!(
+                text.lines().any(|l| l.contains("heading") && l.contains(&format!("fn {name}"))),
+                "{}: method heading `{name}` missing from the first page:\n{text}",
+                family.name()
+            );
+        }
+        assert!(text.contains("more links like these"), "{}: the sidebar is not collapsed:\n{text}", family.name());
+        agent.close(tab);
+    }
+}

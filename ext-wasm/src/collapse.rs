@@ -7,6 +7,12 @@
 //! documentation sections with different content do not). Text lines are never collapsed and
 //! break runs.
 //!
+//! Prose is thinned the same way: in a list of siblings with more than [`PROSE_LIMIT`] prose
+//! lines (text lines, `pre` code lines, and childless links next to one of those, i.e. links in
+//! running text), the first [`PROSE_KEEP`] stay and the rest go, leaving one line
+//! `… N more lines of text [<ref>]` where the first one went. Headings, controls and
+//! structure stay, so a long documentation page still shows its outline on the first page.
+//!
 //! `<ref>` expands the run with `root=<ref>`: it is the ref of the line the run sits under or,
 //! for runs at the top level, of the closest element containing the whole run. Runs directly
 //! under the `root` line are never collapsed (that is what expanding means); deeper runs
@@ -20,6 +26,10 @@ use crate::tree::{Kind, Line};
 pub const RUN_LIMIT: usize = 12;
 /// Lines kept at the start of a collapsed run.
 pub const KEEP: usize = 5;
+/// Most prose lines one list shows in full.
+pub const PROSE_LIMIT: usize = 8;
+/// Prose lines kept when a list has more.
+pub const PROSE_KEEP: usize = 3;
 
 /// Collapses runs everywhere in `lines`; with `rooted`, the children of the (single) root
 /// line are left alone. Returns how many runs were collapsed.
@@ -37,7 +47,11 @@ fn walk(lines: &mut Vec<Line>, dom: &Dom<'_>, parent: Option<usize>, protect: bo
         };
         walk(&mut line.children, dom, id, protect_children, false, count);
     }
-    if protect || lines.len() <= RUN_LIMIT {
+    if protect {
+        return;
+    }
+    thin_prose(lines, dom, parent, count);
+    if lines.len() <= RUN_LIMIT {
         return;
     }
     let sigs: Vec<Option<u64>> = lines.iter().map(|l| shape(l, dom)).collect();
@@ -69,6 +83,67 @@ fn walk(lines: &mut Vec<Line>, dom: &Dom<'_>, parent: Option<usize>, protect: bo
     }
     *lines = out;
 }
+
+fn is_prose_anchor(line: &Line, dom: &Dom<'_>) -> bool {
+    match line.kind {
+        Kind::Text(_) => true,
+        Kind::Node(id) => dom.nodes[id].node.t == "pre",
+        _ => false,
+    }
+}
+
+/// Which lines of `lines` are prose (see the module docs).
+fn prose_flags(lines: &[Line], dom: &Dom<'_>) -> Vec<bool> {
+    let anchors: Vec<bool> = lines.iter().map(|l| is_prose_anchor(l, dom)).collect();
+    lines
+        .iter()
+        .enumerate()
+        .map(|(k, l)| {
+            anchors[k]
+                || match l.kind {
+                    Kind::Node(id) => {
+                        dom.nodes[id].role == Some("link")
+                            && l.children.is_empty()
+                            && ((k > 0 && anchors[k - 1]) || anchors.get(k + 1).copied().unwrap_or(false))
+                    }
+                    _ => false,
+                }
+        })
+        .collect()
+}
+
+fn thin_prose(lines: &mut Vec<Line>, dom: &Dom<'_>, parent: Option<usize>, count: &mut usize) {
+    let flags = prose_flags(lines, dom);
+    let total = flags.iter().filter(|&&f| f).count();
+    if total <= PROSE_LIMIT {
+        return;
+    }
+    let ids: Vec<Line> = lines.iter().filter(|l| matches!(l.kind, Kind::Node(_))).cloned().collect();
+    let Some(parent_ref) = expander(dom, parent, if ids.is_empty() { lines } else { &ids }) else { return };
+    let mut seen = 0;
+    let mut marker_placed = false;
+    let old = std::mem::take(lines);
+    for (line, prose) in old.into_iter().zip(flags) {
+        if !prose {
+            lines.push(line);
+            continue;
+        }
+        seen += 1;
+        if seen <= PROSE_KEEP {
+            lines.push(line);
+        } else if !marker_placed {
+            marker_placed = true;
+            lines.push(Line {
+                kind: Kind::More { count: total - PROSE_KEEP, role: PROSE, parent: parent_ref.clone() },
+                children: Vec::new(),
+            });
+        }
+    }
+    *count += 1;
+}
+
+/// The `role` of a prose marker.
+pub const PROSE: &str = "#prose";
 
 /// The role as rendered (presentational roles show as `generic`).
 pub fn display_role(role: &'static str) -> &'static str {

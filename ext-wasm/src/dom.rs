@@ -50,6 +50,12 @@ pub struct DNode<'a> {
     pub emitted: bool,
     /// Not emitted and only text below: flows into the parent's text.
     pub pure_text: bool,
+    /// Emitted only because it has a name (a named `div`, say): inside a control that takes
+    /// its name from content, such an element is part of that name and gets no line.
+    pub named_wrapper: bool,
+    /// Text directly under this line is not shown: it is the name (controls whose children are
+    /// presentational, `pre`) or the value (`textarea`).
+    pub quiet: bool,
 }
 
 /// The stitched tree of all frames.
@@ -125,6 +131,8 @@ impl<'a> Dom<'a> {
                     used_label: false,
                     emitted: false,
                     pure_text: false,
+                    named_wrapper: false,
+                    quiet: false,
                 });
                 match parent {
                     Some(p) => self.nodes[p].children.push(id),
@@ -241,15 +249,18 @@ impl<'a> Dom<'a> {
             return true;
         }
         let node = n.node;
-        let emitted = !node.h
-            && ((!role::is_hoistable(role) || node.t == "pre")
-                || !n.name.is_empty()
-                || is_interesting(node)
-                || n.subframe.is_some());
+        // A caption or legend that names its container is said by the container's line.
+        let wrapper = (role::is_hoistable(role) && node.t != "pre") || n.used_label;
+        let emitted =
+            !node.h && (!wrapper || !n.name.is_empty() || is_interesting(node) || n.subframe.is_some());
         let pure = !node.h && !emitted && !n.used_label && all_text;
+        let named_wrapper = wrapper && !is_interesting(node) && n.subframe.is_none();
+        let quiet = role::names_from_content(role) || node.t == "pre" || node.t == "textarea";
         let n = &mut self.nodes[id];
         n.emitted = emitted;
         n.pure_text = pure;
+        n.named_wrapper = named_wrapper;
+        n.quiet = quiet;
         pure
     }
 

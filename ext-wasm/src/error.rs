@@ -24,8 +24,12 @@ impl EngineError {
 
     /// `{"error":{"code":…,"message":…}}`, what the wasm exports return on failure.
     pub fn to_json(&self) -> String {
-        let value = serde_json::json!({ "error": { "code": self.code(), "message": self.to_string() } });
-        value.to_string()
+        let mut out = String::from("{\"error\":{\"code\":");
+        crate::json::write_str(&mut out, self.code());
+        out.push_str(",\"message\":");
+        crate::json::write_str(&mut out, &self.to_string());
+        out.push_str("}}");
+        out
     }
 }
 

@@ -17,6 +17,7 @@
 pub mod collapse;
 pub mod dom;
 pub mod error;
+pub mod json;
 pub mod name;
 pub mod page;
 pub mod redact;
@@ -27,7 +28,6 @@ pub mod table;
 pub mod text;
 pub mod tree;
 
-use serde::Serialize;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 pub use error::EngineError;
@@ -52,31 +52,8 @@ pub fn snapshot(input_json: &str) -> String {
 
 /// [`snapshot`] with the error kept as a value.
 pub fn snapshot_json(input_json: &str) -> Result<String, EngineError> {
-    let input = parse_input(input_json)?;
-    let output = render(&input)?;
-    serde_json::to_string(&output).map_err(|_| EngineError::InvalidArgument("the snapshot could not be encoded".into()))
-}
-
-/// Parses the engine input; the error says where, never what (it could be page content).
-pub fn parse_input(input_json: &str) -> Result<Input, EngineError> {
-    serde_json::from_str(input_json).map_err(|e| {
-        let what = match e.classify() {
-            serde_json::error::Category::Data => "does not have the shape of TABLE.md's engine input",
-            _ => "is not valid JSON",
-        };
-        EngineError::InvalidArgument(format!(
-            "the snapshot input {what} (line {}, column {})",
-            e.line(),
-            e.column()
-        ))
-    })
-}
-
-#[derive(Serialize)]
-struct Page<'a> {
-    chunk: &'a str,
-    #[serde(rename = "nextOffset")]
-    next_offset: Option<usize>,
+    let input = Input::parse(input_json)?;
+    Ok(render(&input)?.to_json())
 }
 
 /// One page of a rendering: `{"chunk": "…", "nextOffset": n | null}` (byte offsets), or
@@ -84,8 +61,18 @@ struct Page<'a> {
 #[wasm_bindgen(js_name = page)]
 pub fn page(text: &str, offset: u32, max_bytes: u32) -> String {
     match page::page(text, offset as usize, max_bytes as usize) {
-        Ok((chunk, next_offset)) => serde_json::to_string(&Page { chunk, next_offset })
-            .unwrap_or_else(|_| EngineError::InvalidArgument("the page could not be encoded".into()).to_json()),
+        Ok((chunk, next)) => {
+            let mut out = String::with_capacity(chunk.len() + 32);
+            out.push_str("{\"chunk\":");
+            json::write_str(&mut out, chunk);
+            out.push_str(",\"nextOffset\":");
+            match next {
+                Some(n) => out.push_str(&n.to_string()),
+                None => out.push_str("null"),
+            }
+            out.push('}');
+            out
+        }
         Err(e) => e.to_json(),
     }
 }

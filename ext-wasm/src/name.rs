@@ -46,7 +46,7 @@ pub fn accessible_name(dom: &Dom<'_>, id: usize, scan: usize) -> Named {
     if let Some(l) = node.attr("aria-label").map(collapse).filter(|l| !l.is_empty()) {
         return Named::plain(l);
     }
-    if role::is_hoistable(role) && node.t != "pre" {
+    if (role::is_hoistable(role) && node.t != "pre") || matches!(node.t.as_str(), "label" | "legend" | "figcaption" | "caption") {
         return Named::default();
     }
     if is_labelable(&node.t) {

@@ -7,7 +7,7 @@
 //!   … 380 more links like these [e5]
 //! [e13] textbox "Email" value="a@b.c" required
 //! [e14] textbox "Password" value=<redacted>
-//! text "Some paragraph text, truncated at 160 chars…"
+//! text "Some paragraph text, truncated at 120 chars…"
 //! [e30] iframe "Title" [f1]
 //!   [f1e3] link "In a frame" -> https://other.test/
 //! [e40] generic [shadow closed]
@@ -19,16 +19,18 @@
 //! every browser gives the same text), `[fK]` on a frame element whose frame table was
 //! stitched under it, a final ` …` when `maxDepth` cut the line's children.
 //!
-//! Lengths (in chars) by default: names 100, text lines 160, values 100, URLs 120, `pre` code
+//! A control named by its content whose own lines include a heading shows no name: the
+//! heading line carries it (`<summary><h3>…</h3></summary>`, card links around a heading).
+//!
+//! Lengths (in chars) by default: names 100, text lines 120, values 100, URLs 120, `pre` code
 //! blocks 80 (their whitespace is collapsed by the collector, so a block shows as its start).
 //! With `root`, the agent is reading one part closely: limits become large (1000/4000).
 //! Cut strings end in `…`. `"` and `\` inside quotes are escaped; there are never newlines.
 
-use serde::Serialize;
-
 use crate::collapse::{self, display_role};
 use crate::dom::Dom;
 use crate::error::EngineError;
+use crate::json;
 use crate::redact;
 use crate::role;
 use crate::state;
@@ -37,7 +39,7 @@ use crate::text::{push_escaped, truncate};
 use crate::tree::{self, Kind, Line};
 
 /// The engine output (see `TABLE.md`, "Engine output").
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Output {
     pub text: String,
     /// Lines emitted.
@@ -48,6 +50,27 @@ pub struct Output {
     pub collapsed: usize,
     pub title: String,
     pub url: String,
+}
+
+impl Output {
+    /// The output as the JSON object of `TABLE.md`.
+    pub fn to_json(&self) -> String {
+        let mut out = String::with_capacity(self.text.len() + self.title.len() + self.url.len() + 96);
+        out.push_str("{\"text\":");
+        json::write_str(&mut out, &self.text);
+        for (key, n) in [("nodes", self.nodes), ("refs", self.refs), ("collapsed", self.collapsed)] {
+            out.push_str(",\"");
+            out.push_str(key);
+            out.push_str("\":");
+            out.push_str(&n.to_string());
+        }
+        out.push_str(",\"title\":");
+        json::write_str(&mut out, &self.title);
+        out.push_str(",\"url\":");
+        json::write_str(&mut out, &self.url);
+        out.push('}');
+        out
+    }
 }
 
 /// Length limits of one rendering.
@@ -62,7 +85,7 @@ struct Limits {
     scan: usize,
 }
 
-const DEFAULT_LIMITS: Limits = Limits { name: 100, text: 160, value: 100, url: 120, code: 80, scan: 600 };
+const DEFAULT_LIMITS: Limits = Limits { name: 100, text: 120, value: 100, url: 120, code: 80, scan: 600 };
 const ROOT_LIMITS: Limits = Limits { name: 1000, text: 4000, value: 1000, url: 1000, code: 4000, scan: 4000 };
 
 /// Renders the snapshot described by `input`.
@@ -145,7 +168,15 @@ impl Writer<'_, '_> {
             self.out.push_str("  ");
         }
         match &line.kind {
-            Kind::Node(id) => self.element(*id),
+            Kind::Node(id) => {
+                // A disclosure (`<summary><h3>…</h3></summary>`) or a card link wrapping a
+                // heading would repeat the heading's text: the heading line says it.
+                let heading_below = line.children.iter().any(|c| match c.kind {
+                    Kind::Node(k) => self.dom.nodes[k].role == Some("heading"),
+                    _ => false,
+                });
+                self.element(*id, heading_below && self.dom.nodes[*id].from_content)
+            }
             Kind::Text(text) => {
                 self.out.push_str("text ");
                 self.quoted(text, self.limits.text);
@@ -163,9 +194,13 @@ impl Writer<'_, '_> {
             Kind::More { count, role, parent } => {
                 self.out.push_str("… ");
                 self.out.push_str(&count.to_string());
-                self.out.push_str(" more ");
-                self.out.push_str(&role::plural(role));
-                self.out.push_str(" like these [");
+                if *role == collapse::PROSE {
+                    self.out.push_str(" more lines of text [");
+                } else {
+                    self.out.push_str(" more ");
+                    self.out.push_str(&role::plural(role));
+                    self.out.push_str(" like these [");
+                }
                 self.out.push_str(parent);
                 self.out.push(']');
             }
@@ -182,7 +217,7 @@ impl Writer<'_, '_> {
         }
     }
 
-    fn element(&mut self, id: usize) {
+    fn element(&mut self, id: usize, hide_name: bool) {
         let dom = self.dom;
         let dn = &dom.nodes[id];
         let node = dn.node;
@@ -200,7 +235,7 @@ impl Writer<'_, '_> {
         }
         let role = display_role(dn.role.unwrap_or(role::GENERIC));
         self.out.push_str(role);
-        if !dn.name.is_empty() {
+        if !dn.name.is_empty() && !hide_name {
             self.out.push(' ');
             let limit = if node.t == "pre" { self.limits.code } else { self.limits.name };
             self.quoted(&dn.name, limit);

@@ -252,6 +252,7 @@ pub fn is_hoistable(role: &str) -> bool {
             | "none"
             | "presentation"
             | "paragraph"
+            | "rowgroup"
             | "code"
             | "emphasis"
             | "strong"

@@ -1,42 +1,36 @@
 //! The engine input as the background hands it over (see `TABLE.md`, "Engine input").
 //!
-//! Deserialisation is lenient where the collector could reasonably vary (a number where a
-//! string is expected, `null` for an absent option, `1`/`true` for flags) and strict only
-//! about the overall shape: a malformed table is an `INVALID_ARGUMENT`, never a panic.
+//! Conversion from [`Json`] is lenient where the collector could reasonably vary (a number
+//! where a string is expected, `null` for an absent option, `1`/`true` for flags, unknown
+//! keys) and strict about the shape that matters: `frames` and `nodes` are arrays of objects
+//! and `d` is a depth. A malformed input is an `INVALID_ARGUMENT`, never a panic.
 
-use serde::{Deserialize, Deserializer};
-use serde_json::Value;
+use crate::error::EngineError;
+use crate::json::{self, Json};
 
 /// Everything the engine needs for one snapshot.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default)]
 pub struct Input {
     /// One table per frame; `frames[0]` is the top document.
-    #[serde(default)]
     pub frames: Vec<FrameTable>,
     /// What to render and how.
-    #[serde(default)]
     pub options: Options,
 }
 
 /// Rendering options.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     /// Only interactive nodes, as a flat list.
-    #[serde(deserialize_with = "loose_flag")]
     pub interactive_only: bool,
     /// Only nodes whose rect intersects their frame's viewport.
-    #[serde(deserialize_with = "loose_flag")]
     pub viewport_only: bool,
     /// Render only the subtree of this ref (`e12`, `f2e7`).
     pub root: Option<String>,
     /// Depth limit of the rendered tree (root = 0).
     pub max_depth: Option<u32>,
     /// Redaction mode.
-    #[serde(deserialize_with = "null_default")]
     pub redact: Redact,
     /// Collapse long runs of similar siblings (default on).
-    #[serde(deserialize_with = "null_true")]
     pub collapse: bool,
 }
 
@@ -54,8 +48,7 @@ impl Default for Options {
 }
 
 /// What the engine hides from the rendering.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub enum Redact {
     /// Secrets of form fields and anything that looks like a payment card number.
     #[default]
@@ -67,16 +60,13 @@ pub enum Redact {
 }
 
 /// The nodes of one frame, in document order.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Default)]
 pub struct FrameTable {
     /// 0 = top document; K ≥ 1 gives refs `f<K>e<N>`.
     pub ordinal: u32,
     /// Index chain from the top window.
     pub path: Vec<u32>,
-    #[serde(deserialize_with = "loose_string_or_empty")]
     pub url: String,
-    #[serde(deserialize_with = "loose_string_or_empty")]
     pub title: String,
     /// `[scrollX, scrollY, innerWidth, innerHeight]`.
     pub viewport: Option<Vec<f64>>,
@@ -84,8 +74,7 @@ pub struct FrameTable {
 }
 
 /// One element or text node (short keys, see `TABLE.md`).
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Default)]
 pub struct Node {
     /// Element id, the `N` of `e<N>`.
     pub i: Option<u64>,
@@ -94,29 +83,25 @@ pub struct Node {
     /// Lowercase tag name or `#text`.
     pub t: String,
     /// Text of a text node.
-    #[serde(deserialize_with = "loose_string")]
     pub x: Option<String>,
     /// Attributes the engine needs.
     pub a: Attrs,
     /// Live properties.
     pub p: Props,
     /// Not rendered visible itself (its children are hoisted).
-    #[serde(deserialize_with = "loose_flag")]
     pub h: bool,
     /// Viewport-relative rect `[x, y, w, h]`.
     pub r: Option<[f64; 4]>,
     /// Shadow root mode when this element hosts one.
-    #[serde(deserialize_with = "loose_string")]
     pub s: Option<String>,
     /// Index of this frame element in its document's `window.frames`.
     pub f: Option<u32>,
     /// The collector stopped here: the subtree is incomplete.
-    #[serde(deserialize_with = "loose_flag")]
     pub c: bool,
 }
 
 impl Node {
-    /// A text node (no element id, `#text` tag).
+    /// A text node.
     pub fn is_text(&self) -> bool {
         self.t == "#text"
     }
@@ -124,11 +109,6 @@ impl Node {
     /// Attribute value, if present.
     pub fn attr(&self, name: &str) -> Option<&str> {
         self.a.get(name)
-    }
-
-    /// Attribute value when present and not only whitespace.
-    pub fn attr_nonempty(&self, name: &str) -> Option<&str> {
-        self.a.get(name).filter(|v| !v.trim().is_empty())
     }
 
     /// Lowercased `type` of an `<input>` (`text` when absent).
@@ -140,7 +120,7 @@ impl Node {
     }
 }
 
-/// Attributes as (name, value) pairs. Flags such as `disabled` come as `""` or `true`.
+/// Attributes as (lowercase name, value) pairs. Flags such as `disabled` are `""`.
 #[derive(Debug, Default, Clone)]
 pub struct Attrs(pub Vec<(String, String)>);
 
@@ -150,82 +130,234 @@ impl Attrs {
     }
 }
 
-impl<'de> Deserialize<'de> for Attrs {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let map = Option::<serde_json::Map<String, Value>>::deserialize(d)?.unwrap_or_default();
-        let mut out = Vec::with_capacity(map.len());
-        for (k, v) in map {
-            let v = match v {
-                Value::String(s) => s,
-                Value::Number(n) => n.to_string(),
-                Value::Bool(true) => String::new(),
-                _ => continue,
-            };
-            out.push((k.to_ascii_lowercase(), v));
-        }
-        Ok(Attrs(out))
-    }
-}
-
 /// Live DOM properties.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Default)]
 pub struct Props {
-    #[serde(deserialize_with = "loose_string")]
     pub value: Option<String>,
-    #[serde(deserialize_with = "loose_bool")]
     pub checked: Option<bool>,
-    #[serde(deserialize_with = "loose_bool")]
     pub selected: Option<bool>,
-    #[serde(deserialize_with = "loose_bool")]
     pub indeterminate: Option<bool>,
     /// Text of the `aria-labelledby` targets.
-    #[serde(deserialize_with = "loose_string")]
     pub label: Option<String>,
     /// Texts of the selected options of a `<select>` (a string, or a list joined by ", ").
-    #[serde(deserialize_with = "loose_string")]
     pub opts: Option<String>,
 }
 
-fn value_to_string(v: Value) -> Option<String> {
+impl Input {
+    /// Parses the engine input JSON. Errors say where, never what (it could be page content).
+    pub fn parse(text: &str) -> Result<Input, EngineError> {
+        let doc = json::parse(text).map_err(|e| {
+            EngineError::InvalidArgument(format!(
+                "the snapshot input is not valid JSON: {} at byte {}",
+                e.what, e.offset
+            ))
+        })?;
+        Input::from_json(doc).map_err(|what| {
+            EngineError::InvalidArgument(format!("the snapshot input does not follow TABLE.md: {what}"))
+        })
+    }
+
+    fn from_json(doc: Json) -> Result<Input, &'static str> {
+        let Json::Obj(members) = doc else { return Err("the input is not an object") };
+        let mut input = Input::default();
+        for (k, v) in members {
+            match k.as_str() {
+                "frames" => {
+                    input.frames = array(v, "frames is not an array")?
+                        .into_iter()
+                        .map(FrameTable::from_json)
+                        .collect::<Result<_, _>>()?;
+                }
+                "options" => input.options = Options::from_json(v)?,
+                _ => {}
+            }
+        }
+        Ok(input)
+    }
+}
+
+impl Options {
+    fn from_json(v: Json) -> Result<Options, &'static str> {
+        let mut o = Options::default();
+        let members = match v {
+            Json::Obj(m) => m,
+            Json::Null => return Ok(o),
+            _ => return Err("options is not an object"),
+        };
+        for (k, v) in members {
+            match k.as_str() {
+                "interactiveOnly" => o.interactive_only = flag(&v),
+                "viewportOnly" => o.viewport_only = flag(&v),
+                "root" => o.root = string(v),
+                "maxDepth" => o.max_depth = uint(&v).map(|d| d.min(u64::from(u32::MAX)) as u32),
+                "redact" => {
+                    o.redact = match string(v).as_deref() {
+                        Some("off") => Redact::Off,
+                        Some("strict") => Redact::Strict,
+                        _ => Redact::Safe,
+                    }
+                }
+                "collapse" => o.collapse = !matches!(v, Json::Bool(false) | Json::Num(0.0)),
+                _ => {}
+            }
+        }
+        Ok(o)
+    }
+}
+
+impl FrameTable {
+    fn from_json(v: Json) -> Result<FrameTable, &'static str> {
+        let Json::Obj(members) = v else { return Err("a frame table is not an object") };
+        let mut f = FrameTable::default();
+        for (k, v) in members {
+            match k.as_str() {
+                "ordinal" => f.ordinal = uint(&v).unwrap_or(0).min(u64::from(u32::MAX)) as u32,
+                "path" => {
+                    f.path = match v {
+                        Json::Arr(items) => items.iter().filter_map(uint).map(|p| p as u32).collect(),
+                        _ => Vec::new(),
+                    }
+                }
+                "url" => f.url = string(v).unwrap_or_default(),
+                "title" => f.title = string(v).unwrap_or_default(),
+                "viewport" => f.viewport = numbers(&v),
+                "nodes" => {
+                    f.nodes = array(v, "nodes is not an array")?
+                        .into_iter()
+                        .map(Node::from_json)
+                        .collect::<Result<_, _>>()?;
+                }
+                _ => {}
+            }
+        }
+        Ok(f)
+    }
+}
+
+impl Node {
+    fn from_json(v: Json) -> Result<Node, &'static str> {
+        let Json::Obj(members) = v else { return Err("a node is not an object") };
+        let mut n = Node::default();
+        for (k, v) in members {
+            match k.as_str() {
+                "i" => n.i = uint(&v),
+                "d" => {
+                    n.d = match v {
+                        Json::Null => 0,
+                        v => uint(&v).ok_or("a node's d is not a depth")?.min(u64::from(u32::MAX)) as u32,
+                    }
+                }
+                "t" => n.t = string(v).unwrap_or_default().to_ascii_lowercase(),
+                "x" => n.x = string(v),
+                "a" => {
+                    if let Json::Obj(attrs) = v {
+                        n.a = Attrs(
+                            attrs
+                                .into_iter()
+                                .filter_map(|(k, v)| {
+                                    let v = match v {
+                                        Json::Bool(true) => String::new(),
+                                        v => string(v)?,
+                                    };
+                                    Some((k.to_ascii_lowercase(), v))
+                                })
+                                .collect(),
+                        );
+                    }
+                }
+                "p" => n.p = Props::from_json(v),
+                "h" => n.h = flag(&v),
+                "c" => n.c = flag(&v),
+                "r" => {
+                    n.r = numbers(&v).and_then(|r| match r.as_slice() {
+                        &[x, y, w, h] => Some([x, y, w, h]),
+                        _ => None,
+                    })
+                }
+                "s" => n.s = string(v),
+                "f" => n.f = uint(&v).map(|f| f.min(u64::from(u32::MAX)) as u32),
+                _ => {}
+            }
+        }
+        Ok(n)
+    }
+}
+
+impl Props {
+    fn from_json(v: Json) -> Props {
+        let mut p = Props::default();
+        let Json::Obj(members) = v else { return p };
+        for (k, v) in members {
+            match k.as_str() {
+                "value" => p.value = string(v),
+                "checked" => p.checked = boolean(&v),
+                "selected" => p.selected = boolean(&v),
+                "indeterminate" => p.indeterminate = boolean(&v),
+                "label" => p.label = string(v),
+                "opts" => p.opts = string(v),
+                _ => {}
+            }
+        }
+        p
+    }
+}
+
+fn array(v: Json, err: &'static str) -> Result<Vec<Json>, &'static str> {
     match v {
-        Value::String(s) => Some(s),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Array(items) => {
-            let parts: Vec<String> = items.into_iter().filter_map(value_to_string).collect();
+        Json::Arr(items) => Ok(items),
+        Json::Null => Ok(Vec::new()),
+        _ => Err(err),
+    }
+}
+
+/// A string; an integral number as its decimal digits; a list of those joined by ", ".
+fn string(v: Json) -> Option<String> {
+    match v {
+        Json::Str(s) => Some(s),
+        Json::Num(n) => integral(n).map(|i| i.to_string()),
+        Json::Arr(items) => {
+            let parts: Vec<String> = items.into_iter().filter_map(string).collect();
             Some(parts.join(", "))
         }
         _ => None,
     }
 }
 
-fn loose_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(value_to_string(Value::deserialize(d)?))
+fn integral(n: f64) -> Option<i64> {
+    (n.fract() == 0.0 && n.abs() < 9.0e15).then_some(n as i64)
 }
 
-fn loose_string_or_empty<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    Ok(value_to_string(Value::deserialize(d)?).unwrap_or_default())
-}
-
-fn loose_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Bool(b) => Some(b),
-        Value::Number(n) => Some(n.as_f64().is_some_and(|f| f != 0.0)),
-        Value::String(s) => Some(s == "true"),
+fn uint(v: &Json) -> Option<u64> {
+    match v {
+        Json::Num(n) => integral(*n).and_then(|i| u64::try_from(i).ok()),
         _ => None,
-    })
+    }
 }
 
-fn loose_flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-    Ok(loose_bool(d)?.unwrap_or(false))
+fn boolean(v: &Json) -> Option<bool> {
+    match v {
+        Json::Bool(b) => Some(*b),
+        Json::Num(n) => Some(*n != 0.0),
+        Json::Str(s) => Some(s == "true"),
+        _ => None,
+    }
 }
 
-fn null_default<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
-    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+fn flag(v: &Json) -> bool {
+    boolean(v).unwrap_or(false)
 }
 
-fn null_true<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-    Ok(Option::<bool>::deserialize(d)?.unwrap_or(true))
+fn numbers(v: &Json) -> Option<Vec<f64>> {
+    match v {
+        Json::Arr(items) => items
+            .iter()
+            .map(|x| match x {
+                Json::Num(n) => Some(*n),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -234,17 +366,15 @@ mod tests {
 
     #[test]
     fn options_default_when_absent_or_null() {
-        let input: Input = serde_json::from_str(r#"{"frames":[]}"#).unwrap();
+        let input = Input::parse(r#"{"frames":[]}"#).unwrap();
+        assert_eq!(input.options, Options::default());
         assert!(input.options.collapse);
-        assert_eq!(input.options.redact, Redact::Safe);
-        let input: Input = serde_json::from_str(
+        let input = Input::parse(
             r#"{"frames":[],"options":{"collapse":null,"redact":null,"root":null,"maxDepth":null}}"#,
         )
         .unwrap();
-        assert!(input.options.collapse);
-        assert_eq!(input.options.redact, Redact::Safe);
-        assert_eq!(input.options.root, None);
-        let input: Input = serde_json::from_str(
+        assert_eq!(input.options, Options::default());
+        let input = Input::parse(
             r#"{"options":{"interactiveOnly":true,"viewportOnly":1,"root":"f1e2","maxDepth":3,"redact":"off","collapse":false}}"#,
         )
         .unwrap();
@@ -256,26 +386,47 @@ mod tests {
     }
 
     #[test]
-    fn node_fields_are_lenient() {
-        let n: Node = serde_json::from_str(
-            r#"{"i":3,"d":1,"t":"input","a":{"type":"checkbox","disabled":true,"tabindex":0,"Hidden":false},
-                "p":{"checked":1,"value":5,"opts":["a","b"]},"h":1,"c":true,"r":[1,2,3.5,4]}"#,
+    fn frame_and_node_fields() {
+        let input = Input::parse(
+            r##"{"frames":[{"ordinal":2,"path":[1,0],"url":"u","title":"t","viewport":[0,10.5,800,600],"extra":1,
+                "nodes":[{"i":3,"d":1,"t":"INPUT","a":{"type":"checkbox","disabled":true,"tabindex":0,"Hidden":false},
+                "p":{"checked":1,"value":5,"opts":["a","b"],"label":"L"},"h":1,"c":true,"r":[1,2,3.5,4],"s":"closed","f":2},
+                {"d":2,"t":"#text","x":"hi"}]}]}"##,
         )
         .unwrap();
+        let f = &input.frames[0];
+        assert_eq!((f.ordinal, f.path.as_slice(), f.url.as_str(), f.title.as_str()), (2, &[1, 0][..], "u", "t"));
+        assert_eq!(f.viewport.as_deref(), Some(&[0.0, 10.5, 800.0, 600.0][..]));
+        let n = &f.nodes[0];
         assert_eq!(n.i, Some(3));
+        assert_eq!(n.t, "input");
         assert_eq!(n.attr("disabled"), Some(""));
         assert_eq!(n.attr("tabindex"), Some("0"));
         assert_eq!(n.attr("hidden"), None);
         assert_eq!(n.p.checked, Some(true));
         assert_eq!(n.p.value.as_deref(), Some("5"));
         assert_eq!(n.p.opts.as_deref(), Some("a, b"));
+        assert_eq!(n.p.label.as_deref(), Some("L"));
         assert!(n.h && n.c);
+        assert_eq!(n.r, Some([1.0, 2.0, 3.5, 4.0]));
+        assert_eq!(n.s.as_deref(), Some("closed"));
+        assert_eq!(n.f, Some(2));
         assert_eq!(n.input_type(), "checkbox");
+        assert!(f.nodes[1].is_text());
+        assert_eq!(f.nodes[1].x.as_deref(), Some("hi"));
     }
 
     #[test]
     fn bad_shape_is_an_error() {
-        assert!(serde_json::from_str::<Input>(r#"{"frames":[{"nodes":[{"d":"x"}]}]}"#).is_err());
-        assert!(serde_json::from_str::<Input>("[1,2").is_err());
+        for bad in [
+            r#"{"frames":[{"nodes":[{"d":"x"}]}]}"#,
+            r#"{"frames":{}}"#,
+            r#"{"frames":[{"nodes":[1]}]}"#,
+            r#"{"frames":[{"nodes":[{"d":-1}]}]}"#,
+            r#"[1]"#,
+            r#"{"frames":[1,2"#,
+        ] {
+            assert!(matches!(Input::parse(bad), Err(EngineError::InvalidArgument(_))), "{bad}");
+        }
     }
 }

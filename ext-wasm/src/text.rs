@@ -56,7 +56,9 @@ pub fn push_escaped(out: &mut String, s: &str) {
 }
 
 /// Elements laid out inline by default: their text joins the surrounding text without a break.
-/// Custom elements (a `-` in the name) are inline by default too.
+/// Custom elements count as blocks: CSS makes them inline, but components are nearly always
+/// styled as blocks, and gluing the text of two of them together reads worse than a break.
+/// `label` too, for the same reason (forms stack them).
 pub fn is_inline_tag(tag: &str) -> bool {
     matches!(
         tag,
@@ -76,7 +78,6 @@ pub fn is_inline_tag(tag: &str) -> bool {
             | "i"
             | "ins"
             | "kbd"
-            | "label"
             | "mark"
             | "q"
             | "s"
@@ -92,7 +93,7 @@ pub fn is_inline_tag(tag: &str) -> bool {
             | "u"
             | "var"
             | "wbr"
-    ) || tag.contains('-')
+    )
 }
 
 #[cfg(test)]
@@ -130,7 +131,7 @@ mod tests {
 
     #[test]
     fn inline_tags() {
-        assert!(is_inline_tag("span") && is_inline_tag("my-widget") && is_inline_tag("code"));
-        assert!(!is_inline_tag("div") && !is_inline_tag("p") && !is_inline_tag("li"));
+        assert!(is_inline_tag("span") && is_inline_tag("code"));
+        assert!(!is_inline_tag("div") && !is_inline_tag("my-widget") && !is_inline_tag("p") && !is_inline_tag("li"));
     }
 }

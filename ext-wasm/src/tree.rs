@@ -7,9 +7,12 @@
 //! - text becomes `text` lines: consecutive text nodes and inline pure-text elements (`span`,
 //!   `code`, `b`, …) merge into one line; a block pure-text element (`p`, `div` with only
 //!   text) is a line of its own;
-//! - text is dropped directly inside an element whose name came from its content (it is the
-//!   name already), inside a `<textarea>` (it is the value), inside a label that names a
-//!   control, and directly inside an element that is not visible (`h`).
+//! - text is dropped directly inside controls whose children are presentational (the roles
+//!   that take their name from content: button, link, heading, option, cell, …; the text is
+//!   their name, or hidden behind an `aria-label`), inside `pre` (shown as the code line's
+//!   name), inside a `<textarea>` (it is the value), inside a label that names a control, and
+//!   directly inside an element that is not visible (`h`). Inside such controls a wrapper
+//!   named by `aria-label` gets no line either: its label is part of the control's name.
 //!
 //! Filters: `root` builds the one line of that element (emitted even when it would be
 //! hoisted); `viewportOnly` keeps nodes whose rect meets their frame's viewport and the nodes
@@ -135,10 +138,9 @@ impl Builder<'_, '_> {
     /// The line of element `id` with everything under it.
     fn line(&self, id: usize) -> Line {
         let dn = &self.dom.nodes[id];
-        let quiet = dn.from_content || dn.node.t == "textarea";
         let mut children = Vec::new();
         let mut buf = String::new();
-        self.list(&dn.children, dn.node.h, quiet, &mut children, &mut buf);
+        self.list(&dn.children, dn.node.h, dn.quiet, &mut children, &mut buf);
         flush(&mut buf, &mut children);
         Line { kind: Kind::Node(id), children }
     }
@@ -159,7 +161,7 @@ impl Builder<'_, '_> {
                 continue;
             }
             let inline = is_inline_tag(&node.t);
-            if cn.emitted {
+            if cn.emitted && !(quiet && cn.named_wrapper) {
                 flush(buf, out);
                 out.push(self.line(c));
                 continue;

@@ -160,6 +160,42 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Start a dev session and print its events until Ctrl-C or `webext-mcp stop`: build,
+    /// launch the browser, reload on save. The `extension_dev` tool.
+    Dev(SessionVerb),
+    /// Build for production and run it in a browser until Ctrl-C or `stop`. The
+    /// `extension_start` tool.
+    Start(SessionVerb),
+    /// Run the already built dist/<browser>/ until Ctrl-C or `stop`. The `extension_preview`
+    /// tool.
+    Preview(SessionVerb),
+    /// Wait until the project's session is ready; the `extension_wait` tool.
+    Wait {
+        /// The project folder (default: the current folder).
+        path: Option<String>,
+        #[arg(long)]
+        browser: Option<String>,
+        /// Milliseconds (default 60000).
+        #[arg(long)]
+        timeout: Option<u64>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stop the project's session; the `extension_stop` tool.
+    Stop {
+        /// The project folder (default: the current folder).
+        path: Option<String>,
+        #[arg(long)]
+        browser: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Internal: the session process that `dev`, `start` and `preview` spawn.
+    #[command(name = "__session", hide = true)]
+    SessionProcess {
+        /// The session spec as JSON.
+        spec: String,
+    },
     /// Say why the helper extension does or does not connect, with a fix per problem. The
     /// `doctor` tool.
     Doctor {
@@ -172,6 +208,66 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// Flags of `dev`, `start` and `preview`.
+#[derive(Args, Debug)]
+struct SessionVerb {
+    /// The project folder (default: the current folder).
+    path: Option<String>,
+    /// chromium, chrome (Google Chrome), edge, brave, opera, vivaldi (default chrome).
+    #[arg(long)]
+    browser: Option<String>,
+    /// Browser profile folder (default dist/extension-js/profiles/<browser>/).
+    #[arg(long, value_name = "DIR")]
+    profile: Option<String>,
+    /// Run the browser without a window.
+    #[arg(long)]
+    headless: bool,
+    /// Page to open once the extension is loaded.
+    #[arg(long, value_name = "URL")]
+    starting_url: Option<String>,
+    /// Browser binary to launch instead of the detected one.
+    #[arg(long, value_name = "PATH")]
+    binary: Option<String>,
+    /// Return once the session is ready and leave it running (stop it with `webext-mcp stop`).
+    #[arg(long)]
+    detach: bool,
+    /// Print the contract and events as JSON lines.
+    #[arg(long)]
+    json: bool,
+}
+
+impl SessionVerb {
+    fn args(&self) -> Value {
+        json!({
+            "projectPath": self.path.clone().unwrap_or_else(|| ".".to_owned()),
+            "browser": self.browser,
+            "profile": self.profile,
+            "headless": self.headless.then_some(true),
+            "startingUrl": self.starting_url,
+            "binary": self.binary,
+            "detach": self.detach,
+        })
+    }
+}
+
+/// `dev`, `start`, `preview`: detached through the tool, else in the foreground.
+async fn session_verb(ctx: &Ctx, command: crate::session::Command, verb: SessionVerb) -> ExitCode {
+    let tool = match command {
+        crate::session::Command::Dev => "extension_dev",
+        crate::session::Command::Start => "extension_start",
+        crate::session::Command::Preview => "extension_preview",
+    };
+    if verb.detach {
+        let mut args = verb.args();
+        if command == crate::session::Command::Start {
+            args["wait"] = json!(true);
+        }
+        return call(ctx, tool, args, verb.json).await;
+    }
+    let code = tools::dev::foreground(ctx, command, verb.args(), verb.json, &mut |line| print_stdout(line)).await;
+    ExitCode::from(code)
 }
 
 /// Entry point of the binary.
@@ -287,6 +383,25 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Uninstall { dry_run, json } => {
             call(&ctx, "uninstall", json!({ "dryRun": dry_run }), json).await
         }
+        Command::Dev(verb) => session_verb(&ctx, crate::session::Command::Dev, verb).await,
+        Command::Start(verb) => session_verb(&ctx, crate::session::Command::Start, verb).await,
+        Command::Preview(verb) => session_verb(&ctx, crate::session::Command::Preview, verb).await,
+        Command::Wait { path, browser, timeout, json } => {
+            let args = json!({
+                "projectPath": path.unwrap_or_else(|| ".".to_owned()),
+                "browser": browser,
+                "timeout": timeout,
+            });
+            call(&ctx, "extension_wait", args, json).await
+        }
+        Command::Stop { path, browser, json } => {
+            let args = json!({ "projectPath": path.unwrap_or_else(|| ".".to_owned()), "browser": browser });
+            call(&ctx, "extension_stop", args, json).await
+        }
+        Command::SessionProcess { spec } => match serde_json::from_str::<crate::session::Spec>(&spec) {
+            Ok(spec) => crate::session::run(spec).await,
+            Err(e) => usage_error(&format!("bad session spec: {e}")),
+        },
         Command::Doctor { browser, browser_error, json } => {
             let args = json!({ "browser": browser, "browserError": browser_error });
             call(&ctx, "doctor", args, json).await

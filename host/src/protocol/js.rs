@@ -21,8 +21,16 @@ fn params_schema(params: &[Param]) -> Value {
     Value::Object(props)
 }
 
+/// `page.resolveRef` → `PAGE_RESOLVE_REF`.
 fn constant_key(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect()
+    let mut key = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            key.push('_');
+        }
+        key.push(if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' });
+    }
+    key
 }
 
 fn pretty(v: &Value) -> String {
@@ -109,6 +117,12 @@ mod tests {
             "{} is stale; regenerate it with `WEBEXT_MCP_BLESS=1 cargo test -p webext-mcp-host protocol_js`",
             path.display()
         );
+    }
+
+    #[test]
+    fn constant_keys_split_camel_case() {
+        assert_eq!(constant_key("page.resolveRef"), "PAGE_RESOLVE_REF");
+        assert_eq!(constant_key("client.hello"), "CLIENT_HELLO");
     }
 
     #[test]

@@ -23,7 +23,7 @@ use serde::Serialize;
 use crate::manifest::{self, Json, Object};
 
 /// The service worker added to an extension that has none.
-pub const ADDED_WORKER: &str = "__webext_mcp_dev_worker.js";
+pub const ADDED_WORKER: &str = "webext-mcp-dev-worker.js";
 
 /// One thing the dev build added or changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -243,6 +243,7 @@ impl ChromiumRunner {
             }
             match self.monitor.latest_worker(&ext.base_url) {
                 Some((session, false)) => {
+                    tracing::debug!(waited_ms = (timeout - (deadline - now)).as_millis() as u64, "worker session found");
                     let left = (deadline - now).min(Duration::from_secs(5));
                     match evaluate(&self.cdp, &session, expr, left).await {
                         Err(RunnerError::Cdp(CdpError::Timeout { .. })) => {
@@ -252,6 +253,11 @@ impl ChromiumRunner {
                             if message.contains("session") || message.contains("target") =>
                         {
                             self.monitor.forget_session(&session);
+                        }
+                        // A worker attached before its first line ran has no extension
+                        // bindings yet; they appear once the script starts.
+                        Err(RunnerError::Script { message }) if message.contains("chrome is not defined") => {
+                            tokio::time::sleep(Duration::from_millis(10)).await;
                         }
                         other => return other,
                     }

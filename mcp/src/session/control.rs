@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 use webext_mcp_host::transport::{PeerVerdict, Platform, Transport};
@@ -64,7 +64,7 @@ pub fn serve(path: &Path) -> std::io::Result<mpsc::Receiver<Incoming>> {
             let tx = tx.clone();
             tokio::spawn(async move {
                 let (read, mut write) = tokio::io::split(stream);
-                let mut lines = BufReader::new(read).take(MAX_LINE as u64).lines();
+                let mut lines = BufReader::new(read.take(MAX_LINE as u64)).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
                     let answer = match serde_json::from_str::<Request>(&line) {
                         Ok(req) => {

@@ -82,6 +82,9 @@ pub struct Spec {
     /// Node.js for delegated builds.
     pub node: Option<PathBuf>,
     pub allow_delegation: bool,
+    /// The home directory of the starting process (`--home`), so the session reads the same
+    /// configuration.
+    pub home: PathBuf,
 }
 
 /// `dist/extension-js/<browser>/`: ready.json, events.ndjson, logs.ndjson, session.log.
@@ -233,7 +236,7 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// Spawns the session process and waits for its first report: its `ready.json` once it is
 /// ready (or in error after a failed first build), or the error that stopped it.
-pub async fn launch(spec: &Spec) -> Result<Launched, ErrorBody> {
+pub async fn launch(spec: &Spec, timeout: Duration) -> Result<Launched, ErrorBody> {
     let exe = std::env::current_exe()
         .map_err(|e| ErrorBody::internal(format!("cannot find the webext-mcp binary: {e}")))?;
     let dir = contract_dir(&spec.out_dir, &spec.browser);
@@ -249,7 +252,9 @@ pub async fn launch(spec: &Spec) -> Result<Launched, ErrorBody> {
         .map_err(|e| ErrorBody::internal(format!("cannot open {}: {e}", log_path.display())))?;
     let spec_json = serde_json::to_string(spec).map_err(|e| ErrorBody::internal(e.to_string()))?;
     let mut cmd = tokio::process::Command::new(exe);
-    cmd.arg("__session")
+    cmd.arg("--home")
+        .arg(&spec.home)
+        .arg("__session")
         .arg(spec_json)
         .stdin(if spec.owned { std::process::Stdio::piped() } else { std::process::Stdio::null() })
         .stdout(std::process::Stdio::piped())
@@ -273,7 +278,7 @@ pub async fn launch(spec: &Spec) -> Result<Launched, ErrorBody> {
         return Err(ErrorBody::internal("the session process has no stdout"));
     };
     let mut lines = tokio::io::BufReader::new(stdout).lines();
-    let first = tokio::time::timeout(START_TIMEOUT, lines.next_line()).await;
+    let first = tokio::time::timeout(timeout, lines.next_line()).await;
     let line = match first {
         Ok(Ok(Some(line))) => line,
         Ok(_) => {
@@ -283,7 +288,7 @@ pub async fn launch(spec: &Spec) -> Result<Launched, ErrorBody> {
         Err(_) => {
             return Err(ErrorBody::new(
                 ErrorCode::Timeout,
-                format!("the session did not report within {} s", START_TIMEOUT.as_secs()),
+                format!("the session did not report within {} s", timeout.as_secs()),
             )
             .with_hint("it may still be building; call extension_wait, or extension_stop it"));
         }

@@ -470,6 +470,7 @@ impl Session {
             self.settle();
             return;
         }
+        tracing::debug!(ms = started.elapsed().as_millis() as u64, "rebuilt");
         if self.ext.is_none() {
             if let Err(e) = self.load_first().await {
                 self.errors.push(load_entry(&e));
@@ -478,15 +479,21 @@ impl Session {
         } else if kind == Kind::Page {
             self.reload_pages(&files, started).await;
         } else {
-            match self.runner.as_ref().map(|r| r.load_extension(&self.dist)) {
-                Some(load) => match load.await {
-                    Ok(_) => self.reinject(kind, &files, started).await,
-                    Err(e) => {
-                        let body = ErrorBody::from(e);
-                        self.contract.event("reload", json!({"kind": kind.as_str(), "files": files, "status": "refused", "message": body.message}));
-                        self.errors.push(load_entry(&body));
-                    }
-                },
+            let loaded = match &self.runner {
+                Some(r) => Some(r.load_extension(&self.dist).await),
+                None => None,
+            };
+            tracing::debug!(ms = started.elapsed().as_millis() as u64, "extension reloaded");
+            match loaded {
+                Some(Ok(_)) => self.reinject(kind, &files, started).await,
+                Some(Err(e)) => {
+                    let body = ErrorBody::from(e);
+                    self.contract.event(
+                        "reload",
+                        json!({"kind": kind.as_str(), "files": files, "status": "refused", "message": body.message}),
+                    );
+                    self.errors.push(load_entry(&body));
+                }
                 None => {}
             }
         }

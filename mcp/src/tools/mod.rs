@@ -16,6 +16,7 @@ use crate::paths::{Env, Paths};
 pub mod browser;
 pub mod catalog;
 mod debug;
+pub mod dev;
 mod extension;
 mod install;
 mod meta;
@@ -134,6 +135,7 @@ pub fn registry() -> &'static [ToolDef] {
             .into_iter()
             .chain(install::tools())
             .chain(extension::tools())
+            .chain(dev::tools())
             .chain(catalog::tools())
             .chain(browser::tools())
             .chain(pages::tools())

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-pub const DEADLINE: Duration = Duration::from_secs(30);
+/// A hang guard per request; the tools have their own, shorter deadlines.
+pub const DEADLINE: Duration = Duration::from_secs(120);
 
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_webext-mcp")

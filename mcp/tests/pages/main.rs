@@ -10,6 +10,7 @@ mod common;
 
 mod corpus;
 mod snapshot_basics;
+mod snapshot_bench;
 mod snapshot_corpus;
 mod tabs;
 
@@ -69,7 +70,8 @@ impl Agent {
 
     /// Opens `url` in a background tab (this server's current page); its tab id.
     pub fn open(&mut self, url: &str) -> i64 {
-        let out = self.ok("new_page", json!({ "url": url }));
+        // The Rust book's print.html (the whole book in one page) takes ~15 s to load here.
+        let out = self.ok("new_page", json!({ "url": url, "timeoutMs": 90_000 }));
         out["tab"]["tabId"].as_i64().unwrap()
     }
 

@@ -94,3 +94,41 @@ fn the_vec_docs_snapshot_is_small_and_useful() {
         agent.close(tab);
     }
 }
+
+/// Lines of `a` not matched in `b` (multiset difference), so one inserted line does not
+/// count every following line as different.
+fn unmatched_lines<'a>(a: &'a str, b: &str) -> Vec<&'a str> {
+    let mut pool: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for l in b.lines() {
+        *pool.entry(l).or_default() += 1;
+    }
+    a.lines()
+        .filter(|l| match pool.get_mut(l) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
+        .collect()
+}
+
+#[test]
+fn the_rust_docs_read_the_same_in_both_browsers() {
+    assert!(rust_docs().is_some(), "the rust-docs component is missing (scripts/setup installs it)");
+    for path in ["/doc/std/vec/struct.Vec.html", "/doc/book/print.html"] {
+        let chromium = snapshot_of(Family::Chromium, path, json!({ "maxBytes": 50_000_000 }));
+        let firefox = snapshot_of(Family::Firefox, path, json!({ "maxBytes": 50_000_000 }));
+        let only_c = unmatched_lines(&chromium, &firefox);
+        let only_f = unmatched_lines(&firefox, &chromium);
+        let total = chromium.lines().count().max(firefox.lines().count());
+        let differing = only_c.len().max(only_f.len());
+        println!("{path}: {differing} of {total} lines differ");
+        assert!(
+            differing * 100 <= total,
+            "{path}: {differing} of {total} lines differ\nonly in chromium:\n{}\nonly in firefox:\n{}",
+            only_c.iter().take(40).copied().collect::<Vec<_>>().join("\n"),
+            only_f.iter().take(40).copied().collect::<Vec<_>>().join("\n"),
+        );
+    }
+}

@@ -1,0 +1,503 @@
+//! Dev-session tools: `extension_dev`, `extension_start`, `extension_preview`,
+//! `extension_wait`, `extension_stop`. They start session processes (`crate::session`) and
+//! talk to them through their contract files and control socket.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
+
+use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use crate::build::delegate::DELEGATED_ENV;
+use crate::build::lock::BuildLock;
+use crate::manifest;
+use crate::paths::resolve_lexically;
+use crate::session::{self, Command, Spec, contract};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef {
+            name: "extension_dev",
+            title: "Start a dev session",
+            toolset: Toolset::Extension,
+            description: "Start a dev session: build the extension (dev build), launch the browser with it and the helper in an isolated profile (dist/extension-js/profiles/<browser>/ unless `profile`), and keep it in step with the sources: a saved manifest, background or content script rebuilds, reloads the extension and re-injects its content scripts into open tabs; an extension page change reloads those pages. Returns the ready.json contract (status ready, or error with file:line after a failed first build) and the sessionId, which the browser tools accept as `browser`. Chromium-family browsers (`chromium` here; `chrome` means Google Chrome). The session stops when this server exits unless `detach: true`.",
+            read_only: false,
+            input_schema: schema_of::<SessionArgs>,
+            run: |ctx, args| Box::pin(extension_dev(ctx, args)),
+        },
+        ToolDef {
+            name: "extension_start",
+            title: "Build and run (production)",
+            toolset: Toolset::Extension,
+            description: "Build the extension for production and run it in a browser (no reload on change): what to check before publishing. With `wait: true` returns the ready.json contract once it is ready (an error state fails with the errors); otherwise { pid, browser, sessionId }. `polyfill` is accepted for compatibility and changes nothing: Chromium-family browsers need no polyfill. Stop it with extension_stop.",
+            read_only: false,
+            input_schema: schema_of::<StartArgs>,
+            run: |ctx, args| Box::pin(extension_start(ctx, args)),
+        },
+        ToolDef {
+            name: "extension_preview",
+            title: "Run a built extension",
+            toolset: Toolset::Extension,
+            description: "Run the already built dist/<browser>/ in a browser without building or watching (NOT_FOUND when it was never built). Returns the ready.json contract and the sessionId. Stop it with extension_stop.",
+            read_only: false,
+            input_schema: schema_of::<SessionArgs>,
+            run: |ctx, args| Box::pin(extension_preview(ctx, args)),
+        },
+        ToolDef {
+            name: "extension_wait",
+            title: "Wait for a session",
+            toolset: Toolset::Extension,
+            description: "Wait until the dev, start or preview session of a project is ready (its ready.json says ready and its process lives) and return the contract. A session in error fails with its errors (file:line); no answer within `timeout` ms (default 60000) fails with TIMEOUT and the last status.",
+            read_only: true,
+            input_schema: schema_of::<WaitArgs>,
+            run: |ctx, args| Box::pin(extension_wait(ctx, args)),
+        },
+        ToolDef {
+            name: "extension_stop",
+            title: "Stop a session",
+            toolset: Toolset::Extension,
+            description: "Stop the dev, start or preview session of a project: its browser, native host and watcher end and the build lock is released. Returns the final ready.json (status stopped).",
+            read_only: false,
+            input_schema: schema_of::<StopArgs>,
+            run: |ctx, args| Box::pin(extension_stop(ctx, args)),
+        },
+    ]
+}
+
+/// Arguments of `extension_dev` and `extension_preview`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SessionArgs {
+    /// Path to the extension project root (the folder with manifest.json or src/manifest.json).
+    pub project_path: String,
+    /// chromium, chrome (Google Chrome), edge, brave, opera, vivaldi or chromium-based.
+    /// Default chrome.
+    #[serde(default)]
+    pub browser: Option<String>,
+    /// Browser profile folder (default dist/extension-js/profiles/<browser>/).
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// Run without a window (default: config `headless` / WEBEXT_MCP_HEADLESS).
+    #[serde(default)]
+    pub headless: Option<bool>,
+    /// The page to open once the extension is loaded.
+    #[serde(default)]
+    pub starting_url: Option<String>,
+    /// Browser binary to launch instead of the detected one.
+    #[serde(default)]
+    pub binary: Option<String>,
+    /// Keep the session running after the caller exits (needed from `webext-mcp call`).
+    #[serde(default)]
+    pub detach: bool,
+    /// Accepted for Extension.js compatibility and ignored: sessions reload over the
+    /// browser's DevTools pipe, with no dev server.
+    #[serde(default)]
+    pub port: Option<u32>,
+}
+
+/// Arguments of `extension_start`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct StartArgs {
+    /// Path to the extension project root (the folder with manifest.json or src/manifest.json).
+    pub project_path: String,
+    /// chromium, chrome (Google Chrome), edge, brave, opera, vivaldi or chromium-based.
+    /// Default chrome.
+    #[serde(default)]
+    pub browser: Option<String>,
+    /// Browser profile folder (default dist/extension-js/profiles/<browser>/).
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// Run without a window (default: config `headless` / WEBEXT_MCP_HEADLESS).
+    #[serde(default)]
+    pub headless: Option<bool>,
+    /// The page to open once the extension is loaded.
+    #[serde(default)]
+    pub starting_url: Option<String>,
+    /// Browser binary to launch instead of the detected one.
+    #[serde(default)]
+    pub binary: Option<String>,
+    /// Keep the session running after the caller exits (needed from `webext-mcp call`).
+    #[serde(default)]
+    pub detach: bool,
+    /// Accepted and ignored: Chromium-family browsers need no cross-browser polyfill.
+    #[serde(default)]
+    pub polyfill: Option<bool>,
+    /// Return the ready.json contract once ready (an error state fails).
+    #[serde(default)]
+    pub wait: bool,
+    /// Limit for `wait`, in milliseconds (default 60000).
+    #[serde(default)]
+    pub wait_timeout: Option<u64>,
+}
+
+/// Arguments of `extension_wait`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WaitArgs {
+    pub project_path: String,
+    /// The session's browser; default: the project's only running session (else chrome).
+    #[serde(default)]
+    pub browser: Option<String>,
+    /// Milliseconds (default 60000).
+    #[serde(default)]
+    pub timeout: Option<u64>,
+}
+
+/// Arguments of `extension_stop`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct StopArgs {
+    pub project_path: String,
+    /// The session's browser; default: the project's only running session (else chrome).
+    #[serde(default)]
+    pub browser: Option<String>,
+}
+
+fn project_of(path: &str) -> Result<PathBuf, ErrorBody> {
+    if path.trim().is_empty() {
+        return Err(ErrorBody::invalid_argument("`projectPath` is empty").with_hint("pass the extension project's folder"));
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let project = resolve_lexically(&cwd, Path::new(path));
+    if !project.is_dir() {
+        return Err(ErrorBody::not_found(format!("project folder {} does not exist", project.display()))
+            .with_hint("pass projectPath: the folder that holds manifest.json (or src/manifest.json)"));
+    }
+    Ok(std::fs::canonicalize(&project).unwrap_or(project))
+}
+
+/// Starts a session process and waits for its first report; owned sessions live as long as
+/// this process.
+async fn start_session(ctx: &Ctx, command: Command, args: &SessionArgs, timeout: Option<Duration>) -> Result<Value, ErrorBody> {
+    let launched = launch(ctx, command, args, timeout).await?;
+    Ok(if args.detach { launched.ready } else { launched.keep_owned() })
+}
+
+/// Spawns the session process for `command` and waits for its first report.
+pub async fn launch(
+    ctx: &Ctx,
+    command: Command,
+    args: &SessionArgs,
+    timeout: Option<Duration>,
+) -> Result<session::Launched, ErrorBody> {
+    if args.port.is_some() {
+        tracing::debug!("`port` ignored: sessions have no dev server");
+    }
+    let project = project_of(&args.project_path)?;
+    if command != Command::Preview && manifest::find_manifest(&project).is_none() {
+        return Err(ErrorBody::not_found(format!("no manifest.json in {} or its src/ folder", project.display()))
+            .with_hint("pass the extension project's root folder, or create manifest.json there (extension_create scaffolds one)"));
+    }
+    let binary = args.binary.as_deref().map(PathBuf::from);
+    let choice = session::resolve_browser(args.browser.as_deref(), binary.as_deref(), &ctx.env, &ctx.config)?;
+    let browser = choice.target.name.to_owned();
+    let out_dir = project.join("dist");
+    let runtime = ctx.paths.runtime_dir.clone();
+    let socket = session::socket_path(&runtime, &project, &browser);
+    if let Ok(status) = session::control::request(&socket, &session::control::Request::Status, Duration::from_secs(2)).await {
+        return Err(ErrorBody::new(
+            ErrorCode::Busy,
+            format!("a {} session of {} is already running ({browser})", status["command"].as_str().unwrap_or("dev"), project.display()),
+        )
+        .with_hint("use it (extension_wait), or extension_stop it and start again")
+        .with_data(json!({ "sessionId": status["sessionId"], "pid": status["pid"] })));
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let profile = match args.profile.as_deref().filter(|p| !p.trim().is_empty()) {
+        Some(p) => resolve_lexically(&cwd, Path::new(p)),
+        None => session::default_profile(&out_dir, &browser),
+    };
+    let spec = Spec {
+        command,
+        project,
+        browser,
+        binary: choice.binary,
+        out_dir,
+        profile,
+        headless: args.headless.unwrap_or_else(|| ctx.config.flag("headless")),
+        starting_url: args.starting_url.clone().filter(|u| !u.trim().is_empty()),
+        session_id: session::new_session_id(),
+        owned: !args.detach,
+        runtime_dir: runtime,
+        node: ctx.env.get("WEBEXT_MCP_NODE").map(PathBuf::from),
+        allow_delegation: ctx.env.get(DELEGATED_ENV) != Some("1"),
+        home: ctx.paths.home.clone(),
+    };
+    session::launch(&spec, timeout.unwrap_or(session::START_TIMEOUT)).await
+}
+
+/// `webext-mcp dev|start|preview` in the foreground: start an owned session, print its
+/// events until it ends (stopped from elsewhere, browser closed) or Ctrl-C stops it.
+/// Returns the process exit code.
+pub async fn foreground(ctx: &Ctx, command: Command, args: Value, as_json: bool, out: &mut dyn FnMut(&str)) -> u8 {
+    let args: SessionArgs = match decode(args) {
+        Ok(a) => a,
+        Err(e) => {
+            out(&e.line());
+            return 2;
+        }
+    };
+    let launched = match launch(ctx, command, &args, None).await {
+        Ok(l) => l,
+        Err(e) => {
+            if as_json {
+                out(&json!({ "error": e }).to_string());
+            } else {
+                eprintln!("{}", e.line());
+            }
+            return 1;
+        }
+    };
+    let session::Launched { ready, mut child, stdin } = launched;
+    out(&if as_json { ready.to_string() } else { describe(&ready) });
+    let events = PathBuf::from(ready["distPath"].as_str().unwrap_or("."))
+        .parent()
+        .map(|d| session::contract_dir(d, ready["browser"].as_str().unwrap_or("chrome")).join("events.ndjson"))
+        .unwrap_or_default();
+    let mut offset = std::fs::metadata(&events).map(|m| m.len()).unwrap_or(0);
+    let mut stdin = stdin;
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    loop {
+        tokio::select! {
+            _ = child.wait() => {
+                print_events(&events, &mut offset, as_json, out);
+                return 0;
+            }
+            _ = tokio::signal::ctrl_c(), if stdin.is_some() => {
+                // Closing the owner pipe is how an owned session is told to stop.
+                stdin = None;
+                if !as_json {
+                    out("stopping…");
+                }
+            }
+            _ = tick.tick() => print_events(&events, &mut offset, as_json, out),
+        }
+    }
+}
+
+/// Prints the lines appended to `events.ndjson` since `offset`.
+fn print_events(path: &Path, offset: &mut u64, as_json: bool, out: &mut dyn FnMut(&str)) {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else { return };
+    if f.seek(SeekFrom::Start(*offset)).is_err() {
+        return;
+    }
+    let mut text = String::new();
+    if f.read_to_string(&mut text).is_err() {
+        return;
+    }
+    let Some(end) = text.rfind('\n') else { return };
+    *offset += end as u64 + 1;
+    for line in text[..end].lines() {
+        if as_json {
+            out(line);
+        } else if let Ok(v) = serde_json::from_str::<Value>(line) {
+            out(&event_text(&v));
+        }
+    }
+}
+
+/// One event as a line for people: `10:30:00 reload content-script content.js (212 ms)`.
+fn event_text(v: &Value) -> String {
+    let time = v["time"].as_str().and_then(|t| t.get(11..19)).unwrap_or("");
+    let kind = v["type"].as_str().unwrap_or("?");
+    let what = v["status"].as_str().or_else(|| v["kind"].as_str()).unwrap_or("");
+    let files: Vec<&str> = v["files"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    let mut line = format!("{time} {kind} {what}");
+    if !files.is_empty() {
+        line.push(' ');
+        line.push_str(&files.join(", "));
+    }
+    if let Some(ms) = v["durationMs"].as_u64() {
+        line.push_str(&format!(" ({ms} ms)"));
+    }
+    if let Some(e) = v.get("error") {
+        line.push_str(&format!(" {}", e["file"].as_str().map_or(String::new(), |f| format!("{f}:{} ", e["line"]))));
+        line.push_str(e["message"].as_str().unwrap_or(""));
+    }
+    if let Some(errors) = v["errors"].as_array() {
+        for e in errors {
+            line.push_str(&format!("\n    {}", e["message"].as_str().unwrap_or("")));
+        }
+    }
+    if let Some(m) = v["message"].as_str().or_else(|| v["reason"].as_str()) {
+        line.push_str(&format!(" — {m}"));
+    }
+    line
+}
+
+/// One paragraph about a session's state.
+fn describe(ready: &Value) -> String {
+    let mut text = format!(
+        "{} session {} is {}: {} (pid {}), browser pid {}, extension {} from {}",
+        ready["command"].as_str().unwrap_or("?"),
+        ready["sessionId"].as_str().unwrap_or("?"),
+        ready["status"].as_str().unwrap_or("?"),
+        ready["browser"].as_str().unwrap_or("?"),
+        ready["pid"],
+        ready["browserPid"],
+        ready["extensionId"].as_str().unwrap_or("(not loaded)"),
+        ready["distPath"].as_str().unwrap_or("?"),
+    );
+    if let Some(errors) = ready["errors"].as_array().filter(|e| !e.is_empty()) {
+        text.push_str("\nerrors:");
+        for e in errors {
+            text.push_str(&format!("\n  {}", e.as_str().unwrap_or("")));
+        }
+        text.push_str("\nfix them and save: the session rebuilds and reloads by itself");
+    }
+    text
+}
+
+async fn extension_dev(ctx: Ctx, args: Value) -> ToolResult {
+    let args: SessionArgs = decode(args)?;
+    let ready = start_session(&ctx, Command::Dev, &args, None).await?;
+    Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
+}
+
+async fn extension_preview(ctx: Ctx, args: Value) -> ToolResult {
+    let args: SessionArgs = decode(args)?;
+    let ready = start_session(&ctx, Command::Preview, &args, None).await?;
+    Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
+}
+
+async fn extension_start(ctx: Ctx, args: Value) -> ToolResult {
+    let args: StartArgs = decode(args)?;
+    if args.polyfill.is_some() {
+        tracing::debug!("`polyfill` ignored: Chromium-family browsers need none");
+    }
+    let timeout = args.wait_timeout.map(Duration::from_millis);
+    let session = SessionArgs {
+        project_path: args.project_path,
+        browser: args.browser,
+        profile: args.profile,
+        headless: args.headless,
+        starting_url: args.starting_url,
+        binary: args.binary,
+        detach: args.detach,
+        port: None,
+    };
+    let ready = start_session(&ctx, Command::Start, &session, timeout).await?;
+    if !args.wait {
+        let short = json!({ "pid": ready["pid"], "browser": ready["browser"], "sessionId": ready["sessionId"] });
+        return Ok(ToolOutput { text: Some(describe(&ready)), structured: short });
+    }
+    if ready["status"] == "error" {
+        return Err(error_of(&ready));
+    }
+    Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
+}
+
+/// The error a session in `error` status answers with: the code of its first problem.
+fn error_of(ready: &Value) -> ErrorBody {
+    let details = ready["errorDetails"].as_array().cloned().unwrap_or_default();
+    let code = details
+        .first()
+        .and_then(|d| d["code"].as_str())
+        .and_then(|c| serde_json::from_value::<ErrorCode>(Value::String(c.to_owned())).ok())
+        .unwrap_or(ErrorCode::ScriptError);
+    let lines: Vec<&str> = ready["errors"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    ErrorBody::new(code, format!("the session is in error: {}", lines.join("; ")))
+        .with_hint("fix the file and line named and save; the session rebuilds and recovers `ready` by itself")
+        .with_data(json!({ "errors": details, "ready": ready }))
+}
+
+/// Which session's browser to use when the caller names none: the project's only running
+/// session, else `chrome`.
+fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<String, ErrorBody> {
+    if let Some(b) = given.map(str::trim).filter(|b| !b.is_empty()) {
+        return manifest::Target::named(b).map(|t| t.name.to_owned()).ok_or_else(|| {
+            ErrorBody::invalid_argument(format!("unknown browser `{b}`")).with_hint("use the browser the session was started with")
+        });
+    }
+    let mut live = Vec::new();
+    for entry in std::fs::read_dir(out_dir.join("extension-js")).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(r) = contract::read_ready(&entry.path())
+            && r.status != contract::Status::Stopped
+            && session::pid_alive(r.pid)
+        {
+            live.push(name);
+        }
+    }
+    match live.len() {
+        0 => Ok("chrome".into()),
+        1 => Ok(live.remove(0)),
+        _ => Err(ErrorBody::invalid_argument(format!("sessions run for several browsers: {}", live.join(", ")))
+            .with_hint("pass `browser`")),
+    }
+}
+
+async fn extension_wait(_ctx: Ctx, args: Value) -> ToolResult {
+    let args: WaitArgs = decode(args)?;
+    let project = project_of(&args.project_path)?;
+    let out_dir = project.join("dist");
+    let browser = session_browser(&out_dir, args.browser.as_deref())?;
+    let dir = session::contract_dir(&out_dir, &browser);
+    let timeout = Duration::from_millis(args.timeout.unwrap_or(60_000));
+    let deadline = Instant::now() + timeout;
+    let mut last: Option<contract::Ready> = None;
+    loop {
+        if let Some(r) = contract::read_ready(&dir) {
+            let alive = session::pid_alive(r.pid);
+            match r.status {
+                contract::Status::Ready if alive => {
+                    let v = serde_json::to_value(&r).map_err(|e| ErrorBody::internal(e.to_string()))?;
+                    return Ok(ToolOutput { text: Some(describe(&v)), structured: v });
+                }
+                contract::Status::Error if alive => {
+                    let v = serde_json::to_value(&r).map_err(|e| ErrorBody::internal(e.to_string()))?;
+                    return Err(error_of(&v));
+                }
+                contract::Status::Stopped => {
+                    return Err(ErrorBody::not_found(format!("the {browser} session of {} has stopped", project.display()))
+                        .with_hint("start one with extension_dev, extension_start or extension_preview")
+                        .with_data(json!({ "ready": r })));
+                }
+                _ if !alive => {
+                    return Err(ErrorBody::not_found(format!(
+                        "the {browser} session of {} is gone (pid {} no longer runs)",
+                        project.display(),
+                        r.pid
+                    ))
+                    .with_hint("start it again; its session.log says why it ended")
+                    .with_data(json!({ "ready": r })));
+                }
+                _ => {}
+            }
+            last = Some(r);
+        }
+        if Instant::now() >= deadline {
+            let status = last.as_ref().map_or("no ready.json yet", |r| r.status.as_str());
+            return Err(ErrorBody::new(
+                ErrorCode::Timeout,
+                format!("the {browser} session was not ready within {} ms (last status: {status})", timeout.as_millis()),
+            )
+            .with_hint("wait longer, or read dist/extension-js/<browser>/events.ndjson to see what it is doing")
+            .with_data(json!({ "ready": last })));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
+    let args: StopArgs = decode(args)?;
+    let project = project_of(&args.project_path)?;
+    let out_dir = project.join("dist");
+    let browser = session_browser(&out_dir, args.browser.as_deref())?;
+    let ready = session::stop(&ctx.paths.runtime_dir, &out_dir, &project, &browser, Duration::from_secs(15)).await?;
+    let lock_free = BuildLock::acquire(&out_dir, &browser, None).is_ok();
+    let mut out = ready;
+    out["lockFree"] = json!(lock_free);
+    let text = format!(
+        "stopped the {browser} session {} of {} (browser, host and watcher ended; build lock {})",
+        out["sessionId"].as_str().unwrap_or("?"),
+        project.display(),
+        if lock_free { "released" } else { "still held by another process" }
+    );
+    Ok(ToolOutput { text: Some(text), structured: out })
+}

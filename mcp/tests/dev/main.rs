@@ -1,0 +1,22 @@
+//! Dev sessions end to end, in headless Chromium: `extension_dev` / `start` / `preview` /
+//! `wait` / `stop` through the real binary (MCP over stdio and the CLI), live reload of a
+//! project written here, errors with file and line, and clean-up of every process.
+//!
+//! Tests that launch a browser take [`support::browser_slot`], so at most one session runs
+//! at a time on the 2-core CI machines.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+#[path = "../common/mod.rs"]
+mod common;
+
+#[path = "../common/mcp_client.rs"]
+#[allow(dead_code)]
+mod client;
+
+mod bad_inputs;
+mod cli_detach;
+mod dev_loop;
+mod owner_exit;
+mod start_preview;
+mod support;

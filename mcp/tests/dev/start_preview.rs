@@ -1,0 +1,50 @@
+//! `extension_start` builds for production and runs it; `extension_preview` runs an existing
+//! `dist/chromium/`.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::client::Server;
+use crate::support::*;
+
+#[test]
+fn start_waits_for_a_production_build_and_preview_loads_dist() {
+    let _slot = browser_slot();
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("proj");
+    write_project(&project, "production");
+    let site = pages();
+    let mut server = Server::start(home.path(), &[]);
+    server.initialize();
+
+    let args = json!({"projectPath": project, "browser": "chromium", "headless": true, "wait": true,
+                      "waitTimeout": 60000, "polyfill": true, "startingUrl": site.url("/")});
+    let started = ok(&server.call("extension_start", args), "extension_start");
+    assert_eq!(started["status"], "ready", "{started:#}");
+    assert_eq!(started["command"], "start");
+    // A production build: nothing of the dev build in it.
+    let built = std::fs::read_to_string(project.join("dist/chromium/manifest.json")).unwrap();
+    assert!(!built.contains("webext-mcp-dev-worker") && !built.contains("scripting"), "{built}");
+    assert!(!std::fs::read_to_string(project.join("dist/chromium/content.js")).unwrap().starts_with('{'));
+    wait_root(&project, "127.0.0.1", "production");
+    let ids1 = ids(&started);
+    ok(&server.call("extension_stop", json!({"projectPath": project})), "stop start");
+    assert_all_gone(&project, ids1.pid, ids1.browser_pid, &ids1.profile, Duration::from_secs(10));
+
+    let args = json!({"projectPath": project, "browser": "chromium", "headless": true, "startingUrl": site.url("/")});
+    let previewed = ok(&server.call("extension_preview", args), "extension_preview");
+    assert_eq!(previewed["status"], "ready", "{previewed:#}");
+    assert_eq!(previewed["command"], "preview");
+    assert_eq!(previewed["extensionId"], started["extensionId"]);
+    wait_root(&project, "127.0.0.1", "production");
+    let ids2 = ids(&previewed);
+    ok(&server.call("extension_stop", json!({"projectPath": project})), "stop preview");
+    assert_all_gone(&project, ids2.pid, ids2.browser_pid, &ids2.profile, Duration::from_secs(10));
+
+    // Preview of a project never built for that browser.
+    let fresh = home.path().join("fresh");
+    write_project(&fresh, "x");
+    let r = server.call("extension_preview", json!({"projectPath": fresh, "browser": "chromium", "headless": true}));
+    assert_eq!(err_code(&r, "preview without dist"), "NOT_FOUND");
+}

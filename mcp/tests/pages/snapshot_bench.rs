@@ -1,0 +1,93 @@
+//! Figures, not pass/fail (`cargo test -p webext-mcp --test pages snapshot_bench -- --ignored
+//! --nocapture`, or scripts/bench-snapshot): MCP `tools/call take_snapshot` → result on a
+//! background tab, medians, for the Rust `Vec` docs page, `book/print.html`, and synthetic
+//! pages of 1k / 10k / 100k nodes; plus an interactive-only walk of the whole Vec page through
+//! the cursor.
+
+use std::time::Instant;
+
+use serde_json::json;
+use webext_mcp::runner::Family;
+
+use crate::Agent;
+use crate::corpus::{corpus, rust_docs};
+
+const RUNS: usize = 11;
+
+fn median(mut ms: Vec<f64>) -> f64 {
+    ms.sort_by(|a, b| a.total_cmp(b));
+    ms[ms.len() / 2]
+}
+
+/// Median ms of `RUNS` default snapshots of `path` (after one warm-up), with the size of the
+/// first page and of the whole rendering.
+fn measure(agent: &mut Agent, path: &str) -> (f64, usize, u64, Vec<f64>) {
+    let tab = agent.open(&corpus().url(path));
+    let first = agent.ok("take_snapshot", json!({ "tabId": tab }));
+    let mut times = Vec::new();
+    let mut inside = Vec::new();
+    for _ in 0..RUNS {
+        // clear_snapshot drops the cached tables: every run collects the page again.
+        agent.ok("clear_snapshot", json!({ "tabId": tab }));
+        let t = Instant::now();
+        let out = agent.ok("take_snapshot", json!({ "tabId": tab }));
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+        inside.push(out["timings"]["collectMs"].as_f64().unwrap_or(0.0) + out["timings"]["engineMs"].as_f64().unwrap_or(0.0));
+    }
+    agent.close(tab);
+    let page = first["text"].as_str().map(str::len).unwrap_or(0);
+    (median(times), page, first["totalBytes"].as_u64().unwrap_or(0), inside)
+}
+
+fn walk_interactive(agent: &mut Agent, path: &str) -> (f64, usize) {
+    let tab = agent.open(&corpus().url(path));
+    agent.ok("take_snapshot", json!({ "tabId": tab, "interactiveOnly": true }));
+    let mut times = Vec::new();
+    let mut pages = 0;
+    for _ in 0..RUNS {
+        agent.ok("clear_snapshot", json!({ "tabId": tab }));
+        let t = Instant::now();
+        let mut out = agent.ok("take_snapshot", json!({ "tabId": tab, "interactiveOnly": true }));
+        pages = 1;
+        while let Some(c) = out["nextCursor"].as_str().map(str::to_owned) {
+            out = agent.ok("take_snapshot", json!({ "tabId": tab, "cursor": c }));
+            pages += 1;
+        }
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    agent.close(tab);
+    (median(times), pages)
+}
+
+fn bench(family: Family) {
+    let mut agent = Agent::new(family);
+    let mut paths = vec!["/big-1000.html", "/big.html", "/big-100000.html"];
+    if rust_docs().is_some() {
+        paths.insert(0, "/doc/book/print.html");
+        paths.insert(0, "/doc/std/vec/struct.Vec.html");
+    }
+    for path in paths {
+        let (ms, page, total, inside) = measure(&mut agent, path);
+        println!(
+            "{} take_snapshot {path}: median {ms:.1} ms (n={RUNS}; in the extension {:.1} ms), first page {page} B, whole {total} B",
+            family.name(),
+            median(inside),
+        );
+    }
+    if rust_docs().is_some() {
+        let (ms, pages) = walk_interactive(&mut agent, "/doc/std/vec/struct.Vec.html");
+        println!("{} interactive-only walk of the Vec page through the cursor: median {ms:.1} ms ({pages} pages)", family.name());
+    }
+}
+
+#[test]
+#[ignore = "benchmark: run with --ignored --nocapture"]
+fn snapshot_bench_chromium() {
+    bench(Family::Chromium);
+}
+
+#[test]
+#[ignore = "benchmark: run with --ignored --nocapture"]
+fn snapshot_bench_firefox() {
+    bench(Family::Firefox);
+}

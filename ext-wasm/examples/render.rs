@@ -20,7 +20,13 @@ fn main() -> std::process::ExitCode {
     let took = start.elapsed() - parsed;
     match result {
         Ok(out) => {
-            eprintln!("{} lines, {} refs, {} collapsed, {} bytes; parse {parsed:?}, render {took:?}", out.nodes, out.refs, out.collapsed, out.text.len());
+            eprintln!(
+                "{} lines, {} refs, {} collapsed, {} bytes; parse {parsed:?}, render {took:?}",
+                out.nodes,
+                out.refs,
+                out.collapsed,
+                out.text.len()
+            );
             let _ = std::io::stdout().write_all(out.text.as_bytes());
             std::process::ExitCode::SUCCESS
         }

@@ -8,8 +8,8 @@
 //! break runs.
 //!
 //! Prose is thinned the same way: in a list of siblings with more than [`PROSE_LIMIT`] prose
-//! lines (text lines, `pre` code lines, and childless links next to one of those, i.e. links in
-//! running text), the first [`PROSE_KEEP`] stay and the rest go, leaving one line
+//! lines (text lines, `pre` code lines, lists whose items hold only text and links, and
+//! childless links next to one of those, i.e. links in running text), the first [`PROSE_KEEP`] stay and the rest go, leaving one line
 //! `… N more lines of text [<ref>]` where the first one went. Headings, controls and
 //! structure stay, so a long documentation page still shows its outline on the first page.
 //!
@@ -27,9 +27,9 @@ pub const RUN_LIMIT: usize = 12;
 /// Lines kept at the start of a collapsed run.
 pub const KEEP: usize = 5;
 /// Most prose lines one list shows in full.
-pub const PROSE_LIMIT: usize = 8;
+pub const PROSE_LIMIT: usize = 6;
 /// Prose lines kept when a list has more.
-pub const PROSE_KEEP: usize = 3;
+pub const PROSE_KEEP: usize = 2;
 
 /// Collapses runs everywhere in `lines`; with `rooted`, the children of the (single) root
 /// line are left alone. Returns how many runs were collapsed.
@@ -39,7 +39,14 @@ pub fn collapse(lines: &mut Vec<Line>, dom: &Dom<'_>, rooted: bool) -> usize {
     count
 }
 
-fn walk(lines: &mut Vec<Line>, dom: &Dom<'_>, parent: Option<usize>, protect: bool, protect_children: bool, count: &mut usize) {
+fn walk(
+    lines: &mut Vec<Line>,
+    dom: &Dom<'_>,
+    parent: Option<usize>,
+    protect: bool,
+    protect_children: bool,
+    count: &mut usize,
+) {
     for line in lines.iter_mut() {
         let id = match line.kind {
             Kind::Node(id) => Some(id),
@@ -74,7 +81,10 @@ fn walk(lines: &mut Vec<Line>, dom: &Dom<'_>, parent: Option<usize>, protect: bo
                 };
                 let more = run.len() - KEEP;
                 out.extend(run.into_iter().take(KEEP));
-                out.push(Line { kind: Kind::More { count: more, role, parent: parent_ref }, children: Vec::new() });
+                out.push(Line {
+                    kind: Kind::More { count: more, role, parent: parent_ref },
+                    children: Vec::new(),
+                });
                 *count += 1;
             }
             None => out.extend(run),
@@ -87,9 +97,25 @@ fn walk(lines: &mut Vec<Line>, dom: &Dom<'_>, parent: Option<usize>, protect: bo
 fn is_prose_anchor(line: &Line, dom: &Dom<'_>) -> bool {
     match line.kind {
         Kind::Text(_) => true,
-        Kind::Node(id) => dom.nodes[id].node.t == "pre",
+        Kind::Node(id) => dom.nodes[id].node.t == "pre" || is_bullet_prose(line, dom),
         _ => false,
     }
+}
+
+/// A list whose items hold only text and links: bullet points of running text.
+fn is_bullet_prose(line: &Line, dom: &Dom<'_>) -> bool {
+    let Kind::Node(id) = line.kind else { return false };
+    dom.nodes[id].role == Some("list")
+        && !line.children.is_empty()
+        && line.children.iter().all(|item| {
+            matches!(item.kind, Kind::Node(i) if dom.nodes[i].role == Some("listitem"))
+                && item.children.iter().any(|c| matches!(c.kind, Kind::Text(_)))
+                && item.children.iter().all(|c| match c.kind {
+                    Kind::Text(_) => true,
+                    Kind::Node(i) => dom.nodes[i].role == Some("link") && c.children.is_empty(),
+                    _ => false,
+                })
+        })
 }
 
 /// Which lines of `lines` are prose (see the module docs).

@@ -141,10 +141,10 @@ impl<'a> Dom<'a> {
                 if stack.len() < MAX_DEPTH {
                     stack.push((node.d, id));
                 }
-                if node.t == "label" {
-                    if let Some(target) = node.attr("for").filter(|f| !f.is_empty()) {
-                        self.labels_for.entry((fi, target)).or_default().push(id);
-                    }
+                if node.t == "label"
+                    && let Some(target) = node.attr("for").filter(|f| !f.is_empty())
+                {
+                    self.labels_for.entry((fi, target)).or_default().push(id);
                 }
             }
             self.frame_roots.push(roots);
@@ -205,7 +205,11 @@ impl<'a> Dom<'a> {
         for k in 0..self.nodes[id].children.len() {
             let c = self.nodes[id].children[k];
             // A frame's document starts a fresh context.
-            let cctx = if self.nodes[c].frame == frame { child_ctx } else { Ctx { skip: child_ctx.skip, ..Ctx::default() } };
+            let cctx = if self.nodes[c].frame == frame {
+                child_ctx
+            } else {
+                Ctx { skip: child_ctx.skip, ..Ctx::default() }
+            };
             self.assign_roles(c, cctx);
         }
     }

@@ -308,7 +308,8 @@ mod tests {
 
     #[test]
     fn parses_documents() {
-        let v = parse(r#" {"a":[1,-2.5,3e2,true,false,null],"b":{"c":"x\"y\\z\u00e9\ud83d\ude00"},"e":{}} "#).unwrap();
+        let v = parse(r#" {"a":[1,-2.5,3e2,true,false,null],"b":{"c":"x\"y\\z\u00e9\ud83d\ude00"},"e":{}} "#)
+            .unwrap();
         assert_eq!(
             v.get("a"),
             Some(&Json::Arr(vec![
@@ -329,7 +330,20 @@ mod tests {
 
     #[test]
     fn rejects_malformed() {
-        for bad in ["", "{", "[1,]", "{\"a\" 1}", "tru", "\"abc", "01x", "1.", "-", "{\"a\":1}}", "\"\u{1}\"", "[1 2]"] {
+        for bad in [
+            "",
+            "{",
+            "[1,]",
+            "{\"a\" 1}",
+            "tru",
+            "\"abc",
+            "01x",
+            "1.",
+            "-",
+            "{\"a\":1}}",
+            "\"\u{1}\"",
+            "[1 2]",
+        ] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
         let deep = "[".repeat(MAX_NESTING + 2);

@@ -46,7 +46,9 @@ pub fn accessible_name(dom: &Dom<'_>, id: usize, scan: usize) -> Named {
     if let Some(l) = node.attr("aria-label").map(collapse).filter(|l| !l.is_empty()) {
         return Named::plain(l);
     }
-    if (role::is_hoistable(role) && node.t != "pre") || matches!(node.t.as_str(), "label" | "legend" | "figcaption" | "caption") {
+    if (role::is_hoistable(role) && node.t != "pre")
+        || matches!(node.t.as_str(), "label" | "legend" | "figcaption" | "caption")
+    {
         return Named::default();
     }
     if is_labelable(&node.t) {
@@ -85,10 +87,10 @@ pub fn accessible_name(dom: &Dom<'_>, id: usize, scan: usize) -> Named {
         }
         "input" => {
             let ty = node.input_type();
-            if ty == "image" {
-                if let Some(alt) = node.attr("alt").map(collapse).filter(|a| !a.is_empty()) {
-                    return Named::plain(alt);
-                }
+            if ty == "image"
+                && let Some(alt) = node.attr("alt").map(collapse).filter(|a| !a.is_empty())
+            {
+                return Named::plain(alt);
             }
             if matches!(ty.as_str(), "submit" | "reset" | "button") {
                 let value = node.p.value.as_deref().or(node.attr("value")).map(collapse);
@@ -152,7 +154,14 @@ fn is_labelable(tag: &str) -> bool {
 const NODE_BUDGET: usize = 2000;
 
 /// Appends the text of `id`'s descendants (not `exclude`'s subtree) to `out`.
-fn content_text(dom: &Dom<'_>, id: usize, exclude: Option<usize>, out: &mut String, scan: usize, budget: &mut usize) {
+fn content_text(
+    dom: &Dom<'_>,
+    id: usize,
+    exclude: Option<usize>,
+    out: &mut String,
+    scan: usize,
+    budget: &mut usize,
+) {
     let parent = &dom.nodes[id];
     for &c in &parent.children {
         if out.len() > scan || *budget == 0 {

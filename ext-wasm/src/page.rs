@@ -30,11 +30,7 @@ pub fn page(text: &str, offset: usize, max_bytes: usize) -> Result<(&str, Option
             while !rest.is_char_boundary(cut) {
                 cut -= 1;
             }
-            if cut == 0 {
-                rest.chars().next().map_or(rest.len(), char::len_utf8)
-            } else {
-                cut
-            }
+            if cut == 0 { rest.chars().next().map_or(rest.len(), char::len_utf8) } else { cut }
         }
     };
     let end = offset + len;

@@ -25,10 +25,10 @@ pub fn is_sensitive_field(node: &Node) -> bool {
             return true;
         }
     }
-    if let Some(ac) = node.attr("autocomplete") {
-        if ac.split_ascii_whitespace().any(|tok| tok.to_ascii_lowercase().starts_with("cc-")) {
-            return true;
-        }
+    if let Some(ac) = node.attr("autocomplete")
+        && ac.split_ascii_whitespace().any(|tok| tok.to_ascii_lowercase().starts_with("cc-"))
+    {
+        return true;
     }
     ["name", "id"].iter().filter_map(|k| node.attr(k)).any(|v| {
         let v = v.to_ascii_lowercase();
@@ -128,7 +128,7 @@ pub fn luhn(digits: &[u8]) -> bool {
         }
         sum += v;
     }
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 #[cfg(test)]

@@ -104,8 +104,11 @@ pub fn render(input: &Input) -> Result<Output, EngineError> {
     } else {
         tree::outline(&dom, root, keep.as_deref())
     };
-    let collapsed =
-        if opts.collapse && !opts.interactive_only { collapse::collapse(&mut lines, &dom, root.is_some()) } else { 0 };
+    let collapsed = if opts.collapse && !opts.interactive_only {
+        collapse::collapse(&mut lines, &dom, root.is_some())
+    } else {
+        0
+    };
     let mut w = Writer {
         dom: &dom,
         limits,
@@ -131,7 +134,8 @@ pub fn render(input: &Input) -> Result<Output, EngineError> {
 
 /// `e12` → (0, 12); `f2e7` → (2, 7).
 pub fn parse_ref(r: &str) -> Result<(u32, u64), EngineError> {
-    let bad = || EngineError::InvalidArgument("root must be a ref from a snapshot, such as e12 or f2e7".into());
+    let bad =
+        || EngineError::InvalidArgument("root must be a ref from a snapshot, such as e12 or f2e7".into());
     let r = r.trim();
     let (frame, element) = match r.strip_prefix('f') {
         Some(rest) => {
@@ -241,11 +245,11 @@ impl Writer<'_, '_> {
             self.quoted(&dn.name, limit);
         }
         state::write_states(&mut self.out, dom, id, self.redact, self.limits.value);
-        if role == "link" {
-            if let Some(href) = node.attr("href") {
-                self.out.push_str(" -> ");
-                self.unquoted(href, self.limits.url);
-            }
+        if role == "link"
+            && let Some(href) = node.attr("href")
+        {
+            self.out.push_str(" -> ");
+            self.unquoted(href, self.limits.url);
         }
         if let Some(fi) = dn.subframe {
             self.out.push_str(" [f");

@@ -73,9 +73,11 @@ pub fn write_states(out: &mut String, dom: &Dom<'_>, id: usize, redact: Redact, 
     let expanded = match aria("aria-expanded").as_deref() {
         Some("true") => Some(true),
         Some("false") => Some(false),
-        _ if node.t == "summary" => {
-            dn.parent.map(|p| dom.nodes[p].node).filter(|p| p.t == "details").map(|d| d.attr("open").is_some())
-        }
+        _ if node.t == "summary" => dn
+            .parent
+            .map(|p| dom.nodes[p].node)
+            .filter(|p| p.t == "details")
+            .map(|d| d.attr("open").is_some()),
         _ => None,
     };
     match expanded {
@@ -84,7 +86,10 @@ pub fn write_states(out: &mut String, dom: &Dom<'_>, id: usize, redact: Redact, 
         None => {}
     }
     let native_disabled = node.attr("disabled").is_some()
-        && matches!(node.t.as_str(), "button" | "input" | "select" | "textarea" | "optgroup" | "option" | "fieldset");
+        && matches!(
+            node.t.as_str(),
+            "button" | "input" | "select" | "textarea" | "optgroup" | "option" | "fieldset"
+        );
     let form_control = matches!(node.t.as_str(), "button" | "input" | "select" | "textarea");
     if native_disabled || aria_true("aria-disabled") || (dn.fieldset_disabled && form_control) {
         out.push_str(" disabled");
@@ -115,11 +120,7 @@ fn write_value(out: &mut String, dom: &Dom<'_>, id: usize, redact: Redact, limit
     } else if let Some(v) = node.p.value.as_deref().or(node.attr("value")).or(node.attr("aria-valuenow")) {
         v.to_owned()
     } else if node.t == "textarea" {
-        dn.children
-            .iter()
-            .filter_map(|&c| dom.nodes[c].node.x.as_deref())
-            .collect::<Vec<_>>()
-            .concat()
+        dn.children.iter().filter_map(|&c| dom.nodes[c].node.x.as_deref()).collect::<Vec<_>>().concat()
     } else {
         String::new()
     };

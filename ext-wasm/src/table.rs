@@ -395,7 +395,10 @@ mod tests {
         )
         .unwrap();
         let f = &input.frames[0];
-        assert_eq!((f.ordinal, f.path.as_slice(), f.url.as_str(), f.title.as_str()), (2, &[1, 0][..], "u", "t"));
+        assert_eq!(
+            (f.ordinal, f.path.as_slice(), f.url.as_str(), f.title.as_str()),
+            (2, &[1, 0][..], "u", "t")
+        );
         assert_eq!(f.viewport.as_deref(), Some(&[0.0, 10.5, 800.0, 600.0][..]));
         let n = &f.nodes[0];
         assert_eq!(n.i, Some(3));

@@ -132,6 +132,11 @@ mod tests {
     #[test]
     fn inline_tags() {
         assert!(is_inline_tag("span") && is_inline_tag("code"));
-        assert!(!is_inline_tag("div") && !is_inline_tag("my-widget") && !is_inline_tag("p") && !is_inline_tag("li"));
+        assert!(
+            !is_inline_tag("div")
+                && !is_inline_tag("my-widget")
+                && !is_inline_tag("p")
+                && !is_inline_tag("li")
+        );
     }
 }

@@ -6,7 +6,11 @@ use webext_mcp_engine::table::Options;
 fn links_list(n: usize) -> String {
     let mut d = String::from("nav#1 aria-label=Side\n  ul#2\n");
     for k in 0..n {
-        d.push_str(&format!("    li#{}\n      a#{} href=/p{k}\n        \"Page {k}\"\n", 100 + 2 * k, 101 + 2 * k));
+        d.push_str(&format!(
+            "    li#{}\n      a#{} href=/p{k}\n        \"Page {k}\"\n",
+            100 + 2 * k,
+            101 + 2 * k
+        ));
     }
     d
 }
@@ -80,4 +84,31 @@ fn top_level_runs_point_at_the_closest_common_ancestor() {
     let expanded = snap_with(&desc, Options { root: Some("e2".into()), ..Options::default() });
     assert_eq!(expanded.lines().next(), Some("[e2] generic"));
     assert_eq!(expanded.lines().count(), 21);
+}
+
+#[test]
+fn long_prose_is_thinned_but_headings_stay() {
+    let mut desc = String::from("article#1\n");
+    for k in 0..10 {
+        desc.push_str(&format!("  h2#{}\n    \"Part {k}\"\n  p\n    \"Paragraph {k}\"\n", 10 + k));
+    }
+    let lines: Vec<String> = snap(&desc).lines().map(str::to_owned).collect();
+    assert_eq!(lines[0], "[e1] article");
+    assert_eq!(lines.iter().filter(|l| l.contains("heading")).count(), 10);
+    assert_eq!(lines.iter().filter(|l| l.contains("text \"Paragraph")).count(), 2);
+    assert_eq!(lines[6], "  … 8 more lines of text [e1]");
+    // expanding shows everything
+    let full = snap_with(&desc, Options { root: Some("e1".into()), ..Options::default() });
+    assert_eq!(full.lines().filter(|l| l.contains("text \"Paragraph")).count(), 10);
+    // a handful of paragraphs is left alone
+    assert!(!snap("p\n  \"a\"\np\n  \"b\"\np\n  \"c\"\n").contains("more"));
+}
+
+#[test]
+fn disclosure_around_a_heading_does_not_repeat_it() {
+    let text = snap("details open\n  summary\n    h3\n      \"fn new()\"\n  p\n    \"Docs\"\n");
+    assert_eq!(
+        text,
+        "[e1] group\n  [e2] button expanded\n    [e3] heading \"fn new()\" level=3\n  text \"Docs\"\n"
+    );
 }

@@ -50,8 +50,14 @@ fn viewport_only_keeps_what_meets_the_viewport() {
 
 #[test]
 fn viewport_only_inside_frames_uses_the_frame_viewport() {
-    let top = frame(0, &[], "https://top.test/", "iframe !f=0 !r=0,0,300,300\nbutton !r=0,900,10,10\n  \"Off\"\n");
-    let mut inner = frame(1, &[0], "https://in.test/", "button !r=0,250,10,10\n  \"In\"\nbutton !r=0,150,10,10\n  \"Out\"\n");
+    let top =
+        frame(0, &[], "https://top.test/", "iframe !f=0 !r=0,0,300,300\nbutton !r=0,900,10,10\n  \"Off\"\n");
+    let mut inner = frame(
+        1,
+        &[0],
+        "https://in.test/",
+        "button !r=0,250,10,10\n  \"In\"\nbutton !r=0,150,10,10\n  \"Out\"\n",
+    );
     inner.viewport = Some(vec![0.0, 0.0, 300.0, 200.0]);
     let text = run(vec![top, inner], Options { viewport_only: true, ..Options::default() }).text;
     assert_eq!(text, "[e1] iframe [f1]\n  [f1e2] button \"Out\"\n");

@@ -139,7 +139,10 @@ button !s=closed
 
 #[test]
 fn textarea_text_is_its_value_not_a_text_line() {
-    assert_eq!(lines("textarea aria-label=Bio\n  \"default text\"\n"), [r#"[e1] textbox "Bio" value="default text""#]);
+    assert_eq!(
+        lines("textarea aria-label=Bio\n  \"default text\"\n"),
+        [r#"[e1] textbox "Bio" value="default text""#]
+    );
     assert_eq!(
         lines("textarea aria-label=Bio p.value=typed\n  \"default text\"\n"),
         [r#"[e1] textbox "Bio" value="typed""#]

@@ -150,6 +150,10 @@ fieldset disabled
     );
     assert_eq!(
         got,
-        [r#"[e1] group "Shipping" disabled"#, r#"  [e3] textbox "Street" disabled"#, r#"  [e4] button "Go" disabled"#]
+        [
+            r#"[e1] group "Shipping" disabled"#,
+            r#"  [e3] textbox "Street" disabled"#,
+            r#"  [e4] button "Go" disabled"#
+        ]
     );
 }

@@ -48,6 +48,10 @@ fn ten_thousand_nodes_timing() {
         best = best.min(start.elapsed());
     }
     let out = out.unwrap();
-    println!("{count} nodes rendered in {best:?} (best of 20; {} lines, {} bytes)", out.nodes, out.text.len());
+    println!(
+        "{count} nodes rendered in {best:?} (best of 20; {} lines, {} bytes)",
+        out.nodes,
+        out.text.len()
+    );
     assert!(out.collapsed >= 1);
 }

@@ -51,7 +51,10 @@ details
 #[test]
 fn heading_levels() {
     let got = lines("h4\n  \"A\"\nh2 aria-level=7\n  \"B\"\ndiv role=heading\n  \"C\"\n");
-    assert_eq!(got, [r#"[e1] heading "A" level=4"#, r#"[e2] heading "B" level=7"#, r#"[e3] heading "C" level=2"#]);
+    assert_eq!(
+        got,
+        [r#"[e1] heading "A" level=4"#, r#"[e2] heading "B" level=7"#, r#"[e3] heading "C" level=2"#]
+    );
 }
 
 #[test]

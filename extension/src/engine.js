@@ -16,6 +16,7 @@ export function engine() {
     .then(() => ({
       version: wasm.engineVersion(),
       snapshot: (input) => unwrap(wasm.snapshot(JSON.stringify(input))),
+      snapshotJson: (json) => unwrap(wasm.snapshot(json)),
       page: (text, offset, maxBytes) => unwrap(wasm.page(text, offset, maxBytes)),
     }))
     .catch((e) => {

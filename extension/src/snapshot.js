@@ -1,80 +1,13 @@
-// Snapshots: collect every frame of a tab (collector.js), stitch and render them with the
+// Snapshots: collect every frame of a tab (the page agent), stitch and render them with the
 // engine (wasm), cache the rendering for cursors, and resolve refs back to elements.
-//
-// Per tab the background owns (and keeps in storage.session, so a restarted service worker
-// does not reuse ids): the element-id counter new documents are seeded from, and the frame
-// ordinals (`f<K>` of refs ↔ the browser's frameId). In memory only: the tables of
-// unchanged documents and the latest rendering, whose id cursors name.
-import { api } from "./api.js";
-import { collect, resolveId } from "./collector.js";
 import { engine } from "./engine.js";
 import { HelperError } from "./errors.js";
+import { callAgent, callFrame } from "./inject.js";
 import { ERROR_CODES } from "./protocol.js";
 import { describeTab, resolveTab } from "./tabs.js";
+import { existingState, frameIdOf, ordinalOf, persist, stateOf } from "./tabstate.js";
 
 export const DEFAULT_MAX_BYTES = 16384;
-const STORE_PREFIX = "snapshot.tab.";
-
-/** @type {Map<number, TabState>} */
-const tabs = new Map();
-
-/**
- * @typedef {object} TabState
- * @property {number} next first id of the next new document
- * @property {Array<[number, number]>} frames [frameId, ordinal] pairs
- * @property {number} nextOrdinal
- * @property {number} snapshots snapshots taken (ids are `s<N>`)
- * @property {Map<string, object>} tables doc token → last table
- * @property {{id: string, text: string} | null} latest
- */
-
-api.tabs.onRemoved.addListener((tabId) => {
-  tabs.delete(tabId);
-  api.storage.session?.remove(STORE_PREFIX + tabId).catch(() => {});
-});
-
-async function stateOf(tabId) {
-  let st = tabs.get(tabId);
-  if (st) return st;
-  const key = STORE_PREFIX + tabId;
-  const saved = (await api.storage.session?.get(key).catch(() => null))?.[key];
-  st = {
-    next: saved?.next ?? 1,
-    frames: saved?.frames ?? [[0, 0]],
-    nextOrdinal: saved?.nextOrdinal ?? 1,
-    snapshots: saved?.snapshots ?? 0,
-    tables: new Map(),
-    latest: null,
-  };
-  tabs.set(tabId, st);
-  return st;
-}
-
-function persist(tabId, st) {
-  const { next, frames, nextOrdinal, snapshots } = st;
-  api.storage.session?.set({ [STORE_PREFIX + tabId]: { next, frames, nextOrdinal, snapshots } }).catch(() => {});
-}
-
-function ordinalOf(st, frameId) {
-  const hit = st.frames.find(([f]) => f === frameId);
-  if (hit) return hit[1];
-  const ordinal = frameId === 0 ? 0 : st.nextOrdinal++;
-  st.frames.push([frameId, ordinal]);
-  return ordinal;
-}
-
-function frameIdOf(st, ordinal) {
-  return st.frames.find(([, k]) => k === ordinal)?.[0];
-}
-
-function scriptingError(e, tab) {
-  const message = String(e?.message ?? e);
-  return new HelperError(
-    ERROR_CODES.PERMISSION_DENIED,
-    `cannot read tab ${tab.id} (${tab.url || "no URL"}): ${message}`,
-    "browser pages (chrome://, about:, the web store, other extensions) cannot be scripted; use a web page",
-  );
-}
 
 const lexical = (a, b) => {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
@@ -83,33 +16,36 @@ const lexical = (a, b) => {
 
 /** Collects every frame; returns frame tables ordered top first, then by path. */
 async function collectFrames(tab, st, viewportOnly) {
-  let results;
-  try {
-    results = await api.scripting.executeScript({
-      target: { tabId: tab.id, allFrames: true },
-      func: collect,
-      args: [{ seed: st.next, viewportOnly, cached: [...st.tables.keys()], maxNodes: 200000 }],
-    });
-  } catch (e) {
-    throw scriptingError(e, tab);
-  }
+  const results = await callAgent(tab, st, { allFrames: true }, "collect", [
+    { viewportOnly, cached: [...st.tables.keys()], maxNodes: 200000 },
+  ]);
   const frames = [];
   const tables = new Map();
-  for (const r of results ?? []) {
-    const out = r?.result;
-    if (!out || typeof out !== "object") continue; // a frame that could not be scripted
+  for (const { frameId, value: out } of results) {
+    if (!out || typeof out !== "object") continue;
     const table = out.same ? st.tables.get(out.doc) : out;
     if (!table) continue;
     tables.set(out.doc, table);
-    st.next = Math.max(st.next, out.next);
-    frames.push({ frameId: r.frameId ?? 0, path: out.path, table });
+    frames.push({ frameId, path: out.path, table });
   }
   if (!frames.some((f) => f.frameId === 0)) {
-    throw scriptingError(new Error("the top document did not answer"), tab);
+    throw new HelperError(ERROR_CODES.PERMISSION_DENIED, `cannot read tab ${tab.id} (${tab.url || "no URL"}): the top document did not answer`, "browser pages cannot be scripted; use a web page");
   }
   st.tables = tables;
   frames.sort((a, b) => (a.frameId === 0 ? -1 : b.frameId === 0 ? 1 : lexical(a.path, b.path)));
   return frames.map((f) => ({ ...f, ordinal: ordinalOf(st, f.frameId) }));
+}
+
+/**
+ * The engine's input as JSON text: each frame's `nodes` is already JSON (the agent's), and
+ * is spliced in as is.
+ */
+export function engineInput(frames, options) {
+  const parts = frames.map(({ ordinal, path, table }) => {
+    const head = JSON.stringify({ ordinal, path, url: table.url, title: table.title, viewport: table.viewport });
+    return `${head.slice(0, -1)},"nodes":${table.nodes}}`;
+  });
+  return `{"frames":[${parts.join(",")}],"options":${JSON.stringify(options)}}`;
 }
 
 export async function takeSnapshot(params) {
@@ -129,24 +65,14 @@ export async function takeSnapshot(params) {
   const t0 = performance.now();
   const frames = await collectFrames(tab, st, Boolean(params.viewportOnly));
   const t1 = performance.now();
-  const out = eng.snapshot({
-    frames: frames.map(({ ordinal, path, table }) => ({
-      ordinal,
-      path,
-      url: table.url,
-      title: table.title,
-      viewport: table.viewport,
-      nodes: table.nodes,
-    })),
-    options: {
-      interactiveOnly: Boolean(params.interactiveOnly),
-      viewportOnly: Boolean(params.viewportOnly),
-      root: params.root ?? null,
-      maxDepth: params.maxDepth ?? null,
-      redact,
-      collapse: true,
-    },
-  });
+  const out = eng.snapshotJson(engineInput(frames, {
+    interactiveOnly: Boolean(params.interactiveOnly),
+    viewportOnly: Boolean(params.viewportOnly),
+    root: params.root ?? null,
+    maxDepth: params.maxDepth ?? null,
+    redact,
+    collapse: true,
+  }));
   const t2 = performance.now();
   st.snapshots += 1;
   const id = `s${st.snapshots}`;
@@ -165,7 +91,11 @@ export async function takeSnapshot(params) {
     refs: out.refs,
     collapsed: out.collapsed,
     frames: frames.length,
-    timings: { collectMs: Math.round(t1 - t0), engineMs: Math.round(t2 - t1) },
+    timings: {
+      collectMs: Math.round(t1 - t0),
+      walkMs: Math.round(frames.reduce((sum, f) => sum + (f.table.walkMs ?? 0), 0)),
+      engineMs: Math.round(t2 - t1),
+    },
   };
 }
 
@@ -196,7 +126,7 @@ function nextPage(eng, tab, st, cursor, maxBytes) {
 
 export async function clearSnapshot(params) {
   const tab = await resolveTab(params);
-  const st = tabs.get(tab.id);
+  const st = existingState(tab.id);
   const had = Boolean(st?.latest || st?.tables.size);
   if (st) {
     st.latest = null;
@@ -215,32 +145,32 @@ export function parseRef(ref) {
 }
 
 /**
- * Runs `func(id, ...args)` in the frame a ref belongs to; STALE when the frame or element is
- * gone (`func` answers `{found: false}`).
+ * Calls the agent's `name(id, ...args)` in the frame a ref belongs to; STALE when the frame
+ * or the element is gone (the agent answers `{found: false}`).
  */
-export async function inRefFrame(tab, ref, func, args = []) {
+export async function inRefFrame(tab, ref, name, args = []) {
   const { ordinal, id } = parseRef(ref);
   const st = await stateOf(tab.id);
   const frameId = frameIdOf(st, ordinal);
   if (frameId === undefined) throw staleRef(ref, tab, "its frame is unknown");
-  let results;
+  let out;
   try {
-    results = await api.scripting.executeScript({ target: { tabId: tab.id, frameIds: [frameId] }, func, args: [id, ...args] });
+    out = await callFrame(tab, st, frameId, name, [id, ...args]);
   } catch (e) {
+    if (e instanceof HelperError && e.code !== ERROR_CODES.PERMISSION_DENIED) throw e;
     throw staleRef(ref, tab, `its frame is gone (${e?.message ?? e})`);
   }
-  const out = results?.[0]?.result;
   if (!out?.found) throw staleRef(ref, tab, "the element is gone or belongs to an earlier page");
-  return { out, ordinal, frameId };
+  return { out, ordinal, frameId, id };
 }
 
-function staleRef(ref, tab, why) {
+export function staleRef(ref, tab, why) {
   return new HelperError(ERROR_CODES.STALE, `ref ${ref} no longer names an element in tab ${tab.id}: ${why}`, "take a new snapshot and use its refs", { ref });
 }
 
 export async function resolveRef(params) {
   const tab = await resolveTab(params);
-  const { out, ordinal, frameId } = await inRefFrame(tab, params.ref, resolveId, [true]);
+  const { out, ordinal, frameId } = await inRefFrame(tab, params.ref, "resolveId", [true]);
   return {
     ref: params.ref,
     selector: out.selector,

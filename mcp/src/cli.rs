@@ -266,7 +266,8 @@ async fn session_verb(ctx: &Ctx, command: crate::session::Command, verb: Session
         }
         return call(ctx, tool, args, verb.json).await;
     }
-    let code = tools::dev::foreground(ctx, command, verb.args(), verb.json, &mut |line| print_stdout(line)).await;
+    let code =
+        tools::dev::foreground(ctx, command, verb.args(), verb.json, &mut |line| print_stdout(line)).await;
     ExitCode::from(code)
 }
 

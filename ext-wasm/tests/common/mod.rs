@@ -12,7 +12,7 @@
 //! attributes; `p.value=…`, `p.label=…`, `p.opts=…`, `p.checked`, `p.checked=false`,
 //! `p.selected`, `p.indeterminate` are properties; `!h`, `!c`, `!s=closed`, `!f=0`,
 //! `!r=x,y,w,h` are the other node keys.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
 
 use webext_mcp_engine::table::{Attrs, FrameTable, Input, Node, Options};
 use webext_mcp_engine::{Output, render};

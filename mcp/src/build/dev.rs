@@ -58,8 +58,10 @@ pub enum DevError {
 /// Applies the dev transforms to a built extension in `dir`.
 pub fn apply(dir: &Path) -> Result<Vec<DevChange>, DevError> {
     let manifest_path = dir.join("manifest.json");
-    let text = std::fs::read_to_string(&manifest_path)
-        .map_err(|source| DevError::Io { what: format!("cannot read {}", manifest_path.display()), source })?;
+    let text = std::fs::read_to_string(&manifest_path).map_err(|source| DevError::Io {
+        what: format!("cannot read {}", manifest_path.display()),
+        source,
+    })?;
     let mut json = manifest::parse_jsonc(&text).map_err(|e| DevError::Manifest(e.to_string()))?;
     let Some(root) = json.as_object_mut() else {
         return Err(DevError::Manifest("it is not a JSON object".into()));
@@ -68,7 +70,10 @@ pub fn apply(dir: &Path) -> Result<Vec<DevChange>, DevError> {
     for file in &wrap {
         let path = dir.join(file);
         let Ok(body) = std::fs::read_to_string(&path) else {
-            changes.push(DevChange::NotWrapped { entry: usize::MAX, reason: format!("{file} is missing or not UTF-8") });
+            changes.push(DevChange::NotWrapped {
+                entry: usize::MAX,
+                reason: format!("{file} is missing or not UTF-8"),
+            });
             continue;
         };
         std::fs::write(&path, wrap_script(&body))
@@ -77,20 +82,30 @@ pub fn apply(dir: &Path) -> Result<Vec<DevChange>, DevError> {
     }
     let mv3 = root.get("manifest_version").and_then(Json::as_f64) == Some(3.0);
     if mv3 && add_worker(root) {
-        std::fs::write(dir.join(ADDED_WORKER), "// Added by the webext-mcp dev session: it re-injects content scripts through this worker.\n")
-            .map_err(|source| DevError::Io { what: format!("cannot write {ADDED_WORKER}"), source })?;
+        std::fs::write(
+            dir.join(ADDED_WORKER),
+            "// Added by the webext-mcp dev session: it re-injects content scripts through this worker.\n",
+        )
+        .map_err(|source| DevError::Io { what: format!("cannot write {ADDED_WORKER}"), source })?;
         changes.push(DevChange::ServiceWorker { file: ADDED_WORKER.into() });
     }
     changes.extend(add_permissions(root, mv3));
     let mut out = json.to_pretty();
     out.push('\n');
-    std::fs::write(&manifest_path, out)
-        .map_err(|source| DevError::Io { what: format!("cannot write {}", manifest_path.display()), source })?;
+    std::fs::write(&manifest_path, out).map_err(|source| DevError::Io {
+        what: format!("cannot write {}", manifest_path.display()),
+        source,
+    })?;
     Ok(changes)
 }
 
 fn strings(v: Option<&Json>) -> Vec<String> {
-    v.and_then(Json::as_array).unwrap_or_default().iter().filter_map(Json::as_str).map(str::to_owned).collect()
+    v.and_then(Json::as_array)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Json::as_str)
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Which content-script files to wrap, and the entries that cannot be.
@@ -106,9 +121,15 @@ fn wrap_plan(root: &Object) -> (Vec<String>, Vec<DevChange>) {
         }
         let world = entry.get("world").and_then(Json::as_str).unwrap_or("ISOLATED");
         let reason = if world.eq_ignore_ascii_case("MAIN") {
-            Some("it runs in the page's MAIN world, where wrapping would hide its globals from the page".to_owned())
+            Some(
+                "it runs in the page's MAIN world, where wrapping would hide its globals from the page"
+                    .to_owned(),
+            )
         } else if js.len() > 1 {
-            Some(format!("its {} scripts may share top-level names, which one block per file would hide", js.len()))
+            Some(format!(
+                "its {} scripts may share top-level names, which one block per file would hide",
+                js.len()
+            ))
         } else {
             None
         };
@@ -245,7 +266,8 @@ mod tests {
         assert!(dir.path().join(ADDED_WORKER).is_file());
         assert_eq!(unwrapped_entries(&changes), vec![1, 2]);
         let built: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.path().join("manifest.json")).unwrap()).unwrap();
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("manifest.json")).unwrap())
+                .unwrap();
         assert_eq!(built["background"]["service_worker"], ADDED_WORKER);
         assert_eq!(built["permissions"], serde_json::json!(["scripting"]));
         assert_eq!(built["host_permissions"].as_array().unwrap().len(), 3);
@@ -253,6 +275,10 @@ mod tests {
         // Applying twice (a rebuild of an already transformed tree never happens, but an
         // extension that already asks for everything) adds nothing new.
         let again = apply(dir.path()).unwrap();
-        assert!(!again.iter().any(|c| matches!(c, DevChange::Permission { .. } | DevChange::ServiceWorker { .. })));
+        assert!(
+            !again
+                .iter()
+                .any(|c| matches!(c, DevChange::Permission { .. } | DevChange::ServiceWorker { .. }))
+        );
     }
 }

@@ -224,15 +224,16 @@ fn take_lock(req: &BuildRequest, opts: BuildOptions, browser: &str) -> Result<Op
     if opts.lock_held {
         return Ok(None);
     }
-    BuildLock::acquire(&req.out_dir, browser, req.session.as_deref()).map_err(|e| match e {
-        LockError::Busy { path, holder } => {
-            BuildError::Busy { browser: browser.to_owned(), lock: path, holder }
-        }
-        LockError::Io { path, source } => {
-            BuildError::Io { context: format!("cannot take the lock {}", path.display()), source }
-        }
-    })
-    .map(Some)
+    BuildLock::acquire(&req.out_dir, browser, req.session.as_deref())
+        .map_err(|e| match e {
+            LockError::Busy { path, holder } => {
+                BuildError::Busy { browser: browser.to_owned(), lock: path, holder }
+            }
+            LockError::Io { path, source } => {
+                BuildError::Io { context: format!("cannot take the lock {}", path.display()), source }
+            }
+        })
+        .map(Some)
 }
 
 /// `<name>-<version>` for zip names: `__MSG_x__` resolved, sanitized; the project folder's

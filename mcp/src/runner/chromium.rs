@@ -190,9 +190,10 @@ impl ChromiumRunner {
         }
         let attached =
             self.cdp.send("Target.attachToTarget", json!({"targetId": target_id, "flatten": true})).await?;
-        attached["sessionId"].as_str().map(str::to_owned).ok_or_else(|| RunnerError::Script {
-            message: format!("cannot attach to tab {target_id}"),
-        })
+        attached["sessionId"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| RunnerError::Script { message: format!("cannot attach to tab {target_id}") })
     }
 
     async fn list_pages(&self) -> Result<Vec<PageInfo>, RunnerError> {
@@ -209,17 +210,26 @@ impl ChromiumRunner {
             .collect())
     }
 
-    async fn evaluate_page(&self, target_id: &str, expr: &str, timeout: Duration) -> Result<Value, RunnerError> {
+    async fn evaluate_page(
+        &self,
+        target_id: &str,
+        expr: &str,
+        timeout: Duration,
+    ) -> Result<Value, RunnerError> {
         let session = self.page_session(target_id).await?;
         evaluate(&self.cdp, &session, expr, timeout).await
     }
 
     async fn navigate_tab(&self, target_id: &str, url: &str) -> Result<(), RunnerError> {
         let session = self.page_session(target_id).await?;
-        let reply =
-            self.cdp.send_to(Some(&session), "Page.navigate", json!({"url": url}), cdp::DEFAULT_TIMEOUT).await?;
+        let reply = self
+            .cdp
+            .send_to(Some(&session), "Page.navigate", json!({"url": url}), cdp::DEFAULT_TIMEOUT)
+            .await?;
         match reply.get("errorText").and_then(Value::as_str) {
-            Some(e) if !e.is_empty() => Err(RunnerError::Script { message: format!("cannot open {url}: {e}") }),
+            Some(e) if !e.is_empty() => {
+                Err(RunnerError::Script { message: format!("cannot open {url}: {e}") })
+            }
             _ => Ok(()),
         }
     }
@@ -233,7 +243,12 @@ impl ChromiumRunner {
     /// Runs `expr` in the extension's newest service worker. A stopped worker (or none yet,
     /// right after a reload) is started with `ServiceWorker.startWorker`, at most twice a
     /// second; a command that gets no reply means the worker went away under it.
-    async fn evaluate_worker(&self, ext: &ExtensionHandle, expr: &str, timeout: Duration) -> Result<Value, RunnerError> {
+    async fn evaluate_worker(
+        &self,
+        ext: &ExtensionHandle,
+        expr: &str,
+        timeout: Duration,
+    ) -> Result<Value, RunnerError> {
         let deadline = std::time::Instant::now() + timeout;
         let mut last_wake: Option<std::time::Instant> = None;
         loop {
@@ -243,7 +258,10 @@ impl ChromiumRunner {
             }
             match self.monitor.latest_worker(&ext.base_url) {
                 Some((session, false)) => {
-                    tracing::debug!(waited_ms = (timeout - (deadline - now)).as_millis() as u64, "worker session found");
+                    tracing::debug!(
+                        waited_ms = (timeout - (deadline - now)).as_millis() as u64,
+                        "worker session found"
+                    );
                     let left = (deadline - now).min(Duration::from_secs(5));
                     match evaluate(&self.cdp, &session, expr, left).await {
                         Err(RunnerError::Cdp(CdpError::Timeout { .. })) => {
@@ -275,7 +293,12 @@ impl ChromiumRunner {
 }
 
 /// `Runtime.evaluate` with the value returned by value and a thrown exception as an error.
-async fn evaluate(cdp: &CdpClient, session: &str, expr: &str, timeout: Duration) -> Result<Value, RunnerError> {
+async fn evaluate(
+    cdp: &CdpClient,
+    session: &str,
+    expr: &str,
+    timeout: Duration,
+) -> Result<Value, RunnerError> {
     let mut reply = cdp
         .send_to(
             Some(session),
@@ -342,7 +365,11 @@ impl Runner for ChromiumRunner {
     fn reload_page<'a>(&'a self, target_id: &'a str) -> BoxFuture<'a, Result<(), RunnerError>> {
         Box::pin(self.reload_tab(target_id))
     }
-    fn navigate_page<'a>(&'a self, target_id: &'a str, url: &'a str) -> BoxFuture<'a, Result<(), RunnerError>> {
+    fn navigate_page<'a>(
+        &'a self,
+        target_id: &'a str,
+        url: &'a str,
+    ) -> BoxFuture<'a, Result<(), RunnerError>> {
         Box::pin(self.navigate_tab(target_id, url))
     }
     fn evaluate_in_background<'a>(
@@ -555,7 +582,8 @@ impl Monitor {
     }
 
     fn forget_workers(&self, base_url: &str, before: u64) {
-        lock(&self.sessions).retain(|_, a| !(a.kind == "service_worker" && a.url.starts_with(base_url) && a.seq < before));
+        lock(&self.sessions)
+            .retain(|_, a| !(a.kind == "service_worker" && a.url.starts_with(base_url) && a.seq < before));
     }
 
     fn forget_session(&self, session: &str) {

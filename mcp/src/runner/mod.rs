@@ -201,7 +201,11 @@ pub trait Runner: Send + Sync {
     }
 
     /// Navigates a tab to `url` (returns once the navigation committed).
-    fn navigate_page<'a>(&'a self, target_id: &'a str, url: &'a str) -> BoxFuture<'a, Result<(), RunnerError>> {
+    fn navigate_page<'a>(
+        &'a self,
+        target_id: &'a str,
+        url: &'a str,
+    ) -> BoxFuture<'a, Result<(), RunnerError>> {
         let _ = (target_id, url);
         let family = self.family();
         Box::pin(async move { Err(RunnerError::Unsupported { family, what: "navigating a tab".into() }) })

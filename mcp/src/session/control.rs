@@ -106,15 +106,13 @@ pub async fn request(path: &Path, req: &Request, timeout: Duration) -> Result<Va
         let (read, mut write) = tokio::io::split(stream);
         let mut line = serde_json::to_string(req).map_err(|e| ErrorBody::internal(e.to_string()))?;
         line.push('\n');
-        write
-            .write_all(line.as_bytes())
-            .await
-            .map_err(|e| ErrorBody::new(ErrorCode::NotConnected, format!("the session closed the socket: {e}")))?;
+        write.write_all(line.as_bytes()).await.map_err(|e| {
+            ErrorBody::new(ErrorCode::NotConnected, format!("the session closed the socket: {e}"))
+        })?;
         let mut answer = String::new();
-        BufReader::new(read)
-            .read_line(&mut answer)
-            .await
-            .map_err(|e| ErrorBody::new(ErrorCode::NotConnected, format!("the session closed the socket: {e}")))?;
+        BufReader::new(read).read_line(&mut answer).await.map_err(|e| {
+            ErrorBody::new(ErrorCode::NotConnected, format!("the session closed the socket: {e}"))
+        })?;
         let mut v: Value = serde_json::from_str(&answer).map_err(|_| {
             ErrorBody::new(ErrorCode::NotConnected, "the session closed the socket without answering")
         })?;
@@ -125,7 +123,10 @@ pub async fn request(path: &Path, req: &Request, timeout: Duration) -> Result<Va
         Ok(v.get_mut("ok").map(Value::take).unwrap_or(Value::Null))
     };
     tokio::time::timeout(timeout, talk).await.unwrap_or_else(|_| {
-        Err(ErrorBody::new(ErrorCode::Timeout, format!("the session did not answer within {} s", timeout.as_secs()))
-            .with_hint("it may be busy rebuilding; retry, or stop it"))
+        Err(ErrorBody::new(
+            ErrorCode::Timeout,
+            format!("the session did not answer within {} s", timeout.as_secs()),
+        )
+        .with_hint("it may be busy rebuilding; retry, or stop it"))
     })
 }

@@ -272,7 +272,8 @@ pub async fn launch(spec: &Spec, timeout: Duration) -> Result<Launched, ErrorBod
             });
         }
     }
-    let mut child = cmd.spawn().map_err(|e| ErrorBody::internal(format!("cannot start the session process: {e}")))?;
+    let mut child =
+        cmd.spawn().map_err(|e| ErrorBody::internal(format!("cannot start the session process: {e}")))?;
     let stdin = child.stdin.take();
     let Some(stdout) = child.stdout.take() else {
         return Err(ErrorBody::internal("the session process has no stdout"));
@@ -283,7 +284,9 @@ pub async fn launch(spec: &Spec, timeout: Duration) -> Result<Launched, ErrorBod
         Ok(Ok(Some(line))) => line,
         Ok(_) => {
             let tail = tail_of(&log_path);
-            return Err(ErrorBody::internal(format!("the session process exited before it reported; its log ends: {tail}")));
+            return Err(ErrorBody::internal(format!(
+                "the session process exited before it reported; its log ends: {tail}"
+            )));
         }
         Err(_) => {
             return Err(ErrorBody::new(
@@ -306,7 +309,11 @@ pub async fn launch(spec: &Spec, timeout: Duration) -> Result<Launched, ErrorBod
 fn tail_of(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let lines: Vec<&str> = text.lines().rev().take(5).collect();
-    if lines.is_empty() { "(empty)".to_owned() } else { lines.into_iter().rev().collect::<Vec<_>>().join(" | ") }
+    if lines.is_empty() {
+        "(empty)".to_owned()
+    } else {
+        lines.into_iter().rev().collect::<Vec<_>>().join(" | ")
+    }
 }
 
 /// Whether process `pid` exists (zombies count as gone).
@@ -330,24 +337,34 @@ pub fn pid_alive(pid: u32) -> bool {
 
 /// Asks the session of `project` and `browser` to stop and waits (up to `timeout`) until its
 /// process is gone. Returns its last `ready.json`.
-pub async fn stop(runtime: &Path, out_dir: &Path, project: &Path, browser: &str, timeout: Duration) -> Result<Value, ErrorBody> {
+pub async fn stop(
+    runtime: &Path,
+    out_dir: &Path,
+    project: &Path,
+    browser: &str,
+    timeout: Duration,
+) -> Result<Value, ErrorBody> {
     let socket = socket_path(runtime, project, browser);
-    let status = control::request(&socket, &control::Request::Status, Duration::from_secs(10)).await.map_err(|e| {
-        if e.code == ErrorCode::NotConnected {
-            ErrorBody::not_found(format!("no {browser} session is running for {}", project.display()))
-                .with_hint("extension_dev, extension_start or extension_preview start one")
-        } else {
-            e
-        }
-    })?;
+    let status =
+        control::request(&socket, &control::Request::Status, Duration::from_secs(10)).await.map_err(|e| {
+            if e.code == ErrorCode::NotConnected {
+                ErrorBody::not_found(format!("no {browser} session is running for {}", project.display()))
+                    .with_hint("extension_dev, extension_start or extension_preview start one")
+            } else {
+                e
+            }
+        })?;
     let pid = status["pid"].as_u64().and_then(|p| u32::try_from(p).ok());
     control::request(&socket, &control::Request::Stop, Duration::from_secs(10)).await?;
     let deadline = Instant::now() + timeout;
     if let Some(pid) = pid {
         while pid_alive(pid) {
             if Instant::now() >= deadline {
-                return Err(ErrorBody::new(ErrorCode::Timeout, format!("session pid {pid} did not exit within {} s", timeout.as_secs()))
-                    .with_hint("it may be stuck closing the browser; kill that pid"));
+                return Err(ErrorBody::new(
+                    ErrorCode::Timeout,
+                    format!("session pid {pid} did not exit within {} s", timeout.as_secs()),
+                )
+                .with_hint("it may be stuck closing the browser; kill that pid"));
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }

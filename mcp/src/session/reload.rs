@@ -44,15 +44,21 @@ pub struct Roles {
 }
 
 fn strings(v: &Value) -> impl Iterator<Item = String> + '_ {
-    v.as_array().into_iter().flatten().filter_map(Value::as_str).map(|s| s.trim_start_matches("./").trim_start_matches('/').to_owned())
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|s| s.trim_start_matches("./").trim_start_matches('/').to_owned())
 }
 
 impl Roles {
     /// Reads the built `manifest.json` and pages in `dist`; `sources` maps output paths to
     /// their project files.
     pub fn read(dist: &Path, sources: &BTreeMap<String, PathBuf>) -> Roles {
-        let mut roles = Roles::default();
-        roles.by_source = sources.iter().map(|(rel, src)| (src.clone(), rel.clone())).collect();
+        let mut roles = Roles {
+            by_source: sources.iter().map(|(rel, src)| (src.clone(), rel.clone())).collect(),
+            ..Roles::default()
+        };
         let manifest: Value = std::fs::read(dist.join("manifest.json"))
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
@@ -77,7 +83,11 @@ impl Roles {
                 if src.contains("://") {
                     continue;
                 }
-                let joined = if let Some(abs) = src.strip_prefix('/') { abs.to_owned() } else { format!("{base}{src}") };
+                let joined = if let Some(abs) = src.strip_prefix('/') {
+                    abs.to_owned()
+                } else {
+                    format!("{base}{src}")
+                };
                 roles.page_assets.insert(joined.trim_start_matches("./").to_owned());
             }
         }
@@ -107,7 +117,11 @@ impl Roles {
                 raise(Kind::ContentScript);
             } else if rel.ends_with(".html") || rel.ends_with(".htm") || self.page_assets.contains(rel) {
                 raise(Kind::Page);
-            } else if rel.ends_with(".js") || rel.ends_with(".mjs") || rel.ends_with(".json") || rel.ends_with(".wasm") {
+            } else if rel.ends_with(".js")
+                || rel.ends_with(".mjs")
+                || rel.ends_with(".json")
+                || rel.ends_with(".wasm")
+            {
                 // A script no page loads: the worker may import it.
                 raise(Kind::Extension);
             } else {

@@ -24,7 +24,9 @@ use crate::build::lock::{BuildLock, LockError};
 use crate::build::{self, BuildError, BuildOptions, BuildRequest};
 use crate::manifest::{self, Target};
 use crate::paths::Env;
-use crate::runner::{self, ConsoleEvent, EventKind, ExtensionHandle, Family, LogStream, Runner, RunnerOptions};
+use crate::runner::{
+    self, ConsoleEvent, EventKind, ExtensionHandle, Family, LogStream, Runner, RunnerOptions,
+};
 
 /// How long the extension's worker may take to answer after a (re)load.
 const WORKER_TIMEOUT: Duration = Duration::from_secs(15);
@@ -40,8 +42,10 @@ pub async fn run(spec: Spec) -> ExitCode {
     };
     if let Err(e) = session.boot().await {
         session.fail(&e);
-        report(Err(e));
+        // Report only once the browser is gone and the locks are free, so a caller that
+        // gets the error can start again at once.
         session.finish("failed to start").await;
+        report(Err(e));
         return ExitCode::from(1);
     }
     report(Ok(session.ready_value()));
@@ -93,10 +97,11 @@ fn busy(what: &str, path: &Path, holder: Option<crate::build::lock::Holder>, hin
 fn lock_error(e: LockError, what: &str, hint: &str) -> ErrorBody {
     match e {
         LockError::Busy { path, holder } => busy(what, &path, holder, hint),
-        LockError::Io { path, source } => {
-            ErrorBody::new(ErrorCode::PermissionDenied, format!("cannot take the lock {}: {source}", path.display()))
-                .with_hint("check that the folder is writable")
-        }
+        LockError::Io { path, source } => ErrorBody::new(
+            ErrorCode::PermissionDenied,
+            format!("cannot take the lock {}: {source}", path.display()),
+        )
+        .with_hint("check that the folder is writable"),
     }
 }
 
@@ -121,19 +126,26 @@ impl Session {
             )
         })?;
         std::fs::create_dir_all(&spec.profile).map_err(|e| {
-            ErrorBody::new(ErrorCode::PermissionDenied, format!("cannot create the profile {}: {e}", spec.profile.display()))
-                .with_hint("pass a writable `profile` folder")
-        })?;
-        let profile_lock = BuildLock::acquire(&spec.profile, "profile", Some(&spec.session_id)).map_err(|e| {
-            lock_error(
-                e,
-                &format!("the profile {}", spec.profile.display()),
-                "another session uses this profile: stop it, or pass another `profile`",
+            ErrorBody::new(
+                ErrorCode::PermissionDenied,
+                format!("cannot create the profile {}: {e}", spec.profile.display()),
             )
+            .with_hint("pass a writable `profile` folder")
         })?;
+        let profile_lock =
+            BuildLock::acquire(&spec.profile, "profile", Some(&spec.session_id)).map_err(|e| {
+                lock_error(
+                    e,
+                    &format!("the profile {}", spec.profile.display()),
+                    "another session uses this profile: stop it, or pass another `profile`",
+                )
+            })?;
         webext_mcp_host::runtime::ensure_private_dir(&spec.runtime_dir).map_err(|e| {
-            ErrorBody::new(ErrorCode::PermissionDenied, format!("runtime dir {}: {e}", spec.runtime_dir.display()))
-                .with_hint("set WEBEXT_MCP_RUNTIME_DIR to a private folder")
+            ErrorBody::new(
+                ErrorCode::PermissionDenied,
+                format!("runtime dir {}: {e}", spec.runtime_dir.display()),
+            )
+            .with_hint("set WEBEXT_MCP_RUNTIME_DIR to a private folder")
         })?;
         let socket = socket_path(&spec.runtime_dir, &spec.project, &spec.browser);
         if let Some(parent) = socket.parent() {
@@ -141,8 +153,11 @@ impl Session {
         }
         let control = control::serve(&socket).map_err(|e| {
             if e.kind() == std::io::ErrorKind::AddrInUse {
-                ErrorBody::new(ErrorCode::Busy, format!("a session of this project already listens on {}", socket.display()))
-                    .with_hint("extension_stop it first")
+                ErrorBody::new(
+                    ErrorCode::Busy,
+                    format!("a session of this project already listens on {}", socket.display()),
+                )
+                .with_hint("extension_stop it first")
             } else {
                 ErrorBody::internal(format!("cannot bind the control socket {}: {e}", socket.display()))
             }
@@ -241,14 +256,23 @@ impl Session {
             }
             Command::Start => self.build().await.map_err(|errors| {
                 let text: Vec<String> = errors.iter().map(ErrorEntry::line_text).collect();
-                ErrorBody::new(ErrorCode::BuildFailed, format!("the production build failed: {}", text.join("; ")))
-                    .with_hint("fix the build (extension_build shows the findings), then start again")
-                    .with_data(json!({ "errors": errors }))
+                ErrorBody::new(
+                    ErrorCode::BuildFailed,
+                    format!("the production build failed: {}", text.join("; ")),
+                )
+                .with_hint("fix the build (extension_build shows the findings), then start again")
+                .with_data(json!({ "errors": errors }))
             })?,
             Command::Preview => {
                 if !self.dist.join("manifest.json").is_file() {
-                    return Err(ErrorBody::not_found(format!("no built extension in {}", self.dist.display()))
-                        .with_hint(format!("build it first: extension_build with browser {}", self.spec.browser)));
+                    return Err(ErrorBody::not_found(format!(
+                        "no built extension in {}",
+                        self.dist.display()
+                    ))
+                    .with_hint(format!(
+                        "build it first: extension_build with browser {}",
+                        self.spec.browser
+                    )));
                 }
                 self.build_ok = true;
                 self.roles = Roles::read(&self.dist, &BTreeMap::new());
@@ -263,9 +287,11 @@ impl Session {
             session: Some(self.spec.session_id.clone()),
             ..RunnerOptions::default()
         };
-        let runner = runner::launch(Family::Chromium, opts, &Env::capture(), None).await.map_err(ErrorBody::from)?;
+        let runner =
+            runner::launch(Family::Chromium, opts, &Env::capture(), None).await.map_err(ErrorBody::from)?;
         self.ready.browser_pid = Some(runner.pid());
-        self.contract.event("browser", json!({"status": "started", "pid": runner.pid(), "binary": self.spec.binary}));
+        self.contract
+            .event("browser", json!({"status": "started", "pid": runner.pid(), "binary": self.spec.binary}));
         self.runner = Some(runner);
         if self.build_ok {
             self.load_first().await?;
@@ -273,7 +299,9 @@ impl Session {
         if let (Some(dir), Some(runner)) = (helper, &self.runner) {
             match runner.load_extension(&dir).await {
                 Ok(h) => self.contract.event("helper", json!({"status": "loaded", "extensionId": h.id})),
-                Err(e) => self.contract.event("helper", json!({"status": "failed", "message": e.to_string()})),
+                Err(e) => {
+                    self.contract.event("helper", json!({"status": "failed", "message": e.to_string()}))
+                }
             }
         }
         if let Some(url) = self.spec.starting_url.clone()
@@ -310,7 +338,10 @@ impl Session {
     /// session's profile, so the browser tools reach this browser (`browser: <sessionId>`).
     fn prepare_helper(&self) -> Option<PathBuf> {
         if !crate::helper::is_embedded(Family::Chromium) {
-            self.contract.event("helper", json!({"status": "missing", "message": "this build embeds no helper extension"}));
+            self.contract.event(
+                "helper",
+                json!({"status": "missing", "message": "this build embeds no helper extension"}),
+            );
             return None;
         }
         let dir = self.contract.dir.join("helper");
@@ -349,7 +380,11 @@ impl Session {
         };
         let opts = BuildOptions { dev: self.spec.command == Command::Dev, lock_held: true };
         let outcome = tokio::task::spawn_blocking(move || {
-            build::build_with(&req, opts, &mut |line: &str| tracing::info!(target: "webext_mcp::build", "{line}"))
+            build::build_with(
+                &req,
+                opts,
+                &mut |line: &str| tracing::info!(target: "webext_mcp::build", "{line}"),
+            )
         })
         .await;
         let built = match outcome {
@@ -447,7 +482,10 @@ impl Session {
                     .ok_or_else(|| {
                         ErrorBody::not_found("no open tab matches").with_data(json!({ "pages": pages }))
                     })?;
-                runner.evaluate_in_page(&page.target_id, &expression, Duration::from_secs(10)).await.map_err(ErrorBody::from)
+                runner
+                    .evaluate_in_page(&page.target_id, &expression, Duration::from_secs(10))
+                    .await
+                    .map_err(ErrorBody::from)
             }
         }
     }
@@ -508,7 +546,12 @@ impl Session {
         let tabs = match runner.evaluate_in_background(ext, &script, WORKER_TIMEOUT).await {
             Ok(v) => v,
             Err(e) => {
-                self.errors.push(runtime_error(format!("re-injecting content scripts failed: {e}"), None, None, None));
+                self.errors.push(runtime_error(
+                    format!("re-injecting content scripts failed: {e}"),
+                    None,
+                    None,
+                    None,
+                ));
                 Value::Null
             }
         };
@@ -604,12 +647,31 @@ impl Session {
     }
 }
 
-fn runtime_error(message: String, file: Option<String>, line: Option<u32>, column: Option<u32>) -> ErrorEntry {
-    ErrorEntry { source: "runtime".into(), message, file, line, column, code: ErrorCode::ScriptError.as_str().into() }
+fn runtime_error(
+    message: String,
+    file: Option<String>,
+    line: Option<u32>,
+    column: Option<u32>,
+) -> ErrorEntry {
+    ErrorEntry {
+        source: "runtime".into(),
+        message,
+        file,
+        line,
+        column,
+        code: ErrorCode::ScriptError.as_str().into(),
+    }
 }
 
 fn build_entry(message: String, file: Option<String>, line: Option<u32>) -> ErrorEntry {
-    ErrorEntry { source: "build".into(), message, file, line, column: None, code: ErrorCode::BuildFailed.as_str().into() }
+    ErrorEntry {
+        source: "build".into(),
+        message,
+        file,
+        line,
+        column: None,
+        code: ErrorCode::BuildFailed.as_str().into(),
+    }
 }
 
 fn load_entry(e: &ErrorBody) -> ErrorEntry {

@@ -159,7 +159,8 @@ pub struct StopArgs {
 
 fn project_of(path: &str) -> Result<PathBuf, ErrorBody> {
     if path.trim().is_empty() {
-        return Err(ErrorBody::invalid_argument("`projectPath` is empty").with_hint("pass the extension project's folder"));
+        return Err(ErrorBody::invalid_argument("`projectPath` is empty")
+            .with_hint("pass the extension project's folder"));
     }
     let cwd = std::env::current_dir().unwrap_or_default();
     let project = resolve_lexically(&cwd, Path::new(path));
@@ -172,7 +173,12 @@ fn project_of(path: &str) -> Result<PathBuf, ErrorBody> {
 
 /// Starts a session process and waits for its first report; owned sessions live as long as
 /// this process.
-async fn start_session(ctx: &Ctx, command: Command, args: &SessionArgs, timeout: Option<Duration>) -> Result<Value, ErrorBody> {
+async fn start_session(
+    ctx: &Ctx,
+    command: Command,
+    args: &SessionArgs,
+    timeout: Option<Duration>,
+) -> Result<Value, ErrorBody> {
     let launched = launch(ctx, command, args, timeout).await?;
     Ok(if args.detach { launched.ready } else { launched.keep_owned() })
 }
@@ -198,10 +204,16 @@ pub async fn launch(
     let out_dir = project.join("dist");
     let runtime = ctx.paths.runtime_dir.clone();
     let socket = session::socket_path(&runtime, &project, &browser);
-    if let Ok(status) = session::control::request(&socket, &session::control::Request::Status, Duration::from_secs(2)).await {
+    if let Ok(status) =
+        session::control::request(&socket, &session::control::Request::Status, Duration::from_secs(2)).await
+    {
         return Err(ErrorBody::new(
             ErrorCode::Busy,
-            format!("a {} session of {} is already running ({browser})", status["command"].as_str().unwrap_or("dev"), project.display()),
+            format!(
+                "a {} session of {} is already running ({browser})",
+                status["command"].as_str().unwrap_or("dev"),
+                project.display()
+            ),
         )
         .with_hint("use it (extension_wait), or extension_stop it and start again")
         .with_data(json!({ "sessionId": status["sessionId"], "pid": status["pid"] })));
@@ -233,7 +245,13 @@ pub async fn launch(
 /// `webext-mcp dev|start|preview` in the foreground: start an owned session, print its
 /// events until it ends (stopped from elsewhere, browser closed) or Ctrl-C stops it.
 /// Returns the process exit code.
-pub async fn foreground(ctx: &Ctx, command: Command, args: Value, as_json: bool, out: &mut dyn FnMut(&str)) -> u8 {
+pub async fn foreground(
+    ctx: &Ctx,
+    command: Command,
+    args: Value,
+    as_json: bool,
+    out: &mut dyn FnMut(&str),
+) -> u8 {
     let args: SessionArgs = match decode(args) {
         Ok(a) => a,
         Err(e) => {
@@ -256,7 +274,9 @@ pub async fn foreground(ctx: &Ctx, command: Command, args: Value, as_json: bool,
     out(&if as_json { ready.to_string() } else { describe(&ready) });
     let events = PathBuf::from(ready["distPath"].as_str().unwrap_or("."))
         .parent()
-        .map(|d| session::contract_dir(d, ready["browser"].as_str().unwrap_or("chrome")).join("events.ndjson"))
+        .map(|d| {
+            session::contract_dir(d, ready["browser"].as_str().unwrap_or("chrome")).join("events.ndjson")
+        })
         .unwrap_or_default();
     let mut offset = std::fs::metadata(&events).map(|m| m.len()).unwrap_or(0);
     let mut stdin = stdin;
@@ -316,7 +336,10 @@ fn event_text(v: &Value) -> String {
         line.push_str(&format!(" ({ms} ms)"));
     }
     if let Some(e) = v.get("error") {
-        line.push_str(&format!(" {}", e["file"].as_str().map_or(String::new(), |f| format!("{f}:{} ", e["line"]))));
+        line.push_str(&format!(
+            " {}",
+            e["file"].as_str().map_or(String::new(), |f| format!("{f}:{} ", e["line"]))
+        ));
         line.push_str(e["message"].as_str().unwrap_or(""));
     }
     if let Some(errors) = v["errors"].as_array() {
@@ -383,7 +406,8 @@ async fn extension_start(ctx: Ctx, args: Value) -> ToolResult {
     };
     let ready = start_session(&ctx, Command::Start, &session, timeout).await?;
     if !args.wait {
-        let short = json!({ "pid": ready["pid"], "browser": ready["browser"], "sessionId": ready["sessionId"] });
+        let short =
+            json!({ "pid": ready["pid"], "browser": ready["browser"], "sessionId": ready["sessionId"] });
         return Ok(ToolOutput { text: Some(describe(&ready)), structured: short });
     }
     if ready["status"] == "error" {
@@ -400,9 +424,12 @@ fn error_of(ready: &Value) -> ErrorBody {
         .and_then(|d| d["code"].as_str())
         .and_then(|c| serde_json::from_value::<ErrorCode>(Value::String(c.to_owned())).ok())
         .unwrap_or(ErrorCode::ScriptError);
-    let lines: Vec<&str> = ready["errors"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    let lines: Vec<&str> =
+        ready["errors"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     ErrorBody::new(code, format!("the session is in error: {}", lines.join("; ")))
-        .with_hint("fix the file and line named and save; the session rebuilds and recovers `ready` by itself")
+        .with_hint(
+            "fix the file and line named and save; the session rebuilds and recovers `ready` by itself",
+        )
         .with_data(json!({ "errors": details, "ready": ready }))
 }
 
@@ -411,7 +438,8 @@ fn error_of(ready: &Value) -> ErrorBody {
 fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<String, ErrorBody> {
     if let Some(b) = given.map(str::trim).filter(|b| !b.is_empty()) {
         return manifest::Target::named(b).map(|t| t.name.to_owned()).ok_or_else(|| {
-            ErrorBody::invalid_argument(format!("unknown browser `{b}`")).with_hint("use the browser the session was started with")
+            ErrorBody::invalid_argument(format!("unknown browser `{b}`"))
+                .with_hint("use the browser the session was started with")
         });
     }
     let mut live = Vec::new();
@@ -427,8 +455,11 @@ fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<String, ErrorB
     match live.len() {
         0 => Ok("chrome".into()),
         1 => Ok(live.remove(0)),
-        _ => Err(ErrorBody::invalid_argument(format!("sessions run for several browsers: {}", live.join(", ")))
-            .with_hint("pass `browser`")),
+        _ => Err(ErrorBody::invalid_argument(format!(
+            "sessions run for several browsers: {}",
+            live.join(", ")
+        ))
+        .with_hint("pass `browser`")),
     }
 }
 
@@ -454,9 +485,12 @@ async fn extension_wait(_ctx: Ctx, args: Value) -> ToolResult {
                     return Err(error_of(&v));
                 }
                 contract::Status::Stopped => {
-                    return Err(ErrorBody::not_found(format!("the {browser} session of {} has stopped", project.display()))
-                        .with_hint("start one with extension_dev, extension_start or extension_preview")
-                        .with_data(json!({ "ready": r })));
+                    return Err(ErrorBody::not_found(format!(
+                        "the {browser} session of {} has stopped",
+                        project.display()
+                    ))
+                    .with_hint("start one with extension_dev, extension_start or extension_preview")
+                    .with_data(json!({ "ready": r })));
                 }
                 _ if !alive => {
                     return Err(ErrorBody::not_found(format!(
@@ -475,9 +509,14 @@ async fn extension_wait(_ctx: Ctx, args: Value) -> ToolResult {
             let status = last.as_ref().map_or("no ready.json yet", |r| r.status.as_str());
             return Err(ErrorBody::new(
                 ErrorCode::Timeout,
-                format!("the {browser} session was not ready within {} ms (last status: {status})", timeout.as_millis()),
+                format!(
+                    "the {browser} session was not ready within {} ms (last status: {status})",
+                    timeout.as_millis()
+                ),
             )
-            .with_hint("wait longer, or read dist/extension-js/<browser>/events.ndjson to see what it is doing")
+            .with_hint(
+                "wait longer, or read dist/extension-js/<browser>/events.ndjson to see what it is doing",
+            )
             .with_data(json!({ "ready": last })));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -489,7 +528,8 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
     let project = project_of(&args.project_path)?;
     let out_dir = project.join("dist");
     let browser = session_browser(&out_dir, args.browser.as_deref())?;
-    let ready = session::stop(&ctx.paths.runtime_dir, &out_dir, &project, &browser, Duration::from_secs(15)).await?;
+    let ready =
+        session::stop(&ctx.paths.runtime_dir, &out_dir, &project, &browser, Duration::from_secs(15)).await?;
     let lock_free = BuildLock::acquire(&out_dir, &browser, None).is_ok();
     let mut out = ready;
     out["lockFree"] = json!(lock_free);

@@ -182,8 +182,10 @@ pub fn kill(pid: u32) {
     assert_eq!(rc, 0, "kill {pid}: {}", std::io::Error::last_os_error());
 }
 
-static SHARED_CHROMIUM: std::sync::OnceLock<Result<&'static HelperBrowser, String>> = std::sync::OnceLock::new();
-static SHARED_FIREFOX: std::sync::OnceLock<Result<&'static HelperBrowser, String>> = std::sync::OnceLock::new();
+static SHARED_CHROMIUM: std::sync::OnceLock<Result<&'static HelperBrowser, String>> =
+    std::sync::OnceLock::new();
+static SHARED_FIREFOX: std::sync::OnceLock<Result<&'static HelperBrowser, String>> =
+    std::sync::OnceLock::new();
 
 /// The helper browser of `family` shared by every test of this binary (each test uses its
 /// own MCP server and its own tabs), started on first use with its host connected. It runs
@@ -195,15 +197,16 @@ pub fn shared(family: Family) -> &'static HelperBrowser {
     };
     let started = cell.get_or_init(|| {
         let (tx, rx) = std::sync::mpsc::channel();
-        let spawned = std::thread::Builder::new().name(format!("helper-{}", family.name())).spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-            rt.block_on(async move {
-                let browser = launch(family, Host::Installed).await;
-                browser.wait_host("connected", |_| true).await;
-                let _ = tx.send(&*Box::leak(Box::new(browser)));
-                std::future::pending::<()>().await;
+        let spawned =
+            std::thread::Builder::new().name(format!("helper-{}", family.name())).spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+                rt.block_on(async move {
+                    let browser = launch(family, Host::Installed).await;
+                    browser.wait_host("connected", |_| true).await;
+                    let _ = tx.send(&*Box::leak(Box::new(browser)));
+                    std::future::pending::<()>().await;
+                });
             });
-        });
         if let Err(e) = spawned {
             return Err(e.to_string());
         }

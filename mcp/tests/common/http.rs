@@ -33,7 +33,8 @@ impl TestServer {
         let requests: Arc<Mutex<Vec<String>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
-            let (routes, dirs, requests, stop) = (routes.clone(), dirs.clone(), requests.clone(), stop.clone());
+            let (routes, dirs, requests, stop) =
+                (routes.clone(), dirs.clone(), requests.clone(), stop.clone());
             std::thread::spawn(move || {
                 for conn in listener.incoming() {
                     if stop.load(Ordering::SeqCst) {

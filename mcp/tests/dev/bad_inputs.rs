@@ -8,15 +8,16 @@ use serde_json::{Value, json};
 use crate::support::*;
 
 fn call(home: &std::path::Path, tool: &str, args: Value, env: &[(&str, &str)]) -> (i32, Value) {
-    let mut cmd = crate::client::command(home);
+    let mut cmd = crate::common::mcp_client::command(home);
     cmd.args(["call", tool, &args.to_string(), "--json"]).stdin(std::process::Stdio::null());
     for (k, v) in env {
         cmd.env(k, v);
     }
     let out = cmd.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let v = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("{tool}: no JSON ({e}): {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
+    let v = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!("{tool}: no JSON ({e}): {stdout}\n{}", String::from_utf8_lossy(&out.stderr))
+    });
     (out.status.code().unwrap_or(-1), v)
 }
 
@@ -29,7 +30,8 @@ fn no_manifest_not_installed_load_refused() {
     let home = tempfile::tempdir().unwrap();
     let empty = home.path().join("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    let (c, v) = call(home.path(), "extension_dev", json!({"projectPath": empty, "browser": "chromium"}), &[]);
+    let (c, v) =
+        call(home.path(), "extension_dev", json!({"projectPath": empty, "browser": "chromium"}), &[]);
     assert_eq!((c, code(&v)), (1, "NOT_FOUND"), "{v}");
     assert!(v["error"]["message"].as_str().unwrap().contains("manifest.json"), "{v}");
 
@@ -42,10 +44,12 @@ fn no_manifest_not_installed_load_refused() {
         &[("WEBEXT_MCP_CHROMIUM_BINARY", "/nonexistent/chromium")],
     );
     assert_eq!((c, code(&v)), (1, "NOT_INSTALLED"), "{v}");
-    let (c, v) = call(home.path(), "extension_dev", json!({"projectPath": project, "browser": "firefox"}), &[]);
+    let (c, v) =
+        call(home.path(), "extension_dev", json!({"projectPath": project, "browser": "firefox"}), &[]);
     assert_eq!((c, code(&v)), (1, "UNSUPPORTED"), "{v}");
     if !std::path::Path::new("/usr/bin/google-chrome").exists() {
-        let (c, v) = call(home.path(), "extension_dev", json!({"projectPath": project, "browser": "chrome"}), &[]);
+        let (c, v) =
+            call(home.path(), "extension_dev", json!({"projectPath": project, "browser": "chrome"}), &[]);
         assert_eq!((c, code(&v)), (1, "NOT_INSTALLED"), "{v}");
         assert!(v["error"]["hint"].as_str().unwrap().contains("chromium"), "{v}");
     }
@@ -62,7 +66,12 @@ fn no_manifest_not_installed_load_refused() {
     )
     .unwrap();
     std::fs::write(refused.join("_reserved.js"), "1;\n").unwrap();
-    let (c, v) = call(home.path(), "extension_dev", json!({"projectPath": refused, "browser": "chromium", "headless": true}), &[]);
+    let (c, v) = call(
+        home.path(),
+        "extension_dev",
+        json!({"projectPath": refused, "browser": "chromium", "headless": true}),
+        &[],
+    );
     assert_eq!((c, code(&v)), (1, "LOAD_REFUSED"), "{v}");
     assert!(v["error"]["message"].as_str().unwrap().contains("reserved"), "{v}");
     // It cleaned up after itself: the lock is free again.
@@ -75,7 +84,11 @@ fn compile_error_keeps_the_session_and_profile_in_use_is_busy() {
     let home = tempfile::tempdir().unwrap();
     let broken = home.path().join("broken");
     std::fs::create_dir_all(&broken).unwrap();
-    std::fs::write(broken.join("manifest.json"), "{ \"manifest_version\": 3,\n  \"name\": \"b\"\n  \"version\": \"1\" }").unwrap();
+    std::fs::write(
+        broken.join("manifest.json"),
+        "{ \"manifest_version\": 3,\n  \"name\": \"b\"\n  \"version\": \"1\" }",
+    )
+    .unwrap();
     let (c, v) = call(
         home.path(),
         "extension_dev",
@@ -91,7 +104,12 @@ fn compile_error_keeps_the_session_and_profile_in_use_is_busy() {
     assert_eq!((c, code(&w)), (1, "BUILD_FAILED"), "{w}");
 
     // The same project again: BUSY, naming the session.
-    let (c, b) = call(home.path(), "extension_dev", json!({"projectPath": broken, "browser": "chromium", "headless": true}), &[]);
+    let (c, b) = call(
+        home.path(),
+        "extension_dev",
+        json!({"projectPath": broken, "browser": "chromium", "headless": true}),
+        &[],
+    );
     assert_eq!((c, code(&b)), (1, "BUSY"), "{b}");
 
     // Another project on the profile that session holds: BUSY.
@@ -108,7 +126,11 @@ fn compile_error_keeps_the_session_and_profile_in_use_is_busy() {
     assert!(b["error"]["message"].as_str().unwrap().contains("profile"), "{b}");
 
     // Fixing the manifest loads the extension and recovers `ready`.
-    std::fs::write(broken.join("manifest.json"), "{ \"manifest_version\": 3, \"name\": \"b\", \"version\": \"1\" }").unwrap();
+    std::fs::write(
+        broken.join("manifest.json"),
+        "{ \"manifest_version\": 3, \"name\": \"b\", \"version\": \"1\" }",
+    )
+    .unwrap();
     wait_for(&broken, "ready after the fix", || (ready(&broken)["status"] == "ready").then_some(()));
     assert!(ready(&broken)["extensionId"].is_string());
 

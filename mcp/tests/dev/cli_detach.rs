@@ -14,7 +14,8 @@ fn dev_detach_then_stop_from_the_cli() {
     let project = home.path().join("proj");
     write_project(&project, "cli");
     let p = project.to_str().unwrap();
-    let (code, out, err) = cli(home.path(), &["dev", p, "--browser", "chromium", "--headless", "--detach", "--json"]);
+    let (code, out, err) =
+        cli(home.path(), &["dev", p, "--browser", "chromium", "--headless", "--detach", "--json"]);
     assert_eq!(code, 0, "dev --detach: {out}\n{err}");
     let started: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(started["status"], "ready", "{started:#}");

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use webext_mcp::build::lock::BuildLock;
 
-use crate::client::Server;
+use crate::common::mcp_client::Server;
 use crate::support::*;
 
 #[test]
@@ -35,7 +35,14 @@ fn edit_reload_reinject_error_recover_stop() {
 
     // The dev build wrapped the content script and said so.
     let added = events(&project).into_iter().find(|e| e["type"] == "dev-build").expect("dev-build event");
-    assert!(added["added"].as_array().unwrap().iter().any(|a| a["kind"] == "wrapped" && a["file"] == "content.js"), "{added}");
+    assert!(
+        added["added"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["kind"] == "wrapped" && a["file"] == "content.js"),
+        "{added}"
+    );
     let built = std::fs::read_to_string(project.join("dist/chromium/content.js")).unwrap();
     assert!(built.starts_with('{'), "{built}");
 
@@ -58,7 +65,10 @@ fn edit_reload_reinject_error_recover_stop() {
     let reload = wait_for(&project, "a manifest reload event", || {
         events(&project)[before..].iter().find(|e| e["type"] == "reload" && e["kind"] == "manifest").cloned()
     });
-    assert!(reload["tabs"].as_array().is_some_and(|t| t.iter().any(|t| t["action"] == "reinjected")), "{reload}");
+    assert!(
+        reload["tabs"].as_array().is_some_and(|t| t.iter().any(|t| t["action"] == "reinjected")),
+        "{reload}"
+    );
     wait_root(&project, "/other", "second text");
 
     // A syntax error: status error with file and line; extension_wait fails with it.

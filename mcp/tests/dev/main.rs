@@ -10,10 +10,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-#[path = "../common/mcp_client.rs"]
-#[allow(dead_code)]
-mod client;
-
 mod bad_inputs;
 mod cli_detach;
 mod dev_loop;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::client::Server;
+use crate::common::mcp_client::Server;
 use crate::support::*;
 
 #[test]

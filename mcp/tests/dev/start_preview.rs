@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::client::Server;
+use crate::common::mcp_client::Server;
 use crate::support::*;
 
 #[test]
@@ -45,6 +45,7 @@ fn start_waits_for_a_production_build_and_preview_loads_dist() {
     // Preview of a project never built for that browser.
     let fresh = home.path().join("fresh");
     write_project(&fresh, "x");
-    let r = server.call("extension_preview", json!({"projectPath": fresh, "browser": "chromium", "headless": true}));
+    let r = server
+        .call("extension_preview", json!({"projectPath": fresh, "browser": "chromium", "headless": true}));
     assert_eq!(err_code(&r, "preview without dist"), "NOT_FOUND");
 }

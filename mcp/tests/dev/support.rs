@@ -218,5 +218,5 @@ pub fn pages() -> crate::common::http::TestServer {
 
 /// `webext-mcp <args>` with the test's home and runtime dir: (code, stdout, stderr).
 pub fn cli(home: &Path, args: &[&str]) -> (i32, String, String) {
-    crate::client::run(home, args)
+    crate::common::mcp_client::run(home, args)
 }

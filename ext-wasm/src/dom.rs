@@ -294,6 +294,7 @@ impl<'a> Dom<'a> {
 fn is_interesting(node: &Node) -> bool {
     role::in_tab_order(node)
         || role::is_editable(node)
+        || role::is_draggable(node)
         || node.c
         || node.s.as_deref() == Some("closed")
         || node.attr("aria-expanded").is_some()

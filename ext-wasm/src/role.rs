@@ -151,6 +151,11 @@ pub fn is_editable(node: &Node) -> bool {
     node.attr("contenteditable").is_some_and(|v| !v.trim().eq_ignore_ascii_case("false"))
 }
 
+/// `draggable="true"`: an element users pick up.
+pub fn is_draggable(node: &Node) -> bool {
+    node.attr("draggable").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+}
+
 /// `tabindex` ≥ 0.
 pub fn in_tab_order(node: &Node) -> bool {
     node.attr("tabindex").and_then(|v| v.trim().parse::<i64>().ok()).is_some_and(|v| v >= 0)

@@ -103,6 +103,9 @@ pub fn write_states(out: &mut String, dom: &Dom<'_>, id: usize, redact: Redact, 
     if role::is_editable(node) {
         out.push_str(" editable");
     }
+    if role::is_draggable(node) {
+        out.push_str(" draggable");
+    }
 }
 
 fn shows_value(role: &str) -> bool {

@@ -217,7 +217,10 @@ impl Builder<'_, '_> {
                 continue;
             }
             let node = cn.node;
-            let wanted = role::is_interactive_role(r) || role::in_tab_order(node) || role::is_editable(node);
+            let wanted = role::is_interactive_role(r)
+                || role::in_tab_order(node)
+                || role::is_editable(node)
+                || role::is_draggable(node);
             if wanted && !node.h {
                 out.push(Line::leaf(Kind::Node(c)));
             }

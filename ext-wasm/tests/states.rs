@@ -66,3 +66,17 @@ fn links_show_href_as_written_truncated() {
     assert_eq!(url.chars().count(), 121);
     assert!(url.ends_with('…'));
 }
+
+#[test]
+fn draggable_elements_get_a_line_and_say_so() {
+    let got = lines(
+        r#"
+div draggable=true
+  "Card"
+div draggable=false
+  "Plain"
+"#,
+    );
+    assert_eq!(got[0], "[e1] generic draggable");
+    assert!(got.iter().all(|l| !l.contains("[e3]")), "{got:?}");
+}

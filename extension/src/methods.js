@@ -2,6 +2,8 @@
 // params against METHOD_SPECS before calling a handler, so handlers see typed params.
 import { METHODS, METHOD_SPECS } from "./protocol.js";
 import { utf8Length } from "./bridge.js";
+import { act, fillForm, waitFor } from "./actions.js";
+import { evaluate } from "./evaluate.js";
 import { clearSnapshot, resolveRef, takeSnapshot } from "./snapshot.js";
 import { closeTab, listTabs, navigate, newTab, selectTab } from "./tabs.js";
 
@@ -26,6 +28,10 @@ export function methodTable(helper) {
     [METHODS.PAGE_SNAPSHOT]: (params) => takeSnapshot(params),
     [METHODS.PAGE_CLEAR_SNAPSHOT]: (params) => clearSnapshot(params),
     [METHODS.PAGE_RESOLVE_REF]: (params) => resolveRef(params),
+    [METHODS.PAGE_ACT]: (params) => act(params),
+    [METHODS.PAGE_FILL_FORM]: (params) => fillForm(params),
+    [METHODS.PAGE_EVALUATE]: (params) => evaluate(params),
+    [METHODS.PAGE_WAIT_FOR]: (params) => waitFor(params),
 
     [METHODS.DEBUG_DIGEST]: async ({ payload }, meta) => ({
       length: payload.length,

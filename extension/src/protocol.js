@@ -39,9 +39,13 @@ export const METHODS = Object.freeze({
   "CLIENT_HELLO": "client.hello",
   "DEBUG_DIGEST": "debug.digest",
   "HOST_INFO": "host.info",
+  "PAGE_ACT": "page.act",
   "PAGE_CLEAR_SNAPSHOT": "page.clearSnapshot",
+  "PAGE_EVALUATE": "page.evaluate",
+  "PAGE_FILL_FORM": "page.fillForm",
   "PAGE_RESOLVE_REF": "page.resolveRef",
   "PAGE_SNAPSHOT": "page.snapshot",
+  "PAGE_WAIT_FOR": "page.waitFor",
   "PING": "ping",
   "SUBSCRIBE": "subscribe",
   "TABS_CLOSE": "tabs.close",
@@ -94,6 +98,93 @@ export const METHOD_SPECS = Object.freeze({
     "result": "{descriptor, hello, clients, pending}",
     "target": "host"
   },
+  "page.act": {
+    "doc": "One action with auto-wait (attached, visible, enabled, stable box, hit test), then settle.",
+    "params": {
+      "action": {
+        "doc": "click | hover | fill | type | select | press | scroll | drag",
+        "required": true,
+        "type": "string"
+      },
+      "dx": {
+        "doc": "scroll without locator: pixels right",
+        "required": false,
+        "type": "integer"
+      },
+      "dy": {
+        "doc": "scroll without locator: pixels down",
+        "required": false,
+        "type": "integer"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "key": {
+        "doc": "press: a key name (Enter, Tab, Escape, a, …)",
+        "required": false,
+        "type": "string"
+      },
+      "locator": {
+        "doc": "a ref (e12, f2e7), text=…, role=button[name=\"…\"] or a CSS selector",
+        "required": false,
+        "type": "string"
+      },
+      "nth": {
+        "doc": "which match (0-based) when the locator matches several",
+        "required": false,
+        "type": "integer"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "shift": {
+        "doc": "press: with Shift (Shift+Tab)",
+        "required": false,
+        "type": "boolean"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      },
+      "text": {
+        "doc": "type: the text, key by key",
+        "required": false,
+        "type": "string"
+      },
+      "timeoutMs": {
+        "doc": "auto-wait and navigation deadline, default 10000",
+        "required": false,
+        "type": "integer"
+      },
+      "to": {
+        "doc": "drag: the drop target's locator",
+        "required": false,
+        "type": "string"
+      },
+      "toNth": {
+        "doc": "drag: which match of `to`",
+        "required": false,
+        "type": "integer"
+      },
+      "value": {
+        "doc": "fill: the value (checkboxes: true/false)",
+        "required": false,
+        "type": "string"
+      },
+      "values": {
+        "doc": "select: option values or labels",
+        "required": false,
+        "type": "array"
+      }
+    },
+    "result": "{action, ref, element, input: synthetic | trusted, waitedMs, settledMs, navigated, tab, changes: {added: [snapshot lines], removed: [refs], truncated} | null}",
+    "target": "extension"
+  },
   "page.clearSnapshot": {
     "doc": "Forgets the tab's cached snapshot and tables (refs stay valid: they name elements).",
     "params": {
@@ -114,6 +205,80 @@ export const METHOD_SPECS = Object.freeze({
       }
     },
     "result": "{cleared: bool}",
+    "target": "extension"
+  },
+  "page.evaluate": {
+    "doc": "Runs a function in the page's main world with JSON arguments; JSON result, paged.",
+    "params": {
+      "args": {
+        "doc": "JSON arguments",
+        "required": false,
+        "type": "array"
+      },
+      "cursor": {
+        "doc": "`<resultId>:<offset>` for the next page",
+        "required": false,
+        "type": "string"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "function": {
+        "doc": "function expression or expression (required without cursor)",
+        "required": false,
+        "type": "string"
+      },
+      "maxBytes": {
+        "doc": "page size of the JSON text, default 16384",
+        "required": false,
+        "type": "integer"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{tab, resultId, json: this page of the JSON text, offset, nextCursor, totalBytes}",
+    "target": "extension"
+  },
+  "page.fillForm": {
+    "doc": "Fills several fields by ref (each auto-waited), then settles once.",
+    "params": {
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "fields": {
+        "doc": "[{ref, value}]",
+        "required": true,
+        "type": "array"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      },
+      "timeoutMs": {
+        "doc": "deadline for the whole form, default 10000",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{action: fill_form, filled: [{ref, element}], input, settledMs, navigated, tab, changes}",
     "target": "extension"
   },
   "page.resolveRef": {
@@ -198,6 +363,58 @@ export const METHOD_SPECS = Object.freeze({
       }
     },
     "result": "{snapshotId, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {collectMs, engineMs}}",
+    "target": "extension"
+  },
+  "page.waitFor": {
+    "doc": "Waits until text, a selector or a ref appears (or is gone), or the URL matches.",
+    "params": {
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "ref": {
+        "doc": "a ref from take_snapshot",
+        "required": false,
+        "type": "string"
+      },
+      "selector": {
+        "doc": "CSS selector",
+        "required": false,
+        "type": "string"
+      },
+      "state": {
+        "doc": "visible (default) | gone",
+        "required": false,
+        "type": "string"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      },
+      "text": {
+        "doc": "visible text to wait for",
+        "required": false,
+        "type": "string"
+      },
+      "timeoutMs": {
+        "doc": "default 10000",
+        "required": false,
+        "type": "integer"
+      },
+      "url": {
+        "doc": "URL substring, or a pattern with *",
+        "required": false,
+        "type": "string"
+      }
+    },
+    "result": "{met: true, waitedMs, element?, ref?}",
     "target": "extension"
   },
   "ping": {

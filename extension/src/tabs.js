@@ -6,6 +6,8 @@ import { HelperError } from "./errors.js";
 import { ERROR_CODES, FINGERPRINT } from "./protocol.js";
 
 export const DEFAULT_LOAD_TIMEOUT_MS = 15000;
+/** How long a navigation an action started may take to show up as a loading tab. */
+const NAVIGATION_START_MS = 5000;
 
 /** Visible tabs: windows by ascending id, tabs by index (the fingerprint's order). */
 export async function visibleTabs() {
@@ -161,6 +163,37 @@ export function waitForLoad(
       );
     }
   });
+}
+
+/**
+ * Watches a tab for a navigation that an action may start: `started` turns true when the
+ * tab starts loading; `finished(ms)` waits for that load; `stop()` removes the listeners.
+ */
+export function watchNavigation(tabId) {
+  const w = {
+    started: false,
+    stop() {
+      api.tabs.onUpdated.removeListener(onUpdated);
+    },
+    async finished(timeoutMs = DEFAULT_LOAD_TIMEOUT_MS) {
+      // The page said it is unloading; the tab may not report "loading" yet.
+      const until = Date.now() + Math.min(timeoutMs, NAVIGATION_START_MS);
+      while (!w.started && Date.now() < until) {
+        const now = await api.tabs.get(tabId).catch(() => null);
+        if (!now) throw notFound(`tab ${tabId} was closed`);
+        if (now.status === "loading") break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      w.stop();
+      const { tab } = await waitForLoad(tabId, { timeoutMs });
+      return tab;
+    },
+  };
+  const onUpdated = (id, change) => {
+    if (id === tabId && change.status === "loading") w.started = true;
+  };
+  api.tabs.onUpdated.addListener(onUpdated);
+  return w;
 }
 
 export async function newTab({ url, active = false, timeoutMs }) {

@@ -67,6 +67,13 @@ const KEYS: &[KeySpec] = &[
         help: "launch browsers that webext-mcp starts without a window",
     },
     KeySpec {
+        key: "tools.evaluate_script",
+        env: "WEBEXT_MCP_EVALUATE_SCRIPT",
+        kind: Kind::Bool,
+        default: "true",
+        help: "whether evaluate_script may run code in pages (false: it answers PERMISSION_DENIED)",
+    },
+    KeySpec {
         key: "browsers.chromium.binary",
         env: "WEBEXT_MCP_CHROMIUM_BINARY",
         kind: Kind::Text,

@@ -14,7 +14,7 @@
   const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "base", "title"]);
   const ATTRS = new Set([
     "role", "alt", "title", "href", "type", "name", "placeholder", "for", "tabindex", "contenteditable",
-    "disabled", "required", "multiple", "readonly", "open", "value", "autocomplete", "list", "size",
+    "disabled", "required", "multiple", "readonly", "open", "value", "autocomplete", "list", "size", "draggable",
   ]);
   const INTERACTIVE_TAGS = new Set(["a", "button", "input", "select", "textarea", "summary", "option", "details", "label"]);
   const INTERACTIVE_ROLES = new Set([
@@ -53,6 +53,16 @@
   for (const type of ["input", "change", "toggle", "scroll", "resize"]) {
     addEventListener(type, markDirty, { capture: true, passive: true });
   }
+  // A navigation away starts: the background then waits for the next document.
+  addEventListener("beforeunload", () => {
+    log.unloading = true;
+  });
+  addEventListener("pagehide", () => {
+    log.unloading = true;
+  });
+  addEventListener("pageshow", () => {
+    log.unloading = false;
+  });
   function remember(list, node) {
     if (list.length < MAX_LOGGED) list.push(node);
     else log.overflow = true;
@@ -111,6 +121,7 @@
     const role = el.getAttribute("role");
     if (role && INTERACTIVE_ROLES.has(role.trim().split(/\s+/)[0])) return true;
     if (el.hasAttribute("tabindex") && el.tabIndex >= 0) return true;
+    if (el.getAttribute("draggable") === "true") return true;
     return el.isContentEditable && !el.parentElement?.isContentEditable;
   }
 
@@ -365,7 +376,8 @@
   /** A short description of an element for error messages and candidate lists. */
   function describe(el) {
     const id = idOf(el);
-    const text = collapse(el.getAttribute("aria-label") ?? el.value ?? el.textContent ?? "").trim().slice(0, 60);
+    const raw = [el.getAttribute("aria-label"), el.value, el.textContent].find((t) => typeof t === "string" && t.trim() !== "");
+    const text = collapse(raw ?? "").trim().slice(0, 60);
     let what = el.localName;
     if (el.id) what += `#${el.id}`;
     return { ref: id, tag: el.localName, text, what: text ? `${what} "${text}"` : what };
@@ -681,7 +693,7 @@
       const q = dst.getBoundingClientRect();
       to = [q.x + q.width / 2, q.y + q.height / 2];
     }
-    api.mark();
+    if (!opts.keepMark) api.mark();
     try {
       switch (action) {
         case "click":
@@ -714,7 +726,7 @@
     } catch (e) {
       return { error: e.message, code: e.code ?? "SCRIPT_ERROR" };
     }
-    return { done: true, element: describe(el) };
+    return { done: true, element: describe(el), doc: state.doc };
   };
 
   /** Actions without a target element: a key to the focused element, a page scroll. */
@@ -722,7 +734,7 @@
     api.mark();
     if (action === "press") press(null, opts.key, opts.shift);
     else if (action === "scroll") scrollBy({ left: opts.dx ?? 0, top: opts.dy ?? 0, behavior: "instant" });
-    return { done: true, scroll: [Math.round(scrollX), Math.round(scrollY)] };
+    return { done: true, scroll: [Math.round(scrollX), Math.round(scrollY)], doc: state.doc };
   };
 
   // ---- settling and change summaries ---------------------------------------------------
@@ -737,7 +749,14 @@
   };
 
   /** How long the DOM has been quiet, by the page's clock, and whether it changed at all. */
-  api.quiet = () => ({ quietMs: performance.now() - log.last, changed: log.seq !== log.markSeq, url: location.href, title: document.title });
+  api.quiet = () => ({
+    quietMs: performance.now() - log.last,
+    changed: log.seq !== log.markSeq,
+    unloading: Boolean(log.unloading),
+    doc: state.doc,
+    url: location.href,
+    title: document.title,
+  });
 
   /**
    * What changed since the mark: a table (TABLE.md nodes) of the added subtrees that are

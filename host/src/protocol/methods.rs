@@ -59,6 +59,10 @@ pub const TABS_CLOSE: &str = "tabs.close";
 pub const PAGE_SNAPSHOT: &str = "page.snapshot";
 pub const PAGE_CLEAR_SNAPSHOT: &str = "page.clearSnapshot";
 pub const PAGE_RESOLVE_REF: &str = "page.resolveRef";
+pub const PAGE_ACT: &str = "page.act";
+pub const PAGE_FILL_FORM: &str = "page.fillForm";
+pub const PAGE_EVALUATE: &str = "page.evaluate";
+pub const PAGE_WAIT_FOR: &str = "page.waitFor";
 
 /// The extension's first event.
 pub const EVENT_HELLO: &str = "hello";
@@ -210,6 +214,64 @@ pub const METHODS: &[Method] = &[
         doc: "A CSS selector that finds the element a ref names (through open shadow roots: one per host).",
         params: tab_params![p("ref", "string", true, "e12 or f2e7")],
         result: "{ref, selector, shadowPath: [selector…], frame: {ordinal, frameId, url}, tag, unique: bool}",
+    },
+    Method {
+        name: PAGE_ACT,
+        target: Target::Extension,
+        doc: "One action with auto-wait (attached, visible, enabled, stable box, hit test), then settle.",
+        params: tab_params![
+            p("action", "string", true, "click | hover | fill | type | select | press | scroll | drag"),
+            p("locator", "string", false, "a ref (e12, f2e7), text=…, role=button[name=\"…\"] or a CSS selector"),
+            p("nth", "integer", false, "which match (0-based) when the locator matches several"),
+            p("to", "string", false, "drag: the drop target's locator"),
+            p("toNth", "integer", false, "drag: which match of `to`"),
+            p("value", "string", false, "fill: the value (checkboxes: true/false)"),
+            p("text", "string", false, "type: the text, key by key"),
+            p("values", "array", false, "select: option values or labels"),
+            p("key", "string", false, "press: a key name (Enter, Tab, Escape, a, …)"),
+            p("shift", "boolean", false, "press: with Shift (Shift+Tab)"),
+            p("dx", "integer", false, "scroll without locator: pixels right"),
+            p("dy", "integer", false, "scroll without locator: pixels down"),
+            p("timeoutMs", "integer", false, "auto-wait and navigation deadline, default 10000"),
+        ],
+        result: "{action, ref, element, input: synthetic | trusted, waitedMs, settledMs, navigated, tab, \
+                 changes: {added: [snapshot lines], removed: [refs], truncated} | null}",
+    },
+    Method {
+        name: PAGE_FILL_FORM,
+        target: Target::Extension,
+        doc: "Fills several fields by ref (each auto-waited), then settles once.",
+        params: tab_params![
+            p("fields", "array", true, "[{ref, value}]"),
+            p("timeoutMs", "integer", false, "deadline for the whole form, default 10000"),
+        ],
+        result: "{action: fill_form, filled: [{ref, element}], input, settledMs, navigated, tab, changes}",
+    },
+    Method {
+        name: PAGE_EVALUATE,
+        target: Target::Extension,
+        doc: "Runs a function in the page's main world with JSON arguments; JSON result, paged.",
+        params: tab_params![
+            p("function", "string", false, "function expression or expression (required without cursor)"),
+            p("args", "array", false, "JSON arguments"),
+            p("maxBytes", "integer", false, "page size of the JSON text, default 16384"),
+            p("cursor", "string", false, "`<resultId>:<offset>` for the next page"),
+        ],
+        result: "{tab, resultId, json: this page of the JSON text, offset, nextCursor, totalBytes}",
+    },
+    Method {
+        name: PAGE_WAIT_FOR,
+        target: Target::Extension,
+        doc: "Waits until text, a selector or a ref appears (or is gone), or the URL matches.",
+        params: tab_params![
+            p("text", "string", false, "visible text to wait for"),
+            p("selector", "string", false, "CSS selector"),
+            p("ref", "string", false, "a ref from take_snapshot"),
+            p("url", "string", false, "URL substring, or a pattern with *"),
+            p("state", "string", false, "visible (default) | gone"),
+            p("timeoutMs", "integer", false, "default 10000"),
+        ],
+        result: "{met: true, waitedMs, element?, ref?}",
     },
 ];
 

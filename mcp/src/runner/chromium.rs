@@ -275,7 +275,7 @@ impl ChromiumRunner {
                         // A worker attached before its first line ran has no extension
                         // bindings yet; they appear once the script starts.
                         Err(RunnerError::Script { message }) if message.contains("chrome is not defined") => {
-                            tokio::time::sleep(Duration::from_millis(10)).await;
+                            tokio::time::sleep(Duration::from_millis(5)).await;
                         }
                         other => return other,
                     }

@@ -13,6 +13,7 @@ use webext_mcp_host::protocol::ErrorBody;
 use crate::config::Config;
 use crate::paths::{Env, Paths};
 
+pub mod actions;
 pub mod browser;
 pub mod catalog;
 mod debug;
@@ -140,6 +141,7 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(browser::tools())
             .chain(pages::tools())
             .chain(snapshot::tools())
+            .chain(actions::tools())
             .chain(debug::tools())
             .collect()
     })

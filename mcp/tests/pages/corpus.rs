@@ -46,6 +46,9 @@ pub fn corpus() -> &'static Corpus {
         main.page("/big.html", &big_page(10_000));
         main.page("/mutate.html", MUTATE);
         main.route("/mutate.js", "text/javascript", MUTATE_JS);
+        for (path, html) in ACTION_PAGES {
+            main.page(path, html);
+        }
         for n in [1_000, 100_000] {
             main.page(&format!("/big-{n}.html"), &big_page(n));
         }
@@ -209,3 +212,85 @@ addEventListener("hashchange", () => {
   }
 });
 "##;
+
+/// Pages for the action tools. Page scripts are inline-free where CSP matters; timers are
+/// fine (clamped to 1 s in background tabs, which the tests allow for).
+const ACTION_PAGES: [(&str, &str); 9] = [
+    ("/login.html", r##"<!doctype html><title>Login</title><body>
+<h1>Sign in</h1>
+<form action="/welcome.html" method="get">
+  <label for="user">User name</label> <input id="user" name="user">
+  <label for="pass">Password</label> <input id="pass" name="pass" type="password">
+  <button>Sign in</button>
+</form></body>"##),
+    ("/welcome.html", r##"<!doctype html><title>Welcome</title><body><h1>Welcome</h1></body>"##),
+    ("/spa.html", r##"<!doctype html><title>SPA</title><body>
+<nav><a href="/spa/home" data-route>Home</a> <a href="/spa/about" data-route>About</a></nav>
+<main id="view"><h2>Home page</h2></main>
+<script>
+document.addEventListener("click", (e) => {
+  const a = e.target.closest("a[data-route]");
+  if (!a) return;
+  e.preventDefault();
+  history.pushState({}, "", a.getAttribute("href"));
+  const name = a.textContent;
+  document.getElementById("view").innerHTML = `<h2>${name} page</h2><button>Contact ${name}</button>`;
+});
+</script></body>"##),
+    ("/late.html", r##"<!doctype html><title>Late</title><body>
+<h1>Late</h1><p id="status">waiting</p>
+<script>
+setTimeout(() => {
+  const b = document.createElement("button");
+  b.textContent = "Late button";
+  b.onclick = () => { document.getElementById("status").textContent = "late clicked"; };
+  document.body.append(b);
+}, 2000);
+</script></body>"##),
+    ("/overlay.html", r##"<!doctype html><title>Overlay</title><body>
+<button id="under" onclick="this.textContent='clicked'">Buy now</button>
+<div id="cookie-overlay" style="position:fixed;inset:0;background:rgba(0,0,0,.5)">Cookie consent overlay</div>
+</body>"##),
+    ("/dnd.html", r##"<!doctype html><title>Drag</title><body>
+<div id="item" draggable="true" style="width:80px;height:40px;background:#ccc">Card</div>
+<div id="zone" role="region" aria-label="Drop zone" style="width:200px;height:100px;margin-top:40px;border:2px dashed #999">Drop here</div>
+<p id="result">nothing dropped</p>
+<script>
+const zone = document.getElementById("zone");
+document.getElementById("item").addEventListener("dragstart", (e) => e.dataTransfer.setData("text/plain", "card-1"));
+zone.addEventListener("dragover", (e) => e.preventDefault());
+zone.addEventListener("drop", (e) => {
+  e.preventDefault();
+  document.getElementById("result").textContent = "dropped " + e.dataTransfer.getData("text/plain");
+});
+</script></body>"##),
+    ("/keys.html", r##"<!doctype html><title>Keys</title><body>
+<input id="first" aria-label="First"> <input id="second" aria-label="Second"> <input id="third" aria-label="Third">
+<p id="log"></p>
+<script>
+document.addEventListener("keydown", (e) => { document.getElementById("log").textContent += e.key + " "; });
+</script></body>"##),
+    ("/rows.html", r##"<!doctype html><title>Rows</title><body>
+<button id="add">Add row</button> <button id="noop">Nothing</button>
+<table><tbody id="rows"><tr><td>Row 1</td><td><button>Delete row 1</button></td></tr></tbody></table>
+<script>
+let n = 1;
+document.getElementById("add").addEventListener("click", () => {
+  n += 1;
+  const tr = document.createElement("tr");
+  tr.innerHTML = `<td>Row ${n}</td><td><button>Delete row ${n}</button></td>`;
+  document.getElementById("rows").append(tr);
+});
+document.getElementById("noop").addEventListener("click", () => {});
+</script></body>"##),
+    ("/counter.html", r##"<!doctype html><title>Counter</title><body>
+<button id="inc">Increment</button> <input id="note" aria-label="Note">
+<p>Count: <span id="count">0</span></p>
+<script>
+let count = 0;
+document.getElementById("inc").addEventListener("click", () => {
+  count += 1;
+  document.getElementById("count").textContent = String(count);
+});
+</script></body>"##),
+];

@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod actions;
 mod corpus;
 mod snapshot_basics;
 mod snapshot_bench;

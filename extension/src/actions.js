@@ -1,0 +1,331 @@
+// Actions on a page, driven from the background (page timers and rAF do not run in
+// background tabs): find the target, wait until it is attached, visible, enabled and its box
+// is stable across two reads ≥ 50 ms apart, hit-test its centre, dispatch, then settle —
+// a navigation, or the DOM quiet for 50 ms — and summarise what changed.
+//
+// Round trips per attempt: `probe` (resolve + first box read + scroll into view) and
+// `dispatch` (second read + hit test + the events, and the mark that starts the quiet
+// window); settling polls `quiet`, and `changes` returns the added nodes as a table that the
+// engine renders like a snapshot.
+import { api } from "./api.js";
+import { engine } from "./engine.js";
+import { HelperError } from "./errors.js";
+import { callAgent, callFrame } from "./inject.js";
+import { ERROR_CODES } from "./protocol.js";
+import { engineInput, parseRef, staleRef } from "./snapshot.js";
+import { describeTab, resolveTab, watchNavigation } from "./tabs.js";
+import { frameIdOf, ordinalOf, serialized, stateOf } from "./tabstate.js";
+
+export const DEFAULT_ACTION_TIMEOUT_MS = 10000;
+const STABLE_MS = 50;
+const QUIET_MS = 50;
+const SETTLE_CAP_MS = 3000;
+const RETRY_MS = 50;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** What each action needs of its element. */
+const NEEDS = { click: "enabled", hover: "any", fill: "editable", type: "editable", select: "enabled", press: "any", scroll: "any", drag: "enabled" };
+
+/**
+ * A locator string → where to look and what: a ref (`e12`, `f2e7`), `text=…`,
+ * `role=button[name="Save"]` (matched against the engine's roles and names), or CSS.
+ */
+async function target(tab, st, locator, nth) {
+  if (typeof locator !== "string" || locator.trim() === "") {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "the locator is empty", "use a ref (e12), text=…, role=button[name=\"…\"] or a CSS selector");
+  }
+  const s = locator.trim();
+  if (/^(?:f\d+)?e\d+$/.test(s)) {
+    const { ordinal, id } = parseRef(s);
+    const frameId = frameIdOf(st, ordinal);
+    if (frameId === undefined) throw staleRef(s, tab, "its frame is unknown");
+    return { frameId, spec: { id }, ref: s, ordinal };
+  }
+  if (s.startsWith("text=")) return { frameId: 0, spec: { text: unquote(s.slice(5)), nth }, ordinal: 0 };
+  if (s.startsWith("role=")) return { frameId: 0, role: parseRole(s.slice(5)), spec: null, nth, ordinal: 0 };
+  return { frameId: 0, spec: { css: s, nth }, ordinal: 0 };
+}
+
+function unquote(t) {
+  const m = /^"(.*)"$/.exec(t.trim()) ?? /^'(.*)'$/.exec(t.trim());
+  return m ? m[1] : t.trim();
+}
+
+function parseRole(text) {
+  const m = /^([a-z]+)\s*(?:\[\s*name\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)')\s*\])?$/i.exec(text.trim());
+  if (!m) throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `cannot read role locator \`role=${text}\``, 'write role=button or role=button[name="Save"]');
+  return { role: m[1].toLowerCase(), name: (m[2] ?? m[3])?.replace(/\\"/g, '"') ?? null };
+}
+
+/** Role locators resolve to ids through a rendering of the top document by the engine. */
+async function roleMatches(tab, st, { role, name }) {
+  const eng = await engine();
+  const [top] = await callAgent(tab, st, { frameIds: [0] }, "collect", [{ cached: [] }]);
+  const table = top.value;
+  const out = eng.snapshotJson(engineInput([{ ordinal: 0, path: [], table }], { interactiveOnly: false, viewportOnly: false, root: null, maxDepth: null, redact: "safe", collapse: false }));
+  const hits = [];
+  for (const line of out.text.split("\n")) {
+    const m = /^\s*\[e(\d+)\] (\S+)(?: "((?:[^"\\]|\\.)*)")?/.exec(line);
+    if (!m || m[2] !== role) continue;
+    const lineName = (m[3] ?? "").replace(/\\"/g, '"');
+    if (name == null || lineName.toLowerCase().includes(name.toLowerCase())) hits.push({ id: Number(m[1]), line: line.trim() });
+  }
+  return hits;
+}
+
+function locatorError(code, message, data, hint) {
+  return new HelperError(ERROR_CODES[code] ?? ERROR_CODES.INTERNAL, message, hint, data);
+}
+
+/**
+ * Waits for the target to be actionable and dispatches `action`. Returns the dispatch
+ * answer with the element and the time spent waiting.
+ */
+async function waitAndDispatch(tab, st, t, action, opts, deadline, locator) {
+  let last = "no element matches";
+  let covered = null;
+  for (;;) {
+    let spec = t.spec;
+    if (t.role) {
+      const hits = await roleMatches(tab, st, t.role);
+      if (hits.length > 1 && t.nth == null) {
+        throw locatorError("INVALID_ARGUMENT", `\`${locator}\` matches ${hits.length} elements`, { matches: hits.slice(0, 10).map((h) => h.line) }, "pass nth, or a ref from take_snapshot");
+      }
+      const hit = hits[t.nth ?? 0];
+      spec = hit ? { id: hit.id } : null;
+    }
+    const probe = spec ? await callFrame(tab, st, t.frameId, "probe", [spec, NEEDS[action]]) : { waiting: "no element matches" };
+    if (probe === null) throw staleRef(locator, tab, "its frame is gone");
+    if (probe.ambiguous) {
+      throw locatorError("INVALID_ARGUMENT", `\`${locator}\` matches ${probe.count} elements`, { matches: probe.ambiguous }, "pass nth (0-based), a narrower locator, or a ref from take_snapshot");
+    }
+    if (probe.error) throw locatorError(probe.code, `${probe.error}${probe.element ? `: ${probe.element.what}` : ""}`, { element: probe.element });
+    if (probe.waiting) {
+      if (t.spec?.id != null && probe.waiting === "no element matches") throw staleRef(locator, tab, "the element is gone or belongs to an earlier page");
+      last = probe.element ? `${probe.waiting} (${probe.element.what})` : probe.waiting;
+    } else {
+      await sleep(STABLE_MS);
+      const d = await callFrame(tab, st, t.frameId, "dispatch", [spec, action, probe.rect, opts]);
+      if (d?.done) return d;
+      if (d?.error) throw locatorError(d.code, d.error);
+      if (d?.ambiguous) throw locatorError("INVALID_ARGUMENT", `\`${locator}\` matches ${d.count} elements`, { matches: d.ambiguous });
+      if (d?.covered) {
+        covered = d.covered;
+        last = `covered by ${d.covered.what}`;
+      } else if (d?.unstable) {
+        last = "the element is still moving";
+      } else if (d?.waiting) {
+        last = d.waiting;
+      }
+    }
+    if (Date.now() >= deadline) {
+      const candidates = t.spec && !t.spec.id ? await callFrame(tab, st, t.frameId, "candidates", [t.spec]).catch(() => []) : [];
+      throw locatorError(
+        "TIMEOUT",
+        `\`${locator}\` was not actionable in time: ${last}`,
+        { reason: last, coveredBy: covered, candidates },
+        covered ? "close or dismiss the covering element first" : candidates?.length ? `closest: ${candidates.map((c) => c.what).join("; ")}` : "take a snapshot to see what the page shows",
+      );
+    }
+    await sleep(RETRY_MS);
+  }
+}
+
+/**
+ * After a dispatch: a navigation (waited for), or the DOM quiet for QUIET_MS (measured by
+ * the page's clock, polled from here, capped), then the summary of what changed.
+ */
+async function settle(tab, st, frameId, ordinal, nav, timeoutMs, doc) {
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  let quiet = null;
+  for (;;) {
+    if (nav.started) {
+      // Loading: a new document, or a same-document navigation (history.pushState, a
+      // fragment) that some browsers also report as loading.
+      const loaded = await nav.finished(Math.max(1, deadline - Date.now()));
+      quiet = await callFrame(tab, st, frameId, "quiet", []).catch(() => null);
+      if (!quiet || quiet.doc !== doc) {
+        return { navigated: true, tab: describeTab(loaded), settledMs: Date.now() - started, changes: null };
+      }
+    } else {
+      quiet = await callFrame(tab, st, frameId, "quiet", []).catch(() => null);
+      if (!quiet || quiet.doc !== doc) {
+        nav.started = true; // already another document
+        continue;
+      }
+      if (quiet.unloading) {
+        // The page is leaving; the tab reports loading once the navigation commits.
+        if (Date.now() > deadline) break;
+        await sleep(25);
+        continue;
+      }
+    }
+    if (quiet.quietMs >= QUIET_MS || Date.now() - started > SETTLE_CAP_MS) break;
+    await sleep(Math.max(10, QUIET_MS - quiet.quietMs));
+  }
+  nav.stop();
+  let changes = null;
+  if (quiet.changed) {
+    const c = await callFrame(tab, st, frameId, "changes", []);
+    changes = { added: [], removed: c.removed.map((id) => (ordinal ? `f${ordinal}e${id}` : `e${id}`)), truncated: c.overflow };
+    if (c.nodes.length) {
+      const eng = await engine();
+      const table = { url: c.url, title: c.title, viewport: [0, 0, 0, 0], nodes: JSON.stringify(c.nodes) };
+      const out = eng.snapshotJson(engineInput([{ ordinal, path: [], table }], { interactiveOnly: true, viewportOnly: false, root: null, maxDepth: null, redact: "safe", collapse: false }));
+      changes.added = out.text.split("\n").filter((l) => l.trim() !== "");
+    }
+    if (!changes.added.length && !changes.removed.length) changes = null;
+  }
+  const now = await api.tabs.get(tab.id);
+  return { navigated: false, tab: describeTab(now), settledMs: Date.now() - started, changes };
+}
+
+function actionOptions(p) {
+  return { value: p.value, text: p.text, values: p.values, key: p.key, shift: Boolean(p.shift) };
+}
+
+/** `page.act`: one action on one element (or on the page for press/scroll without target). */
+export async function act(params) {
+  const tab = await resolveTab(params);
+  const st = await stateOf(tab.id);
+  return serialized(st, () => actOn(tab, st, params));
+}
+
+async function actOn(tab, st, params) {
+  const { action } = params;
+  if (!(action in NEEDS)) {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `unknown action \`${action}\``, `use one of ${Object.keys(NEEDS).join(", ")}`);
+  }
+  const timeoutMs = params.timeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  const nav = watchNavigation(tab.id);
+  try {
+    if (params.locator == null) {
+      if (action !== "press" && action !== "scroll") {
+        throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `\`${action}\` needs a locator or a ref`);
+      }
+      const opts = { ...actionOptions(params), dx: params.dx, dy: params.dy };
+      const out = await callFrame(tab, st, 0, "pageAction", [action, opts]);
+      const settled = await settle(tab, st, 0, 0, nav, timeoutMs, out?.doc);
+      return { action, input: "synthetic", scroll: out?.scroll, ...settled };
+    }
+    const t = await target(tab, st, params.locator, params.nth);
+    const opts = actionOptions(params);
+    if (action === "drag") {
+      if (params.to == null) throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "drag needs `to`");
+      const to = await target(tab, st, params.to, params.toNth);
+      if (to.frameId !== t.frameId) throw new HelperError(ERROR_CODES.UNSUPPORTED, "drag between frames is not supported");
+      opts.to = to.spec ?? { id: (await roleMatches(tab, st, to.role))[0]?.id ?? -1 };
+    }
+    const done = await waitAndDispatch(tab, st, t, action, opts, deadline, params.locator);
+    const waitedMs = Date.now() - started;
+    const settled = await settle(tab, st, t.frameId, ordinalOf(st, t.frameId), nav, timeoutMs, done.doc);
+    const ref = t.ordinal ? `f${t.ordinal}e${done.element.ref}` : `e${done.element.ref}`;
+    return { action, ref, element: done.element.what, input: "synthetic", waitedMs, ...settled };
+  } finally {
+    nav.stop();
+  }
+}
+
+/** `page.fillForm`: several fields by ref, each waited for, one settle at the end. */
+export async function fillForm(params) {
+  const tab = await resolveTab(params);
+  const st = await stateOf(tab.id);
+  return serialized(st, async () => {
+    const timeoutMs = params.timeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS;
+    const deadline = Date.now() + timeoutMs;
+    const nav = watchNavigation(tab.id);
+    try {
+      const filled = [];
+      let frameId = 0;
+      let ordinal = 0;
+      let doc = null;
+      for (const field of params.fields) {
+        if (typeof field?.ref !== "string" || field.value === undefined) {
+          throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "each field needs `ref` and `value`");
+        }
+        const t = await target(tab, st, field.ref);
+        ({ frameId, ordinal } = t);
+        const opts = { value: field.value, keepMark: filled.length > 0 };
+        const done = await waitAndDispatch(tab, st, t, "fill", opts, deadline, field.ref);
+        filled.push({ ref: field.ref, element: done.element.what });
+        doc = done.doc;
+      }
+      const settled = await settle(tab, st, frameId, ordinal, nav, timeoutMs, doc);
+      return { action: "fill_form", filled, input: "synthetic", ...settled };
+    } finally {
+      nav.stop();
+    }
+  });
+}
+
+/** `page.waitFor`: until text / selector / ref appears (or is gone), or the URL matches. */
+export async function waitFor(params) {
+  const tab = await resolveTab(params);
+  const st = await stateOf(tab.id);
+  const timeoutMs = params.timeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
+  const gone = params.state === "gone";
+  const kinds = ["text", "selector", "ref", "url"].filter((k) => params[k] != null);
+  if (kinds.length !== 1) {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "give exactly one of `text`, `selector`, `ref`, `url`");
+  }
+  const started = Date.now();
+  let t = null;
+  if (params.ref != null) t = await target(tab, st, params.ref);
+  for (;;) {
+    let met = false;
+    let seen = null;
+    if (params.url != null) {
+      const now = await api.tabs.get(tab.id).catch(() => null);
+      if (!now) throw new HelperError(ERROR_CODES.NOT_FOUND, `tab ${tab.id} was closed`);
+      seen = now.url;
+      met = globMatch(params.url, now.url ?? "") !== gone;
+    } else {
+      const spec = t ? t.spec : params.text != null ? { text: params.text } : { css: params.selector };
+      const frameId = t ? t.frameId : 0;
+      const out = await callFrame(tab, st, frameId, "present", [spec]).catch((e) => {
+        if (e instanceof HelperError && e.code === ERROR_CODES.INVALID_ARGUMENT) throw e;
+        return null; // between documents
+      });
+      if (out) {
+        seen = out.count;
+        met = gone ? out.count === 0 : out.count > 0;
+        if (met && !gone) return { met: true, waitedMs: Date.now() - started, element: out.first?.what, ref: out.first ? `e${out.first.ref}` : null };
+      }
+    }
+    if (met) return { met: true, waitedMs: Date.now() - started };
+    if (Date.now() >= deadline) {
+      const what = kinds[0];
+      throw new HelperError(
+        ERROR_CODES.TIMEOUT,
+        `${what} \`${params[what]}\` did not ${gone ? "disappear" : what === "url" ? "match" : "appear"} within ${timeoutMs} ms`,
+        "take a snapshot to see what the page shows, or wait longer",
+        { last: seen },
+      );
+    }
+    await sleep(100);
+  }
+}
+
+/** `*` matches any run of characters; without `*`, a substring match. */
+export function globMatch(pattern, text) {
+  if (!pattern.includes("*")) return text.includes(pattern);
+  const parts = pattern.split("*");
+  let at = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if (i === 0) {
+      if (!text.startsWith(p)) return false;
+      at = p.length;
+      continue;
+    }
+    const found = i === parts.length - 1 && p !== "" ? text.lastIndexOf(p) : text.indexOf(p, at);
+    if (found < at) return false;
+    at = found + p.length;
+  }
+  return parts[parts.length - 1] === "" || text.endsWith(parts[parts.length - 1]);
+}

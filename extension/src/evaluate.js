@@ -1,0 +1,99 @@
+// evaluate_script: a function (or expression) run in the page's main world, with JSON
+// arguments and a JSON result, paged by maxBytes + cursor like snapshots. Code strings are
+// compiled by the page, so the page's Content-Security-Policy applies: a refusal is
+// SCRIPT_ERROR with a hint, never worked around.
+import { api } from "./api.js";
+import { engine } from "./engine.js";
+import { HelperError } from "./errors.js";
+import { ERROR_CODES } from "./protocol.js";
+import { DEFAULT_MAX_BYTES } from "./snapshot.js";
+import { describeTab, resolveTab } from "./tabs.js";
+import { stateOf } from "./tabstate.js";
+
+// Runs in the page's main world. Answers {json} or {error: {name, message, kind}}.
+async function runInPage(code, args) {
+  const fail = (kind, e) => ({ error: { kind, name: e?.name ?? "Error", message: String(e?.message ?? e) } });
+  let fn;
+  try {
+    fn = (0, eval)(`(${code}\n)`);
+  } catch (e) {
+    return fail(e?.name === "EvalError" ? "csp" : "compile", e);
+  }
+  let value;
+  try {
+    value = typeof fn === "function" ? await fn(...args) : await fn;
+  } catch (e) {
+    return fail("throw", e);
+  }
+  if (value === undefined) return { json: "null", undefined: true };
+  if (typeof value === "function" || typeof value === "symbol" || (typeof Node !== "undefined" && value instanceof Node) || value === window) {
+    return fail("unserializable", new TypeError(`the result is a ${value === window ? "Window" : value instanceof Node ? value.nodeName + " node" : typeof value}`));
+  }
+  try {
+    const json = JSON.stringify(value);
+    if (json === undefined) return fail("unserializable", new TypeError(`the result (${typeof value}) has no JSON form`));
+    return { json };
+  } catch (e) {
+    return fail("unserializable", e);
+  }
+}
+
+const HINTS = {
+  csp: "the page's Content-Security-Policy forbids compiling code strings; read the page with take_snapshot instead",
+  compile: "pass a function expression such as `() => document.title`, or an expression",
+  throw: "the code threw in the page; fix it and retry",
+  unserializable: "return plain JSON data (strings, numbers, arrays, objects), e.g. el.textContent instead of the element",
+};
+
+export async function evaluate(params) {
+  const tab = await resolveTab(params);
+  const st = await stateOf(tab.id);
+  const eng = await engine();
+  const maxBytes = params.maxBytes ?? DEFAULT_MAX_BYTES;
+  if (params.cursor != null) {
+    const m = /^(r\d+):(\d+)$/.exec(params.cursor);
+    if (!m) throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `\`${params.cursor}\` is not a result cursor`);
+    if (st.result?.id !== m[1]) {
+      throw new HelperError(ERROR_CODES.STALE, `result ${m[1]} of tab ${tab.id} was superseded`, "run the script again");
+    }
+    return pageOf(eng, tab, st.result, Number(m[2]), maxBytes);
+  }
+  if (typeof params.function !== "string" || params.function.trim() === "") {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "`function` must be the code to run", "e.g. `() => document.title`");
+  }
+  let results;
+  try {
+    results = await api.scripting.executeScript({
+      target: { tabId: tab.id },
+      world: "MAIN",
+      func: runInPage,
+      args: [params.function, params.args ?? []],
+    });
+  } catch (e) {
+    throw new HelperError(ERROR_CODES.PERMISSION_DENIED, `cannot run code in tab ${tab.id} (${tab.url}): ${e?.message ?? e}`, "browser pages cannot be scripted; use a web page");
+  }
+  const out = results?.[0]?.result;
+  if (!out) {
+    const err = results?.[0]?.error;
+    throw new HelperError(ERROR_CODES.SCRIPT_ERROR, `the script did not return (${err?.message ?? err ?? "no result"})`, HINTS.throw);
+  }
+  if (out.error) {
+    const { kind, name, message } = out.error;
+    throw new HelperError(ERROR_CODES.SCRIPT_ERROR, `${name}: ${message}`, HINTS[kind], { kind });
+  }
+  st.results = (st.results ?? 0) + 1;
+  st.result = { id: `r${st.results}`, text: out.json };
+  return pageOf(eng, tab, st.result, 0, maxBytes);
+}
+
+function pageOf(eng, tab, result, offset, maxBytes) {
+  const p = eng.page(result.text, offset, maxBytes);
+  return {
+    tab: describeTab(tab),
+    resultId: result.id,
+    json: p.chunk,
+    offset,
+    nextCursor: p.nextOffset == null ? null : `${result.id}:${p.nextOffset}`,
+    totalBytes: new TextEncoder().encode(result.text).length,
+  };
+}

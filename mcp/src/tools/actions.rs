@@ -1,0 +1,502 @@
+//! The action tools: by ref (`click_by_uid`, `hover_by_uid`, `fill_by_uid`,
+//! `fill_form_by_uid`, `drag_by_uid_to_uid`), by locator (`click`, `hover`, `fill`, `type`,
+//! `drag`, `select_option`, `press_key`, `scroll`), plus `evaluate_script` and `wait_for`.
+//!
+//! The helper extension does the work (auto-wait, dispatch, settle, change summary, see
+//! `extension/src/actions.js`); this side shapes arguments and results. Every result says
+//! how the input was made (`synthetic` or `trusted`) and what changed, never a snapshot.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use webext_mcp_host::protocol::methods::{PAGE_ACT, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_WAIT_FOR};
+use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
+
+use super::pages::{TabTarget, call_tab, decode_with_target, schema_with_target};
+use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset};
+
+const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+const MAX_TIMEOUT_MS: u64 = 300_000;
+/// The call's own deadline beyond the page-side one (settling a navigation included).
+const CALL_GRACE: Duration = Duration::from_secs(20);
+
+macro_rules! tool {
+    ($name:literal, $title:literal, $read_only:expr, $args:ty, $run:ident, $desc:literal) => {
+        ToolDef {
+            name: $name,
+            title: $title,
+            toolset: Toolset::Browser,
+            description: $desc,
+            read_only: $read_only,
+            input_schema: schema_with_target::<$args>,
+            run: |ctx, args| Box::pin($run(ctx, args)),
+        }
+    };
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool!("click_by_uid", "Click an element", false, UidArgs, click_by_uid,
+            "Clicks the element a snapshot ref names, after waiting until it is visible, enabled, still and not covered. Reports what changed (new and removed elements with refs, navigation) and whether input was synthetic or trusted. Does not focus the tab."),
+        tool!("hover_by_uid", "Hover an element", false, UidArgs, hover_by_uid,
+            "Moves the pointer over the element a ref names (pointer and mouse over/enter/move events)."),
+        tool!("fill_by_uid", "Fill a field", false, FillUidArgs, fill_by_uid,
+            "Sets a field's value as typing would (input and change events); checkboxes take true/false, selects an option's value or label."),
+        tool!("fill_form_by_uid", "Fill several fields", false, FillFormArgs, fill_form_by_uid,
+            "Fills several fields by ref in one call, each auto-waited, then reports the changes once."),
+        tool!("drag_by_uid_to_uid", "Drag onto another element", false, DragUidArgs, drag_by_uid_to_uid,
+            "Drags one element onto another (HTML drag-and-drop events and the mouse events libraries listen to)."),
+        tool!("click", "Click by locator", false, LocatorArgs, click,
+            "Clicks the element a locator names: a ref (e12), text=…, role=button[name=\"Save\"] or a CSS selector. Waits for it to appear (TIMEOUT lists close candidates); several matches fail listing them unless nth is given."),
+        tool!("hover", "Hover by locator", false, LocatorArgs, hover,
+            "Hovers the element a locator names (see click for locators)."),
+        tool!("fill", "Fill by locator", false, FillArgs, fill,
+            "Sets the value of the field a locator names (see click for locators)."),
+        tool!("type", "Type text", false, TypeArgs, type_text,
+            "Types text key by key into the field a locator names (keydown/keypress/input/keyup per character, change at the end)."),
+        tool!("drag", "Drag by locator", false, DragArgs, drag,
+            "Drags the element `from` names onto the element `to` names."),
+        tool!("select_option", "Select options", false, SelectArgs, select_option,
+            "Selects options of a <select> by value or visible label (several for a multiple select)."),
+        tool!("press_key", "Press a key", false, PressArgs, press_key,
+            "Presses a key on the element a locator names, else on the focused element, with the default action a user's key would have: Enter submits a form (requestSubmit) or activates a link/button, Tab/Shift+Tab move focus, Space toggles."),
+        tool!("scroll", "Scroll", false, ScrollArgs, scroll,
+            "Scrolls the element a locator names into view, or the page by dx/dy pixels."),
+        tool!("evaluate_script", "Run JavaScript in a page", false, EvaluateArgs, evaluate_script,
+            "Runs a function in the page's main world, e.g. `(sel) => document.querySelectorAll(sel).length` with args [\"a\"]; returns its JSON result, paged by maxBytes + cursor. The page's CSP applies (SCRIPT_ERROR when it forbids code strings). Can be disabled with the config key tools.evaluate_script."),
+        tool!("wait_for", "Wait for the page", true, WaitArgs, wait_for,
+            "Waits until text, a CSS selector or a ref is visible (state: gone — until it is not), or the URL matches (substring, or a pattern with *). TIMEOUT says what was last seen."),
+    ]
+}
+
+/// Milliseconds the page side may wait (auto-wait, settling, navigation).
+fn timeout_of(ms: Option<u64>) -> Result<(u64, Duration), ErrorBody> {
+    let ms = ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    if ms == 0 || ms > MAX_TIMEOUT_MS {
+        return Err(ErrorBody::invalid_argument(format!("`timeoutMs` must be between 1 and {MAX_TIMEOUT_MS}")));
+    }
+    Ok((ms, Duration::from_millis(ms) + CALL_GRACE))
+}
+
+/// Arguments of the by-ref tools that take only the ref.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UidArgs {
+    /// The ref from take_snapshot, e.g. e12 or f2e7.
+    pub uid: String,
+    /// Auto-wait deadline in milliseconds (default 10000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FillUidArgs {
+    /// The field's ref.
+    pub uid: String,
+    /// The value (checkboxes and radios: "true" / "false").
+    pub value: FieldValue,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// A field value: text, or a boolean for checkboxes.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FieldValue {
+    Text(String),
+    Flag(bool),
+    Number(f64),
+}
+
+impl FieldValue {
+    fn as_text(&self) -> String {
+        match self {
+            FieldValue::Text(s) => s.clone(),
+            FieldValue::Flag(b) => b.to_string(),
+            FieldValue::Number(n) => n.to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FormField {
+    /// The field's ref.
+    pub uid: String,
+    /// Its value.
+    pub value: FieldValue,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FillFormArgs {
+    /// The fields, filled in order.
+    pub fields: Vec<FormField>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DragUidArgs {
+    /// The element to drag.
+    pub from_uid: String,
+    /// The element to drop onto.
+    pub to_uid: String,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LocatorArgs {
+    /// A ref (e12), text=…, role=button[name="Save"], or a CSS selector.
+    pub locator: String,
+    /// Which match (0-based) when the locator matches several.
+    #[serde(default)]
+    pub nth: Option<u32>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FillArgs {
+    /// A ref, text=…, role=…[name=…] or a CSS selector.
+    pub locator: String,
+    /// The value (checkboxes: true / false).
+    pub value: FieldValue,
+    #[serde(default)]
+    pub nth: Option<u32>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TypeArgs {
+    /// The field: a ref, text=…, role=…[name=…] or a CSS selector.
+    pub locator: String,
+    /// The text to type.
+    pub text: String,
+    #[serde(default)]
+    pub nth: Option<u32>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DragArgs {
+    /// The element to drag (locator).
+    pub from: String,
+    /// The element to drop onto (locator).
+    pub to: String,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SelectArgs {
+    /// The <select>: a ref, text=…, role=combobox[name=…] or a CSS selector.
+    pub locator: String,
+    /// Option values or visible labels.
+    pub values: Vec<String>,
+    #[serde(default)]
+    pub nth: Option<u32>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PressArgs {
+    /// A key name: Enter, Tab, Shift+Tab, Escape, Backspace, ArrowDown, a single character…
+    pub key: String,
+    /// The element to press it on (default: the focused element).
+    #[serde(default)]
+    pub locator: Option<String>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScrollArgs {
+    /// The element to scroll into view; without it the page scrolls by dx/dy.
+    #[serde(default)]
+    pub locator: Option<String>,
+    /// Pixels to the right.
+    #[serde(default)]
+    pub dx: Option<i64>,
+    /// Pixels down.
+    #[serde(default)]
+    pub dy: Option<i64>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EvaluateArgs {
+    /// A function expression (called with args) or an expression, e.g. `() => document.title`.
+    #[serde(default)]
+    pub function: Option<String>,
+    /// JSON arguments passed to the function.
+    #[serde(default)]
+    pub args: Vec<Value>,
+    /// Page size of the JSON result (default 16384).
+    #[serde(default)]
+    pub max_bytes: Option<u64>,
+    /// nextCursor of a previous page of the result.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+/// What wait_for waits for.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WaitState {
+    #[default]
+    Visible,
+    Gone,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WaitArgs {
+    /// Visible text.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// A CSS selector.
+    #[serde(default)]
+    pub selector: Option<String>,
+    /// A ref from take_snapshot.
+    #[serde(default)]
+    pub uid: Option<String>,
+    /// URL substring, or a pattern with *.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// visible (default) or gone.
+    #[serde(default)]
+    pub state: WaitState,
+    /// Deadline in milliseconds (default 10000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// One line about an action's result: what was done, how, and what changed.
+fn summary(verb: &str, out: &Value) -> String {
+    let mut text = format!(
+        "{verb} {} {} ({} input)",
+        out["ref"].as_str().unwrap_or(""),
+        out["element"].as_str().unwrap_or(""),
+        out["input"].as_str().unwrap_or("synthetic"),
+    );
+    if out["navigated"] == true {
+        text.push_str(&format!(
+            " — navigated to {} \"{}\"",
+            out["tab"]["url"].as_str().unwrap_or(""),
+            out["tab"]["title"].as_str().unwrap_or("")
+        ));
+        return text;
+    }
+    match out.get("changes").filter(|c| !c.is_null()) {
+        None => text.push_str(" — no change"),
+        Some(c) => {
+            let added: Vec<&str> = c["added"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            let removed: Vec<&str> = c["removed"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            if added.is_empty() && removed.is_empty() {
+                text.push_str(" — the page changed (no interactive element added or removed)");
+            }
+            if !added.is_empty() {
+                text.push_str("\nadded:");
+                for line in added {
+                    text.push_str("\n  ");
+                    text.push_str(line.trim());
+                }
+            }
+            if !removed.is_empty() {
+                text.push_str(&format!("\nremoved: {}", removed.join(", ")));
+            }
+        }
+    }
+    text
+}
+
+async fn act(ctx: Ctx, target: TabTarget, verb: &str, params: Value, timeout_ms: Option<u64>) -> ToolResult {
+    let (ms, timeout) = timeout_of(timeout_ms)?;
+    let mut params = params;
+    params["timeoutMs"] = json!(ms);
+    let (_, out) = call_tab(&ctx, &target, PAGE_ACT, params, timeout).await?;
+    Ok(ToolOutput { text: Some(summary(verb, &out)), structured: out })
+}
+
+async fn click_by_uid(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<UidArgs>(args)?;
+    act(ctx, t, "clicked", json!({ "action": "click", "locator": a.uid }), a.timeout_ms).await
+}
+
+async fn hover_by_uid(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<UidArgs>(args)?;
+    act(ctx, t, "hovered", json!({ "action": "hover", "locator": a.uid }), a.timeout_ms).await
+}
+
+async fn fill_by_uid(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<FillUidArgs>(args)?;
+    let params = json!({ "action": "fill", "locator": a.uid, "value": a.value.as_text() });
+    act(ctx, t, "filled", params, a.timeout_ms).await
+}
+
+async fn fill_form_by_uid(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<FillFormArgs>(args)?;
+    if a.fields.is_empty() {
+        return Err(ErrorBody::invalid_argument("`fields` is empty").with_hint("give [{uid, value}, …]"));
+    }
+    let (ms, timeout) = timeout_of(a.timeout_ms)?;
+    let fields: Vec<Value> =
+        a.fields.iter().map(|f| json!({ "ref": f.uid, "value": f.value.as_text() })).collect();
+    let (_, out) =
+        call_tab(&ctx, &t, PAGE_FILL_FORM, json!({ "fields": fields, "timeoutMs": ms }), timeout).await?;
+    let n = out["filled"].as_array().map(Vec::len).unwrap_or(0);
+    Ok(ToolOutput { text: Some(summary(&format!("filled {n} fields"), &out)), structured: out })
+}
+
+async fn drag_by_uid_to_uid(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<DragUidArgs>(args)?;
+    let params = json!({ "action": "drag", "locator": a.from_uid, "to": a.to_uid });
+    act(ctx, t, "dragged", params, a.timeout_ms).await
+}
+
+async fn click(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<LocatorArgs>(args)?;
+    act(ctx, t, "clicked", json!({ "action": "click", "locator": a.locator, "nth": a.nth }), a.timeout_ms).await
+}
+
+async fn hover(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<LocatorArgs>(args)?;
+    act(ctx, t, "hovered", json!({ "action": "hover", "locator": a.locator, "nth": a.nth }), a.timeout_ms).await
+}
+
+async fn fill(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<FillArgs>(args)?;
+    let params = json!({ "action": "fill", "locator": a.locator, "nth": a.nth, "value": a.value.as_text() });
+    act(ctx, t, "filled", params, a.timeout_ms).await
+}
+
+async fn type_text(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<TypeArgs>(args)?;
+    let params = json!({ "action": "type", "locator": a.locator, "nth": a.nth, "text": a.text });
+    act(ctx, t, "typed into", params, a.timeout_ms).await
+}
+
+async fn drag(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<DragArgs>(args)?;
+    act(ctx, t, "dragged", json!({ "action": "drag", "locator": a.from, "to": a.to }), a.timeout_ms).await
+}
+
+async fn select_option(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<SelectArgs>(args)?;
+    if a.values.is_empty() {
+        return Err(ErrorBody::invalid_argument("`values` is empty"));
+    }
+    let params = json!({ "action": "select", "locator": a.locator, "nth": a.nth, "values": a.values });
+    act(ctx, t, "selected in", params, a.timeout_ms).await
+}
+
+/// `Shift+Tab` → ("Tab", true).
+fn parse_key(key: &str) -> Result<(String, bool), ErrorBody> {
+    let (shift, name) = match key.strip_prefix("Shift+") {
+        Some(rest) => (true, rest),
+        None => (false, key),
+    };
+    let known = ["Enter", "Tab", "Escape", "Backspace", "Delete", "ArrowDown", "ArrowUp", "ArrowLeft", "ArrowRight", "Space"];
+    if name.chars().count() == 1 || known.contains(&name) {
+        let name = if name == "Space" { " " } else { name };
+        Ok((name.to_owned(), shift))
+    } else {
+        Err(ErrorBody::invalid_argument(format!("unknown key `{key}`"))
+            .with_hint(format!("use a single character or one of {}, optionally with Shift+", known.join(", "))))
+    }
+}
+
+async fn press_key(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<PressArgs>(args)?;
+    let (key, shift) = parse_key(&a.key)?;
+    let params = json!({ "action": "press", "locator": a.locator, "key": key, "shift": shift });
+    act(ctx, t, &format!("pressed {} on", a.key), params, a.timeout_ms).await
+}
+
+async fn scroll(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<ScrollArgs>(args)?;
+    if a.locator.is_none() && a.dx.is_none() && a.dy.is_none() {
+        return Err(ErrorBody::invalid_argument("give `locator`, or `dx`/`dy`"));
+    }
+    let params = json!({ "action": "scroll", "locator": a.locator, "dx": a.dx, "dy": a.dy });
+    act(ctx, t, "scrolled", params, a.timeout_ms).await
+}
+
+async fn evaluate_script(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<EvaluateArgs>(args)?;
+    if !ctx.config.flag("tools.evaluate_script") {
+        return Err(ErrorBody::new(ErrorCode::PermissionDenied, "evaluate_script is disabled by the configuration")
+            .with_hint("set `tools.evaluate_script = true` in the config file (or WEBEXT_MCP_EVALUATE_SCRIPT=true)"));
+    }
+    if a.function.is_none() && a.cursor.is_none() {
+        return Err(ErrorBody::invalid_argument("give `function` (or `cursor` for the next page)"));
+    }
+    let params = json!({ "function": a.function, "args": a.args, "maxBytes": a.max_bytes, "cursor": a.cursor });
+    let (_, out) = call_tab(&ctx, &t, PAGE_EVALUATE, params, Duration::from_secs(30)).await?;
+    let mut text = out["json"].as_str().unwrap_or("").to_owned();
+    if let Some(next) = out["nextCursor"].as_str() {
+        text.push_str(&format!("\n… {} bytes in all; more with cursor={next}", out["totalBytes"]));
+    }
+    Ok(ToolOutput { text: Some(text), structured: out })
+}
+
+async fn wait_for(ctx: Ctx, args: Value) -> ToolResult {
+    let (t, a) = decode_with_target::<WaitArgs>(args)?;
+    let given = [a.text.is_some(), a.selector.is_some(), a.uid.is_some(), a.url.is_some()];
+    if given.iter().filter(|g| **g).count() != 1 {
+        return Err(ErrorBody::invalid_argument("give exactly one of `text`, `selector`, `uid`, `url`"));
+    }
+    let (ms, timeout) = timeout_of(a.timeout_ms)?;
+    let state = match a.state {
+        WaitState::Visible => "visible",
+        WaitState::Gone => "gone",
+    };
+    let params = json!({
+        "text": a.text, "selector": a.selector, "ref": a.uid, "url": a.url, "state": state, "timeoutMs": ms,
+    });
+    let (_, out) = call_tab(&ctx, &t, PAGE_WAIT_FOR, params, timeout).await?;
+    let text = format!("condition met after {} ms", out["waitedMs"]);
+    Ok(ToolOutput { text: Some(text), structured: out })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_parse_with_shift_and_refuse_unknown_names() {
+        assert_eq!(parse_key("Shift+Tab").unwrap(), ("Tab".to_owned(), true));
+        assert_eq!(parse_key("a").unwrap(), ("a".to_owned(), false));
+        assert_eq!(parse_key("Space").unwrap(), (" ".to_owned(), false));
+        assert_eq!(parse_key("Hyper").unwrap_err().code, ErrorCode::InvalidArgument);
+    }
+
+    #[test]
+    fn summaries_say_what_changed() {
+        let out = json!({"ref": "e3", "element": "button \"Add\"", "input": "synthetic", "navigated": false,
+            "changes": {"added": ["[e9] button \"Delete row 2\""], "removed": []}});
+        let text = summary("clicked", &out);
+        assert!(text.contains("clicked e3") && text.contains("[e9] button \"Delete row 2\""), "{text}");
+        let none = json!({"ref": "e3", "element": "x", "input": "synthetic", "navigated": false, "changes": null});
+        assert!(summary("clicked", &none).ends_with("no change"));
+        assert!(timeout_of(Some(0)).is_err());
+    }
+}

@@ -1,0 +1,233 @@
+//! The action tools in both browsers, on background tabs: auto-wait, dispatch, settle and
+//! change summaries; evaluate_script and wait_for; the bad inputs; two servers acting at once.
+
+use serde_json::{Value, json};
+
+use crate::corpus::corpus;
+use crate::snapshot_basics::ref_of;
+use crate::{Agent, BOTH};
+
+/// `evaluate_script` that must succeed: the parsed JSON result.
+fn eval(agent: &mut Agent, tab: i64, function: &str) -> Value {
+    let out = agent.ok("evaluate_script", json!({ "tabId": tab, "function": function }));
+    serde_json::from_str(out["json"].as_str().unwrap()).unwrap()
+}
+
+#[test]
+fn a_login_form_is_filled_by_ref_and_enter_submits_it() {
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let tab = agent.open(&corpus().url("/login.html"));
+        let snap = agent.snapshot(tab, json!({}));
+        let (user, pass) = (ref_of(&snap, "\"User name\""), ref_of(&snap, "\"Password\""));
+        let out = agent.ok("fill_form_by_uid", json!({ "tabId": tab, "fields": [
+            { "uid": user, "value": "ada" }, { "uid": pass, "value": "s3cret" },
+        ]}));
+        assert_eq!(out["input"], json!("synthetic"));
+        assert_eq!(eval(&mut agent, tab, "() => document.getElementById('user').value"), json!("ada"));
+        let out = agent.ok("press_key", json!({ "tabId": tab, "key": "Enter", "locator": pass }));
+        assert_eq!(out["navigated"], json!(true), "{}: Enter did not submit: {out}", family.name());
+        let url = out["tab"]["url"].as_str().unwrap();
+        assert!(url.contains("/welcome.html?user=ada&pass=s3cret"), "{url}");
+        agent.close(tab);
+    }
+}
+
+#[test]
+fn clicks_follow_client_side_routes_and_report_what_appeared() {
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let tab = agent.open(&corpus().url("/spa.html"));
+        let out = agent.ok("click", json!({ "tabId": tab, "locator": "role=link[name=\"About\"]" }));
+        assert_eq!(out["navigated"], json!(false), "{out}");
+        assert!(out["tab"]["url"].as_str().unwrap().ends_with("/spa/about"), "{out}");
+        let added = out["changes"]["added"].as_array().unwrap();
+        assert!(added.iter().any(|l| l.as_str().unwrap().contains("button \"Contact About\"")), "{out}");
+
+        // Change summaries: exactly the new row's button; nothing for a no-op.
+        agent.ok("navigate_page", json!({ "tabId": tab, "url": corpus().url("/rows.html") }));
+        let out = agent.ok("click", json!({ "tabId": tab, "locator": "text=Add row" }));
+        let added: Vec<&str> = out["changes"]["added"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+        assert_eq!(added.len(), 1, "{}: {added:?}", family.name());
+        assert!(added[0].contains("button \"Delete row 2\""), "{added:?}");
+        let new_ref = ref_of(added[0], "Delete row 2");
+        let again = agent.ok("resolve_uid_to_selector", json!({ "tabId": tab, "uid": new_ref }));
+        assert_eq!(again["tag"], json!("button"));
+        let out = agent.ok("click", json!({ "tabId": tab, "locator": "#noop" }));
+        assert!(out["changes"].is_null(), "{}: a click that changes nothing reported {out}", family.name());
+        agent.close(tab);
+    }
+}
+
+#[test]
+fn actions_wait_for_late_elements_and_report_what_covers_a_target() {
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let tab = agent.open(&corpus().url("/late.html"));
+        agent.ok("wait_for", json!({ "tabId": tab, "text": "Late button", "timeoutMs": 20_000 }));
+        agent.ok("click", json!({ "tabId": tab, "locator": "text=Late button", "timeoutMs": 20_000 }));
+        agent.ok("wait_for", json!({ "tabId": tab, "text": "late clicked" }));
+
+        agent.ok("navigate_page", json!({ "tabId": tab, "url": corpus().url("/overlay.html") }));
+        let snap = agent.snapshot(tab, json!({}));
+        let buy = ref_of(&snap, "\"Buy now\"");
+        let err = agent.err("click_by_uid", json!({ "tabId": tab, "uid": buy, "timeoutMs": 1500 }));
+        assert_eq!(err["code"], "TIMEOUT", "{err}");
+        assert!(err["data"]["coveredBy"]["what"].as_str().unwrap().contains("cookie-overlay"), "{}: {err}", family.name());
+        assert_eq!(eval(&mut agent, tab, "() => document.getElementById('under').textContent"), json!("Buy now"));
+        agent.close(tab);
+    }
+}
+
+#[test]
+fn drag_select_and_keyboard_do_what_a_user_would() {
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let tab = agent.open(&corpus().url("/dnd.html"));
+        let snap = agent.snapshot(tab, json!({}));
+        let (card, zone) = (ref_of(&snap, "draggable"), ref_of(&snap, "region \"Drop zone\""));
+        agent.ok("drag_by_uid_to_uid", json!({ "tabId": tab, "fromUid": card, "toUid": zone }));
+        assert_eq!(eval(&mut agent, tab, "() => document.getElementById('result').textContent"), json!("dropped card-1"), "{}", family.name());
+
+        agent.ok("navigate_page", json!({ "tabId": tab, "url": corpus().url("/forms.html") }));
+        agent.ok("select_option", json!({ "tabId": tab, "locator": "#country", "values": ["Norway"] }));
+        agent.ok("select_option", json!({ "tabId": tab, "locator": "#langs", "values": ["C"] }));
+        let picked = eval(&mut agent, tab, "() => [document.getElementById('country').value, [...document.getElementById('langs').selectedOptions].map(o => o.text)]");
+        assert_eq!(picked, json!(["Norway", ["C"]]));
+        let err = agent.err("select_option", json!({ "tabId": tab, "locator": "#country", "values": ["Atlantis"] }));
+        assert_eq!(err["code"], "INVALID_ARGUMENT", "{err}");
+
+        agent.ok("navigate_page", json!({ "tabId": tab, "url": corpus().url("/keys.html") }));
+        agent.ok("click", json!({ "tabId": tab, "locator": "#first" }));
+        agent.ok("type", json!({ "tabId": tab, "locator": "#first", "text": "hi" }));
+        agent.ok("press_key", json!({ "tabId": tab, "key": "Tab" }));
+        agent.ok("press_key", json!({ "tabId": tab, "key": "Tab" }));
+        agent.ok("press_key", json!({ "tabId": tab, "key": "Shift+Tab" }));
+        let state = eval(&mut agent, tab, "() => [document.activeElement.id, document.getElementById('first').value]");
+        assert_eq!(state, json!(["second", "hi"]), "{}", family.name());
+        agent.close(tab);
+    }
+}
+
+#[test]
+fn evaluate_script_returns_json_and_fails_loudly() {
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let tab = agent.open(&corpus().url("/table.html"));
+        let out = agent.ok("evaluate_script", json!({ "tabId": tab, "function": "(a, b) => ({ sum: a + b, title: document.title })", "args": [2, 3] }));
+        assert_eq!(serde_json::from_str::<Value>(out["json"].as_str().unwrap()).unwrap(), json!({ "sum": 5, "title": "Table" }));
+
+        let big = "() => Array.from({ length: 2000 }, (_, i) => 'item-' + i)";
+        let mut out = agent.ok("evaluate_script", json!({ "tabId": tab, "function": big, "maxBytes": 1000 }));
+        let mut text = out["json"].as_str().unwrap().to_owned();
+        while let Some(c) = out["nextCursor"].as_str().map(str::to_owned) {
+            out = agent.ok("evaluate_script", json!({ "tabId": tab, "cursor": c, "maxBytes": 1000 }));
+            text.push_str(out["json"].as_str().unwrap());
+        }
+        let items: Vec<String> = serde_json::from_str(&text).unwrap();
+        assert_eq!(items.len(), 2000);
+
+        let err = agent.err("evaluate_script", json!({ "tabId": tab, "function": "() => document.body" }));
+        assert_eq!(err["code"], "SCRIPT_ERROR", "{err}");
+        assert_eq!(err["data"]["kind"], "unserializable", "{err}");
+        let err = agent.err("evaluate_script", json!({ "tabId": tab, "function": "() => { throw new Error('boom') }" }));
+        assert!(err["message"].as_str().unwrap().contains("boom"), "{err}");
+
+        agent.ok("navigate_page", json!({ "tabId": tab, "url": corpus().url("/csp.html") }));
+        let err = agent.err("evaluate_script", json!({ "tabId": tab, "function": "() => 1" }));
+        assert_eq!(err["code"], "SCRIPT_ERROR", "{}: {err}", family.name());
+        assert_eq!(err["data"]["kind"], "csp", "{err}");
+        assert!(err["hint"].as_str().unwrap().contains("Content-Security-Policy"), "{err}");
+        agent.close(tab);
+    }
+}
+
+#[test]
+fn bad_action_inputs_fail_and_do_nothing() {
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let tab = agent.open(&corpus().url("/rows.html"));
+        let snap = agent.snapshot(tab, json!({}));
+        let add = ref_of(&snap, "\"Add row\"");
+
+        let err = agent.err("click", json!({ "tabId": tab, "locator": "#missing", "timeoutMs": 800 }));
+        assert_eq!(err["code"], "TIMEOUT", "{err}");
+        let err = agent.err("click", json!({ "tabId": tab, "locator": "text=Ad row", "timeoutMs": 800 }));
+        assert!(err["hint"].as_str().unwrap().contains("Add row"), "{}: no close candidates: {err}", family.name());
+        let err = agent.err("click", json!({ "tabId": tab, "locator": "button", "timeoutMs": 800 }));
+        assert_eq!(err["code"], "INVALID_ARGUMENT", "{err}");
+        assert!(err["data"]["matches"].as_array().unwrap().len() >= 3, "{err}");
+        let err = agent.err("click", json!({ "tabId": tab, "locator": "a[[" }));
+        assert_eq!(err["code"], "INVALID_ARGUMENT", "{err}");
+        let err = agent.err("press_key", json!({ "tabId": tab, "key": "Hyper" }));
+        assert_eq!(err["code"], "INVALID_ARGUMENT", "{err}");
+        let rows = eval(&mut agent, tab, "() => document.querySelectorAll('#rows tr').length");
+        assert_eq!(rows, json!(1), "a failed action did something");
+
+        agent.ok("navigate_page", json!({ "tabId": tab, "type": "reload" }));
+        let err = agent.err("click_by_uid", json!({ "tabId": tab, "uid": add }));
+        assert_eq!(err["code"], "STALE", "{}: {err}", family.name());
+        agent.close(tab);
+        let err = agent.err("click_by_uid", json!({ "tabId": tab, "uid": add }));
+        assert_eq!(err["code"], "NOT_FOUND", "{err}");
+    }
+}
+
+#[test]
+fn evaluate_script_can_be_switched_off() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".config/webext-mcp");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.toml"), "[tools]\nevaluate_script = false\n").unwrap();
+    let browser = crate::common::helper::shared(webext_mcp::runner::Family::Chromium);
+    let mut server = crate::common::mcp_client::Server::serve_in(
+        home.path(),
+        browser.runtime_dir.path(),
+        &["--browser", &browser.session],
+    );
+    let r = server.call("evaluate_script", json!({ "tabId": 1, "function": "() => 1" }));
+    let err = &r["structuredContent"]["error"];
+    assert_eq!(err["code"], "PERMISSION_DENIED", "{r}");
+    assert!(err["hint"].as_str().unwrap().contains("tools.evaluate_script"), "{r}");
+}
+
+/// Two servers act on their own tabs of one browser at the same time; each tab counts
+/// exactly its own clicks, and the user's active tab stays active.
+#[test]
+fn two_servers_act_on_their_own_tabs_without_interfering() {
+    for family in BOTH {
+        let active_before = Agent::new(family).ok("list_pages", json!({}))["activeTabId"].clone();
+        let workers: Vec<_> = (0..2)
+            .map(|w| {
+                std::thread::spawn(move || {
+                    let mut agent = Agent::new(family);
+                    let tab = agent.open(&corpus().url("/counter.html"));
+                    let mut clicks = 0;
+                    for i in 0..200 {
+                        match i % 4 {
+                            0 | 1 => {
+                                agent.ok("click", json!({ "tabId": tab, "locator": "#inc" }));
+                                clicks += 1;
+                            }
+                            2 => {
+                                agent.ok("fill", json!({ "tabId": tab, "locator": "#note", "value": format!("w{w}-{i}") }));
+                            }
+                            _ => {
+                                agent.ok("hover", json!({ "tabId": tab, "locator": "#inc" }));
+                            }
+                        }
+                    }
+                    let count = agent.ok("evaluate_script", json!({ "tabId": tab, "function": "() => Number(document.getElementById('count').textContent)" }));
+                    agent.close(tab);
+                    (clicks, count["json"].as_str().unwrap().parse::<i64>().unwrap())
+                })
+            })
+            .collect();
+        for w in workers {
+            let (clicks, count) = w.join().unwrap();
+            assert_eq!(count, clicks, "{}: a tab saw another server's clicks", family.name());
+        }
+        let active_after = Agent::new(family).ok("list_pages", json!({}))["activeTabId"].clone();
+        assert_eq!(active_before, active_after, "{}: the user's active tab changed", family.name());
+    }
+}

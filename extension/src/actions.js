@@ -10,6 +10,7 @@
 import { api } from "./api.js";
 import { engine } from "./engine.js";
 import { HelperError } from "./errors.js";
+import { debuggerEnabled, trustedClick, trustedHover, trustedKey, withDebugger } from "./debugger.js";
 import { callAgent, callFrame } from "./inject.js";
 import { ERROR_CODES } from "./protocol.js";
 import { engineInput, parseRef, staleRef } from "./snapshot.js";
@@ -21,6 +22,8 @@ const STABLE_MS = 50;
 const QUIET_MS = 50;
 const SETTLE_CAP_MS = 3000;
 const RETRY_MS = 50;
+/** Actions debugger mode performs with trusted input. */
+const TRUSTED = new Set(["click", "hover", "type", "press"]);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -82,7 +85,7 @@ function locatorError(code, message, data, hint) {
  * Waits for the target to be actionable and dispatches `action`. Returns the dispatch
  * answer with the element and the time spent waiting.
  */
-async function waitAndDispatch(tab, st, t, action, opts, deadline, locator) {
+async function waitAndDispatch(tab, st, t, action, opts, deadline, locator, needs = NEEDS[action]) {
   let last = "no element matches";
   let covered = null;
   for (;;) {
@@ -95,7 +98,7 @@ async function waitAndDispatch(tab, st, t, action, opts, deadline, locator) {
       const hit = hits[t.nth ?? 0];
       spec = hit ? { id: hit.id } : null;
     }
-    const probe = spec ? await callFrame(tab, st, t.frameId, "probe", [spec, NEEDS[action]]) : { waiting: "no element matches" };
+    const probe = spec ? await callFrame(tab, st, t.frameId, "probe", [spec, needs]) : { waiting: "no element matches" };
     if (probe === null) throw staleRef(locator, tab, "its frame is gone");
     if (probe.ambiguous) {
       throw locatorError("INVALID_ARGUMENT", `\`${locator}\` matches ${probe.count} elements`, { matches: probe.ambiguous }, "pass nth (0-based), a narrower locator, or a ref from take_snapshot");
@@ -208,6 +211,13 @@ async function actOn(tab, st, params) {
         throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `\`${action}\` needs a locator or a ref`);
       }
       const opts = { ...actionOptions(params), dx: params.dx, dy: params.dy };
+      if (action === "press" && (await debuggerEnabled())) {
+        await callFrame(tab, st, 0, "mark", []);
+        const before = await callFrame(tab, st, 0, "quiet", []);
+        await withDebugger(tab.id, (send) => trustedKey(send, opts.key, opts.shift));
+        const settled = await settle(tab, st, 0, 0, nav, timeoutMs, before?.doc);
+        return { action, input: "trusted", ...settled };
+      }
       const out = await callFrame(tab, st, 0, "pageAction", [action, opts]);
       const settled = await settle(tab, st, 0, 0, nav, timeoutMs, out?.doc);
       return { action, input: "synthetic", scroll: out?.scroll, ...settled };
@@ -220,11 +230,26 @@ async function actOn(tab, st, params) {
       if (to.frameId !== t.frameId) throw new HelperError(ERROR_CODES.UNSUPPORTED, "drag between frames is not supported");
       opts.to = to.spec ?? { id: (await roleMatches(tab, st, to.role))[0]?.id ?? -1 };
     }
-    const done = await waitAndDispatch(tab, st, t, action, opts, deadline, params.locator);
+    // Debugger mode: the page gets trusted input (isTrusted) for what CDP can type or click
+    // in the top document; everything else stays synthetic.
+    const trusted = TRUSTED.has(action) && t.frameId === 0 && (await debuggerEnabled());
+    let done;
+    if (trusted) {
+      const aim = { hit: action === "click" || action === "hover", focus: action === "type" || action === "press" };
+      done = await waitAndDispatch(tab, st, t, "aim", aim, deadline, params.locator, NEEDS[action]);
+      await withDebugger(tab.id, async (send) => {
+        if (action === "click") await trustedClick(send, done.x, done.y);
+        else if (action === "hover") await trustedHover(send, done.x, done.y);
+        else if (action === "press") await trustedKey(send, opts.key, opts.shift);
+        else for (const ch of String(opts.text)) await trustedKey(send, ch);
+      });
+    } else {
+      done = await waitAndDispatch(tab, st, t, action, opts, deadline, params.locator);
+    }
     const waitedMs = Date.now() - started;
     const settled = await settle(tab, st, t.frameId, ordinalOf(st, t.frameId), nav, timeoutMs, done.doc);
     const ref = t.ordinal ? `f${t.ordinal}e${done.element.ref}` : `e${done.element.ref}`;
-    return { action, ref, element: done.element.what, input: "synthetic", waitedMs, ...settled };
+    return { action, ref, element: done.element.what, input: trusted ? "trusted" : "synthetic", waitedMs, ...settled };
   } finally {
     nav.stop();
   }

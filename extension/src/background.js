@@ -7,6 +7,7 @@
 // while the worker slept.
 import { api, hasDebugger } from "./api.js";
 import { Bridge } from "./bridge.js";
+import { debuggerSessions } from "./debugger.js";
 import { engine } from "./engine.js";
 import { identity } from "./identity.js";
 import { methodTable } from "./methods.js";
@@ -86,6 +87,8 @@ async function browserInfo() {
     // The browser's own words for the last native-messaging failure, so `doctor` can show
     // why the helper was disconnected before this connection.
     lastError: bridge.status.lastError,
+    // Tabs the helper's debugger is attached to right now (debugger mode detaches at once).
+    debuggerSessions: debuggerSessions(),
     ...wasm,
   };
 }

@@ -3,12 +3,13 @@
 // compiled by the page, so the page's Content-Security-Policy applies: a refusal is
 // SCRIPT_ERROR with a hint, never worked around.
 import { api } from "./api.js";
+import { debuggerEnabled, trustedEvaluate, withDebugger } from "./debugger.js";
 import { engine } from "./engine.js";
 import { HelperError } from "./errors.js";
 import { ERROR_CODES } from "./protocol.js";
 import { DEFAULT_MAX_BYTES } from "./snapshot.js";
 import { describeTab, resolveTab } from "./tabs.js";
-import { stateOf } from "./tabstate.js";
+import { serialized, stateOf } from "./tabstate.js";
 
 // Runs in the page's main world. Answers {json} or {error: {name, message, kind}}.
 async function runInPage(code, args) {
@@ -61,21 +62,32 @@ export async function evaluate(params) {
   if (typeof params.function !== "string" || params.function.trim() === "") {
     throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "`function` must be the code to run", "e.g. `() => document.title`");
   }
-  let results;
-  try {
-    results = await api.scripting.executeScript({
-      target: { tabId: tab.id },
-      world: "MAIN",
-      func: runInPage,
-      args: [params.function, params.args ?? []],
+  const trusted = await debuggerEnabled();
+  let out;
+  if (trusted) {
+    // Debugger mode: Runtime.evaluate, which the page's CSP does not govern.
+    out = await serialized(st, () =>
+      withDebugger(tab.id, (send) => trustedEvaluate(send, params.function, params.args ?? [])),
+    ).catch((e) => {
+      throw new HelperError(ERROR_CODES.PERMISSION_DENIED, `cannot attach the debugger to tab ${tab.id}: ${e?.message ?? e}`, "another debugger (DevTools?) may be attached");
     });
-  } catch (e) {
-    throw new HelperError(ERROR_CODES.PERMISSION_DENIED, `cannot run code in tab ${tab.id} (${tab.url}): ${e?.message ?? e}`, "browser pages cannot be scripted; use a web page");
-  }
-  const out = results?.[0]?.result;
-  if (!out) {
-    const err = results?.[0]?.error;
-    throw new HelperError(ERROR_CODES.SCRIPT_ERROR, `the script did not return (${err?.message ?? err ?? "no result"})`, HINTS.throw);
+  } else {
+    let results;
+    try {
+      results = await api.scripting.executeScript({
+        target: { tabId: tab.id },
+        world: "MAIN",
+        func: runInPage,
+        args: [params.function, params.args ?? []],
+      });
+    } catch (e) {
+      throw new HelperError(ERROR_CODES.PERMISSION_DENIED, `cannot run code in tab ${tab.id} (${tab.url}): ${e?.message ?? e}`, "browser pages cannot be scripted; use a web page");
+    }
+    out = results?.[0]?.result;
+    if (!out) {
+      const err = results?.[0]?.error;
+      throw new HelperError(ERROR_CODES.SCRIPT_ERROR, `the script did not return (${err?.message ?? err ?? "no result"})`, HINTS.throw);
+    }
   }
   if (out.error) {
     const { kind, name, message } = out.error;
@@ -83,7 +95,7 @@ export async function evaluate(params) {
   }
   st.results = (st.results ?? 0) + 1;
   st.result = { id: `r${st.results}`, text: out.json };
-  return pageOf(eng, tab, st.result, 0, maxBytes);
+  return { ...pageOf(eng, tab, st.result, 0, maxBytes), via: trusted ? "debugger" : "main-world" };
 }
 
 function pageOf(eng, tab, result, offset, maxBytes) {

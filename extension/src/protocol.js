@@ -60,7 +60,7 @@ export const METHOD_SPECS = Object.freeze({
   "browser.info": {
     "doc": "What the extension sees: browser, platform, visible tabs, capabilities.",
     "params": {},
-    "result": "{browser, browserVersion, extVersion, label, platform: {os, arch}, tabs: [{windowId, tabId}] (windows by ascending id, tabs by index), capabilities: [string], lastError: {message, at} | null (the browser's words for the last native-messaging failure)}",
+    "result": "{browser, browserVersion, extVersion, label, platform: {os, arch}, tabs: [{windowId, tabId}] (windows by ascending id, tabs by index), capabilities: [string], lastError: {message, at} | null (the browser's words for the last native-messaging failure), debuggerSessions: tabs the helper's debugger is attached to now}",
     "target": "extension"
   },
   "client.hello": {

@@ -190,6 +190,42 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Look inside the project's running session: injection, rendered roots, console, HTML;
+    /// the `extension_source_inspect` tool. Prints NDJSON events.
+    Inspect {
+        /// The project folder (default: the current folder).
+        path: Option<String>,
+        #[arg(long)]
+        browser: Option<String>,
+        /// Navigate the session's tab here first.
+        #[arg(long)]
+        url: Option<String>,
+        /// A CSS selector to count and sample (repeatable).
+        #[arg(long = "probe", value_name = "SELECTOR")]
+        probe: Vec<String>,
+        /// What to return: html, summary, meta, dom_snapshot, console, tree (comma list or
+        /// repeated; default summary,meta,console).
+        #[arg(long = "include", value_name = "LIST", value_delimiter = ',')]
+        include: Vec<String>,
+        /// page, popup, options, sidepanel, newtab, devtools or background.
+        #[arg(long)]
+        context: Option<String>,
+        /// off, open-only or all.
+        #[arg(long)]
+        shadow_dom: Option<String>,
+        /// off, safe or strict.
+        #[arg(long)]
+        redact: Option<String>,
+        /// ndjson or json (the text printed without --json).
+        #[arg(long)]
+        format: Option<String>,
+        /// Cap of page_html and dom_snapshot in bytes.
+        #[arg(long)]
+        max_bytes: Option<u64>,
+        /// Print the structured result (with every event) as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Internal: the session process that `dev`, `start` and `preview` spawn.
     #[command(name = "__session", hide = true)]
     SessionProcess {
@@ -399,6 +435,33 @@ async fn run(cli: Cli) -> ExitCode {
             let args = json!({ "projectPath": path.unwrap_or_else(|| ".".to_owned()), "browser": browser });
             call(&ctx, "extension_stop", args, json).await
         }
+        Command::Inspect {
+            path,
+            browser,
+            url,
+            probe,
+            include,
+            context,
+            shadow_dom,
+            redact,
+            format,
+            max_bytes,
+            json,
+        } => {
+            let args = json!({
+                "projectPath": path.unwrap_or_else(|| ".".to_owned()),
+                "browser": browser,
+                "url": url,
+                "probe": probe,
+                "include": (!include.is_empty()).then_some(include),
+                "context": context,
+                "shadowDom": shadow_dom,
+                "redact": redact,
+                "format": format,
+                "maxBytes": max_bytes,
+            });
+            call(&ctx, "extension_source_inspect", drop_nulls(args), json).await
+        }
         Command::SessionProcess { spec } => match serde_json::from_str::<crate::session::Spec>(&spec) {
             Ok(spec) => crate::session::run(spec).await,
             Err(e) => usage_error(&format!("bad session spec: {e}")),
@@ -428,6 +491,14 @@ async fn call(ctx: &Ctx, tool: &str, args: Value, as_json: bool) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Leaves out the flags that were not given, so the tool's defaults apply.
+fn drop_nulls(mut args: Value) -> Value {
+    if let Value::Object(m) = &mut args {
+        m.retain(|_, v| !v.is_null());
+    }
+    args
 }
 
 fn parse_args(args: Option<&str>) -> Result<Value, String> {

@@ -95,6 +95,9 @@ impl From<RunnerError> for ErrorBody {
             RunnerError::Cdp(CdpError::Protocol { .. }) => {
                 (ErrorCode::Internal, "a DevTools command failed unexpectedly; report it with the message")
             }
+            RunnerError::Remote { .. } => {
+                (ErrorCode::Internal, "a Marionette command failed unexpectedly; report it with the message")
+            }
         };
         ErrorBody::new(code, e.to_string()).with_hint(hint)
     }

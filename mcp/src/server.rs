@@ -18,7 +18,12 @@ use crate::tools::{self, Ctx};
 
 const INSTRUCTIONS: &str = "webext-mcp builds browser extensions and drives real browsers. \
 Failures come back as tool results whose text starts with a stable code (e.g. NOT_FOUND) \
-followed by what to do next. Call server_info for versions, toolsets and paths.";
+followed by what to do next. Call server_info for versions, toolsets and paths. \
+Browser tools take `browser` (name, profile label or dev-session id; default: the selected \
+browser). Per-tab tools take `tabId` (from list_pages, preferred) or `pageIdx` (position in \
+list_pages), optionally `expectTabSet` (list_pages' tabSet: STALE, nothing done, if the tab \
+set changed); with neither, the last page this server opened or selected. Refs like e12 \
+come from take_snapshot.";
 
 /// The MCP protocol revision this server announces.
 pub fn mcp_protocol_version() -> String {
@@ -44,7 +49,8 @@ impl WebextServer {
                 .map(|t| {
                     let mut tool = Tool::new(t.name, t.description, Arc::new((t.input_schema)()));
                     let mut ann = ToolAnnotations::with_title(t.title);
-                    ann.read_only_hint = Some(t.read_only);
+                    // false is the protocol's default: only say it when it is true.
+                    ann.read_only_hint = t.read_only.then_some(true);
                     tool.annotations = Some(ann);
                     tool
                 })

@@ -679,7 +679,7 @@
     if (!sameRect(rect, before)) return { unstable: true, rect };
     const x = r.x + r.width / 2;
     const y = r.y + r.height / 2;
-    const needsHit = ["click", "hover", "drag"].includes(action);
+    const needsHit = ["click", "hover", "drag"].includes(action) || (action === "aim" && opts.hit);
     if (needsHit) {
       const hit = hitAt(x, y);
       if (hit && !composedContains(el, hit) && !composedContains(hit, el)) return { covered: describe(hit), element: describe(el) };
@@ -720,13 +720,17 @@
         case "drag":
           drag(el, dst, [x, y], to);
           break;
+        case "aim":
+          // Trusted input comes next, from the background over CDP: only focus here.
+          if (opts.focus) el.focus?.({ preventScroll: true });
+          break;
         default:
           return { error: `unknown action ${action}`, code: "INVALID_ARGUMENT" };
       }
     } catch (e) {
       return { error: e.message, code: e.code ?? "SCRIPT_ERROR" };
     }
-    return { done: true, element: describe(el), doc: state.doc };
+    return { done: true, element: describe(el), doc: state.doc, x, y };
   };
 
   /** Actions without a target element: a key to the focused element, a page scroll. */

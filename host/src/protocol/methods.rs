@@ -132,7 +132,8 @@ pub const METHODS: &[Method] = &[
         params: &[],
         result: "{browser, browserVersion, extVersion, label, platform: {os, arch}, \
                  tabs: [{windowId, tabId}] (windows by ascending id, tabs by index), capabilities: [string], \
-                 lastError: {message, at} | null (the browser's words for the last native-messaging failure)}",
+                 lastError: {message, at} | null (the browser's words for the last native-messaging failure), \
+                 debuggerSessions: tabs the helper's debugger is attached to now}",
     },
     Method {
         name: DEBUG_DIGEST,
@@ -191,7 +192,12 @@ pub const METHODS: &[Method] = &[
         target: Target::Extension,
         doc: "Snapshot of a tab's DOM as a text tree with refs (collector + engine); pages with `cursor`.",
         params: tab_params![
-            p("cursor", "string", false, "`<snapshotId>:<offset>` from a previous page; STALE once superseded"),
+            p(
+                "cursor",
+                "string",
+                false,
+                "`<snapshotId>:<offset>` from a previous page; STALE once superseded"
+            ),
             p("maxBytes", "integer", false, "page size, default 16384"),
             p("interactiveOnly", "boolean", false, "only interactive elements, flat"),
             p("viewportOnly", "boolean", false, "only what intersects the viewport"),
@@ -221,7 +227,12 @@ pub const METHODS: &[Method] = &[
         doc: "One action with auto-wait (attached, visible, enabled, stable box, hit test), then settle.",
         params: tab_params![
             p("action", "string", true, "click | hover | fill | type | select | press | scroll | drag"),
-            p("locator", "string", false, "a ref (e12, f2e7), text=…, role=button[name=\"…\"] or a CSS selector"),
+            p(
+                "locator",
+                "string",
+                false,
+                "a ref (e12, f2e7), text=…, role=button[name=\"…\"] or a CSS selector"
+            ),
             p("nth", "integer", false, "which match (0-based) when the locator matches several"),
             p("to", "string", false, "drag: the drop target's locator"),
             p("toNth", "integer", false, "drag: which match of `to`"),

@@ -24,6 +24,8 @@ use super::process::{self, BrowserProcess, ChildPipes, Tail};
 use super::{BoxFuture, Family, PageInfo, Runner, RunnerError, RunnerOptions};
 
 const SCHEME: &str = "chrome-extension://";
+/// Console events kept per page for [`Runner::page_console`].
+const PAGE_LOG: usize = 200;
 
 /// A running Chromium-family browser.
 pub struct ChromiumRunner {
@@ -380,6 +382,9 @@ impl Runner for ChromiumRunner {
     ) -> BoxFuture<'a, Result<Value, RunnerError>> {
         Box::pin(self.evaluate_worker(ext, expression, timeout))
     }
+    fn page_console(&self, target_id: &str) -> Vec<ConsoleEvent> {
+        lock(&self.monitor.page_logs).get(target_id).map(|q| q.iter().cloned().collect()).unwrap_or_default()
+    }
 }
 
 impl Drop for ChromiumRunner {
@@ -553,6 +558,9 @@ struct Monitor {
     orphan_errors: Mutex<HashMap<String, Vec<ConsoleEvent>>>,
     /// See [`RunnerOptions::observe_workers`]; when off, workers are resumed and left alone.
     observe_workers: bool,
+    /// Console output of pages' own scripts, by target id; emptied when the page's
+    /// document is replaced (`Runtime.executionContextsCleared`).
+    page_logs: Mutex<HashMap<String, std::collections::VecDeque<ConsoleEvent>>>,
     seq: std::sync::atomic::AtomicU64,
 }
 
@@ -710,6 +718,12 @@ impl Monitor {
                 }
             }
             "Runtime.consoleAPICalled" | "Runtime.exceptionThrown" => self.on_console(ev),
+            "Runtime.executionContextsCleared" => {
+                let target = ev.session_id.as_deref().and_then(|s| lock(&self.sessions).get(s).cloned());
+                if let Some(a) = target.filter(|a| a.kind == "page") {
+                    lock(&self.page_logs).remove(&a.target_id);
+                }
+            }
             m if m.starts_with("ServiceWorker.")
                 && ev.session_id.is_some()
                 && ev.session_id == *lock(&self.sw_session) =>
@@ -790,8 +804,17 @@ impl Monitor {
             .and_then(|c| extension_of(&c.url))
             .or_else(|| event.url.as_deref().and_then(extension_of))
             .map(str::to_owned);
-        if let Some(id) = owner {
-            self.log(&id).push(event);
+        match (owner, context) {
+            (Some(id), _) => self.log(&id).push(event),
+            (None, Some(page)) if page.kind == "page" => {
+                let mut logs = lock(&self.page_logs);
+                let log = logs.entry(page.target_id).or_default();
+                if log.len() == PAGE_LOG {
+                    log.pop_front();
+                }
+                log.push_back(event);
+            }
+            _ => {}
         }
     }
 }

@@ -19,6 +19,9 @@
 //!   url:moz-extension://<uuid>/_generated_background_page.html}` once the background
 //!   document has loaded and its top-level scripts have run. The first such line for any
 //!   URL (the start page) says the browser is up.
+//!
+//! Tabs are read and driven over Marionette (`marionette.rs`), only when
+//! [`RunnerOptions::remote_control`] asks for it; a tab's target id is its window handle.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -32,8 +35,9 @@ use tokio::sync::watch;
 
 use super::chromium::{browser_env, read_manifest, remove_temp, wait_exit_status};
 use super::log::{ConsoleEvent, EventKind, ExtensionHandle, ExtensionLog, Level, LogStream};
+use super::marionette::{self, Marionette};
 use super::process::{self, BrowserProcess, Tail};
-use super::{BoxFuture, Family, Runner, RunnerError, RunnerOptions};
+use super::{BoxFuture, Family, PageInfo, Runner, RunnerError, RunnerOptions};
 use crate::runner::cdp::CdpClient;
 
 /// The page Firefox generates for `background.scripts`.
@@ -47,6 +51,8 @@ pub struct FirefoxRunner {
     home: PathBuf,
     profile: PathBuf,
     temp: Mutex<Option<tempfile::TempDir>>,
+    /// With [`RunnerOptions::remote_control`].
+    marionette: Option<Marionette>,
 }
 
 impl std::fmt::Debug for FirefoxRunner {
@@ -86,11 +92,17 @@ impl FirefoxRunner {
         for dir in &opts.extensions {
             prepared.push(install_xpi(dir, &ext_dir)?);
         }
-        write_user_js(&profile, &prepared)?;
+        write_user_js(&profile, &prepared, opts.remote_control)?;
 
         let mut args = vec!["--no-remote".to_owned(), "--profile".to_owned(), profile.display().to_string()];
         if opts.headless {
             args.insert(0, "--headless".to_owned());
+        }
+        if opts.remote_control {
+            // A kept profile may hold the port of an earlier run.
+            let _ = std::fs::remove_file(profile.join(marionette::PORT_FILE));
+            // Marionette refuses to navigate to moz-extension:// without system access.
+            args.extend(["-marionette".to_owned(), "-remote-allow-system-access".to_owned()]);
         }
         args.push(opts.start_url.clone().unwrap_or_else(|| "about:blank".to_owned()));
         let process = BrowserProcess::spawn(
@@ -137,11 +149,21 @@ impl FirefoxRunner {
             process::spawn_line_reader("firefox-stderr", err, move |line| r.on_stderr(line))
         });
 
-        let runner =
-            FirefoxRunner { process, extensions, unattributed, home, profile, temp: Mutex::new(Some(temp)) };
+        let mut runner = FirefoxRunner {
+            process,
+            extensions,
+            unattributed,
+            home,
+            profile,
+            temp: Mutex::new(Some(temp)),
+            marionette: None,
+        };
         let deadline = Instant::now() + opts.start_timeout;
         loop {
             if *started_rx.borrow_and_update() {
+                if opts.remote_control {
+                    runner.marionette = Some(Marionette::connect(&runner.profile, deadline).await?);
+                }
                 tracing::info!(pid = runner.process.pid(), "firefox started");
                 return Ok(runner);
             }
@@ -169,7 +191,27 @@ impl FirefoxRunner {
     pub fn unattributed(&self) -> LogStream {
         self.unattributed.subscribe()
     }
+
+    fn marionette(&self, what: &str) -> Result<&Marionette, RunnerError> {
+        self.marionette.as_ref().ok_or_else(|| RunnerError::Unsupported {
+            family: Family::Firefox,
+            what: format!("{what} without RunnerOptions::remote_control"),
+        })
+    }
+
+    async fn list_pages(&self) -> Result<Vec<PageInfo>, RunnerError> {
+        let m = self.marionette("listing tabs")?;
+        let mut pages = Vec::new();
+        for handle in m.windows(TAB_TIMEOUT).await? {
+            let url = m.url(&handle, TAB_TIMEOUT).await?;
+            pages.push(PageInfo { target_id: handle, url });
+        }
+        Ok(pages)
+    }
 }
+
+/// How long a tab command other than evaluation may take (a navigation waits for the load).
+const TAB_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Runner for FirefoxRunner {
     fn family(&self) -> Family {
@@ -207,6 +249,28 @@ impl Runner for FirefoxRunner {
             self.process.shutdown(Duration::from_secs(3)).await;
             remove_temp(&self.temp);
         })
+    }
+    fn pages(&self) -> BoxFuture<'_, Result<Vec<PageInfo>, RunnerError>> {
+        Box::pin(self.list_pages())
+    }
+    fn evaluate_in_page<'a>(
+        &'a self,
+        target_id: &'a str,
+        expression: &'a str,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Value, RunnerError>> {
+        Box::pin(async move {
+            self.marionette("evaluating in a tab")?.evaluate(target_id, expression, timeout).await
+        })
+    }
+    fn navigate_page<'a>(
+        &'a self,
+        target_id: &'a str,
+        url: &'a str,
+    ) -> BoxFuture<'a, Result<(), RunnerError>> {
+        Box::pin(
+            async move { self.marionette("navigating a tab")?.navigate(target_id, url, TAB_TIMEOUT).await },
+        )
     }
 }
 
@@ -442,8 +506,9 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Res
 }
 
 /// Prefs: unsigned extensions, console on stdout, fixed uuids, and a quiet browser (no
-/// first-run pages, telemetry, updates or background network traffic).
-fn user_js(exts: &[Prepared]) -> String {
+/// first-run pages, telemetry, updates or background network traffic); with
+/// `remote_control`, Marionette on a port of Firefox's choosing.
+fn user_js(exts: &[Prepared], remote_control: bool) -> String {
     let uuids: BTreeMap<&str, &str> = exts.iter().map(|p| (p.gecko_id.as_str(), p.uuid.as_str())).collect();
     let uuids = serde_json::to_string(&uuids).unwrap_or_else(|_| "{}".to_owned());
     let prefs: Vec<(&str, Value)> = vec![
@@ -482,12 +547,14 @@ fn user_js(exts: &[Prepared]) -> String {
         ("browser.search.update", json!(false)),
         ("toolkit.startup.max_resumed_crashes", json!(-1)),
     ];
-    prefs.iter().map(|(k, v)| format!("user_pref({}, {v});\n", json!(k))).collect()
+    let remote: &[(&str, Value)] = if remote_control { &[("marionette.port", json!(0))] } else { &[] };
+    prefs.iter().chain(remote).map(|(k, v)| format!("user_pref({}, {v});\n", json!(k))).collect()
 }
 
-fn write_user_js(profile: &Path, exts: &[Prepared]) -> Result<(), RunnerError> {
+fn write_user_js(profile: &Path, exts: &[Prepared], remote_control: bool) -> Result<(), RunnerError> {
     let path = profile.join("user.js");
-    std::fs::write(&path, user_js(exts)).map_err(RunnerError::io(format!("cannot write {}", path.display())))
+    std::fs::write(&path, user_js(exts, remote_control))
+        .map_err(RunnerError::io(format!("cannot write {}", path.display())))
 }
 
 #[cfg(test)]
@@ -568,8 +635,10 @@ mod tests {
             uuid: "u".into(),
             background_url: None,
         };
-        let js = user_js(&[p]);
+        let js = user_js(std::slice::from_ref(&p), false);
         assert!(js.contains(r#"user_pref("extensions.webextensions.uuids", "{\"a@b\":\"u\"}");"#), "{js}");
         assert!(js.contains(r#"user_pref("xpinstall.signatures.required", false);"#));
+        assert!(!js.contains("marionette"), "{js}");
+        assert!(user_js(&[p], true).contains(r#"user_pref("marionette.port", 0);"#));
     }
 }

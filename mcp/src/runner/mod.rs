@@ -7,6 +7,7 @@
 //! ```text
 //! RunnerOptions ──▶ launch(family) ──▶ ChromiumRunner ── CDP over fd 3/4 (cdp.rs) ──▶ chromium
 //!                                  └─▶ FirefoxRunner  ── user.js + xpi, stdout/stderr ─▶ firefox
+//!                                                  └─ Marionette, opt-in (marionette.rs) ─▶ firefox
 //!
 //!  each loaded extension ──▶ ExtensionHandle ──▶ LogStream (console + uncaught errors)
 //!                                           └──▶ wait_background()
@@ -23,6 +24,7 @@ pub mod cdp;
 mod chromium;
 mod firefox;
 mod log;
+mod marionette;
 mod process;
 
 use std::future::Future;
@@ -131,6 +133,12 @@ pub struct RunnerOptions {
     /// of the worker (the helper's native round trip went from about 1.1 ms to 1.8 ms), so
     /// benchmarks of the helper as users run it turn this off.
     pub observe_workers: bool,
+    /// Firefox: run Marionette (`-marionette -remote-allow-system-access` on a free port of
+    /// 127.0.0.1), so that [`Runner::pages`], [`Runner::navigate_page`] and
+    /// [`Runner::evaluate_in_page`] work, on `moz-extension://` pages too (hence system
+    /// access). Any local process can then drive the browser, so only tests turn it on; off,
+    /// no port is opened. Chromium ignores it (its CDP pipe is not reachable by others).
+    pub remote_control: bool,
 }
 
 impl Default for RunnerOptions {
@@ -147,6 +155,7 @@ impl Default for RunnerOptions {
             start_timeout: Duration::from_secs(30),
             die_with_parent: true,
             observe_workers: true,
+            remote_control: false,
         }
     }
 }
@@ -216,6 +225,13 @@ pub trait Runner: Send + Sync {
         let _ = target_id;
         let family = self.family();
         Box::pin(async move { Err(RunnerError::Unsupported { family, what: "reloading a tab".into() }) })
+    }
+
+    /// What a tab's own scripts printed since its document loaded (not the extensions': those
+    /// are in [`ExtensionHandle::history`]), oldest first, bounded.
+    fn page_console(&self, target_id: &str) -> Vec<ConsoleEvent> {
+        let _ = target_id;
+        Vec::new()
     }
 
     /// Evaluates `expression` in the extension's background (its service worker, woken when
@@ -337,6 +353,9 @@ pub enum RunnerError {
     /// The CDP connection failed.
     #[error(transparent)]
     Cdp(#[from] CdpError),
+    /// A Marionette command failed (Firefox with [`RunnerOptions::remote_control`]).
+    #[error("Firefox remote control: {message}")]
+    Remote { message: String },
 }
 
 impl RunnerError {

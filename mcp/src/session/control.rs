@@ -6,6 +6,7 @@
 //! {"op":"pages"}                       → {"ok": [{"targetId","url"}…]}
 //! {"op":"evaluate","expression":"…",   → {"ok": <value>} evaluated in the first tab whose
 //!  "url":"<substring>"}                   URL contains `url` (default: the first http(s) tab)
+//! {"op":"inspect", …inspect::Request}  → {"ok": {sessionId, tab, events}} (extension_source_inspect)
 //! anything else / failures             → {"error": {code, message, hint}}
 //! ```
 //!
@@ -38,6 +39,7 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         url: Option<String>,
     },
+    Inspect(super::inspect::Request),
 }
 
 /// A request with the way back to its caller.

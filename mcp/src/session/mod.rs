@@ -17,6 +17,7 @@
 
 pub mod contract;
 pub mod control;
+pub mod inspect;
 mod reload;
 mod run;
 pub mod watch;

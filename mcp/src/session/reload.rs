@@ -135,8 +135,9 @@ impl Roles {
 /// The script evaluated in the extension's worker after a reload: for every content-script
 /// entry, find the open tabs it matches; reload the tabs of entries the dev build could not
 /// wrap; elsewhere remove what the old copy rendered (`[data-extension-root]`, the
-/// Extension.js convention) and inject the entry's CSS and scripts again. Answers one row per
-/// tab.
+/// Extension.js convention), count the injection in the document (`data-webext-mcp-generation`
+/// on `<html>`: absent = 1, the browser's own injection; `extension_source_inspect` reports it)
+/// and inject the entry's CSS and scripts again. Answers one row per tab.
 pub fn reinject_script(reload_entries: &[usize]) -> String {
     let reload = serde_json::to_string(reload_entries).unwrap_or_else(|_| "[]".into());
     format!(
@@ -170,7 +171,12 @@ pub fn reinject_script(reload_entries: &[usize]) -> String {
       }}
       await chrome.scripting.executeScript({{
         target: {{ tabId, allFrames: true }},
-        func: () => {{ for (const e of document.querySelectorAll("[data-extension-root]")) e.remove(); }},
+        func: () => {{
+          const d = document.documentElement;
+          const g = parseInt(d.getAttribute("data-webext-mcp-generation") || "1", 10) || 1;
+          d.setAttribute("data-webext-mcp-generation", String(g + 1));
+          for (const e of document.querySelectorAll("[data-extension-root]")) e.remove();
+        }},
       }});
       for (const i of p.inject) {{
         const cs = entries[i];

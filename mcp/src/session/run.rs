@@ -17,6 +17,7 @@ use webext_mcp_host::protocol::{ErrorBody, ErrorCode, NATIVE_HOST_NAME};
 
 use super::contract::{Contract, ErrorEntry, Ready, Status, now_iso};
 use super::control::{self, Incoming, Request};
+use super::inspect;
 use super::reload::{self, Kind, Roles};
 use super::{Command, Spec, contract_dir, socket_path, watch};
 use crate::build::dev::{self, DevChange};
@@ -82,6 +83,10 @@ struct Session {
     sources: BTreeMap<String, PathBuf>,
     reload_entries: Vec<usize>,
     dev_changes: Vec<DevChange>,
+    /// The extension's latest console events, for `extension_source_inspect`.
+    recent: std::collections::VecDeque<inspect::Logged>,
+    /// When the extension was last (re)loaded (ms since the epoch).
+    loaded_at_ms: u64,
     // Held for the session's life; released on drop.
     _build_lock: BuildLock,
     _profile_lock: BuildLock,
@@ -205,6 +210,8 @@ impl Session {
             sources: BTreeMap::new(),
             reload_entries: Vec::new(),
             dev_changes: Vec::new(),
+            recent: std::collections::VecDeque::new(),
+            loaded_at_ms: 0,
             _build_lock: build_lock,
             _profile_lock: profile_lock,
             spec,
@@ -321,6 +328,7 @@ impl Session {
     /// Loads the built extension for the first time. A refusal stops the session.
     async fn load_first(&mut self) -> Result<(), ErrorBody> {
         let Some(runner) = &self.runner else { return Ok(()) };
+        self.loaded_at_ms = inspect::now_ms();
         let ext = runner.load_extension(&self.dist).await.map_err(ErrorBody::from)?;
         self.ready.extension_id = Some(ext.id.clone());
         self.console = Some(ext.subscribe());
@@ -461,6 +469,14 @@ impl Session {
     }
 
     async fn answer(&mut self, req: Request) -> Result<Value, ErrorBody> {
+        if matches!(req, Request::Inspect(_)) {
+            // Console output already on its way belongs in the summary.
+            let before = self.errors.len();
+            self.drain_console();
+            if self.errors.len() != before {
+                self.settle();
+            }
+        }
         let runner = self
             .runner
             .as_ref()
@@ -486,6 +502,17 @@ impl Session {
                     .evaluate_in_page(&page.target_id, &expression, Duration::from_secs(10))
                     .await
                     .map_err(ErrorBody::from)
+            }
+            Request::Inspect(req) => {
+                let inputs = inspect::Inputs {
+                    runner: runner.as_ref(),
+                    ext: self.ext.as_ref(),
+                    dist: &self.dist,
+                    recent: &self.recent,
+                    loaded_at_ms: self.loaded_at_ms,
+                    session_id: &self.spec.session_id,
+                };
+                inspect::inspect(inputs, req).await
             }
         }
     }
@@ -517,6 +544,7 @@ impl Session {
         } else if kind == Kind::Page {
             self.reload_pages(&files, started).await;
         } else {
+            self.loaded_at_ms = inspect::now_ms();
             let loaded = match &self.runner {
                 Some(r) => Some(r.load_extension(&self.dist).await),
                 None => None,
@@ -591,7 +619,8 @@ impl Session {
         }
     }
 
-    fn log_console(&self, ev: &ConsoleEvent) {
+    fn log_console(&mut self, ev: &ConsoleEvent) {
+        inspect::remember(&mut self.recent, ev);
         self.contract.log(
             match ev.kind {
                 EventKind::Console => "console",

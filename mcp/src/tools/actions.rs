@@ -38,36 +38,98 @@ macro_rules! tool {
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool!("click_by_uid", "Click an element", false, UidArgs, click_by_uid,
-            "Clicks the element a snapshot ref names, after waiting until it is visible, enabled, still and not covered. Reports what changed (new and removed elements with refs, navigation) and whether input was synthetic or trusted. Does not focus the tab."),
-        tool!("hover_by_uid", "Hover an element", false, UidArgs, hover_by_uid,
-            "Moves the pointer over the element a ref names (pointer and mouse over/enter/move events)."),
-        tool!("fill_by_uid", "Fill a field", false, FillUidArgs, fill_by_uid,
-            "Sets a field's value as typing would (input and change events); checkboxes take true/false, selects an option's value or label."),
-        tool!("fill_form_by_uid", "Fill several fields", false, FillFormArgs, fill_form_by_uid,
-            "Fills several fields by ref in one call, each auto-waited, then reports the changes once."),
-        tool!("drag_by_uid_to_uid", "Drag onto another element", false, DragUidArgs, drag_by_uid_to_uid,
-            "Drags one element onto another (HTML drag-and-drop events and the mouse events libraries listen to)."),
-        tool!("click", "Click by locator", false, LocatorArgs, click,
-            "Clicks the element a locator names: a ref (e12), text=…, role=button[name=\"Save\"] or a CSS selector. Waits for it to appear (TIMEOUT lists close candidates); several matches fail listing them unless nth is given."),
-        tool!("hover", "Hover by locator", false, LocatorArgs, hover,
-            "Hovers the element a locator names (see click for locators)."),
-        tool!("fill", "Fill by locator", false, FillArgs, fill,
-            "Sets the value of the field a locator names (see click for locators)."),
-        tool!("type", "Type text", false, TypeArgs, type_text,
-            "Types text key by key into the field a locator names (keydown/keypress/input/keyup per character, change at the end)."),
-        tool!("drag", "Drag by locator", false, DragArgs, drag,
-            "Drags the element `from` names onto the element `to` names."),
-        tool!("select_option", "Select options", false, SelectArgs, select_option,
-            "Selects options of a <select> by value or visible label (several for a multiple select)."),
-        tool!("press_key", "Press a key", false, PressArgs, press_key,
-            "Presses a key on the element a locator names, else on the focused element, with the default action a user's key would have: Enter submits a form (requestSubmit) or activates a link/button, Tab/Shift+Tab move focus, Space toggles."),
-        tool!("scroll", "Scroll", false, ScrollArgs, scroll,
-            "Scrolls the element a locator names into view, or the page by dx/dy pixels."),
-        tool!("evaluate_script", "Run JavaScript in a page", false, EvaluateArgs, evaluate_script,
-            "Runs a function in the page's main world, e.g. `(sel) => document.querySelectorAll(sel).length` with args [\"a\"]; returns its JSON result, paged by maxBytes + cursor. The page's CSP applies (SCRIPT_ERROR when it forbids code strings). Can be disabled with the config key tools.evaluate_script."),
-        tool!("wait_for", "Wait for the page", true, WaitArgs, wait_for,
-            "Waits until text, a CSS selector or a ref is visible (state: gone — until it is not), or the URL matches (substring, or a pattern with *). TIMEOUT says what was last seen."),
+        tool!(
+            "click_by_uid",
+            "Click an element",
+            false,
+            UidArgs,
+            click_by_uid,
+            "Click the element a ref names once it is visible, enabled, still and uncovered; reports what changed (added/removed elements, navigation)."
+        ),
+        tool!(
+            "hover_by_uid",
+            "Hover an element",
+            false,
+            UidArgs,
+            hover_by_uid,
+            "Hover the element a ref names."
+        ),
+        tool!(
+            "fill_by_uid",
+            "Fill a field",
+            false,
+            FillUidArgs,
+            fill_by_uid,
+            "Set a field's value (input and change events); checkboxes take true/false."
+        ),
+        tool!(
+            "fill_form_by_uid",
+            "Fill several fields",
+            false,
+            FillFormArgs,
+            fill_form_by_uid,
+            "Fill several fields by ref in one call."
+        ),
+        tool!(
+            "drag_by_uid_to_uid",
+            "Drag onto another element",
+            false,
+            DragUidArgs,
+            drag_by_uid_to_uid,
+            "Drag one element onto another."
+        ),
+        tool!(
+            "click",
+            "Click by locator",
+            false,
+            LocatorArgs,
+            click,
+            "Click by locator: a ref, text=…, role=button[name=\"Save\"] or CSS. Waits for it (TIMEOUT lists close candidates); several matches need nth."
+        ),
+        tool!("hover", "Hover by locator", false, LocatorArgs, hover, "Hover by locator."),
+        tool!("fill", "Fill by locator", false, FillArgs, fill, "Fill a field by locator."),
+        tool!("type", "Type text", false, TypeArgs, type_text, "Type text key by key into a field."),
+        tool!("drag", "Drag by locator", false, DragArgs, drag, "Drag `from` onto `to` (locators)."),
+        tool!(
+            "select_option",
+            "Select options",
+            false,
+            SelectArgs,
+            select_option,
+            "Select options of a <select> by value or label."
+        ),
+        tool!(
+            "press_key",
+            "Press a key",
+            false,
+            PressArgs,
+            press_key,
+            "Press a key on an element or the focused one, with its default action (Enter submits, Tab/Shift+Tab move focus, Space toggles)."
+        ),
+        tool!(
+            "scroll",
+            "Scroll",
+            false,
+            ScrollArgs,
+            scroll,
+            "Scroll an element into view, or the page by dx/dy."
+        ),
+        tool!(
+            "evaluate_script",
+            "Run JavaScript in a page",
+            false,
+            EvaluateArgs,
+            evaluate_script,
+            "Run a function in the page, e.g. `(s) => document.querySelectorAll(s).length` with args; JSON result paged by maxBytes/cursor. The page's CSP applies. Config tools.evaluate_script turns it off."
+        ),
+        tool!(
+            "wait_for",
+            "Wait for the page",
+            true,
+            WaitArgs,
+            wait_for,
+            "Wait until text, a selector or a ref is visible (or gone), or the URL matches (substring or * pattern)."
+        ),
     ]
 }
 
@@ -75,7 +137,9 @@ pub fn tools() -> Vec<ToolDef> {
 fn timeout_of(ms: Option<u64>) -> Result<(u64, Duration), ErrorBody> {
     let ms = ms.unwrap_or(DEFAULT_TIMEOUT_MS);
     if ms == 0 || ms > MAX_TIMEOUT_MS {
-        return Err(ErrorBody::invalid_argument(format!("`timeoutMs` must be between 1 and {MAX_TIMEOUT_MS}")));
+        return Err(ErrorBody::invalid_argument(format!(
+            "`timeoutMs` must be between 1 and {MAX_TIMEOUT_MS}"
+        )));
     }
     Ok((ms, Duration::from_millis(ms) + CALL_GRACE))
 }
@@ -84,9 +148,8 @@ fn timeout_of(ms: Option<u64>) -> Result<(u64, Duration), ErrorBody> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UidArgs {
-    /// The ref from take_snapshot, e.g. e12 or f2e7.
+    /// A ref (e12).
     pub uid: String,
-    /// Auto-wait deadline in milliseconds (default 10000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
 }
@@ -94,9 +157,7 @@ pub struct UidArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FillUidArgs {
-    /// The field's ref.
     pub uid: String,
-    /// The value (checkboxes and radios: "true" / "false").
     pub value: FieldValue,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
@@ -124,16 +185,14 @@ impl FieldValue {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FormField {
-    /// The field's ref.
     pub uid: String,
-    /// Its value.
     pub value: FieldValue,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FillFormArgs {
-    /// The fields, filled in order.
+    /// [{uid, value}], in order.
     pub fields: Vec<FormField>,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
@@ -142,9 +201,7 @@ pub struct FillFormArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DragUidArgs {
-    /// The element to drag.
     pub from_uid: String,
-    /// The element to drop onto.
     pub to_uid: String,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
@@ -153,9 +210,8 @@ pub struct DragUidArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LocatorArgs {
-    /// A ref (e12), text=…, role=button[name="Save"], or a CSS selector.
     pub locator: String,
-    /// Which match (0-based) when the locator matches several.
+    /// 0-based match index.
     #[serde(default)]
     pub nth: Option<u32>,
     #[serde(default)]
@@ -165,9 +221,7 @@ pub struct LocatorArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FillArgs {
-    /// A ref, text=…, role=…[name=…] or a CSS selector.
     pub locator: String,
-    /// The value (checkboxes: true / false).
     pub value: FieldValue,
     #[serde(default)]
     pub nth: Option<u32>,
@@ -178,9 +232,7 @@ pub struct FillArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TypeArgs {
-    /// The field: a ref, text=…, role=…[name=…] or a CSS selector.
     pub locator: String,
-    /// The text to type.
     pub text: String,
     #[serde(default)]
     pub nth: Option<u32>,
@@ -191,9 +243,7 @@ pub struct TypeArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DragArgs {
-    /// The element to drag (locator).
     pub from: String,
-    /// The element to drop onto (locator).
     pub to: String,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
@@ -202,9 +252,7 @@ pub struct DragArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SelectArgs {
-    /// The <select>: a ref, text=…, role=combobox[name=…] or a CSS selector.
     pub locator: String,
-    /// Option values or visible labels.
     pub values: Vec<String>,
     #[serde(default)]
     pub nth: Option<u32>,
@@ -215,9 +263,9 @@ pub struct SelectArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PressArgs {
-    /// A key name: Enter, Tab, Shift+Tab, Escape, Backspace, ArrowDown, a single character…
+    /// Enter, Tab, Shift+Tab, Escape, Backspace, ArrowDown, a character…
     pub key: String,
-    /// The element to press it on (default: the focused element).
+    /// Default: the focused element.
     #[serde(default)]
     pub locator: Option<String>,
     #[serde(default)]
@@ -227,13 +275,10 @@ pub struct PressArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ScrollArgs {
-    /// The element to scroll into view; without it the page scrolls by dx/dy.
     #[serde(default)]
     pub locator: Option<String>,
-    /// Pixels to the right.
     #[serde(default)]
     pub dx: Option<i64>,
-    /// Pixels down.
     #[serde(default)]
     pub dy: Option<i64>,
     #[serde(default)]
@@ -243,16 +288,13 @@ pub struct ScrollArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EvaluateArgs {
-    /// A function expression (called with args) or an expression, e.g. `() => document.title`.
+    /// e.g. `() => document.title`.
     #[serde(default)]
     pub function: Option<String>,
-    /// JSON arguments passed to the function.
     #[serde(default)]
     pub args: Vec<Value>,
-    /// Page size of the JSON result (default 16384).
     #[serde(default)]
     pub max_bytes: Option<u64>,
-    /// nextCursor of a previous page of the result.
     #[serde(default)]
     pub cursor: Option<String>,
 }
@@ -269,22 +311,16 @@ pub enum WaitState {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WaitArgs {
-    /// Visible text.
     #[serde(default)]
     pub text: Option<String>,
-    /// A CSS selector.
     #[serde(default)]
     pub selector: Option<String>,
-    /// A ref from take_snapshot.
     #[serde(default)]
     pub uid: Option<String>,
-    /// URL substring, or a pattern with *.
     #[serde(default)]
     pub url: Option<String>,
-    /// visible (default) or gone.
     #[serde(default)]
     pub state: WaitState,
-    /// Deadline in milliseconds (default 10000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
 }
@@ -308,8 +344,10 @@ fn summary(verb: &str, out: &Value) -> String {
     match out.get("changes").filter(|c| !c.is_null()) {
         None => text.push_str(" — no change"),
         Some(c) => {
-            let added: Vec<&str> = c["added"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-            let removed: Vec<&str> = c["removed"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            let added: Vec<&str> =
+                c["added"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            let removed: Vec<&str> =
+                c["removed"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
             if added.is_empty() && removed.is_empty() {
                 text.push_str(" — the page changed (no interactive element added or removed)");
             }
@@ -374,12 +412,14 @@ async fn drag_by_uid_to_uid(ctx: Ctx, args: Value) -> ToolResult {
 
 async fn click(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<LocatorArgs>(args)?;
-    act(ctx, t, "clicked", json!({ "action": "click", "locator": a.locator, "nth": a.nth }), a.timeout_ms).await
+    act(ctx, t, "clicked", json!({ "action": "click", "locator": a.locator, "nth": a.nth }), a.timeout_ms)
+        .await
 }
 
 async fn hover(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<LocatorArgs>(args)?;
-    act(ctx, t, "hovered", json!({ "action": "hover", "locator": a.locator, "nth": a.nth }), a.timeout_ms).await
+    act(ctx, t, "hovered", json!({ "action": "hover", "locator": a.locator, "nth": a.nth }), a.timeout_ms)
+        .await
 }
 
 async fn fill(ctx: Ctx, args: Value) -> ToolResult {
@@ -414,13 +454,26 @@ fn parse_key(key: &str) -> Result<(String, bool), ErrorBody> {
         Some(rest) => (true, rest),
         None => (false, key),
     };
-    let known = ["Enter", "Tab", "Escape", "Backspace", "Delete", "ArrowDown", "ArrowUp", "ArrowLeft", "ArrowRight", "Space"];
+    let known = [
+        "Enter",
+        "Tab",
+        "Escape",
+        "Backspace",
+        "Delete",
+        "ArrowDown",
+        "ArrowUp",
+        "ArrowLeft",
+        "ArrowRight",
+        "Space",
+    ];
     if name.chars().count() == 1 || known.contains(&name) {
         let name = if name == "Space" { " " } else { name };
         Ok((name.to_owned(), shift))
     } else {
-        Err(ErrorBody::invalid_argument(format!("unknown key `{key}`"))
-            .with_hint(format!("use a single character or one of {}, optionally with Shift+", known.join(", "))))
+        Err(ErrorBody::invalid_argument(format!("unknown key `{key}`")).with_hint(format!(
+            "use a single character or one of {}, optionally with Shift+",
+            known.join(", ")
+        )))
     }
 }
 
@@ -443,13 +496,19 @@ async fn scroll(ctx: Ctx, args: Value) -> ToolResult {
 async fn evaluate_script(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<EvaluateArgs>(args)?;
     if !ctx.config.flag("tools.evaluate_script") {
-        return Err(ErrorBody::new(ErrorCode::PermissionDenied, "evaluate_script is disabled by the configuration")
-            .with_hint("set `tools.evaluate_script = true` in the config file (or WEBEXT_MCP_EVALUATE_SCRIPT=true)"));
+        return Err(ErrorBody::new(
+            ErrorCode::PermissionDenied,
+            "evaluate_script is disabled by the configuration",
+        )
+        .with_hint(
+            "set `tools.evaluate_script = true` in the config file (or WEBEXT_MCP_EVALUATE_SCRIPT=true)",
+        ));
     }
     if a.function.is_none() && a.cursor.is_none() {
         return Err(ErrorBody::invalid_argument("give `function` (or `cursor` for the next page)"));
     }
-    let params = json!({ "function": a.function, "args": a.args, "maxBytes": a.max_bytes, "cursor": a.cursor });
+    let params =
+        json!({ "function": a.function, "args": a.args, "maxBytes": a.max_bytes, "cursor": a.cursor });
     let (_, out) = call_tab(&ctx, &t, PAGE_EVALUATE, params, Duration::from_secs(30)).await?;
     let mut text = out["json"].as_str().unwrap_or("").to_owned();
     if let Some(next) = out["nextCursor"].as_str() {
@@ -495,7 +554,8 @@ mod tests {
             "changes": {"added": ["[e9] button \"Delete row 2\""], "removed": []}});
         let text = summary("clicked", &out);
         assert!(text.contains("clicked e3") && text.contains("[e9] button \"Delete row 2\""), "{text}");
-        let none = json!({"ref": "e3", "element": "x", "input": "synthetic", "navigated": false, "changes": null});
+        let none =
+            json!({"ref": "e3", "element": "x", "input": "synthetic", "navigated": false, "changes": null});
         assert!(summary("clicked", &none).ends_with("no change"));
         assert!(timeout_of(Some(0)).is_err());
     }

@@ -246,6 +246,7 @@ async fn get_browser_info(ctx: Ctx, args: Value) -> ToolResult {
         "visibleTabCount": tabs.len(),
         "tabSetFingerprint": tab_set_fingerprint(&tabs),
         "capabilities": info.get("capabilities").cloned().unwrap_or_else(|| json!(d.capabilities)),
+        "debuggerSessions": info.get("debuggerSessions").cloned().unwrap_or(json!(0)),
     });
     Ok(ToolOutput::json(structured))
 }

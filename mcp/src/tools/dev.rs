@@ -23,7 +23,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "extension_dev",
             title: "Start a dev session",
             toolset: Toolset::Extension,
-            description: "Start a dev session: build the extension (dev build), launch the browser with it and the helper in an isolated profile (dist/extension-js/profiles/<browser>/ unless `profile`), and keep it in step with the sources: a saved manifest, background or content script rebuilds, reloads the extension and re-injects its content scripts into open tabs; an extension page change reloads those pages. Returns the ready.json contract (status ready, or error with file:line after a failed first build) and the sessionId, which the browser tools accept as `browser`. Chromium-family browsers (`chromium` here; `chrome` means Google Chrome). The session stops when this server exits unless `detach: true`.",
+            description: "Dev session: dev build, launch a Chromium-family browser with the extension and the helper in an isolated profile, then on save rebuild, reload and re-inject content scripts into open tabs. Returns ready.json (ready, or error with file:line) and the sessionId, usable as `browser` by the browser tools. Stops with this server unless detach.",
             read_only: false,
             input_schema: schema_of::<SessionArgs>,
             run: |ctx, args| Box::pin(extension_dev(ctx, args)),
@@ -32,7 +32,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "extension_start",
             title: "Build and run (production)",
             toolset: Toolset::Extension,
-            description: "Build the extension for production and run it in a browser (no reload on change): what to check before publishing. With `wait: true` returns the ready.json contract once it is ready (an error state fails with the errors); otherwise { pid, browser, sessionId }. `polyfill` is accepted for compatibility and changes nothing: Chromium-family browsers need no polyfill. Stop it with extension_stop.",
+            description: "Production build run in a browser, no reload: the pre-publish check. With wait: ready.json once ready (errors fail). `polyfill` is accepted and changes nothing (Chromium needs none).",
             read_only: false,
             input_schema: schema_of::<StartArgs>,
             run: |ctx, args| Box::pin(extension_start(ctx, args)),
@@ -41,7 +41,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "extension_preview",
             title: "Run a built extension",
             toolset: Toolset::Extension,
-            description: "Run the already built dist/<browser>/ in a browser without building or watching (NOT_FOUND when it was never built). Returns the ready.json contract and the sessionId. Stop it with extension_stop.",
+            description: "Run the already built dist/<browser>/ in a browser, without building or watching. Returns ready.json and the sessionId.",
             read_only: false,
             input_schema: schema_of::<SessionArgs>,
             run: |ctx, args| Box::pin(extension_preview(ctx, args)),
@@ -50,7 +50,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "extension_wait",
             title: "Wait for a session",
             toolset: Toolset::Extension,
-            description: "Wait until the dev, start or preview session of a project is ready (its ready.json says ready and its process lives) and return the contract. A session in error fails with its errors (file:line); no answer within `timeout` ms (default 60000) fails with TIMEOUT and the last status.",
+            description: "Wait until a project's session is ready (ready.json ready, process alive); error status fails with file:line, TIMEOUT gives the last status.",
             read_only: true,
             input_schema: schema_of::<WaitArgs>,
             run: |ctx, args| Box::pin(extension_wait(ctx, args)),
@@ -59,7 +59,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "extension_stop",
             title: "Stop a session",
             toolset: Toolset::Extension,
-            description: "Stop the dev, start or preview session of a project: its browser, native host and watcher end and the build lock is released. Returns the final ready.json (status stopped).",
+            description: "Stop a project's session: browser, host and watcher end, the build lock is released.",
             read_only: false,
             input_schema: schema_of::<StopArgs>,
             run: |ctx, args| Box::pin(extension_stop(ctx, args)),
@@ -71,29 +71,27 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SessionArgs {
-    /// Path to the extension project root (the folder with manifest.json or src/manifest.json).
+    /// Project root (with manifest.json or src/manifest.json).
     pub project_path: String,
-    /// chromium, chrome (Google Chrome), edge, brave, opera, vivaldi or chromium-based.
-    /// Default chrome.
+    /// chromium, chrome, edge, brave, opera, vivaldi, chromium-based (default chrome).
     #[serde(default)]
     pub browser: Option<String>,
-    /// Browser profile folder (default dist/extension-js/profiles/<browser>/).
+    /// Profile folder (default dist/extension-js/profiles/<browser>/).
     #[serde(default)]
     pub profile: Option<String>,
-    /// Run without a window (default: config `headless` / WEBEXT_MCP_HEADLESS).
+    /// No window (default: config headless).
     #[serde(default)]
     pub headless: Option<bool>,
-    /// The page to open once the extension is loaded.
+    /// Page to open.
     #[serde(default)]
     pub starting_url: Option<String>,
-    /// Browser binary to launch instead of the detected one.
+    /// Browser binary to use.
     #[serde(default)]
     pub binary: Option<String>,
-    /// Keep the session running after the caller exits (needed from `webext-mcp call`).
+    /// Outlive the caller.
     #[serde(default)]
     pub detach: bool,
-    /// Accepted for Extension.js compatibility and ignored: sessions reload over the
-    /// browser's DevTools pipe, with no dev server.
+    /// Ignored (no dev server).
     #[serde(default)]
     pub port: Option<u32>,
 }
@@ -102,34 +100,33 @@ pub struct SessionArgs {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct StartArgs {
-    /// Path to the extension project root (the folder with manifest.json or src/manifest.json).
+    /// Project root (with manifest.json or src/manifest.json).
     pub project_path: String,
-    /// chromium, chrome (Google Chrome), edge, brave, opera, vivaldi or chromium-based.
-    /// Default chrome.
+    /// chromium, chrome, edge, brave, opera, vivaldi, chromium-based (default chrome).
     #[serde(default)]
     pub browser: Option<String>,
-    /// Browser profile folder (default dist/extension-js/profiles/<browser>/).
+    /// Profile folder (default dist/extension-js/profiles/<browser>/).
     #[serde(default)]
     pub profile: Option<String>,
-    /// Run without a window (default: config `headless` / WEBEXT_MCP_HEADLESS).
+    /// No window (default: config headless).
     #[serde(default)]
     pub headless: Option<bool>,
-    /// The page to open once the extension is loaded.
+    /// Page to open.
     #[serde(default)]
     pub starting_url: Option<String>,
-    /// Browser binary to launch instead of the detected one.
+    /// Browser binary to use.
     #[serde(default)]
     pub binary: Option<String>,
-    /// Keep the session running after the caller exits (needed from `webext-mcp call`).
+    /// Outlive the caller.
     #[serde(default)]
     pub detach: bool,
-    /// Accepted and ignored: Chromium-family browsers need no cross-browser polyfill.
+    /// Ignored.
     #[serde(default)]
     pub polyfill: Option<bool>,
-    /// Return the ready.json contract once ready (an error state fails).
+    /// Return once ready.
     #[serde(default)]
     pub wait: bool,
-    /// Limit for `wait`, in milliseconds (default 60000).
+    /// ms (default 60000).
     #[serde(default)]
     pub wait_timeout: Option<u64>,
 }
@@ -139,7 +136,7 @@ pub struct StartArgs {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WaitArgs {
     pub project_path: String,
-    /// The session's browser; default: the project's only running session (else chrome).
+    /// Default: the project's only session.
     #[serde(default)]
     pub browser: Option<String>,
     /// Milliseconds (default 60000).
@@ -152,12 +149,12 @@ pub struct WaitArgs {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct StopArgs {
     pub project_path: String,
-    /// The session's browser; default: the project's only running session (else chrome).
+    /// Default: the project's only session.
     #[serde(default)]
     pub browser: Option<String>,
 }
 
-fn project_of(path: &str) -> Result<PathBuf, ErrorBody> {
+pub(super) fn project_of(path: &str) -> Result<PathBuf, ErrorBody> {
     if path.trim().is_empty() {
         return Err(ErrorBody::invalid_argument("`projectPath` is empty")
             .with_hint("pass the extension project's folder"));
@@ -435,7 +432,7 @@ fn error_of(ready: &Value) -> ErrorBody {
 
 /// Which session's browser to use when the caller names none: the project's only running
 /// session, else `chrome`.
-fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<String, ErrorBody> {
+pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<String, ErrorBody> {
     if let Some(b) = given.map(str::trim).filter(|b| !b.is_empty()) {
         return manifest::Target::named(b).map(|t| t.name.to_owned()).ok_or_else(|| {
             ErrorBody::invalid_argument(format!("unknown browser `{b}`"))

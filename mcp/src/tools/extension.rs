@@ -21,7 +21,7 @@ pub fn tools() -> Vec<ToolDef> {
         name: "extension_build",
         title: "Build extension",
         toolset: Toolset::Extension,
-        description: "Build a browser extension for one or more browsers into dist/<browser>/ (manifest resolved per browser: prefixed keys such as firefox:, background rules). Plain-script projects build natively in milliseconds; projects that need a bundler are built by their own toolchain (Extension.js, WXT or the build script). Optionally writes the store zip and the source zip.",
+        description: "Build an extension into dist/<browser>/ per browser (manifest resolved per browser). Plain-script projects build natively; bundled ones by their own toolchain (Extension.js, WXT, build script). Optional store and source zips.",
         read_only: false,
         input_schema: schema_of::<BuildArgs>,
         run: |ctx, args| Box::pin(extension_build(ctx, args)),
@@ -40,18 +40,15 @@ pub enum Browsers {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct BuildArgs {
-    /// Path to the extension project root (the folder with manifest.json or src/manifest.json).
+    /// Project root (with manifest.json or src/manifest.json).
     pub project_path: String,
-    /// Target browser(s): chrome, chromium, edge, brave, opera, vivaldi, firefox, librewolf,
-    /// zen, chromium-based, gecko-based; a list, a comma-separated string, or `all`
-    /// (= chrome, edge, firefox). Default chrome.
+    /// Browser(s): chrome, edge, firefox, … or all; list or comma-separated (default chrome).
     #[serde(default)]
     pub browser: Option<Browsers>,
     /// Write the store zip dist/<browser>/<name>-<version>.zip.
     #[serde(default)]
     pub zip: bool,
-    /// Write the source zip dist/<name>-<version>-source.zip (honours .gitignore; never
-    /// contains .env*, node_modules, .git, dist/, .extension-js/, *.pem).
+    /// Write dist/<name>-<version>-source.zip (honours .gitignore, no secrets).
     #[serde(default)]
     pub zip_source: bool,
     /// Output root, relative to the project (default dist).

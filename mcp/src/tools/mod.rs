@@ -19,6 +19,7 @@ pub mod catalog;
 mod debug;
 pub mod dev;
 mod extension;
+pub mod inspect;
 mod install;
 mod meta;
 pub mod pages;
@@ -137,6 +138,7 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(install::tools())
             .chain(extension::tools())
             .chain(dev::tools())
+            .chain(inspect::tools())
             .chain(catalog::tools())
             .chain(browser::tools())
             .chain(pages::tools())
@@ -175,6 +177,89 @@ pub fn decode<T: DeserializeOwned>(args: Value) -> Result<T, ErrorBody> {
     })
 }
 
+/// Drops what costs bytes in every tools/list without telling a client anything: `null` in
+/// the types of optional fields (`required` already says they are optional), `default:
+/// null`, integer `format`s and their `minimum: 0`, line breaks in descriptions.
+fn compact_schema(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            if let Some(Value::Array(types)) = o.get("type")
+                && types.len() == 2
+                && types.iter().any(|t| t == "null")
+                && let Some(t) = types.iter().find(|t| *t != "null").cloned()
+            {
+                o.insert("type".into(), t);
+            }
+            if let Some(Value::Array(alts)) = o.get("anyOf")
+                && alts.len() == 2
+                && let Some(null_at) = alts.iter().position(|a| a.get("type") == Some(&Value::from("null")))
+                && let Some(Value::Object(other)) = alts.get(1 - null_at).cloned()
+            {
+                o.remove("anyOf");
+                for (k, val) in other {
+                    o.entry(k).or_insert(val);
+                }
+            }
+            if o.get("default") == Some(&Value::Null) {
+                o.remove("default");
+            }
+            if o.remove("format").is_some() && o.get("minimum") == Some(&Value::from(0)) {
+                o.remove("minimum");
+            }
+            if let Some(Value::String(d)) = o.get_mut("description") {
+                *d = d.replace('\n', " ");
+            }
+            for child in o.values_mut() {
+                compact_schema(child);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(compact_schema),
+        _ => {}
+    }
+}
+
+/// Replaces `$ref`s to string enums (schemars writes `oneOf` of `const`s with a description
+/// each) with a plain `enum`, keeping the field's own description; other `$ref`s are inlined.
+fn inline_enums(v: &mut Value, defs: &Map<String, Value>) {
+    match v {
+        Value::Object(o) => {
+            if let Some(Value::String(r)) = o.get("$ref")
+                && let Some(name) = r.strip_prefix("#/$defs/")
+                && let Some(def) = defs.get(name)
+            {
+                let consts: Option<Vec<Value>> = def
+                    .get("oneOf")
+                    .or_else(|| def.get("anyOf"))
+                    .and_then(Value::as_array)
+                    .and_then(|alts| alts.iter().map(|a| a.get("const").cloned()).collect());
+                o.remove("$ref");
+                match consts.or_else(|| def.get("enum").and_then(Value::as_array).cloned()) {
+                    Some(values) => {
+                        o.insert("type".into(), Value::from("string"));
+                        o.insert("enum".into(), Value::Array(values));
+                    }
+                    None => {
+                        let mut def = def.clone();
+                        compact_schema(&mut def);
+                        if let Value::Object(d) = def {
+                            for (k, val) in d {
+                                if k != "description" {
+                                    o.entry(k).or_insert(val);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            for child in o.values_mut() {
+                inline_enums(child, defs);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| inline_enums(i, defs)),
+        _ => {}
+    }
+}
+
 /// The JSON Schema of a tool's argument struct, kept small: no `$schema`, no `title`.
 pub fn schema_of<T: JsonSchema>() -> Map<String, Value> {
     let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.meta_schema = None);
@@ -185,6 +270,16 @@ pub fn schema_of<T: JsonSchema>() -> Map<String, Value> {
     };
     object.remove("title");
     object.remove("$schema");
+    // The struct's own doc comment says nothing the tool's description does not.
+    object.remove("description");
+    let defs = object.remove("$defs");
+    for v in object.values_mut() {
+        compact_schema(v);
+        if let Some(Value::Object(defs)) = &defs {
+            inline_enums(v, defs);
+            compact_schema(v);
+        }
+    }
     object.entry("type").or_insert_with(|| Value::String("object".into()));
     object.entry("properties").or_insert_with(|| Value::Object(Map::new()));
     object

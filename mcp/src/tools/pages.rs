@@ -30,18 +30,14 @@ const CALL_GRACE: Duration = Duration::from_secs(5);
 #[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TabTarget {
-    /// Browser name, profile label or session id; default: the selected browser, else the
-    /// only connected daily browser.
+    // No doc comments on purpose: these four fields are in the schema of every per-tab tool,
+    // so they are explained once, in the server's instructions, not in every tools/list entry.
     #[serde(default)]
     pub browser: Option<String>,
-    /// The tab, from list_pages (preferred over pageIdx).
     #[serde(default)]
     pub tab_id: Option<i64>,
-    /// Position in list_pages' list; only valid while the tab set is unchanged.
     #[serde(default)]
     pub page_idx: Option<i64>,
-    /// The tabSet fingerprint list_pages showed: the call fails with STALE, doing nothing,
-    /// when the visible tab set changed since.
     #[serde(default)]
     pub expect_tab_set: Option<String>,
 }
@@ -66,7 +62,9 @@ pub fn decode_with_target<T: serde::de::DeserializeOwned>(args: Value) -> Result
     }
     let target: TabTarget = decode(Value::Object(target))?;
     if target.tab_id.is_some() && target.page_idx.is_some() {
-        return Err(ErrorBody::invalid_argument("give `tabId` or `pageIdx`, not both").with_hint("prefer `tabId`"));
+        return Err(
+            ErrorBody::invalid_argument("give `tabId` or `pageIdx`, not both").with_hint("prefer `tabId`")
+        );
     }
     Ok((target, decode(Value::Object(own))?))
 }
@@ -160,7 +158,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "list_pages",
             title: "List pages",
             toolset: Toolset::Browser,
-            description: "The browser's open tabs: tabId, url, title, active, container. The header carries the tab-set fingerprint (tabSet) that per-tab tools accept as expectTabSet; `*` marks this server's current page.",
+            description: "Open tabs: tabId, url, title, active, container; the header's tabSet is what expectTabSet takes; * marks this server's current page.",
             read_only: true,
             input_schema: schema_of::<ListPagesArgs>,
             run: |ctx, args| Box::pin(list_pages(ctx, args)),
@@ -169,7 +167,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "new_page",
             title: "Open a page",
             toolset: Toolset::Browser,
-            description: "Opens a URL in a new tab, in the background unless active is true, waits for it to load, and makes it this server's current page.",
+            description: "Open a URL in a new background tab (active: true to focus), wait for the load; it becomes the current page.",
             read_only: false,
             input_schema: schema_of::<NewPageArgs>,
             run: |ctx, args| Box::pin(new_page(ctx, args)),
@@ -178,7 +176,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "navigate_page",
             title: "Navigate a page",
             toolset: Toolset::Browser,
-            description: "Loads a URL in a tab, or goes back, forward or reloads (type), and waits for the load. Does not focus the tab.",
+            description: "Load a URL, or go back/forward/reload (type), and wait for the load.",
             read_only: false,
             input_schema: schema_with_target::<NavigateArgs>,
             run: |ctx, args| Box::pin(navigate_page(ctx, args)),
@@ -187,7 +185,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "navigate_history",
             title: "Move in a page's history",
             toolset: Toolset::Browser,
-            description: "Moves a tab `steps` entries through its history: negative goes back, positive forward; waits for the load.",
+            description: "Move `steps` entries in a tab's history (negative: back).",
             read_only: false,
             input_schema: schema_with_target::<HistoryArgs>,
             run: |ctx, args| Box::pin(navigate_history(ctx, args)),
@@ -196,7 +194,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "select_page",
             title: "Select a page",
             toolset: Toolset::Browser,
-            description: "Brings a tab to the front (by tabId, pageIdx or a URL substring) and makes it this server's current page. One of two tools that change focus.",
+            description: "Focus a tab (by tabId, pageIdx or URL substring); it becomes the current page.",
             read_only: false,
             input_schema: schema_with_target::<SelectPageArgs>,
             run: |ctx, args| Box::pin(select_page(ctx, args)),
@@ -205,7 +203,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "close_page",
             title: "Close a page",
             toolset: Toolset::Browser,
-            description: "Closes a tab.",
+            description: "Close a tab.",
             read_only: false,
             input_schema: schema_with_target::<NoArgs>,
             run: |ctx, args| Box::pin(close_page(ctx, args)),
@@ -217,7 +215,6 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListPagesArgs {
-    /// Browser name, profile label or session id.
     #[serde(default)]
     pub browser: Option<String>,
 }
@@ -226,16 +223,13 @@ pub struct ListPagesArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewPageArgs {
-    /// Browser name, profile label or session id.
     #[serde(default)]
     pub browser: Option<String>,
-    /// The URL to open (default about:blank).
     #[serde(default)]
     pub url: Option<String>,
-    /// Bring the tab to the front (default false: it opens in the background).
     #[serde(default)]
     pub active: bool,
-    /// Load wait in milliseconds (default 15000).
+    /// Default 15000.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
 }
@@ -255,13 +249,12 @@ pub enum NavigationType {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NavigateArgs {
-    /// url (default when `url` is given), back, forward or reload.
+    /// Default url.
     #[serde(default, rename = "type")]
     pub kind: Option<NavigationType>,
-    /// The URL to load (type url).
     #[serde(default)]
     pub url: Option<String>,
-    /// Load wait in milliseconds (default 15000).
+    /// Default 15000.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
 }
@@ -270,9 +263,9 @@ pub struct NavigateArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HistoryArgs {
-    /// Entries to move: -1 = back one page, 2 = forward two.
+    /// -1 = back one page.
     pub steps: i64,
-    /// Load wait in milliseconds (default 15000).
+    /// Default 15000.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
 }
@@ -281,7 +274,7 @@ pub struct HistoryArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SelectPageArgs {
-    /// A substring of the tab's URL, instead of tabId / pageIdx (must match one tab).
+    /// URL substring matching one tab.
     #[serde(default)]
     pub url: Option<String>,
 }

@@ -24,7 +24,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "take_snapshot",
             title: "Snapshot a page",
             toolset: Toolset::Browser,
-            description: "The page as a compact text tree, one element per line: `[e12] button \"Save\" disabled`, links with their URL, fields with their (redacted) value. Refs (e12, f2e7 in frames) name elements for the action tools and stay valid while the element exists. Long runs of similar siblings collapse (`… 380 more links like these [e40]`): expand with root=e40. Output is paged by maxBytes (default 16384): pass nextCursor to continue. Works on background tabs without focusing them.",
+            description: "The page as a text tree, one element per line (`[e12] button \"Save\" disabled`) with refs for the action tools. Collapsed runs (`… 380 more links like these [e40]`) expand with root=e40. Paged by maxBytes (16384): pass nextCursor. Background tabs stay in the background.",
             read_only: true,
             input_schema: schema_with_target::<SnapshotArgs>,
             run: |ctx, args| Box::pin(take_snapshot(ctx, args)),
@@ -33,7 +33,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "clear_snapshot",
             title: "Forget a page's snapshot",
             toolset: Toolset::Browser,
-            description: "Drops the tab's cached snapshot and collected tables (its cursors become STALE); refs stay valid while their elements exist.",
+            description: "Drops a tab's cached snapshot (its cursors become STALE); refs stay valid.",
             read_only: false,
             input_schema: schema_with_target::<NoArgs>,
             run: |ctx, args| Box::pin(clear_snapshot(ctx, args)),
@@ -42,7 +42,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "resolve_uid_to_selector",
             title: "Ref to CSS selector",
             toolset: Toolset::Browser,
-            description: "A CSS selector that finds the element a snapshot ref names (inside shadow roots: one selector per root, joined by ` >>> `), with its frame. STALE when the element is gone.",
+            description: "A CSS selector for the element a ref names (` >>> ` between shadow roots). STALE when it is gone.",
             read_only: true,
             input_schema: schema_with_target::<ResolveArgs>,
             run: |ctx, args| Box::pin(resolve_uid_to_selector(ctx, args)),
@@ -50,14 +50,11 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-/// Redaction of field values and card-number-like text.
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Redact {
-    /// Password, hidden and payment-card values and card-like numbers never leave the page.
     #[default]
     Safe,
-    /// Nothing is redacted.
     Off,
 }
 
@@ -65,25 +62,25 @@ pub enum Redact {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SnapshotArgs {
-    /// nextCursor of the previous page; STALE once a newer snapshot of the tab was taken.
+    /// nextCursor of the previous page.
     #[serde(default)]
     pub cursor: Option<String>,
-    /// Bytes per page of text (default 16384, at least 256).
+    /// Page size (default 16384).
     #[serde(default)]
     pub max_bytes: Option<u64>,
-    /// Only interactive elements (links, buttons, fields…), as a flat list.
+    /// Only interactive elements, flat.
     #[serde(default)]
     pub interactive_only: bool,
     /// Only what intersects the viewport.
     #[serde(default)]
     pub viewport_only: bool,
-    /// A ref: render only that element's subtree, with its runs expanded.
+    /// A ref: only its subtree, runs expanded.
     #[serde(default)]
     pub root: Option<String>,
     /// Depth limit below the root.
     #[serde(default)]
     pub max_depth: Option<u32>,
-    /// safe (default) or off.
+    /// safe: no password, hidden or card values.
     #[serde(default)]
     pub redact: Redact,
 }
@@ -92,7 +89,7 @@ pub struct SnapshotArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResolveArgs {
-    /// The ref from take_snapshot, e.g. e12 or f2e7.
+    /// A ref (e12).
     #[serde(rename = "uid", alias = "ref")]
     pub uid: String,
 }

@@ -1,4 +1,5 @@
-//! The whole loop through MCP: dev → wait → edit → the open tab changes (one root) →
+//! The whole loop through MCP: dev → wait → edit → the open tab changes (one root, seen with
+//! take_snapshot through the helper in the session's browser) →
 //! navigate (no stale copy) → manifest edit reloads → syntax error with file:line → fix →
 //! ready → stop, and nothing is left running.
 
@@ -46,18 +47,19 @@ fn edit_reload_reinject_error_recover_stop() {
     let built = std::fs::read_to_string(project.join("dist/chromium/content.js")).unwrap();
     assert!(built.starts_with('{'), "{built}");
 
-    wait_root(&project, "127.0.0.1", "first text");
+    let session = started["sessionId"].as_str().unwrap().to_owned();
+    wait_root_in_snapshot(&mut server, &project, &session, "127.0.0.1", "first text", &[]);
 
     // Edit the text: the open tab shows the new text, still one root (re-injected, not
     // stacked, and no "already declared").
     std::fs::write(project.join("content.js"), content_script("second text")).unwrap();
-    wait_root(&project, "127.0.0.1", "second text");
+    wait_root_in_snapshot(&mut server, &project, &session, "127.0.0.1", "second text", &["first text"]);
     assert_eq!(ready(&project)["status"], "ready", "{:#}", ready(&project));
 
     // Navigating gets the new copy from the reloaded extension, not a stale one.
     let other = site.url("/other");
     control(&project, json!({"op": "evaluate", "expression": format!("location.href = {other:?}")}));
-    wait_root(&project, "/other", "second text");
+    wait_root_in_snapshot(&mut server, &project, &session, "/other", "second text", &["first text"]);
 
     // A manifest edit reloads the extension and re-injects into the open tab.
     let before = events(&project).len();
@@ -69,7 +71,7 @@ fn edit_reload_reinject_error_recover_stop() {
         reload["tabs"].as_array().is_some_and(|t| t.iter().any(|t| t["action"] == "reinjected")),
         "{reload}"
     );
-    wait_root(&project, "/other", "second text");
+    wait_root_in_snapshot(&mut server, &project, &session, "/other", "second text", &["first text"]);
 
     // A syntax error: status error with file and line; extension_wait fails with it.
     std::fs::write(project.join("content.js"), "const label = ;\n").unwrap();
@@ -86,7 +88,7 @@ fn edit_reload_reinject_error_recover_stop() {
     // The next good save recovers.
     std::fs::write(project.join("content.js"), content_script("third text")).unwrap();
     wait_for(&project, "ready again", || (ready(&project)["status"] == "ready").then_some(()));
-    wait_root(&project, "/other", "third text");
+    wait_root_in_snapshot(&mut server, &project, &session, "/other", "third text", &["second text"]);
 
     let stopped = ok(&server.call("extension_stop", json!({"projectPath": project})), "extension_stop");
     assert_eq!(stopped["status"], "stopped", "{stopped:#}");

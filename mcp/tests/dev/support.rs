@@ -95,9 +95,8 @@ pub fn control(project: &Path, req: Value) -> Value {
 }
 
 /// The texts of the `[data-extension-root]` elements in the session's tab whose URL contains
-/// `url`.
-// TODO(issue 8): check the tab with `take_snapshot` and `browser: <sessionId>` once that
-// tool exists; until then the session's control socket evaluates in the tab over CDP.
+/// `url`, read over CDP through the session's control socket (for tests without an MCP
+/// server; the dev loop reads the tab with [`snapshot`] instead).
 pub fn roots(project: &Path, url: &str) -> Option<Vec<String>> {
     let answer = control(
         project,
@@ -219,4 +218,36 @@ pub fn pages() -> crate::common::http::TestServer {
 /// `webext-mcp <args>` with the test's home and runtime dir: (code, stdout, stderr).
 pub fn cli(home: &Path, args: &[&str]) -> (i32, String, String) {
     crate::common::mcp_client::run(home, args)
+}
+
+/// The session's tab whose URL contains `url` as `take_snapshot` renders it, through the
+/// helper extension in the session's browser (`browser: <sessionId>`).
+pub fn snapshot(server: &mut crate::common::mcp_client::Server, session: &str, url: &str) -> Option<String> {
+    let pages = server.call("list_pages", json!({ "browser": session }));
+    if pages["isError"] == true {
+        return None;
+    }
+    let tabs = pages["structuredContent"]["tabs"].as_array()?;
+    let tab = tabs.iter().find(|t| t["url"].as_str().is_some_and(|u| u.contains(url)))?["tabId"].as_i64()?;
+    let snap = server.call("take_snapshot", json!({ "browser": session, "tabId": tab }));
+    if snap["isError"] == true {
+        return None;
+    }
+    Some(snap["structuredContent"]["text"].as_str()?.to_owned())
+}
+
+/// Waits until `take_snapshot` of the tab shows `text` exactly once and none of `gone`
+/// (the old copy was removed, not stacked).
+pub fn wait_root_in_snapshot(
+    server: &mut crate::common::mcp_client::Server,
+    project: &Path,
+    session: &str,
+    url: &str,
+    text: &str,
+    gone: &[&str],
+) {
+    wait_for(project, &format!("take_snapshot of {url} showing {text:?} once"), || {
+        let snap = snapshot(server, session, url)?;
+        (snap.matches(text).count() == 1 && gone.iter().all(|g| !snap.contains(g))).then_some(())
+    });
 }

@@ -20,9 +20,12 @@ fn a_login_form_is_filled_by_ref_and_enter_submits_it() {
         let tab = agent.open(&corpus().url("/login.html"));
         let snap = agent.snapshot(tab, json!({}));
         let (user, pass) = (ref_of(&snap, "\"User name\""), ref_of(&snap, "\"Password\""));
-        let out = agent.ok("fill_form_by_uid", json!({ "tabId": tab, "fields": [
-            { "uid": user, "value": "ada" }, { "uid": pass, "value": "s3cret" },
-        ]}));
+        let out = agent.ok(
+            "fill_form_by_uid",
+            json!({ "tabId": tab, "fields": [
+                { "uid": user, "value": "ada" }, { "uid": pass, "value": "s3cret" },
+            ]}),
+        );
         assert_eq!(out["input"], json!("synthetic"));
         assert_eq!(eval(&mut agent, tab, "() => document.getElementById('user').value"), json!("ada"));
         let out = agent.ok("press_key", json!({ "tabId": tab, "key": "Enter", "locator": pass }));
@@ -47,7 +50,8 @@ fn clicks_follow_client_side_routes_and_report_what_appeared() {
         // Change summaries: exactly the new row's button; nothing for a no-op.
         agent.ok("navigate_page", json!({ "tabId": tab, "url": corpus().url("/rows.html") }));
         let out = agent.ok("click", json!({ "tabId": tab, "locator": "text=Add row" }));
-        let added: Vec<&str> = out["changes"]["added"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+        let added: Vec<&str> =
+            out["changes"]["added"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
         assert_eq!(added.len(), 1, "{}: {added:?}", family.name());
         assert!(added[0].contains("button \"Delete row 2\""), "{added:?}");
         let new_ref = ref_of(added[0], "Delete row 2");
@@ -73,8 +77,15 @@ fn actions_wait_for_late_elements_and_report_what_covers_a_target() {
         let buy = ref_of(&snap, "\"Buy now\"");
         let err = agent.err("click_by_uid", json!({ "tabId": tab, "uid": buy, "timeoutMs": 1500 }));
         assert_eq!(err["code"], "TIMEOUT", "{err}");
-        assert!(err["data"]["coveredBy"]["what"].as_str().unwrap().contains("cookie-overlay"), "{}: {err}", family.name());
-        assert_eq!(eval(&mut agent, tab, "() => document.getElementById('under').textContent"), json!("Buy now"));
+        assert!(
+            err["data"]["coveredBy"]["what"].as_str().unwrap().contains("cookie-overlay"),
+            "{}: {err}",
+            family.name()
+        );
+        assert_eq!(
+            eval(&mut agent, tab, "() => document.getElementById('under').textContent"),
+            json!("Buy now")
+        );
         agent.close(tab);
     }
 }
@@ -87,14 +98,24 @@ fn drag_select_and_keyboard_do_what_a_user_would() {
         let snap = agent.snapshot(tab, json!({}));
         let (card, zone) = (ref_of(&snap, "draggable"), ref_of(&snap, "region \"Drop zone\""));
         agent.ok("drag_by_uid_to_uid", json!({ "tabId": tab, "fromUid": card, "toUid": zone }));
-        assert_eq!(eval(&mut agent, tab, "() => document.getElementById('result').textContent"), json!("dropped card-1"), "{}", family.name());
+        assert_eq!(
+            eval(&mut agent, tab, "() => document.getElementById('result').textContent"),
+            json!("dropped card-1"),
+            "{}",
+            family.name()
+        );
 
         agent.ok("navigate_page", json!({ "tabId": tab, "url": corpus().url("/forms.html") }));
         agent.ok("select_option", json!({ "tabId": tab, "locator": "#country", "values": ["Norway"] }));
         agent.ok("select_option", json!({ "tabId": tab, "locator": "#langs", "values": ["C"] }));
-        let picked = eval(&mut agent, tab, "() => [document.getElementById('country').value, [...document.getElementById('langs').selectedOptions].map(o => o.text)]");
+        let picked = eval(
+            &mut agent,
+            tab,
+            "() => [document.getElementById('country').value, [...document.getElementById('langs').selectedOptions].map(o => o.text)]",
+        );
         assert_eq!(picked, json!(["Norway", ["C"]]));
-        let err = agent.err("select_option", json!({ "tabId": tab, "locator": "#country", "values": ["Atlantis"] }));
+        let err = agent
+            .err("select_option", json!({ "tabId": tab, "locator": "#country", "values": ["Atlantis"] }));
         assert_eq!(err["code"], "INVALID_ARGUMENT", "{err}");
 
         agent.ok("navigate_page", json!({ "tabId": tab, "url": corpus().url("/keys.html") }));
@@ -103,7 +124,11 @@ fn drag_select_and_keyboard_do_what_a_user_would() {
         agent.ok("press_key", json!({ "tabId": tab, "key": "Tab" }));
         agent.ok("press_key", json!({ "tabId": tab, "key": "Tab" }));
         agent.ok("press_key", json!({ "tabId": tab, "key": "Shift+Tab" }));
-        let state = eval(&mut agent, tab, "() => [document.activeElement.id, document.getElementById('first').value]");
+        let state = eval(
+            &mut agent,
+            tab,
+            "() => [document.activeElement.id, document.getElementById('first').value]",
+        );
         assert_eq!(state, json!(["second", "hi"]), "{}", family.name());
         agent.close(tab);
     }
@@ -115,7 +140,10 @@ fn evaluate_script_returns_json_and_fails_loudly() {
         let mut agent = Agent::new(family);
         let tab = agent.open(&corpus().url("/table.html"));
         let out = agent.ok("evaluate_script", json!({ "tabId": tab, "function": "(a, b) => ({ sum: a + b, title: document.title })", "args": [2, 3] }));
-        assert_eq!(serde_json::from_str::<Value>(out["json"].as_str().unwrap()).unwrap(), json!({ "sum": 5, "title": "Table" }));
+        assert_eq!(
+            serde_json::from_str::<Value>(out["json"].as_str().unwrap()).unwrap(),
+            json!({ "sum": 5, "title": "Table" })
+        );
 
         let big = "() => Array.from({ length: 2000 }, (_, i) => 'item-' + i)";
         let mut out = agent.ok("evaluate_script", json!({ "tabId": tab, "function": big, "maxBytes": 1000 }));
@@ -130,7 +158,8 @@ fn evaluate_script_returns_json_and_fails_loudly() {
         let err = agent.err("evaluate_script", json!({ "tabId": tab, "function": "() => document.body" }));
         assert_eq!(err["code"], "SCRIPT_ERROR", "{err}");
         assert_eq!(err["data"]["kind"], "unserializable", "{err}");
-        let err = agent.err("evaluate_script", json!({ "tabId": tab, "function": "() => { throw new Error('boom') }" }));
+        let err = agent
+            .err("evaluate_script", json!({ "tabId": tab, "function": "() => { throw new Error('boom') }" }));
         assert!(err["message"].as_str().unwrap().contains("boom"), "{err}");
 
         agent.ok("navigate_page", json!({ "tabId": tab, "url": corpus().url("/csp.html") }));
@@ -153,7 +182,11 @@ fn bad_action_inputs_fail_and_do_nothing() {
         let err = agent.err("click", json!({ "tabId": tab, "locator": "#missing", "timeoutMs": 800 }));
         assert_eq!(err["code"], "TIMEOUT", "{err}");
         let err = agent.err("click", json!({ "tabId": tab, "locator": "text=Ad row", "timeoutMs": 800 }));
-        assert!(err["hint"].as_str().unwrap().contains("Add row"), "{}: no close candidates: {err}", family.name());
+        assert!(
+            err["hint"].as_str().unwrap().contains("Add row"),
+            "{}: no close candidates: {err}",
+            family.name()
+        );
         let err = agent.err("click", json!({ "tabId": tab, "locator": "button", "timeoutMs": 800 }));
         assert_eq!(err["code"], "INVALID_ARGUMENT", "{err}");
         assert!(err["data"]["matches"].as_array().unwrap().len() >= 3, "{err}");
@@ -230,4 +263,59 @@ fn two_servers_act_on_their_own_tabs_without_interfering() {
         let active_after = Agent::new(family).ok("list_pages", json!({}))["activeTabId"].clone();
         assert_eq!(active_before, active_after, "{}: the user's active tab changed", family.name());
     }
+}
+
+/// Debugger mode (Chromium): switched on in the helper's settings, clicks and keys are
+/// trusted, evaluate_script works under a strict CSP, and the debugger is detached after.
+/// A browser of its own: the setting would change how every other test's input is made.
+#[tokio::test]
+async fn debugger_mode_makes_input_trusted_and_detaches() {
+    use crate::common::browser::Tab;
+    use webext_mcp_host::protocol::HELPER_CHROMIUM_ID;
+    let family = webext_mcp::runner::Family::Chromium;
+    let browser = crate::common::helper::launch(family, crate::common::helper::Host::Installed).await;
+    browser.wait_host("connected", |_| true).await;
+    let cdp = browser.runner.cdp().unwrap();
+    let status = Tab::open(cdp, &format!("chrome-extension://{HELPER_CHROMIUM_ID}/status.html")).await;
+    let deadline = std::time::Instant::now() + crate::common::DEADLINE;
+    loop {
+        let v = status
+            .evaluate("location.protocol === 'chrome-extension:' ? chrome.storage.local.set({ debuggerMode: true }).then(() => true) : false")
+            .await;
+        if v == json!(true) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the status page did not load");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    drop(status);
+    let runtime = browser.runtime_dir.path().to_owned();
+    let session = browser.session.clone();
+    tokio::task::spawn_blocking(move || {
+        let home = tempfile::tempdir().unwrap();
+        let mut server = crate::common::mcp_client::Server::serve_in(home.path(), &runtime, &["--browser", &session]);
+        let mut ok = |tool: &str, args: Value| {
+            let r = server.call(tool, args.clone());
+            assert!(r["isError"] != json!(true), "{tool} {args}: {}", r["content"][0]["text"]);
+            r["structuredContent"].clone()
+        };
+        let tab = ok("new_page", json!({ "url": corpus().url("/trusted.html") }))["tab"]["tabId"].as_i64().unwrap();
+        let out = ok("click", json!({ "tabId": tab, "locator": "#b" }));
+        assert_eq!(out["input"], json!("trusted"), "{out}");
+        let seen = ok("evaluate_script", json!({ "tabId": tab, "function": "() => document.getElementById('seen').textContent" }));
+        assert_eq!(seen["json"], json!("\"click true\""), "{seen}");
+        let out = ok("press_key", json!({ "tabId": tab, "locator": "#t", "key": "a" }));
+        assert_eq!(out["input"], json!("trusted"), "{out}");
+        let seen = ok("evaluate_script", json!({ "tabId": tab, "function": "() => [document.getElementById('seen').textContent, document.getElementById('t').value]" }));
+        assert_eq!(seen["json"], json!("[\"key true\",\"a\"]"), "{seen}");
+
+        ok("navigate_page", json!({ "tabId": tab, "url": corpus().url("/csp.html") }));
+        let out = ok("evaluate_script", json!({ "tabId": tab, "function": "() => document.title" }));
+        assert_eq!(out["json"], json!("\"CSP\""), "{out}");
+        assert_eq!(out["via"], json!("debugger"));
+        let info = ok("get_browser_info", json!({}));
+        assert_eq!(info["debuggerSessions"], json!(0), "the debugger stayed attached: {info}");
+    })
+    .await
+    .unwrap();
 }

@@ -16,7 +16,8 @@ pub struct Corpus {
 
 /// A password, a hidden value and a card number planted in the forms page: no output may
 /// contain them.
-pub const SECRETS: [&str; 4] = ["hunter2-password", "hidden-token-77", "4111 1111 1111 1111", "4111111111111111"];
+pub const SECRETS: [&str; 4] =
+    ["hunter2-password", "hidden-token-77", "4111 1111 1111 1111", "4111111111111111"];
 
 pub const SYNTHETIC: [&str; 7] =
     ["/forms.html", "/table.html", "/aria.html", "/shadow.html", "/frames.html", "/csp.html", "/big.html"];
@@ -46,6 +47,12 @@ pub fn corpus() -> &'static Corpus {
         main.page("/big.html", &big_page(10_000));
         main.page("/mutate.html", MUTATE);
         main.route("/mutate.js", "text/javascript", MUTATE_JS);
+        main.route(
+            "/trusted.js",
+            "text/javascript",
+            "document.getElementById('b').addEventListener('click', (e) => { document.getElementById('seen').textContent = 'click ' + e.isTrusted; });\n\
+             document.getElementById('t').addEventListener('keydown', (e) => { document.getElementById('seen').textContent = 'key ' + e.isTrusted; });",
+        );
         for (path, html) in ACTION_PAGES {
             main.page(path, html);
         }
@@ -182,8 +189,10 @@ const FRAMES: &str = r##"<!doctype html><title>Frames</title><body>
 <p>After frames</p>
 </body>"##;
 
-const SAME_CHILD: &str = r##"<!doctype html><title>Same child</title><body><button>Same-origin button</button></body>"##;
-const OTHER_CHILD: &str = r##"<!doctype html><title>Other child</title><body><a href="/x">Cross-origin link</a></body>"##;
+const SAME_CHILD: &str =
+    r##"<!doctype html><title>Same child</title><body><button>Same-origin button</button></body>"##;
+const OTHER_CHILD: &str =
+    r##"<!doctype html><title>Other child</title><body><a href="/x">Cross-origin link</a></body>"##;
 
 const CSP_PAGE: &str = r##"<!doctype html><title>CSP</title><body>
 <h1>Strict page</h1>
@@ -215,16 +224,27 @@ addEventListener("hashchange", () => {
 
 /// Pages for the action tools. Page scripts are inline-free where CSP matters; timers are
 /// fine (clamped to 1 s in background tabs, which the tests allow for).
-const ACTION_PAGES: [(&str, &str); 9] = [
-    ("/login.html", r##"<!doctype html><title>Login</title><body>
+const ACTION_PAGES: [(&str, &str); 10] = [
+    (
+        "/trusted.html",
+        r##"<!doctype html><title>Trusted</title><body>
+<button id="b">Press me</button> <input id="t" aria-label="Text"> <p id="seen">none</p>
+<script src="/trusted.js"></script></body>"##,
+    ),
+    (
+        "/login.html",
+        r##"<!doctype html><title>Login</title><body>
 <h1>Sign in</h1>
 <form action="/welcome.html" method="get">
   <label for="user">User name</label> <input id="user" name="user">
   <label for="pass">Password</label> <input id="pass" name="pass" type="password">
   <button>Sign in</button>
-</form></body>"##),
+</form></body>"##,
+    ),
     ("/welcome.html", r##"<!doctype html><title>Welcome</title><body><h1>Welcome</h1></body>"##),
-    ("/spa.html", r##"<!doctype html><title>SPA</title><body>
+    (
+        "/spa.html",
+        r##"<!doctype html><title>SPA</title><body>
 <nav><a href="/spa/home" data-route>Home</a> <a href="/spa/about" data-route>About</a></nav>
 <main id="view"><h2>Home page</h2></main>
 <script>
@@ -236,8 +256,11 @@ document.addEventListener("click", (e) => {
   const name = a.textContent;
   document.getElementById("view").innerHTML = `<h2>${name} page</h2><button>Contact ${name}</button>`;
 });
-</script></body>"##),
-    ("/late.html", r##"<!doctype html><title>Late</title><body>
+</script></body>"##,
+    ),
+    (
+        "/late.html",
+        r##"<!doctype html><title>Late</title><body>
 <h1>Late</h1><p id="status">waiting</p>
 <script>
 setTimeout(() => {
@@ -246,12 +269,18 @@ setTimeout(() => {
   b.onclick = () => { document.getElementById("status").textContent = "late clicked"; };
   document.body.append(b);
 }, 2000);
-</script></body>"##),
-    ("/overlay.html", r##"<!doctype html><title>Overlay</title><body>
+</script></body>"##,
+    ),
+    (
+        "/overlay.html",
+        r##"<!doctype html><title>Overlay</title><body>
 <button id="under" onclick="this.textContent='clicked'">Buy now</button>
 <div id="cookie-overlay" style="position:fixed;inset:0;background:rgba(0,0,0,.5)">Cookie consent overlay</div>
-</body>"##),
-    ("/dnd.html", r##"<!doctype html><title>Drag</title><body>
+</body>"##,
+    ),
+    (
+        "/dnd.html",
+        r##"<!doctype html><title>Drag</title><body>
 <div id="item" draggable="true" style="width:80px;height:40px;background:#ccc">Card</div>
 <div id="zone" role="region" aria-label="Drop zone" style="width:200px;height:100px;margin-top:40px;border:2px dashed #999">Drop here</div>
 <p id="result">nothing dropped</p>
@@ -263,14 +292,20 @@ zone.addEventListener("drop", (e) => {
   e.preventDefault();
   document.getElementById("result").textContent = "dropped " + e.dataTransfer.getData("text/plain");
 });
-</script></body>"##),
-    ("/keys.html", r##"<!doctype html><title>Keys</title><body>
+</script></body>"##,
+    ),
+    (
+        "/keys.html",
+        r##"<!doctype html><title>Keys</title><body>
 <input id="first" aria-label="First"> <input id="second" aria-label="Second"> <input id="third" aria-label="Third">
 <p id="log"></p>
 <script>
 document.addEventListener("keydown", (e) => { document.getElementById("log").textContent += e.key + " "; });
-</script></body>"##),
-    ("/rows.html", r##"<!doctype html><title>Rows</title><body>
+</script></body>"##,
+    ),
+    (
+        "/rows.html",
+        r##"<!doctype html><title>Rows</title><body>
 <button id="add">Add row</button> <button id="noop">Nothing</button>
 <table><tbody id="rows"><tr><td>Row 1</td><td><button>Delete row 1</button></td></tr></tbody></table>
 <script>
@@ -282,8 +317,11 @@ document.getElementById("add").addEventListener("click", () => {
   document.getElementById("rows").append(tr);
 });
 document.getElementById("noop").addEventListener("click", () => {});
-</script></body>"##),
-    ("/counter.html", r##"<!doctype html><title>Counter</title><body>
+</script></body>"##,
+    ),
+    (
+        "/counter.html",
+        r##"<!doctype html><title>Counter</title><body>
 <button id="inc">Increment</button> <input id="note" aria-label="Note">
 <p>Count: <span id="count">0</span></p>
 <script>
@@ -292,5 +330,6 @@ document.getElementById("inc").addEventListener("click", () => {
   count += 1;
   document.getElementById("count").textContent = String(count);
 });
-</script></body>"##),
+</script></body>"##,
+    ),
 ];

@@ -35,7 +35,8 @@ impl Agent {
     pub fn new(family: Family) -> Agent {
         let browser = shared(family);
         let home = tempfile::Builder::new().prefix("wxm-agent-").tempdir().unwrap();
-        let server = Server::serve_in(home.path(), browser.runtime_dir.path(), &["--browser", &browser.session]);
+        let server =
+            Server::serve_in(home.path(), browser.runtime_dir.path(), &["--browser", &browser.session]);
         Agent { server, browser, _home: home }
     }
 
@@ -51,7 +52,12 @@ impl Agent {
     /// Calls a tool that must succeed; its structured content.
     pub fn ok(&mut self, tool: &str, args: Value) -> Value {
         let r = self.call(tool, args.clone());
-        assert!(r["isError"] != json!(true), "{}: {tool} {args} failed: {}", self.family(), r["content"][0]["text"]);
+        assert!(
+            r["isError"] != json!(true),
+            "{}: {tool} {args} failed: {}",
+            self.family(),
+            r["content"][0]["text"]
+        );
         r["structuredContent"].clone()
     }
 
@@ -65,7 +71,12 @@ impl Agent {
     /// The text content of a successful call.
     pub fn text(&mut self, tool: &str, args: Value) -> String {
         let r = self.call(tool, args.clone());
-        assert!(r["isError"] != json!(true), "{}: {tool} {args} failed: {}", self.family(), r["content"][0]["text"]);
+        assert!(
+            r["isError"] != json!(true),
+            "{}: {tool} {args} failed: {}",
+            self.family(),
+            r["content"][0]["text"]
+        );
         r["content"][0]["text"].as_str().unwrap().to_owned()
     }
 

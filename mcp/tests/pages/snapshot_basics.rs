@@ -9,7 +9,10 @@ use crate::{Agent, BOTH};
 
 /// The ref on the line that contains `needle`.
 pub fn ref_of(text: &str, needle: &str) -> String {
-    let line = text.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("no line with {needle:?} in:\n{text}"));
+    let line = text
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in:\n{text}"));
     let start = line.find('[').unwrap() + 1;
     let end = start + line[start..].find(']').unwrap();
     line[start..end].to_owned()
@@ -33,7 +36,9 @@ fn pages_concatenate_to_the_whole_snapshot() {
             assert!(chunk.len() <= 1024, "page of {} bytes", chunk.len());
             pages.push(chunk);
             match out["nextCursor"].as_str() {
-                Some(c) => out = agent.ok("take_snapshot", json!({ "tabId": tab, "cursor": c, "maxBytes": 1024 })),
+                Some(c) => {
+                    out = agent.ok("take_snapshot", json!({ "tabId": tab, "cursor": c, "maxBytes": 1024 }))
+                }
                 None => break,
             }
         }

@@ -32,7 +32,10 @@ fn measure(agent: &mut Agent, path: &str) -> (f64, usize, u64, Vec<f64>) {
         let t = Instant::now();
         let out = agent.ok("take_snapshot", json!({ "tabId": tab }));
         times.push(t.elapsed().as_secs_f64() * 1000.0);
-        inside.push(out["timings"]["collectMs"].as_f64().unwrap_or(0.0) + out["timings"]["engineMs"].as_f64().unwrap_or(0.0));
+        inside.push(
+            out["timings"]["collectMs"].as_f64().unwrap_or(0.0)
+                + out["timings"]["engineMs"].as_f64().unwrap_or(0.0),
+        );
     }
     agent.close(tab);
     let page = first["text"].as_str().map(str::len).unwrap_or(0);
@@ -86,7 +89,10 @@ fn click_figures(agent: &mut Agent) -> (f64, f64) {
 fn bench(family: Family) {
     let mut agent = Agent::new(family);
     let (p50, p95) = click_figures(&mut agent);
-    println!("{} click_by_uid on a static form (tools/call → settled result, n=50): p50 {p50:.1} ms, p95 {p95:.1} ms", family.name());
+    println!(
+        "{} click_by_uid on a static form (tools/call → settled result, n=50): p50 {p50:.1} ms, p95 {p95:.1} ms",
+        family.name()
+    );
     let mut paths = vec!["/big-1000.html", "/big.html", "/big-100000.html"];
     if rust_docs().is_some() {
         paths.insert(0, "/doc/book/print.html");
@@ -102,7 +108,10 @@ fn bench(family: Family) {
     }
     if rust_docs().is_some() {
         let (ms, pages) = walk_interactive(&mut agent, "/doc/std/vec/struct.Vec.html");
-        println!("{} interactive-only walk of the Vec page through the cursor: median {ms:.1} ms ({pages} pages)", family.name());
+        println!(
+            "{} interactive-only walk of the Vec page through the cursor: median {ms:.1} ms ({pages} pages)",
+            family.name()
+        );
     }
 }
 

@@ -70,7 +70,9 @@ fn first_methods(html: &str, count: usize) -> Vec<String> {
 #[test]
 fn the_vec_docs_snapshot_is_small_and_useful() {
     let Some(docs) = rust_docs() else {
-        panic!("the rust-docs component is missing: scripts/setup installs it (rustup component add rust-docs)");
+        panic!(
+            "the rust-docs component is missing: scripts/setup installs it (rustup component add rust-docs)"
+        );
     };
     let html = std::fs::read_to_string(docs.join("std/vec/struct.Vec.html")).unwrap();
     let methods = first_methods(&html, 10);
@@ -82,7 +84,11 @@ fn the_vec_docs_snapshot_is_small_and_useful() {
         let text = out["text"].as_str().unwrap();
         assert!(text.len() <= 16384, "first page of {} bytes", text.len());
         assert!(out["nextCursor"].is_string(), "the Vec page fits one page?");
-        assert!(text.lines().any(|l| l.contains("heading") && l.contains("Struct Vec")), "{}: no title:\n{text}", family.name());
+        assert!(
+            text.lines().any(|l| l.contains("heading") && l.contains("Struct Vec")),
+            "{}: no title:\n{text}",
+            family.name()
+        );
         for name in &methods {
             assert!(
                 text.lines().any(|l| l.contains("heading") && l.contains(&format!("fn {name}"))),
@@ -90,7 +96,13 @@ fn the_vec_docs_snapshot_is_small_and_useful() {
                 family.name()
             );
         }
-        assert!(text.lines().any(|l| l.trim_start().starts_with("… ") && l.contains(" more ") && l.contains("like these")), "{}: the sidebar is not collapsed:\n{text}", family.name());
+        assert!(
+            text.lines().any(|l| l.trim_start().starts_with("… ")
+                && l.contains(" more ")
+                && l.contains("like these")),
+            "{}: the sidebar is not collapsed:\n{text}",
+            family.name()
+        );
         agent.close(tab);
     }
 }

@@ -67,7 +67,8 @@ fn per_tab_tools_use_the_current_page_and_never_another_tab() {
 fn navigation_goes_to_urls_back_forward_and_reloads() {
     for family in BOTH {
         let mut agent = Agent::new(family);
-        let (a, b, c) = (corpus().url("/table.html"), corpus().url("/aria.html"), corpus().url("/forms.html"));
+        let (a, b, c) =
+            (corpus().url("/table.html"), corpus().url("/aria.html"), corpus().url("/forms.html"));
         let tab = agent.open(&a);
         agent.ok("navigate_page", json!({ "tabId": tab, "url": b }));
         agent.ok("navigate_page", json!({ "tabId": tab, "url": c }));
@@ -137,8 +138,10 @@ fn focus_and_positions(family: Family, runtime: &std::path::Path, session: &str)
 
     let before = ok(call("list_pages", json!({})));
     let user_tab = active(&before).expect("an active tab");
-    let a = ok(call("new_page", json!({ "url": corpus().url("/table.html") })))["tab"]["tabId"].as_i64().unwrap();
-    let b = ok(call("new_page", json!({ "url": corpus().url("/aria.html") })))["tab"]["tabId"].as_i64().unwrap();
+    let a =
+        ok(call("new_page", json!({ "url": corpus().url("/table.html") })))["tab"]["tabId"].as_i64().unwrap();
+    let b =
+        ok(call("new_page", json!({ "url": corpus().url("/aria.html") })))["tab"]["tabId"].as_i64().unwrap();
     let list = ok(call("list_pages", json!({})));
     assert_eq!(active(&list), Some(user_tab), "{}: new_page stole focus", family.name());
     let fp = list["fingerprint"].as_str().unwrap().to_owned();
@@ -148,7 +151,8 @@ fn focus_and_positions(family: Family, runtime: &std::path::Path, session: &str)
     let r = ok(call("take_snapshot", json!({ "pageIdx": idx_a, "expectTabSet": fp })));
     assert_eq!(r["tab"]["tabId"], json!(a));
     // …and once the tab set changed, STALE with nothing done.
-    let c = ok(call("new_page", json!({ "url": corpus().url("/forms.html") })))["tab"]["tabId"].as_i64().unwrap();
+    let c =
+        ok(call("new_page", json!({ "url": corpus().url("/forms.html") })))["tab"]["tabId"].as_i64().unwrap();
     let r = call("close_page", json!({ "pageIdx": idx_a, "expectTabSet": fp }));
     assert_eq!(r["structuredContent"]["error"]["code"], "STALE", "{}: {r}", family.name());
     let list = ok(call("list_pages", json!({})));
@@ -169,9 +173,10 @@ fn focus_and_positions(family: Family, runtime: &std::path::Path, session: &str)
     assert_eq!(r["structuredContent"]["error"]["code"], "NOT_FOUND", "{r}");
 
     // new_page with active: true focuses too.
-    let d = ok(call("new_page", json!({ "url": corpus().url("/shadow.html"), "active": true })))["tab"]["tabId"]
-        .as_i64()
-        .unwrap();
+    let d =
+        ok(call("new_page", json!({ "url": corpus().url("/shadow.html"), "active": true })))["tab"]["tabId"]
+            .as_i64()
+            .unwrap();
     assert_eq!(active(&ok(call("list_pages", json!({})))), Some(d));
     for t in [a, b, c, d] {
         ok(call("close_page", json!({ "tabId": t })));

@@ -1,0 +1,92 @@
+// Debugger mode (Chromium only, off by default, switched on in the status page): trusted
+// input through CDP `Input.*` and code evaluation through `Runtime.evaluate`, which the
+// page's CSP does not govern. The helper attaches for one operation and detaches at once,
+// so Chromium's "started debugging" bar is up only while it acts.
+import { api, hasDebugger } from "./api.js";
+
+/** Tabs the helper is attached to right now (browser.info reports the count). */
+const attached = new Set();
+
+export function debuggerSessions() {
+  return attached.size;
+}
+
+/** Whether debugger mode is available and switched on. */
+export async function debuggerEnabled() {
+  if (!hasDebugger) return false;
+  const { debuggerMode } = await api.storage.local.get("debuggerMode");
+  return debuggerMode === true;
+}
+
+/** Attaches to the tab, runs `fn(send)`, and always detaches. */
+export async function withDebugger(tabId, fn) {
+  const target = { tabId };
+  await api.debugger.attach(target, "1.3");
+  attached.add(tabId);
+  try {
+    return await fn((method, params = {}) => api.debugger.sendCommand(target, method, params));
+  } finally {
+    attached.delete(tabId);
+    await api.debugger.detach(target).catch(() => {});
+  }
+}
+
+/** A left click at viewport coordinates of the top document. */
+export async function trustedClick(send, x, y) {
+  await send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
+  await send("Input.dispatchMouseEvent", { type: "mousePressed", x, y, button: "left", buttons: 1, clickCount: 1 });
+  await send("Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button: "left", buttons: 0, clickCount: 1 });
+}
+
+export async function trustedHover(send, x, y) {
+  await send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
+}
+
+const KEYS = {
+  Enter: { code: "Enter", keyCode: 13, text: "\r" },
+  Tab: { code: "Tab", keyCode: 9 },
+  Escape: { code: "Escape", keyCode: 27 },
+  Backspace: { code: "Backspace", keyCode: 8 },
+  Delete: { code: "Delete", keyCode: 46 },
+  ArrowDown: { code: "ArrowDown", keyCode: 40 },
+  ArrowUp: { code: "ArrowUp", keyCode: 38 },
+  ArrowLeft: { code: "ArrowLeft", keyCode: 37 },
+  ArrowRight: { code: "ArrowRight", keyCode: 39 },
+  " ": { code: "Space", keyCode: 32, text: " " },
+};
+
+/** One key press (down, up) to the focused element; `shift` adds the modifier. */
+export async function trustedKey(send, key, shift = false) {
+  const known = KEYS[key];
+  const upper = key.length === 1 ? key.toUpperCase() : key;
+  const def = known ?? { code: /[a-z]/i.test(key) ? `Key${upper}` : "", keyCode: upper.charCodeAt(0), text: key };
+  const modifiers = shift ? 8 : 0;
+  const base = { key, code: def.code, windowsVirtualKeyCode: def.keyCode, modifiers };
+  await send("Input.dispatchKeyEvent", { type: def.text ? "keyDown" : "rawKeyDown", ...base, ...(def.text && { text: def.text }) });
+  await send("Input.dispatchKeyEvent", { type: "keyUp", ...base });
+}
+
+/**
+ * `Runtime.evaluate` of a function with JSON arguments; answers like the main-world path:
+ * `{json}` or `{error: {kind, name, message}}`.
+ */
+export async function trustedEvaluate(send, code, args) {
+  const expression = `(async () => {
+  const fn = (${code}
+  );
+  const value = typeof fn === "function" ? await fn(...${JSON.stringify(args)}) : await fn;
+  if (value === undefined) return { json: "null" };
+  if (typeof value === "function" || typeof value === "symbol" || value instanceof Node || value === window) {
+    return { error: { kind: "unserializable", name: "TypeError", message: "the result has no JSON form" } };
+  }
+  const json = JSON.stringify(value);
+  return json === undefined ? { error: { kind: "unserializable", name: "TypeError", message: "the result has no JSON form" } } : { json };
+})()`;
+  const out = await send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true });
+  if (out.exceptionDetails) {
+    const e = out.exceptionDetails;
+    const kind = e.exception?.className === "SyntaxError" ? "compile" : "throw";
+    return { error: { kind, name: e.exception?.className ?? "Error", message: e.exception?.description?.split("\n")[0] ?? e.text } };
+  }
+  return out.result?.value ?? { error: { kind: "throw", name: "Error", message: "no result" } };
+}

@@ -1,0 +1,739 @@
+//! `extension_source_inspect`, session side: what the extension did to a page, its console
+//! and its own pages, read from the session's browser.
+//!
+//! ```text
+//! tool ──control {"op":"inspect",…}──▶ session ── pick / open / navigate the tab (CDP)
+//!                                          ├── inspect.js in the page (one Runtime.evaluate)
+//!                                          ├── console: the page's own (runner) + the
+//!                                          │   extension's since its last (re)load (session)
+//!                                          └──▶ events (page_meta, page_html_summary, …)
+//! ```
+//!
+//! The page-side collector is `inspect.js` (read-only DOM walk: meta, counts, probes, the
+//! `[data-extension-root]` trees, redacted HTML); the pure parts (console summary, byte
+//! cap, which file a context opens) are here with their tests. `dom_snapshot` is not made
+//! here: the tool asks the helper extension, which runs in the same browser.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
+
+use crate::runner::cdp::CdpClient;
+use crate::runner::{ConsoleEvent, EventKind, ExtensionHandle, Level, PageInfo, Runner};
+
+/// The page-side collector, a function expression `(opts, ...closedShadowRoots) => result`.
+const SCRIPT: &str = include_str!("inspect.js");
+
+/// How long a page may take to load after `url` or after opening an extension page.
+const LOAD_TIMEOUT: Duration = Duration::from_secs(15);
+/// Deadline of the collector itself.
+const EVAL_TIMEOUT: Duration = Duration::from_secs(10);
+/// Closed shadow roots handed to the collector at most.
+const MAX_CLOSED: usize = 200;
+/// Extension console events kept by a session for summaries.
+pub const RECENT: usize = 500;
+/// Distinct messages listed in a console summary.
+const TOP: usize = 5;
+
+/// Which part of the extension to look at.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Context {
+    /// A web page in the session's tab, with what the content scripts rendered into it.
+    #[default]
+    Page,
+    /// The action popup (`action.default_popup`), opened as a tab.
+    Popup,
+    /// The options page (`options_ui.page` / `options_page`), opened as a tab.
+    Options,
+    /// The side panel (`side_panel.default_path`), opened as a tab.
+    Sidepanel,
+    /// The new-tab override (`chrome_url_overrides.newtab`), opened as a tab.
+    Newtab,
+    /// The devtools page (`devtools_page`), opened as a tab (without the devtools APIs).
+    Devtools,
+    /// The service worker: its console and state, nothing evaluated in it.
+    Background,
+}
+
+impl Context {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Context::Page => "page",
+            Context::Popup => "popup",
+            Context::Options => "options",
+            Context::Sidepanel => "sidepanel",
+            Context::Newtab => "newtab",
+            Context::Devtools => "devtools",
+            Context::Background => "background",
+        }
+    }
+
+    /// The manifest key that names this context's page, for messages.
+    const fn manifest_key(self) -> &'static str {
+        match self {
+            Context::Popup => "action.default_popup",
+            Context::Options => "options_ui.page",
+            Context::Sidepanel => "side_panel.default_path",
+            Context::Newtab => "chrome_url_overrides.newtab",
+            Context::Devtools => "devtools_page",
+            Context::Page | Context::Background => "",
+        }
+    }
+}
+
+/// How far into shadow DOM the collector goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum ShadowDom {
+    /// Light DOM only (shadow hosts are marked, not entered).
+    #[serde(rename = "off")]
+    Off,
+    /// Open shadow roots, recursively.
+    #[default]
+    #[serde(rename = "open-only")]
+    OpenOnly,
+    /// Open and closed shadow roots (closed ones found over CDP; slower on big pages).
+    #[serde(rename = "all")]
+    All,
+}
+
+impl ShadowDom {
+    const fn as_str(self) -> &'static str {
+        match self {
+            ShadowDom::Off => "off",
+            ShadowDom::OpenOnly => "open-only",
+            ShadowDom::All => "all",
+        }
+    }
+}
+
+/// What `page_html` hides.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Redact {
+    /// The page as it is.
+    Off,
+    /// Script and style bodies dropped, long `data:` URIs replaced, password and hidden
+    /// input values hidden.
+    #[default]
+    Safe,
+    /// Also event-handler attributes (`on*`) dropped, `javascript:` URLs and every field
+    /// value hidden, attribute values cut at 200 characters, comments dropped.
+    Strict,
+}
+
+impl Redact {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Redact::Off => "off",
+            Redact::Safe => "safe",
+            Redact::Strict => "strict",
+        }
+    }
+}
+
+/// What the tool asks a session for (the `inspect` control request).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub context: Context,
+    #[serde(default)]
+    pub probe: Vec<String>,
+    #[serde(default)]
+    pub html: bool,
+    #[serde(default)]
+    pub summary: bool,
+    #[serde(default)]
+    pub meta: bool,
+    #[serde(default)]
+    pub console: bool,
+    #[serde(default)]
+    pub tree: bool,
+    #[serde(default)]
+    pub shadow_dom: ShadowDom,
+    #[serde(default)]
+    pub redact: Redact,
+    /// Cap of `page_html`, in bytes.
+    #[serde(default)]
+    pub max_bytes: u64,
+}
+
+/// An extension console event as the session received it.
+#[derive(Debug, Clone)]
+pub struct Logged {
+    /// Milliseconds since the Unix epoch.
+    pub at_ms: u64,
+    pub event: ConsoleEvent,
+}
+
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or_default()
+}
+
+/// Keeps the newest [`RECENT`] events.
+pub fn remember(recent: &mut VecDeque<Logged>, event: &ConsoleEvent) {
+    if recent.len() == RECENT {
+        recent.pop_front();
+    }
+    recent.push_back(Logged { at_ms: now_ms(), event: event.clone() });
+}
+
+/// What the session knows that the collector needs.
+pub struct Inputs<'a> {
+    pub runner: &'a dyn Runner,
+    pub ext: Option<&'a ExtensionHandle>,
+    pub dist: &'a Path,
+    pub recent: &'a VecDeque<Logged>,
+    /// When the extension was last (re)loaded: older console events describe old code.
+    pub loaded_at_ms: u64,
+    pub session_id: &'a str,
+}
+
+/// Runs one inspection; answers `{sessionId, tab, events}` (no `dom_snapshot`).
+pub async fn inspect(inputs: Inputs<'_>, req: Request) -> Result<Value, ErrorBody> {
+    let runner = inputs.runner;
+    if req.context == Context::Background {
+        return background(&inputs, &req).await;
+    }
+    let (page, opened) = match req.context {
+        Context::Page => (page_tab(runner).await?, false),
+        other => extension_tab(&inputs, other).await?,
+    };
+    if let Some(url) = &req.url {
+        // The new document, not the old one still answering: its navigation started after
+        // this moment (a fragment change keeps the document).
+        let same_document = page.url.split('#').next() == url.split('#').next() && url.contains('#');
+        let since = now_ms().saturating_sub(5);
+        runner.navigate_page(&page.target_id, url).await.map_err(ErrorBody::from)?;
+        let condition = if same_document {
+            "document.readyState === 'complete'".to_owned()
+        } else {
+            format!("document.readyState === 'complete' && performance.timeOrigin >= {since}")
+        };
+        wait_until(runner, &page.target_id, &condition, "the page to load").await?;
+    }
+    let opts = json!({
+        "meta": req.meta,
+        "summary": req.summary,
+        "html": req.html,
+        "tree": req.tree,
+        "probe": req.probe,
+        "shadowDom": req.shadow_dom.as_str(),
+        "redact": req.redact.as_str(),
+        "maxBytes": req.max_bytes,
+    });
+    let got =
+        collect(runner, &page.target_id, &opts, req.shadow_dom == ShadowDom::All).await.map_err(|e| {
+            ErrorBody::new(ErrorCode::ScriptError, format!("cannot read the page: {e}"))
+                .with_hint("the page may be navigating or blocked by a dialog; retry")
+        })?;
+    let base = Envelope {
+        url: got["url"].as_str().unwrap_or(&page.url).to_owned(),
+        title: got["title"].as_str().unwrap_or("").to_owned(),
+        frame_id: page.target_id.clone(),
+        context: req.context,
+    };
+    let mut events = Vec::new();
+    if req.meta {
+        let mut meta = got["meta"].clone();
+        meta["opened"] = json!(opened);
+        events.push(base.event("page_meta", meta));
+    }
+    if req.summary {
+        events.push(base.event("page_html_summary", got["summary"].clone()));
+    }
+    for probe in got["probes"].as_array().into_iter().flatten() {
+        events.push(base.event("selector_probe", probe.clone()));
+    }
+    if req.tree {
+        events.push(base.event(
+            "extension_root_tree",
+            json!({"generation": got["generation"], "roots": got["roots"], "truncated": got["treeTruncated"]}),
+        ));
+    }
+    if req.console {
+        let page_events = runner.page_console(&page.target_id);
+        let ext = extension_events(&inputs);
+        events.push(base.event(
+            "console_summary",
+            console_summary(&page_events, &ext, inputs.ext.map(|e| e.base_url.as_str())),
+        ));
+    }
+    if req.html {
+        let html = got["html"]["html"].as_str().unwrap_or("");
+        let cap = usize::try_from(req.max_bytes).unwrap_or(usize::MAX);
+        let (kept, cut) = truncate_utf8(html, cap);
+        let truncated = cut || got["html"]["truncated"].as_bool().unwrap_or(false);
+        events.push(base.event(
+            "page_html",
+            json!({"html": kept, "bytes": kept.len(), "truncated": truncated, "redact": req.redact.as_str(),
+                   "strippedBodies": got["html"]["stripped"]}),
+        ));
+    }
+    Ok(json!({
+        "sessionId": inputs.session_id,
+        "tab": {"targetId": page.target_id, "url": base.url, "title": base.title, "opened": opened},
+        "events": events,
+    }))
+}
+
+/// Runs the collector in the tab. With `shadowDom: all` the page's closed shadow roots,
+/// which its own scripts cannot reach, are first found over CDP (`DOM.getDocument` with
+/// `pierce`) and handed to the collector as arguments of `Runtime.callFunctionOn`.
+async fn collect(runner: &dyn Runner, target: &str, opts: &Value, all: bool) -> Result<Value, String> {
+    if all
+        && let Some(cdp) = runner.cdp()
+        && let Some(v) = collect_with_closed(cdp, target, opts).await?
+    {
+        return Ok(v);
+    }
+    let expression = format!("({})({opts})", SCRIPT.trim_end());
+    runner.evaluate_in_page(target, &expression, EVAL_TIMEOUT).await.map_err(|e| e.to_string())
+}
+
+/// `None` when the page has no closed shadow root (the plain evaluation does the rest).
+async fn collect_with_closed(cdp: &CdpClient, target: &str, opts: &Value) -> Result<Option<Value>, String> {
+    // A session of our own, without `Runtime.enable`: the runner's console monitor stays the
+    // only one that reports this tab's console.
+    let attached = cdp
+        .send("Target.attachToTarget", json!({"targetId": target, "flatten": true}))
+        .await
+        .map_err(|e| e.to_string())?;
+    let Some(session) = attached["sessionId"].as_str().map(str::to_owned) else {
+        return Err(format!("cannot attach to tab {target}"));
+    };
+    let result = async {
+        let doc = cdp
+            .send_to(Some(&session), "DOM.getDocument", json!({"depth": -1, "pierce": true}), EVAL_TIMEOUT)
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut closed = Vec::new();
+        closed_roots(&doc["root"], &mut closed);
+        let mut args = vec![json!({ "value": opts })];
+        let mut this = None;
+        for id in closed.into_iter().take(MAX_CLOSED) {
+            let r = cdp
+                .send_to(Some(&session), "DOM.resolveNode", json!({ "backendNodeId": id }), EVAL_TIMEOUT)
+                .await
+                .map_err(|e| e.to_string())?;
+            if let Some(obj) = r["object"]["objectId"].as_str() {
+                args.push(json!({ "objectId": obj }));
+                this.get_or_insert_with(|| obj.to_owned());
+            }
+        }
+        let Some(this) = this else { return Ok(None) };
+        let call = json!({"functionDeclaration": SCRIPT.trim_end(), "objectId": this, "arguments": args,
+                          "returnByValue": true, "awaitPromise": true});
+        let mut reply = cdp
+            .send_to(Some(&session), "Runtime.callFunctionOn", call, EVAL_TIMEOUT)
+            .await
+            .map_err(|e| e.to_string())?;
+        if let Some(d) = reply.get("exceptionDetails") {
+            let text =
+                d["exception"]["description"].as_str().or_else(|| d["text"].as_str()).unwrap_or("threw");
+            return Err(text.lines().next().unwrap_or("threw").to_owned());
+        }
+        Ok(Some(reply["result"].get_mut("value").map(Value::take).unwrap_or(Value::Null)))
+    }
+    .await;
+    cdp.send_detached(None, "Target.detachFromTarget", json!({ "sessionId": session }));
+    result
+}
+
+/// The backend node ids of the closed shadow roots of a `DOM.getDocument` tree (the top
+/// document only: a frame's nodes live in another JavaScript context).
+fn closed_roots(node: &Value, out: &mut Vec<u64>) {
+    for root in node["shadowRoots"].as_array().into_iter().flatten() {
+        if root["shadowRootType"] == "closed"
+            && let Some(id) = root["backendNodeId"].as_u64()
+        {
+            out.push(id);
+        }
+        closed_roots(root, out);
+    }
+    for child in node["children"].as_array().into_iter().flatten() {
+        closed_roots(child, out);
+    }
+    if let Some(t) = node.get("templateContent") {
+        closed_roots(t, out);
+    }
+}
+
+/// The fields every event carries.
+struct Envelope {
+    url: String,
+    title: String,
+    frame_id: String,
+    context: Context,
+}
+
+impl Envelope {
+    fn event(&self, kind: &str, payload: Value) -> Value {
+        let mut ev = json!({
+            "type": kind,
+            "url": self.url,
+            "title": self.title,
+            "frameId": self.frame_id,
+            "context": self.context.as_str(),
+            "timestamp": super::contract::now_iso(),
+        });
+        if let (Value::Object(ev), Value::Object(p)) = (&mut ev, payload) {
+            for (k, v) in p {
+                ev.entry(k).or_insert(v);
+            }
+        }
+        ev
+    }
+}
+
+/// The extension's console events since its last (re)load.
+fn extension_events(inputs: &Inputs<'_>) -> Vec<ConsoleEvent> {
+    inputs.recent.iter().filter(|l| l.at_ms >= inputs.loaded_at_ms).map(|l| l.event.clone()).collect()
+}
+
+/// The tab a `page` inspection reads: the first web page, else the first tab.
+async fn page_tab(runner: &dyn Runner) -> Result<PageInfo, ErrorBody> {
+    let pages = runner.pages().await.map_err(ErrorBody::from)?;
+    let web = pages.iter().find(|p| p.url.starts_with("http://") || p.url.starts_with("https://"));
+    let any =
+        pages.iter().find(|p| !p.url.starts_with("chrome-extension://") && !p.url.starts_with("devtools://"));
+    web.or(any).cloned().ok_or_else(|| {
+        ErrorBody::not_found("the session's browser has no tab with a web page")
+            .with_hint("pass `url` to open one, or restart the session with a startingUrl")
+            .with_data(json!({ "pages": pages }))
+    })
+}
+
+/// The page a context names in the built manifest, relative to the extension root.
+pub fn page_path(manifest: &Value, context: Context) -> Option<String> {
+    let s = |v: &Value| v.as_str().filter(|s| !s.trim().is_empty()).map(str::to_owned);
+    let path = match context {
+        Context::Popup => s(&manifest["action"]["default_popup"])
+            .or_else(|| s(&manifest["browser_action"]["default_popup"]))
+            .or_else(|| s(&manifest["page_action"]["default_popup"])),
+        Context::Options => s(&manifest["options_ui"]["page"]).or_else(|| s(&manifest["options_page"])),
+        Context::Sidepanel => s(&manifest["side_panel"]["default_path"]),
+        Context::Newtab => s(&manifest["chrome_url_overrides"]["newtab"]),
+        Context::Devtools => s(&manifest["devtools_page"]),
+        Context::Page | Context::Background => None,
+    }?;
+    Some(path.trim_start_matches("./").trim_start_matches('/').to_owned())
+}
+
+/// Finds the tab showing the context's page, or opens one, and waits until it is the
+/// extension's page and loaded. Returns it and whether it was opened now.
+async fn extension_tab(inputs: &Inputs<'_>, context: Context) -> Result<(PageInfo, bool), ErrorBody> {
+    let ext = loaded(inputs)?;
+    let manifest: Value = std::fs::read(inputs.dist.join("manifest.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null);
+    let rel = page_path(&manifest, context).ok_or_else(|| {
+        ErrorBody::not_found(format!("the extension has no {} page", context.as_str())).with_hint(format!(
+            "declare it in manifest.json ({}), or inspect another context",
+            context.manifest_key()
+        ))
+    })?;
+    let url = format!("{}{rel}", ext.base_url);
+    let runner = inputs.runner;
+    let pages = runner.pages().await.map_err(ErrorBody::from)?;
+    let same = |p: &PageInfo| p.url.split(['?', '#']).next() == Some(url.as_str());
+    if let Some(p) = pages.iter().find(|p| same(p)) {
+        return Ok((p.clone(), false));
+    }
+    let cdp = runner.cdp().ok_or_else(|| {
+        ErrorBody::new(ErrorCode::Unsupported, "opening extension pages needs a Chromium session")
+    })?;
+    let created = cdp
+        .send("Target.createTarget", json!({"url": url, "background": true}))
+        .await
+        .map_err(|e| ErrorBody::internal(format!("cannot open {url}: {e}")))?;
+    let target_id = created["targetId"].as_str().unwrap_or("").to_owned();
+    let page = PageInfo { target_id, url: url.clone() };
+    wait_until(
+        runner,
+        &page.target_id,
+        "location.protocol === 'chrome-extension:' && document.readyState === 'complete'",
+        "the extension page to load",
+    )
+    .await?;
+    Ok((page, true))
+}
+
+fn loaded<'a>(inputs: &Inputs<'a>) -> Result<&'a ExtensionHandle, ErrorBody> {
+    inputs.ext.ok_or_else(|| {
+        ErrorBody::not_found("the extension is not loaded in the session (its first build failed)")
+            .with_hint("fix the build errors extension_wait lists and save; the session loads it by itself")
+    })
+}
+
+/// Polls `condition` in the tab until it is true; evaluation errors (a document being
+/// replaced) count as not yet.
+async fn wait_until(runner: &dyn Runner, target: &str, condition: &str, what: &str) -> Result<(), ErrorBody> {
+    let deadline = std::time::Instant::now() + LOAD_TIMEOUT;
+    loop {
+        if let Ok(Value::Bool(true)) =
+            runner.evaluate_in_page(target, condition, Duration::from_secs(2)).await
+        {
+            return Ok(());
+        }
+        if std::time::Instant::now() >= deadline {
+            return Err(ErrorBody::new(
+                ErrorCode::Timeout,
+                format!("waited {} s for {what}", LOAD_TIMEOUT.as_secs()),
+            )
+            .with_hint("the page may be slow or failing to load; inspect again, or check the URL"));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// `context: background`: the worker's state from the browser's target list and the
+/// console; nothing is evaluated in the worker.
+async fn background(inputs: &Inputs<'_>, req: &Request) -> Result<Value, ErrorBody> {
+    let ext = loaded(inputs)?;
+    let manifest: Value = std::fs::read(inputs.dist.join("manifest.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null);
+    let declared = manifest["background"]["service_worker"].as_str().map(|p| format!("{}{p}", ext.base_url));
+    let mut workers = Vec::new();
+    if let Some(cdp) = inputs.runner.cdp() {
+        let targets =
+            cdp.send("Target.getTargets", json!({})).await.map_err(|e| ErrorBody::internal(e.to_string()))?;
+        for t in targets["targetInfos"].as_array().into_iter().flatten() {
+            if t["type"] == "service_worker"
+                && t["url"].as_str().is_some_and(|u| u.starts_with(&ext.base_url))
+            {
+                workers.push(json!({"url": t["url"], "targetId": t["targetId"]}));
+            }
+        }
+    }
+    let url = declared.clone().unwrap_or_else(|| ext.base_url.clone());
+    let frame_id = workers.first().and_then(|w| w["targetId"].as_str()).unwrap_or("").to_owned();
+    let base = Envelope { url, title: String::new(), frame_id, context: Context::Background };
+    let mut events = Vec::new();
+    if req.meta || req.summary {
+        events.push(base.event(
+            "page_meta",
+            json!({
+                "extensionId": ext.id,
+                "serviceWorker": declared,
+                "running": !workers.is_empty(),
+                "workers": workers,
+                "startedOnce": ext.background_started(),
+                "manifestVersion": manifest["manifest_version"],
+                "permissions": manifest["permissions"],
+            }),
+        ));
+    }
+    if req.console {
+        let ext_events = extension_events(inputs);
+        events.push(base.event("console_summary", console_summary(&[], &ext_events, Some(&ext.base_url))));
+    }
+    Ok(json!({
+        "sessionId": inputs.session_id,
+        "tab": Value::Null,
+        "events": events,
+    }))
+}
+
+/// Where a console event came from.
+fn source_of(ev: &ConsoleEvent, base_url: Option<&str>) -> &'static str {
+    let context = ev.context.as_deref().unwrap_or("");
+    if context == "service worker registration" {
+        return "worker";
+    }
+    match base_url {
+        Some(base) if context.starts_with(base) => {
+            let path = context.split(['?', '#']).next().unwrap_or(context);
+            if path.ends_with(".js") || path.ends_with(".mjs") { "worker" } else { "extension_page" }
+        }
+        _ => "content_script",
+    }
+}
+
+fn level_name(level: Level) -> &'static str {
+    match level {
+        Level::Debug => "debug",
+        Level::Log => "log",
+        Level::Info => "info",
+        Level::Warn => "warn",
+        Level::Error => "error",
+    }
+}
+
+/// Counts by level and by source, and the [`TOP`] most frequent distinct messages (errors
+/// first). `page` are the tab's own messages; `ext` the extension's (content scripts,
+/// worker, extension pages).
+pub fn console_summary(page: &[ConsoleEvent], ext: &[ConsoleEvent], base_url: Option<&str>) -> Value {
+    let mut levels = serde_json::Map::new();
+    for l in ["error", "warn", "info", "log", "debug"] {
+        levels.insert(l.to_owned(), json!(0));
+    }
+    let mut sources = serde_json::Map::new();
+    // (source, level, text) → (count, first event)
+    let mut distinct: Vec<((&'static str, Level, String), usize, &ConsoleEvent)> = Vec::new();
+    let tagged = page.iter().map(|e| ("page", e)).chain(ext.iter().map(|e| (source_of(e, base_url), e)));
+    let mut total = 0usize;
+    for (source, ev) in tagged {
+        total += 1;
+        let level = level_name(ev.level);
+        let n = levels.get(level).and_then(Value::as_u64).unwrap_or(0);
+        levels.insert(level.to_owned(), json!(n + 1));
+        let by = sources.entry(source).or_insert_with(|| json!({}));
+        by[level] = json!(by[level].as_u64().unwrap_or(0) + 1);
+        let key = (source, ev.level, ev.text.clone());
+        match distinct.iter_mut().find(|d| d.0 == key) {
+            Some(d) => d.1 += 1,
+            None => distinct.push((key, 1, ev)),
+        }
+    }
+    // Most severe first, then most frequent; ties keep arrival order.
+    distinct.sort_by(|a, b| b.0.1.cmp(&a.0.1).then(b.1.cmp(&a.1)));
+    let top: Vec<Value> = distinct
+        .iter()
+        .take(TOP)
+        .map(|((source, level, text), count, ev)| {
+            json!({
+                "level": level_name(*level),
+                "source": source,
+                "text": clip(text, 300),
+                "count": count,
+                "exception": ev.kind == EventKind::Exception,
+                "url": ev.url,
+                "line": ev.line,
+                "column": ev.column,
+            })
+        })
+        .collect();
+    json!({"total": total, "counts": levels, "bySource": sources, "distinct": distinct.len(), "top": top})
+}
+
+fn clip(s: &str, max: usize) -> String {
+    let (kept, cut) = truncate_utf8(s, max);
+    if cut { format!("{kept}…") } else { kept.to_owned() }
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary, and
+/// whether anything was cut.
+pub fn truncate_utf8(s: &str, max: usize) -> (&str, bool) {
+    if s.len() <= max {
+        return (s, false);
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&s[..end], true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(level: Level, text: &str, context: Option<&str>) -> ConsoleEvent {
+        ConsoleEvent {
+            kind: EventKind::Console,
+            level,
+            text: text.to_owned(),
+            url: None,
+            line: None,
+            column: None,
+            context: context.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn console_summary_counts_by_level_and_source_and_ranks_errors_first() {
+        let base = "chrome-extension://abc/";
+        let page = [ev(Level::Log, "hello", None), ev(Level::Log, "hello", None)];
+        let ext = [
+            ev(Level::Error, "cs failed", Some("http://127.0.0.1/")),
+            ev(Level::Error, "worker failed", Some("chrome-extension://abc/bg.js")),
+            ev(Level::Warn, "popup warn", Some("chrome-extension://abc/popup.html")),
+            ev(Level::Error, "late", Some("service worker registration")),
+        ];
+        let s = console_summary(&page, &ext, Some(base));
+        assert_eq!(s["total"], 6);
+        assert_eq!(s["counts"]["error"], 3);
+        assert_eq!(s["counts"]["log"], 2);
+        assert_eq!(s["bySource"]["content_script"]["error"], 1);
+        assert_eq!(s["bySource"]["worker"]["error"], 2);
+        assert_eq!(s["bySource"]["extension_page"]["warn"], 1);
+        assert_eq!(s["bySource"]["page"]["log"], 2);
+        let top = s["top"].as_array().unwrap();
+        assert_eq!(top.len(), 5);
+        assert_eq!(top[0]["text"], "cs failed");
+        assert_eq!(top[3]["text"], "popup warn");
+        assert_eq!(top[4]["text"], "hello");
+        assert_eq!(top[4]["count"], 2);
+        assert_eq!(s["distinct"], 5);
+    }
+
+    #[test]
+    fn closed_roots_are_found_at_any_depth_but_not_in_frames() {
+        let tree = json!({"children": [
+            {"shadowRoots": [{"shadowRootType": "open", "backendNodeId": 1,
+                              "children": [{"shadowRoots": [{"shadowRootType": "closed", "backendNodeId": 2}]}]}]},
+            {"shadowRoots": [{"shadowRootType": "closed", "backendNodeId": 3}]},
+            {"contentDocument": {"children": [{"shadowRoots": [{"shadowRootType": "closed", "backendNodeId": 4}]}]}},
+        ]});
+        let mut out = Vec::new();
+        closed_roots(&tree, &mut out);
+        assert_eq!(out, [2, 3]);
+    }
+
+    #[test]
+    fn truncation_keeps_whole_characters() {
+        assert_eq!(truncate_utf8("abc", 5), ("abc", false));
+        assert_eq!(truncate_utf8("aé", 2), ("a", true));
+        assert_eq!(truncate_utf8("aé", 3), ("aé", false));
+        assert_eq!(truncate_utf8("", 0), ("", false));
+    }
+
+    #[test]
+    fn contexts_map_to_manifest_pages() {
+        let m = json!({
+            "action": {"default_popup": "./popup.html"},
+            "options_page": "opts.html",
+            "side_panel": {"default_path": "/panel/index.html"},
+            "chrome_url_overrides": {"newtab": "tab.html"},
+            "devtools_page": "devtools.html",
+        });
+        assert_eq!(page_path(&m, Context::Popup).as_deref(), Some("popup.html"));
+        assert_eq!(page_path(&m, Context::Options).as_deref(), Some("opts.html"));
+        assert_eq!(page_path(&m, Context::Sidepanel).as_deref(), Some("panel/index.html"));
+        assert_eq!(page_path(&m, Context::Newtab).as_deref(), Some("tab.html"));
+        assert_eq!(page_path(&m, Context::Devtools).as_deref(), Some("devtools.html"));
+        let m2 = json!({"options_ui": {"page": "o.html"}, "options_page": "old.html", "action": {}});
+        assert_eq!(page_path(&m2, Context::Options).as_deref(), Some("o.html"));
+        assert_eq!(page_path(&m2, Context::Popup), None);
+    }
+
+    #[test]
+    fn requests_round_trip_through_the_control_protocol() {
+        let req = Request {
+            url: Some("http://x/".into()),
+            probe: vec!["a".into()],
+            html: true,
+            ..Default::default()
+        };
+        let line = serde_json::to_value(super::super::control::Request::Inspect(req)).unwrap();
+        assert_eq!(line["op"], "inspect");
+        assert_eq!(line["shadowDom"], "open-only");
+        let back: super::super::control::Request = serde_json::from_value(line).unwrap();
+        assert!(matches!(back, super::super::control::Request::Inspect(r) if r.html && r.probe == ["a"]));
+    }
+}

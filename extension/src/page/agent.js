@@ -376,7 +376,11 @@
   /** A short description of an element for error messages and candidate lists. */
   function describe(el) {
     const id = idOf(el);
-    const raw = [el.getAttribute("aria-label"), el.value, el.textContent].find((t) => typeof t === "string" && t.trim() !== "");
+    // Never a field's value (passwords, card numbers): its label-ish attributes instead.
+    const buttonValue = el.localName === "input" && ["submit", "reset", "button"].includes(el.type) ? el.value : null;
+    const fieldish = ["input", "textarea", "select"].includes(el.localName);
+    const raw = [el.getAttribute("aria-label"), buttonValue, fieldish ? null : el.textContent, el.getAttribute("placeholder"), el.getAttribute("name")]
+      .find((t) => typeof t === "string" && t.trim() !== "");
     const text = collapse(raw ?? "").trim().slice(0, 60);
     let what = el.localName;
     if (el.id) what += `#${el.id}`;

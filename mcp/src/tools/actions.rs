@@ -327,12 +327,12 @@ pub struct WaitArgs {
 
 /// One line about an action's result: what was done, how, and what changed.
 fn summary(verb: &str, out: &Value) -> String {
-    let mut text = format!(
-        "{verb} {} {} ({} input)",
-        out["ref"].as_str().unwrap_or(""),
-        out["element"].as_str().unwrap_or(""),
-        out["input"].as_str().unwrap_or("synthetic"),
-    );
+    let mut text = verb.to_owned();
+    for part in [out["ref"].as_str(), out["element"].as_str()].into_iter().flatten() {
+        text.push(' ');
+        text.push_str(part);
+    }
+    text.push_str(&format!(" ({} input)", out["input"].as_str().unwrap_or("synthetic")));
     if out["navigated"] == true {
         text.push_str(&format!(
             " — navigated to {} \"{}\"",

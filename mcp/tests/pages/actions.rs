@@ -28,6 +28,9 @@ fn a_login_form_is_filled_by_ref_and_enter_submits_it() {
         );
         assert_eq!(out["input"], json!("synthetic"));
         assert_eq!(eval(&mut agent, tab, "() => document.getElementById('user').value"), json!("ada"));
+        // Results describe fields by their labels, never by their values.
+        let r = agent.call("click_by_uid", json!({ "tabId": tab, "uid": pass }));
+        assert!(!r.to_string().contains("s3cret"), "{}: a password leaked: {r}", family.name());
         let out = agent.ok("press_key", json!({ "tabId": tab, "key": "Enter", "locator": pass }));
         assert_eq!(out["navigated"], json!(true), "{}: Enter did not submit: {out}", family.name());
         let url = out["tab"]["url"].as_str().unwrap();

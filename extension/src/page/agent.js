@@ -14,7 +14,7 @@
   const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "base", "title"]);
   const ATTRS = new Set([
     "role", "alt", "title", "href", "type", "name", "placeholder", "for", "tabindex", "contenteditable",
-    "disabled", "required", "multiple", "readonly", "open", "value", "autocomplete", "list", "size", "draggable",
+    "disabled", "required", "multiple", "readonly", "open", "value", "autocomplete", "list", "size", "draggable", "scope",
   ]);
   const INTERACTIVE_TAGS = new Set(["a", "button", "input", "select", "textarea", "summary", "option", "details", "label"]);
   const INTERACTIVE_ROLES = new Set([
@@ -254,7 +254,7 @@
       } else if (tag === "option") {
         p = { selected: el.selected };
       }
-      const labelledBy = el.getAttribute("aria-labelledby");
+      const labelledBy = a?.["aria-labelledby"];
       if (labelledBy) (p ??= {}).label = textOfIds(el, labelledBy);
       if (p) node.p = p;
 
@@ -282,7 +282,8 @@
         walkChildren(open, depth + 1, hidden);
         return;
       }
-      if (closedRootOf(el)) node.s = "closed";
+      // Closed roots are a custom-element pattern; asking for every element costs an API call each.
+      if (tag.includes("-") && closedRootOf(el)) node.s = "closed";
       walkChildren(el, depth + 1, hidden);
     }
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use webext_mcp::paths::Env;
-use webext_mcp::runner::{Family, Runner};
+use webext_mcp::runner::{Family, Runner, RunnerOptions};
 use webext_mcp_host::descriptor::{self, Descriptor};
 use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME};
 
@@ -65,6 +65,15 @@ pub async fn launch(family: Family, host: Host) -> HelperBrowser {
 /// [`launch`], choosing whether the runner keeps an inspector on service workers (off: the
 /// helper runs as in a user's browser, for benchmarks).
 pub async fn launch_with(family: Family, host: Host, observe_workers: bool) -> HelperBrowser {
+    launch_configured(family, host, |o| o.observe_workers = observe_workers).await
+}
+
+/// [`launch`], with the runner options adjusted by `configure` (e.g. `remote_control`).
+pub async fn launch_configured(
+    family: Family,
+    host: Host,
+    configure: impl FnOnce(&mut RunnerOptions),
+) -> HelperBrowser {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
     assert!(
@@ -76,7 +85,7 @@ pub async fn launch_with(family: Family, host: Host, observe_workers: bool) -> H
     let runtime_dir = private_dir("wxm-rt-");
     let session = format!("helper-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
     let mut opts = options(&[&ext], runtime_dir.path(), &session);
-    opts.observe_workers = observe_workers;
+    configure(&mut opts);
     let manifest_dir = match family {
         Family::Chromium => {
             let profile = dirs.path().join("profile");

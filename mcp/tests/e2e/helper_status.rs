@@ -4,59 +4,104 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use webext_mcp::runner::{Family, Level};
+use webext_mcp::runner::{Family, Level, Runner};
 use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, NATIVE_HOST_NAME};
 
 use crate::common::DEADLINE;
 use crate::common::browser::Tab;
-use crate::helper_support::{Host, is_default_label, launch};
+use crate::helper_support::{HelperBrowser, Host, is_default_label, launch, launch_configured};
 
 const STATUS_PAGE: &str = "status.html";
 
-async fn open_status(cdp: &webext_mcp::runner::cdp::CdpClient) -> Tab {
-    let tab = Tab::open(cdp, &format!("chrome-extension://{HELPER_CHROMIUM_ID}/{STATUS_PAGE}")).await;
-    // createTarget returns before the page loads, and the blank document already says
-    // readyState "complete": wait for the extension page's own DOM.
-    wait_eval(&tab, "location.protocol === 'chrome-extension:' && !!document.getElementById('state')", |v| {
-        v == &json!(true)
-    })
-    .await;
-    tab
+/// The helper's status page in a tab: over CDP in Chromium; over Marionette in Firefox
+/// (`remote_control`), at the helper's fixed `moz-extension://<uuid>/`.
+enum StatusPage<'a> {
+    Chromium(Tab),
+    Firefox { runner: &'a dyn Runner, handle: String },
 }
 
-async fn wait_eval(tab: &Tab, expr: &str, ok: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + DEADLINE;
-    loop {
-        let got = tab.evaluate(expr).await;
-        if ok(&got) {
-            return got;
-        }
-        assert!(Instant::now() < deadline, "`{expr}` is still {got}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
+impl<'a> StatusPage<'a> {
+    async fn open(b: &'a HelperBrowser) -> StatusPage<'a> {
+        let page = match b.family {
+            Family::Chromium => {
+                let url = format!("chrome-extension://{HELPER_CHROMIUM_ID}/{STATUS_PAGE}");
+                StatusPage::Chromium(Tab::open(b.runner.cdp().unwrap(), &url).await)
+            }
+            Family::Firefox => {
+                let url = format!("{}{STATUS_PAGE}", b.runner.extensions()[0].base_url);
+                let handle = b.runner.pages().await.unwrap().remove(0).target_id;
+                b.runner.navigate_page(&handle, &url).await.unwrap();
+                StatusPage::Firefox { runner: &*b.runner, handle }
+            }
+        };
+        // Chromium's createTarget returns before the page loads, and the blank document
+        // already says readyState "complete": wait for the extension page's own DOM.
+        page.wait_eval(
+            &format!("location.pathname === '/{STATUS_PAGE}' && !!document.getElementById('state')"),
+            |v| v == &json!(true),
+        )
+        .await;
+        page
     }
+
+    async fn evaluate(&self, expr: &str) -> Value {
+        match self {
+            StatusPage::Chromium(tab) => tab.evaluate(expr).await,
+            StatusPage::Firefox { runner, handle } => runner
+                .evaluate_in_page(handle, expr, DEADLINE)
+                .await
+                .unwrap_or_else(|e| panic!("`{expr}`: {e}")),
+        }
+    }
+
+    async fn wait_eval(&self, expr: &str, ok: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let got = self.evaluate(expr).await;
+            if ok(&got) {
+                return got;
+            }
+            assert!(Instant::now() < deadline, "`{expr}` is still {got}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// A helper browser whose status page the test can open.
+async fn launch_for_page(family: Family, host: Host) -> HelperBrowser {
+    launch_configured(family, host, |o| o.remote_control = true).await
+}
+
+/// With no host manifest, the page shows `expected`, the browser's own words.
+async fn status_page_shows_host_not_found(family: Family, expected: &str) -> HelperBrowser {
+    let b = launch_for_page(family, Host::Missing).await;
+    let page = StatusPage::open(&b).await;
+    let error = page
+        .wait_eval("document.getElementById('last-error').textContent", |v| {
+            v.as_str().is_some_and(|s| s.contains(expected))
+        })
+        .await;
+    assert!(error.is_string());
+    let state = page.evaluate("document.getElementById('state').textContent").await;
+    assert_ne!(state, "connected");
+    assert!(b.hosts().is_empty());
+    drop(page);
+    b
 }
 
 #[tokio::test]
 async fn chromium_status_page_shows_host_not_found() {
-    let b = launch(Family::Chromium, Host::Missing).await;
-    let tab = open_status(b.runner.cdp().unwrap()).await;
-    let error = wait_eval(&tab, "document.getElementById('last-error').textContent", |v| {
-        v.as_str().is_some_and(|s| s.contains("Specified native messaging host not found"))
-    })
-    .await;
-    assert!(error.is_string());
-    let state = tab.evaluate("document.getElementById('state').textContent").await;
-    assert_ne!(state, "connected");
-    assert!(b.hosts().is_empty());
-    drop(tab);
+    let b =
+        status_page_shows_host_not_found(Family::Chromium, "Specified native messaging host not found").await;
     b.runner.shutdown().await;
 }
 
-/// Firefox's words (`port.error`) reach the helper's console, which the Firefox runner reads
-/// (no CDP to read the page itself); the status page renders the same `lastError`.
+/// Firefox says it in `port.error` (`runtime.lastError` stays null); the helper also warns
+/// about it on its console.
 #[tokio::test]
-async fn firefox_helper_reports_the_missing_host_in_firefox_words() {
-    let b = launch(Family::Firefox, Host::Missing).await;
+async fn firefox_status_page_shows_no_such_native_application() {
+    let expected = format!("No such native application {NATIVE_HOST_NAME}");
+    let b = status_page_shows_host_not_found(Family::Firefox, &expected).await;
     let handle = &b.runner.extensions()[0];
     let event = handle
         .subscribe()
@@ -64,20 +109,22 @@ async fn firefox_helper_reports_the_missing_host_in_firefox_words() {
         .await
         .unwrap_or_else(|| panic!("no disconnect report; console {:?}", handle.history()));
     assert_eq!(event.level, Level::Warn);
-    assert!(event.text.contains("No such native application"), "{}", event.text);
-    assert!(b.hosts().is_empty());
+    assert!(event.text.contains(&expected), "{}", event.text);
     b.runner.shutdown().await;
 }
 
-#[tokio::test]
-async fn chromium_label_edited_on_the_status_page_is_what_tools_show() {
-    let b = launch(Family::Chromium, Host::Installed).await;
+/// Editing the label on the page renames the browser for the tools, without a new host.
+async fn label_edited_on_the_status_page_is_what_tools_show(family: Family) {
+    let b = launch_for_page(family, Host::Installed).await;
     let first = b.wait_host("after hello", |_| true).await;
-    assert!(is_default_label(&first.label, "chromium"), "{}", first.label);
-    let tab = open_status(b.runner.cdp().unwrap()).await;
-    wait_eval(&tab, "document.getElementById('state').textContent", |v| v == "connected").await;
-    wait_eval(&tab, "document.getElementById('label').textContent", |v| v == first.label.as_str()).await;
-    tab.evaluate(
+    assert!(is_default_label(&first.label, family.name()), "{}", first.label);
+    let page = StatusPage::open(&b).await;
+    page.wait_eval("document.getElementById('state').textContent", |v| v == "connected").await;
+    page.wait_eval("document.getElementById('label').textContent", |v| v == first.label.as_str()).await;
+    // Debugger mode is a Chromium-only toggle.
+    let hidden = page.evaluate("document.getElementById('debugger-setting').hidden").await;
+    assert_eq!(hidden, family == Family::Firefox);
+    page.evaluate(
         "(() => { const input = document.getElementById('label-input'); input.value = '  work profile '; \
          input.dispatchEvent(new Event('input')); document.getElementById('label-form').requestSubmit(); return true; })()",
     )
@@ -90,10 +137,20 @@ async fn chromium_label_edited_on_the_status_page_is_what_tools_show() {
     let (code, pong) = b.cli("ping", json!({"browser": "work profile"})).await;
     assert_eq!(code, 0, "{pong}");
 
-    tab.evaluate("document.getElementById('reset-label').click(), true").await;
+    page.evaluate("document.getElementById('reset-label').click(), true").await;
     b.wait_host("back to the default label", |d| d.label == first.label).await;
-    drop(tab);
+    drop(page);
     b.runner.shutdown().await;
+}
+
+#[tokio::test]
+async fn chromium_label_edited_on_the_status_page_is_what_tools_show() {
+    label_edited_on_the_status_page_is_what_tools_show(Family::Chromium).await;
+}
+
+#[tokio::test]
+async fn firefox_label_edited_on_the_status_page_is_what_tools_show() {
+    label_edited_on_the_status_page_is_what_tools_show(Family::Firefox).await;
 }
 
 /// Debugger mode is a Chromium-only toggle, off by default; turning it on announces the
@@ -105,13 +162,13 @@ async fn chromium_debugger_mode_toggle_changes_capabilities() {
         |d: &webext_mcp_host::descriptor::Descriptor| d.capabilities.iter().any(|c| c == "debugger");
     let first = b.wait_host("after hello", |_| true).await;
     assert!(!has_debugger(&first), "{:?}", first.capabilities);
-    let tab = open_status(b.runner.cdp().unwrap()).await;
-    wait_eval(&tab, "!document.getElementById('debugger-setting').hidden", |v| v == &json!(true)).await;
-    tab.evaluate("document.getElementById('debugger-mode').click(), true").await;
+    let page = StatusPage::open(&b).await;
+    page.wait_eval("!document.getElementById('debugger-setting').hidden", |v| v == &json!(true)).await;
+    page.evaluate("document.getElementById('debugger-mode').click(), true").await;
     let on = b.wait_host("with debugger mode on", has_debugger).await;
     assert_eq!(on.pid, first.pid);
-    tab.evaluate("document.getElementById('debugger-mode').click(), true").await;
+    page.evaluate("document.getElementById('debugger-mode').click(), true").await;
     b.wait_host("with debugger mode off", |d| !has_debugger(d)).await;
-    drop(tab);
+    drop(page);
     b.runner.shutdown().await;
 }

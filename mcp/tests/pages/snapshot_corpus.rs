@@ -144,3 +144,56 @@ fn the_rust_docs_read_the_same_in_both_browsers() {
         );
     }
 }
+
+/// Each corpus page shows the constructs it exists for (in Chromium; the test above proves
+/// Firefox identical).
+#[test]
+fn corpus_pages_show_their_constructs() {
+    let expect: [(&str, &[&str]); 6] = [
+        (
+            "/forms.html",
+            &[
+                "textbox \"Name\" value=\"Ada\"",
+                "textbox \"Email\" value=\"ada@example.test\" required",
+                "textbox \"Password\" value=<redacted>",
+                "checkbox \"Remember me\" checked",
+                "radio \"Free\" checked",
+                "slider \"Volume\" value=\"3\"",
+                "textbox \"About you\" value=\"Hello there\"",
+                "combobox \"Country\" value=\"Peru\"",
+                "button \"Sign up\"",
+                "button \"Later\" disabled",
+            ],
+        ),
+        ("/table.html", &["columnheader \"Name\"", "cell \"Ada\"", "rowheader \"Total\""]),
+        (
+            "/aria.html",
+            &[
+                "navigation \"Main\"",
+                "tab \"List\" selected",
+                "switch \"Dark mode\" checked",
+                "checkbox \"Select all\" checked=mixed",
+                "heading \"Custom level\" level=4",
+                "img \"A diagram\"",
+                "Visible child",
+            ],
+        ),
+        ("/shadow.html", &["button \"Inside open\"", "[shadow closed]", "Slotted title"]),
+        ("/frames.html", &["button \"Same-origin button\"", "link \"Cross-origin link\""]),
+        ("/csp.html", &["heading \"Strict page\" level=1", "button \"Act\""]),
+    ];
+    for (path, needles) in expect {
+        let text = snapshot_of(Family::Chromium, path, json!({}));
+        for needle in needles {
+            assert!(text.contains(needle), "{path}: `{needle}` missing:\n{text}");
+        }
+        for absent in ["Hidden button", "Invisible text", "Invisible\""] {
+            assert!(!text.contains(absent), "{path}: hidden content `{absent}` shown:\n{text}");
+        }
+    }
+    let frames = snapshot_of(Family::Chromium, "/frames.html", json!({}));
+    assert!(
+        frames.lines().any(|l| l.trim_start().starts_with("[f") && l.contains("Cross-origin link")),
+        "{frames}"
+    );
+}

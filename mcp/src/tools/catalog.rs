@@ -29,7 +29,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "extension_get_template_source",
             title: "Read template source",
             toolset: Toolset::Extension,
-            description: "Learn a template's pattern. Without `files`: its file list, metadata and keyFiles. With `files`: their contents, capped by maxBytes per file and maxTotalBytes.",
+            description: "A template's file list and keyFiles, or with `files` their contents (capped).",
             read_only: true,
             input_schema: schema_of::<SourceArgs>,
             run: |ctx, args| Box::pin(get_template_source(ctx, args)),
@@ -38,7 +38,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "extension_create",
             title: "Create extension project",
             toolset: Toolset::Extension,
-            description: "Scaffold a cross-browser extension project from a template (default: starter) into a new or empty folder; it builds for Chrome and Firefox as is. Never overwrites. Returns the files and next steps.",
+            description: "Scaffold an extension project from a template (default starter) into a new or empty folder; never overwrites.",
             read_only: false,
             input_schema: schema_of::<CreateArgs>,
             run: |ctx, args| Box::pin(extension_create(ctx, args)),
@@ -184,7 +184,7 @@ async fn list_templates(_ctx: Ctx, args: Value) -> ToolResult {
 pub struct SourceArgs {
     /// Template slug, or source:slug.
     pub slug: String,
-    /// Template-relative paths to read, e.g. ["src/manifest.json"] (see keyFiles).
+    /// Paths to read, e.g. ["src/manifest.json"].
     #[serde(default)]
     pub files: Option<Vec<String>>,
     /// Cap per file (default 16000).
@@ -302,22 +302,22 @@ async fn get_template_source(_ctx: Ctx, args: Value) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateArgs {
-    /// Project name; also the folder name when `path` is not given.
+    /// Also the folder name without `path`.
     #[serde(default)]
     pub project_name: Option<String>,
-    /// Folder to create (absolute, or relative to the server's working folder).
+    /// Folder to create.
     #[serde(default)]
     pub path: Option<String>,
     /// Template slug or source:slug (default starter).
     #[serde(default)]
     pub template: Option<String>,
-    /// Install dependencies when the template has any (default true).
+    /// Default true.
     #[serde(default)]
     pub install: Option<bool>,
     /// List the files; write nothing.
     #[serde(default)]
     pub dry_run: bool,
-    /// `git init` the project when git is installed (default true).
+    /// git init (default true).
     #[serde(default)]
     pub git: Option<bool>,
 }

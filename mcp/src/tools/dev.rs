@@ -23,7 +23,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "extension_dev",
             title: "Start a dev session",
             toolset: Toolset::Extension,
-            description: "Dev session: dev build, launch a Chromium-family browser with the extension and the helper in an isolated profile, then on save rebuild, reload and re-inject content scripts into open tabs. Returns ready.json (ready, or error with file:line) and the sessionId, usable as `browser` by the browser tools. Stops with this server unless detach.",
+            description: "Dev session in a Chromium browser with an isolated profile: on save, rebuild, reload and re-inject content scripts. Returns ready.json (ready, or error with file:line) and the sessionId (a `browser` for the page tools). Ends with this server unless detach.",
             read_only: false,
             input_schema: schema_of::<SessionArgs>,
             run: |ctx, args| Box::pin(extension_dev(ctx, args)),
@@ -71,12 +71,12 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SessionArgs {
-    /// Project root (with manifest.json or src/manifest.json).
+    /// Project root.
     pub project_path: String,
-    /// chromium, chrome, edge, brave, opera, vivaldi, chromium-based (default chrome).
+    /// chromium, chrome (default), edge, brave…
     #[serde(default)]
     pub browser: Option<String>,
-    /// Profile folder (default dist/extension-js/profiles/<browser>/).
+    /// Profile folder.
     #[serde(default)]
     pub profile: Option<String>,
     /// No window (default: config headless).
@@ -100,12 +100,12 @@ pub struct SessionArgs {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct StartArgs {
-    /// Project root (with manifest.json or src/manifest.json).
+    /// Project root.
     pub project_path: String,
-    /// chromium, chrome, edge, brave, opera, vivaldi, chromium-based (default chrome).
+    /// chromium, chrome (default), edge, brave…
     #[serde(default)]
     pub browser: Option<String>,
-    /// Profile folder (default dist/extension-js/profiles/<browser>/).
+    /// Profile folder.
     #[serde(default)]
     pub profile: Option<String>,
     /// No window (default: config headless).

@@ -40,7 +40,7 @@ pub enum Browsers {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct BuildArgs {
-    /// Project root (with manifest.json or src/manifest.json).
+    /// Project root.
     pub project_path: String,
     /// Browser(s): chrome, edge, firefox, … or all; list or comma-separated (default chrome).
     #[serde(default)]

@@ -32,7 +32,7 @@ pub fn tools() -> Vec<ToolDef> {
         name: "extension_source_inspect",
         title: "Inspect the running extension",
         toolset: Toolset::Extension,
-        description: "Look inside a running dev/start/preview session (extension_dev first): did the content script inject, what did it render, what went wrong. Returns events as NDJSON text (or a JSON array with format: json), each with type, url, title, frameId, timestamp: page_meta (readyState, viewport, frame count), page_html_summary (extension roots, shadow roots, scripts, styles, links), selector_probe (per `probe` selector: count and up to 3 samples), extension_root_tree (the [data-extension-root] elements with their injection generation and a bounded tree), console_summary (counts by level and source — page, content scripts, worker, extension pages — and the top 5 messages, since the extension's last reload), page_html (redacted per `redact`, capped at maxBytes with truncated), dom_snapshot (the take_snapshot text tree). `include` picks them (default summary, meta, console). `url` navigates the session's tab first. `context` inspects the extension's own pages instead (popup, options, sidepanel, newtab, devtools: opened as a tab) or the background worker (meta and console only).",
+        description: "Look inside a running session's page: did the content script inject, what did it render, what failed. Events (NDJSON, or JSON with format: json): page_meta, page_html_summary, console_summary, selector_probe (per probe), extension_root_tree, page_html (redacted, capped), dom_snapshot. context: popup, options, … or background instead of the page.",
         read_only: false,
         input_schema: schema_of::<InspectArgs>,
         run: |ctx, args| Box::pin(extension_source_inspect(ctx, args)),
@@ -77,38 +77,30 @@ pub enum Format {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct InspectArgs {
-    /// Path to the extension project root (must have a running session).
+    /// Project root with a running session.
     pub project_path: String,
-    /// The session's browser; default: the project's only running session.
+    /// Default: the project's only session.
     #[serde(default)]
     pub browser: Option<String>,
-    /// Navigate the session's tab to this URL first (context page only).
+    /// Navigate the session's tab first.
     #[serde(default)]
     pub url: Option<String>,
-    /// CSS selectors to query (open shadow roots included unless shadowDom is off): count and
-    /// up to 3 samples each, e.g. ["[data-extension-root]"].
+    /// CSS selectors: count and 3 samples each.
     #[serde(default)]
     pub probe: Vec<String>,
-    /// What to return; default ["summary", "meta", "console"]. `probe` adds selector_probe.
+    /// Default summary, meta, console.
     #[serde(default)]
     pub include: Option<Vec<Include>>,
-    /// page (default: a web page with the content scripts), popup, options, sidepanel,
-    /// newtab, devtools, or background.
     #[serde(default)]
     pub context: inspect::Context,
-    /// off (light DOM only), open-only (default) or all (closed shadow roots too, found
-    /// over CDP).
     #[serde(default)]
     pub shadow_dom: inspect::ShadowDom,
-    /// page_html redaction: off, safe (default: script/style bodies, long data: URIs,
-    /// password/hidden values) or strict (also on* attributes, javascript: URLs, field values,
-    /// long attribute values).
+    /// page_html: safe (default) strips scripts, styles, secrets; strict also handlers.
     #[serde(default)]
     pub redact: inspect::Redact,
-    /// ndjson (default) or json.
     #[serde(default)]
     pub format: Format,
-    /// Cap of page_html and dom_snapshot, in bytes (default 65536).
+    /// Cap of page_html and dom_snapshot (default 65536).
     #[serde(default)]
     pub max_bytes: Option<u64>,
 }

@@ -16,7 +16,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "doctor",
             title: "Diagnose the browser bridge",
             toolset: Toolset::Core,
-            description: "Why the helper extension does or does not connect: per browser the host manifest (place, JSON, name, path, version, allowed id), the unpacked helper, running hosts and version skew; each problem with a stable code and its fix. Pass `browserError` to explain a browser's message.",
+            description: "Why the helper does or does not connect, per browser: host manifest, unpacked helper, running hosts, version skew; each problem with a code and its fix.",
             read_only: true,
             input_schema: schema_of::<DoctorArgs>,
             run: |ctx, args| Box::pin(run_doctor(ctx, args)),
@@ -25,7 +25,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "install",
             title: "Install the browser bridge",
             toolset: Toolset::Core,
-            description: "Register webext-mcp as the native-messaging host of every detected browser (or `browser`), unpack the helper extension, and say what the user does next per browser. `dryRun` lists the writes only.",
+            description: "Register the native host in every detected browser (or `browser`), unpack the helper, and say what the user does next.",
             read_only: false,
             input_schema: schema_of::<InstallArgs>,
             run: |ctx, args| Box::pin(run_install(ctx, args)),
@@ -46,9 +46,7 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct InstallArgs {
-    /// Comma list of browsers (`chrome`, `chromium`, `edge`, `brave`, `vivaldi`, `firefox`,
-    /// `zen`, `librewolf`, `floorp`, channels such as `chrome-beta`, or `all`); installs for
-    /// them even when not detected. Default: every detected browser.
+    /// Comma list (chrome, firefox, zen, chrome-beta, …, all); default: the detected ones.
     #[serde(default)]
     pub browser: Option<String>,
     /// Only list what would be written.
@@ -69,10 +67,10 @@ pub struct UninstallArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct DoctorArgs {
-    /// Only these browsers (comma list, as for `install`), also when not detected.
+    /// Comma list, as for install.
     #[serde(default)]
     pub browser: Option<String>,
-    /// An error message the browser gave the helper (its status page shows it), to explain.
+    /// A browser error message (from the status page) to explain.
     #[serde(default)]
     pub browser_error: Option<String>,
 }

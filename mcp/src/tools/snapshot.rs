@@ -24,7 +24,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "take_snapshot",
             title: "Snapshot a page",
             toolset: Toolset::Browser,
-            description: "The page as a text tree, one element per line (`[e12] button \"Save\" disabled`) with refs for the action tools. Collapsed runs (`… 380 more links like these [e40]`) expand with root=e40. Paged by maxBytes (16384): pass nextCursor. Background tabs stay in the background.",
+            description: "The page as a text tree with refs (`[e12] button \"Save\"`) for the action tools. `… N more … [e40]` expands with root=e40. Paged: pass nextCursor.",
             read_only: true,
             input_schema: schema_with_target::<SnapshotArgs>,
             run: |ctx, args| Box::pin(take_snapshot(ctx, args)),

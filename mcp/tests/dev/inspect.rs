@@ -123,9 +123,11 @@ fn every_event_kind_contexts_cli_and_no_session() {
 
     // The probe finds the root once the content script ran; meta and summary come along.
     let probe = json!({"probe": ["[data-extension-root]"]});
-    let events = wait_for(&project, "the probe to find the root", || {
+    let events = wait_for(&project, "the probe to find the root in the loaded page", || {
         let events = inspect(&mut server, &project, probe.clone());
-        (event(&events, "selector_probe")["count"] == 1).then_some(events)
+        // Content scripts run at document_idle, which may come before the load completes.
+        let loaded = event(&events, "page_meta")["readyState"] == "complete";
+        (event(&events, "selector_probe")["count"] == 1 && loaded).then_some(events)
     });
     let found = event(&events, "selector_probe");
     assert_eq!(found["selector"], "[data-extension-root]");

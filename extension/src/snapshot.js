@@ -65,6 +65,7 @@ export async function takeSnapshot(params) {
   const t0 = performance.now();
   const frames = await collectFrames(tab, st, Boolean(params.viewportOnly));
   const t1 = performance.now();
+  const t1wall = Date.now();
   const out = eng.snapshotJson(engineInput(frames, {
     interactiveOnly: Boolean(params.interactiveOnly),
     viewportOnly: Boolean(params.viewportOnly),
@@ -94,6 +95,8 @@ export async function takeSnapshot(params) {
     timings: {
       collectMs: Math.round(t1 - t0),
       walkMs: Math.round(frames.reduce((sum, f) => sum + (f.table.walkMs ?? 0), 0)),
+      jsonMs: Math.round(frames.reduce((sum, f) => sum + (f.table.jsonMs ?? 0), 0)),
+      transferMs: frames[0].table.sentAt ? Math.round(t1wall - frames[0].table.sentAt) : null,
       engineMs: Math.round(t2 - t1),
     },
   };

@@ -315,6 +315,8 @@
     }
     state.dirty = false;
     state.key = key;
+    const jsonStarted = performance.now();
+    const json = JSON.stringify(nodes);
     return {
       doc: state.doc,
       path,
@@ -323,9 +325,11 @@
       viewport: [Math.round(scrollX), Math.round(scrollY), innerWidth, innerHeight],
       visibility: document.visibilityState,
       walkMs,
+      jsonMs: performance.now() - jsonStarted,
+      sentAt: Date.now(),
       // One string crosses into the extension much faster than a graph of 10⁴ objects, and
       // the background splices it into the engine's input unparsed.
-      nodes: JSON.stringify(nodes),
+      nodes: json,
     };
   };
 

@@ -64,8 +64,10 @@ function parseRole(text) {
 /** Role locators resolve to ids through a rendering of the top document by the engine. */
 async function roleMatches(tab, st, { role, name }) {
   const eng = await engine();
-  const [top] = await callAgent(tab, st, { frameIds: [0] }, "collect", [{ cached: [] }]);
-  const table = top.value;
+  // The snapshot's table cache: an unchanged document is not walked again on each retry.
+  const [top] = await callAgent(tab, st, { frameIds: [0] }, "collect", [{ cached: [...st.tables.keys()] }]);
+  const table = top.value.same ? st.tables.get(top.value.doc) : top.value;
+  if (!top.value.same) st.tables.set(table.doc, table);
   const out = eng.snapshotJson(engineInput([{ ordinal: 0, path: [], table }], { interactiveOnly: false, viewportOnly: false, root: null, maxDepth: null, redact: "safe", collapse: false }));
   const hits = [];
   for (const line of out.text.split("\n")) {

@@ -6,6 +6,8 @@ import { api } from "./api.js";
 import { debuggerEnabled, trustedEvaluate, withDebugger } from "./debugger.js";
 import { engine } from "./engine.js";
 import { HelperError } from "./errors.js";
+import { unscriptable } from "./inject.js";
+import { pageAtCursor, pageOf } from "./pager.js";
 import { ERROR_CODES } from "./protocol.js";
 import { DEFAULT_MAX_BYTES } from "./snapshot.js";
 import { describeTab, resolveTab } from "./tabs.js";
@@ -52,12 +54,8 @@ export async function evaluate(params) {
   const eng = await engine();
   const maxBytes = params.maxBytes ?? DEFAULT_MAX_BYTES;
   if (params.cursor != null) {
-    const m = /^(r\d+):(\d+)$/.exec(params.cursor);
-    if (!m) throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `\`${params.cursor}\` is not a result cursor`);
-    if (st.result?.id !== m[1]) {
-      throw new HelperError(ERROR_CODES.STALE, `result ${m[1]} of tab ${tab.id} was superseded`, "run the script again");
-    }
-    return pageOf(eng, tab, st.result, Number(m[2]), maxBytes);
+    const where = { prefix: "r", what: "result", tab, hint: "run the script again" };
+    return answer(tab, st.result, pageAtCursor(eng, st.result, params.cursor, maxBytes, where));
   }
   if (typeof params.function !== "string" || params.function.trim() === "") {
     throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "`function` must be the code to run", "e.g. `() => document.title`");
@@ -81,7 +79,7 @@ export async function evaluate(params) {
         args: [params.function, params.args ?? []],
       });
     } catch (e) {
-      throw new HelperError(ERROR_CODES.PERMISSION_DENIED, `cannot run code in tab ${tab.id} (${tab.url}): ${e?.message ?? e}`, "browser pages cannot be scripted; use a web page");
+      throw unscriptable(tab, e);
     }
     out = results?.[0]?.result;
     if (!out) {
@@ -95,17 +93,9 @@ export async function evaluate(params) {
   }
   st.results = (st.results ?? 0) + 1;
   st.result = { id: `r${st.results}`, text: out.json };
-  return { ...pageOf(eng, tab, st.result, 0, maxBytes), via: trusted ? "debugger" : "main-world" };
+  return { ...answer(tab, st.result, pageOf(eng, st.result, 0, maxBytes)), via: trusted ? "debugger" : "main-world" };
 }
 
-function pageOf(eng, tab, result, offset, maxBytes) {
-  const p = eng.page(result.text, offset, maxBytes);
-  return {
-    tab: describeTab(tab),
-    resultId: result.id,
-    json: p.chunk,
-    offset,
-    nextCursor: p.nextOffset == null ? null : `${result.id}:${p.nextOffset}`,
-    totalBytes: new TextEncoder().encode(result.text).length,
-  };
+function answer(tab, result, { chunk, ...page }) {
+  return { tab: describeTab(tab), resultId: result.id, json: chunk, ...page };
 }

@@ -63,7 +63,7 @@ export async function callAgent(tab, st, target, name, args = []) {
   return out;
 }
 
-/** The agent's answer in one frame; NOT_FOUND-free: `null` when the frame did not answer. */
+/** The agent's answer in one frame, or `null` when that frame did not answer. */
 export async function callFrame(tab, st, frameId, name, args = []) {
   const out = await callAgent(tab, st, { frameIds: [frameId] }, name, args);
   return out.length ? out[0].value : null;

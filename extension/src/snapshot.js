@@ -2,7 +2,8 @@
 // engine (wasm), cache the rendering for cursors, and resolve refs back to elements.
 import { engine } from "./engine.js";
 import { HelperError } from "./errors.js";
-import { callAgent, callFrame } from "./inject.js";
+import { callAgent, callFrame, unscriptable } from "./inject.js";
+import { pageAtCursor, pageOf } from "./pager.js";
 import { ERROR_CODES } from "./protocol.js";
 import { describeTab, resolveTab } from "./tabs.js";
 import { existingState, frameIdOf, ordinalOf, persist, stateOf } from "./tabstate.js";
@@ -29,7 +30,7 @@ async function collectFrames(tab, st, viewportOnly) {
     frames.push({ frameId, path: out.path, table });
   }
   if (!frames.some((f) => f.frameId === 0)) {
-    throw new HelperError(ERROR_CODES.PERMISSION_DENIED, `cannot read tab ${tab.id} (${tab.url || "no URL"}): the top document did not answer`, "browser pages cannot be scripted; use a web page");
+    throw unscriptable(tab, new Error("the top document did not answer"));
   }
   st.tables = tables;
   frames.sort((a, b) => (a.frameId === 0 ? -1 : b.frameId === 0 ? 1 : lexical(a.path, b.path)));
@@ -79,15 +80,13 @@ export async function takeSnapshot(params) {
   const id = `s${st.snapshots}`;
   st.latest = { id, text: out.text };
   persist(tab.id, st);
-  const first = eng.page(out.text, 0, maxBytes);
+  const { chunk, ...first } = pageOf(eng, st.latest, 0, maxBytes);
   return {
     snapshotId: id,
     tab: describeTab(tab),
     visibility: frames[0].table.visibility,
-    text: first.chunk,
-    offset: 0,
-    nextCursor: first.nextOffset == null ? null : `${id}:${first.nextOffset}`,
-    totalBytes: new TextEncoder().encode(out.text).length,
+    text: chunk,
+    ...first,
     nodes: out.nodes,
     refs: out.refs,
     collapsed: out.collapsed,
@@ -103,28 +102,9 @@ export async function takeSnapshot(params) {
 }
 
 function nextPage(eng, tab, st, cursor, maxBytes) {
-  const m = /^(s\d+):(\d+)$/.exec(cursor);
-  if (!m) {
-    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `\`${cursor}\` is not a snapshot cursor`, "pass the nextCursor of the previous page");
-  }
-  const [, id, offsetText] = m;
-  if (!st.latest || st.latest.id !== id) {
-    throw new HelperError(
-      ERROR_CODES.STALE,
-      `snapshot ${id} of tab ${tab.id} was superseded${st.latest ? ` by ${st.latest.id}` : ""}`,
-      "take a new snapshot and page through it",
-    );
-  }
-  const offset = Number(offsetText);
-  const pageOut = eng.page(st.latest.text, offset, maxBytes);
-  return {
-    snapshotId: id,
-    tab: describeTab(tab),
-    text: pageOut.chunk,
-    offset,
-    nextCursor: pageOut.nextOffset == null ? null : `${id}:${pageOut.nextOffset}`,
-    totalBytes: new TextEncoder().encode(st.latest.text).length,
-  };
+  const hint = "take a new snapshot and page through it";
+  const { chunk, ...rest } = pageAtCursor(eng, st.latest, cursor, maxBytes, { prefix: "s", what: "snapshot", tab, hint });
+  return { snapshotId: st.latest.id, tab: describeTab(tab), text: chunk, ...rest };
 }
 
 export async function clearSnapshot(params) {

@@ -51,7 +51,8 @@ export async function listTabs() {
   return {
     tabs: tabs.map(describeTab),
     fingerprint: await fingerprint(tabs),
-    activeTabId: tabs.find((t) => t.active && t.windowId === tabs.find((w) => w.active)?.windowId)?.id ?? null,
+    // The first window's active tab (headless browsers and most users have one window).
+    activeTabId: tabs.find((t) => t.active)?.id ?? null,
   };
 }
 

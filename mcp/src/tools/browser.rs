@@ -79,7 +79,18 @@ impl BrowserState {
         method: &str,
         params: Value,
     ) -> Result<(Descriptor, Value), ErrorBody> {
-        self.hub.call(self.choice(arg).as_deref(), method, params, CALL_TIMEOUT).await
+        self.call_within(arg, method, params, CALL_TIMEOUT).await
+    }
+
+    /// [`Self::call`] with the caller's deadline (loads and actions wait in the page).
+    pub async fn call_within(
+        &self,
+        arg: Option<&str>,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<(Descriptor, Value), ErrorBody> {
+        self.hub.call(self.choice(arg).as_deref(), method, params, timeout).await
     }
 }
 

@@ -23,6 +23,8 @@ use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
 /// Load wait of the navigation tools unless `timeoutMs` says otherwise.
 const DEFAULT_LOAD_TIMEOUT_MS: u64 = 15_000;
+/// Deadline of select_page and close_page (no load to wait for).
+const SELECT_TIMEOUT: Duration = Duration::from_secs(15);
 /// Extra time the call gets beyond the page's own deadline.
 const CALL_GRACE: Duration = Duration::from_secs(5);
 
@@ -329,10 +331,8 @@ async fn list_pages(ctx: Ctx, args: Value) -> ToolResult {
 async fn new_page(ctx: Ctx, args: Value) -> ToolResult {
     let NewPageArgs { browser, url, active, timeout_ms } = decode(args)?;
     let (ms, timeout) = call_timeout(timeout_ms);
-    let d = ctx.browser.resolve(browser.as_deref())?;
-    let client = ctx.browser.hub().client(&d).await?;
     let params = json!({ "url": url, "active": active, "timeoutMs": ms });
-    let out = client.call(TABS_NEW, params, timeout).await?;
+    let (d, out) = ctx.browser.call_within(browser.as_deref(), TABS_NEW, params, timeout).await?;
     if let Some(id) = tab_id(&out) {
         ctx.browser.pages().set(&d, id);
     }
@@ -381,22 +381,15 @@ async fn navigate_history(ctx: Ctx, args: Value) -> ToolResult {
 
 async fn select_page(ctx: Ctx, args: Value) -> ToolResult {
     let (target, SelectPageArgs { url }) = decode_with_target(args)?;
-    let out = if let Some(url) = url {
+    let (d, out) = if let Some(url) = url {
         if target.tab_id.is_some() || target.page_idx.is_some() {
             return Err(ErrorBody::invalid_argument("give `url` or `tabId`/`pageIdx`, not both"));
         }
-        let d = ctx.browser.resolve(target.browser.as_deref())?;
-        let client = ctx.browser.hub().client(&d).await?;
-        let mut params = json!({ "url": url });
-        if let Some(fp) = &target.expect_tab_set {
-            params["expectTabSet"] = json!(fp);
-        }
-        let out = client.call(TABS_SELECT, params, Duration::from_secs(15)).await?;
-        (d, out)
+        let params = json!({ "url": url, "expectTabSet": target.expect_tab_set });
+        ctx.browser.call_within(target.browser.as_deref(), TABS_SELECT, params, SELECT_TIMEOUT).await?
     } else {
-        call_tab(&ctx, &target, TABS_SELECT, json!({}), Duration::from_secs(15)).await?
+        call_tab(&ctx, &target, TABS_SELECT, json!({}), SELECT_TIMEOUT).await?
     };
-    let (d, out) = out;
     if let Some(id) = tab_id(&out) {
         ctx.browser.pages().set(&d, id);
     }
@@ -406,7 +399,7 @@ async fn select_page(ctx: Ctx, args: Value) -> ToolResult {
 
 async fn close_page(ctx: Ctx, args: Value) -> ToolResult {
     let (target, NoArgs {}) = decode_with_target(args)?;
-    let (d, out) = call_tab(&ctx, &target, TABS_CLOSE, json!({}), Duration::from_secs(15)).await?;
+    let (d, out) = call_tab(&ctx, &target, TABS_CLOSE, json!({}), SELECT_TIMEOUT).await?;
     if let Some(id) = out.get("closed").and_then(Value::as_i64) {
         ctx.browser.pages().forget(&d, id);
     }

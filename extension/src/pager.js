@@ -1,0 +1,35 @@
+// Large answers (snapshot text, evaluate_script JSON) are cached per tab as `{id, text}` and
+// handed out in pages of at most maxBytes; a cursor `<id>:<byte offset>` names the next one
+// and turns STALE once a newer answer replaced the cached one.
+import { HelperError } from "./errors.js";
+import { ERROR_CODES } from "./protocol.js";
+
+/** The page of `cached.text` at `offset`: `{chunk, offset, nextCursor, totalBytes}`. */
+export function pageOf(eng, cached, offset, maxBytes) {
+  const p = eng.page(cached.text, offset, maxBytes);
+  return {
+    chunk: p.chunk,
+    offset,
+    nextCursor: p.nextOffset == null ? null : `${cached.id}:${p.nextOffset}`,
+    totalBytes: new TextEncoder().encode(cached.text).length,
+  };
+}
+
+/**
+ * The page a cursor names. `prefix` is the id letter of this kind of answer (`s`, `r`),
+ * `what` its name in messages, `hint` what to do once it is superseded.
+ */
+export function pageAtCursor(eng, cached, cursor, maxBytes, { prefix, what, tab, hint }) {
+  const m = new RegExp(`^(${prefix}\\d+):(\\d+)$`).exec(cursor);
+  if (!m) {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `\`${cursor}\` is not a ${what} cursor`, "pass the nextCursor of the previous page");
+  }
+  if (cached?.id !== m[1]) {
+    throw new HelperError(
+      ERROR_CODES.STALE,
+      `${what} ${m[1]} of tab ${tab.id} was superseded${cached ? ` by ${cached.id}` : ""}`,
+      hint,
+    );
+  }
+  return pageOf(eng, cached, Number(m[2]), maxBytes);
+}

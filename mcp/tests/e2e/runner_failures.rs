@@ -103,7 +103,8 @@ async fn top_level_await_worker_never_starts_and_times_out() {
     let why = handle
         .subscribe()
         .wait_for(Duration::from_secs(30), |e| {
-            e.text.contains("Top-level await is disallowed") || e.text.contains("Failed to register a ServiceWorker")
+            e.text.contains("Top-level await is disallowed")
+                || e.text.contains("Failed to register a ServiceWorker")
         })
         .await;
     assert!(why.is_some(), "the registration failure is not in the log: {:?}", handle.history());

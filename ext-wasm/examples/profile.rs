@@ -1,5 +1,6 @@
 //! Times the engine's stages on a saved engine input (a profiling aid, not a test):
-//! `cargo run --release -p webext-mcp-engine --example profile -- input.json [runs]`.
+//! `cargo run --release -p webext-mcp-engine --example profile -- input.json [runs]`;
+//! with `text` in place of the run count it prints the rendering instead.
 
 use std::time::Instant;
 
@@ -14,8 +15,13 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let path = args.next().ok_or("usage: profile <engine-input.json> [runs]")?;
-    let runs: usize = args.next().map(|r| r.parse()).transpose()?.unwrap_or(21);
+    let runs = args.next();
     let json = std::fs::read_to_string(path)?;
+    if runs.as_deref() == Some("text") {
+        print!("{}", render(&Input::parse(&json)?)?.text);
+        return Ok(());
+    }
+    let runs: usize = runs.map(|r| r.parse()).transpose()?.unwrap_or(21);
     let (mut parse, mut build, mut outline, mut coll, mut total) = (vec![], vec![], vec![], vec![], vec![]);
     let mut bytes = 0;
     for _ in 0..runs {

@@ -24,7 +24,7 @@ use crate::table::{FrameTable, Node};
 pub const MAX_DEPTH: usize = 256;
 
 /// The pseudo-role of text nodes.
-pub const TEXT: &str = "#text";
+pub const TEXT: &str = crate::table::TEXT_TAG;
 
 /// One node of the arena.
 #[derive(Debug)]

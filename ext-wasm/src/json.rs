@@ -7,15 +7,18 @@
 //! Numbers become `f64`; integer literals of up to 15 digits are exact. Nesting is limited to
 //! [`MAX_NESTING`] levels so a hostile input cannot exhaust the stack.
 
-/// A parsed JSON value. Objects keep their members in input order.
+use std::borrow::Cow;
+
+/// A parsed JSON value. Objects keep their members in input order. Strings without escapes
+/// borrow from the input (most member names and values do), so parsing allocates little.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Json {
+pub enum Json<'a> {
     Null,
     Bool(bool),
     Num(f64),
-    Str(String),
-    Arr(Vec<Json>),
-    Obj(Vec<(String, Json)>),
+    Str(Cow<'a, str>),
+    Arr(Vec<Json<'a>>),
+    Obj(Vec<(Cow<'a, str>, Json<'a>)>),
 }
 
 /// Deepest nesting accepted.
@@ -30,7 +33,7 @@ pub struct ParseError {
 }
 
 /// Parses one JSON document (surrounding whitespace allowed).
-pub fn parse(text: &str) -> Result<Json, ParseError> {
+pub fn parse(text: &str) -> Result<Json<'_>, ParseError> {
     let mut p = Parser { s: text, b: text.as_bytes(), i: 0 };
     let v = p.value(0)?;
     p.ws();
@@ -46,7 +49,7 @@ struct Parser<'a> {
     i: usize,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn err(&self, what: &'static str) -> ParseError {
         ParseError { offset: self.i, what }
     }
@@ -61,7 +64,7 @@ impl Parser<'_> {
         self.b.get(self.i).copied()
     }
 
-    fn value(&mut self, depth: usize) -> Result<Json, ParseError> {
+    fn value(&mut self, depth: usize) -> Result<Json<'a>, ParseError> {
         if depth > MAX_NESTING {
             return Err(self.err("nested too deeply"));
         }
@@ -79,7 +82,7 @@ impl Parser<'_> {
         }
     }
 
-    fn literal(&mut self, word: &str, v: Json) -> Result<Json, ParseError> {
+    fn literal(&mut self, word: &str, v: Json<'a>) -> Result<Json<'a>, ParseError> {
         if self.b[self.i..].starts_with(word.as_bytes()) {
             self.i += word.len();
             Ok(v)
@@ -88,7 +91,7 @@ impl Parser<'_> {
         }
     }
 
-    fn object(&mut self, depth: usize) -> Result<Json, ParseError> {
+    fn object(&mut self, depth: usize) -> Result<Json<'a>, ParseError> {
         self.i += 1;
         let mut members = Vec::new();
         self.ws();
@@ -121,7 +124,7 @@ impl Parser<'_> {
         }
     }
 
-    fn array(&mut self, depth: usize) -> Result<Json, ParseError> {
+    fn array(&mut self, depth: usize) -> Result<Json<'a>, ParseError> {
         self.i += 1;
         let mut items = Vec::new();
         self.ws();
@@ -143,20 +146,21 @@ impl Parser<'_> {
         }
     }
 
-    fn string(&mut self) -> Result<String, ParseError> {
+    fn string(&mut self) -> Result<Cow<'a, str>, ParseError> {
         self.i += 1;
-        let mut out = String::new();
+        let start = self.i;
+        self.plain_run();
+        if self.peek() == Some(b'"') {
+            // No escapes: the common case borrows.
+            self.i += 1;
+            return Ok(Cow::Borrowed(&self.s[start..self.i - 1]));
+        }
+        let mut out = String::from(&self.s[start..self.i]);
         loop {
-            let start = self.i;
-            while self.i < self.b.len() && !matches!(self.b[self.i], b'"' | b'\\' | 0..=0x1f) {
-                self.i += 1;
-            }
-            // Stopped at an ASCII byte (or the end), so this is a char boundary.
-            out.push_str(&self.s[start..self.i]);
             match self.peek() {
                 Some(b'"') => {
                     self.i += 1;
-                    return Ok(out);
+                    return Ok(Cow::Owned(out));
                 }
                 Some(b'\\') => {
                     self.i += 1;
@@ -178,6 +182,17 @@ impl Parser<'_> {
                 Some(_) => return Err(self.err("control character in a string")),
                 None => return Err(self.err("unterminated string")),
             }
+            let start = self.i;
+            self.plain_run();
+            out.push_str(&self.s[start..self.i]);
+        }
+    }
+
+    /// Skips bytes that stand for themselves in a string. It stops at an ASCII byte (or the
+    /// end), so the position is a char boundary.
+    fn plain_run(&mut self) {
+        while self.i < self.b.len() && !matches!(self.b[self.i], b'"' | b'\\' | 0..=0x1f) {
+            self.i += 1;
         }
     }
 
@@ -208,7 +223,7 @@ impl Parser<'_> {
         Ok(char::from_u32(hi).unwrap_or('\u{FFFD}'))
     }
 
-    fn number(&mut self) -> Result<Json, ParseError> {
+    fn number(&mut self) -> Result<Json<'a>, ParseError> {
         let neg = self.peek() == Some(b'-');
         if neg {
             self.i += 1;
@@ -270,9 +285,9 @@ impl Parser<'_> {
     }
 }
 
-impl Json {
+impl<'a> Json<'a> {
     /// Member `key` of an object.
-    pub fn get(&self, key: &str) -> Option<&Json> {
+    pub fn get(&self, key: &str) -> Option<&Json<'a>> {
         match self {
             Json::Obj(m) => m.iter().find(|(k, _)| k == key).map(|(_, v)| v),
             _ => None,
@@ -326,6 +341,23 @@ mod tests {
         assert_eq!(parse("\"日本\"").unwrap(), Json::Str("日本".into()));
         assert_eq!(parse("\"\\ud800x\"").unwrap(), Json::Str("\u{FFFD}x".into()));
         assert_eq!(parse("123456789012345").unwrap(), Json::Num(123_456_789_012_345.0));
+    }
+
+    /// Special bytes are seen wherever they sit in a string.
+    #[test]
+    fn strings_with_escapes_at_every_offset() {
+        for special in ["\\\"", "\\\\", "\\n", "\\u00e9", "é", "日"] {
+            for at in 0..20 {
+                let body = format!("{}{}{}", "x".repeat(at), special, "yz".repeat(at % 7));
+                let doc = format!("\"{body}\"");
+                let want: String = serde_json::from_str(&doc).unwrap();
+                assert_eq!(parse(&doc).unwrap(), Json::Str(want.into()), "{doc}");
+            }
+        }
+        for raw in ["abcdefg\u{1}hij", "abcdefghijklmno\u{1f}"] {
+            assert!(parse(&format!("\"{raw}\"")).is_err(), "{raw:?}");
+        }
+        assert!(matches!(parse("\"plain text here\"").unwrap(), Json::Str(Cow::Borrowed(_))));
     }
 
     #[test]

@@ -73,6 +73,9 @@ pub struct FrameTable {
     pub nodes: Vec<Node>,
 }
 
+/// The `t` of text nodes.
+pub const TEXT_TAG: &str = "#text";
+
 /// One element or text node (short keys, see `TABLE.md`).
 #[derive(Debug, Default)]
 pub struct Node {
@@ -103,7 +106,7 @@ pub struct Node {
 impl Node {
     /// A text node.
     pub fn is_text(&self) -> bool {
-        self.t == "#text"
+        self.t == TEXT_TAG
     }
 
     /// Attribute value, if present.
@@ -157,11 +160,11 @@ impl Input {
         })
     }
 
-    fn from_json(doc: Json) -> Result<Input, &'static str> {
+    fn from_json(doc: Json<'_>) -> Result<Input, &'static str> {
         let Json::Obj(members) = doc else { return Err("the input is not an object") };
         let mut input = Input::default();
         for (k, v) in members {
-            match k.as_str() {
+            match k.as_ref() {
                 "frames" => {
                     input.frames = array(v, "frames is not an array")?
                         .into_iter()
@@ -177,7 +180,7 @@ impl Input {
 }
 
 impl Options {
-    fn from_json(v: Json) -> Result<Options, &'static str> {
+    fn from_json(v: Json<'_>) -> Result<Options, &'static str> {
         let mut o = Options::default();
         let members = match v {
             Json::Obj(m) => m,
@@ -185,7 +188,7 @@ impl Options {
             _ => return Err("options is not an object"),
         };
         for (k, v) in members {
-            match k.as_str() {
+            match k.as_ref() {
                 "interactiveOnly" => o.interactive_only = flag(&v),
                 "viewportOnly" => o.viewport_only = flag(&v),
                 "root" => o.root = string(v),
@@ -206,11 +209,11 @@ impl Options {
 }
 
 impl FrameTable {
-    fn from_json(v: Json) -> Result<FrameTable, &'static str> {
+    fn from_json(v: Json<'_>) -> Result<FrameTable, &'static str> {
         let Json::Obj(members) = v else { return Err("a frame table is not an object") };
         let mut f = FrameTable::default();
         for (k, v) in members {
-            match k.as_str() {
+            match k.as_ref() {
                 "ordinal" => f.ordinal = uint(&v).unwrap_or(0).min(u64::from(u32::MAX)) as u32,
                 "path" => {
                     f.path = match v {
@@ -235,60 +238,94 @@ impl FrameTable {
 }
 
 impl Node {
-    fn from_json(v: Json) -> Result<Node, &'static str> {
-        let Json::Obj(members) = v else { return Err("a node is not an object") };
+    /// A node in either form of `TABLE.md`: the compact array the collector sends
+    /// (`[d, "text"]`, `[d, i, "tag"]`, each optionally followed by an object of the other
+    /// keys) or the equivalent object with every key.
+    fn from_json(v: Json<'_>) -> Result<Node, &'static str> {
         let mut n = Node::default();
-        for (k, v) in members {
-            match k.as_str() {
-                "i" => n.i = uint(&v),
-                "d" => {
-                    n.d = match v {
-                        Json::Null => 0,
-                        v => uint(&v).ok_or("a node's d is not a depth")?.min(u64::from(u32::MAX)) as u32,
+        let rest = match v {
+            Json::Obj(members) => members,
+            Json::Arr(items) => {
+                let mut items = items.into_iter();
+                let depth = items.next().ok_or("a node array is empty")?;
+                n.set("d", depth)?;
+                match items.next() {
+                    Some(Json::Str(x)) => {
+                        n.t = TEXT_TAG.to_owned();
+                        n.x = Some(x.into_owned());
                     }
-                }
-                "t" => n.t = string(v).unwrap_or_default().to_ascii_lowercase(),
-                "x" => n.x = string(v),
-                "a" => {
-                    if let Json::Obj(attrs) = v {
-                        n.a = Attrs(
-                            attrs
-                                .into_iter()
-                                .filter_map(|(k, v)| {
-                                    let v = match v {
-                                        Json::Bool(true) => String::new(),
-                                        v => string(v)?,
-                                    };
-                                    Some((k.to_ascii_lowercase(), v))
-                                })
-                                .collect(),
-                        );
+                    Some(i @ Json::Num(_)) => {
+                        n.set("i", i)?;
+                        n.set("t", items.next().ok_or("an element node array has no tag")?)?;
                     }
+                    _ => return Err("a node array is neither [d, text] nor [d, i, tag]"),
                 }
-                "p" => n.p = Props::from_json(v),
-                "h" => n.h = flag(&v),
-                "c" => n.c = flag(&v),
-                "r" => {
-                    n.r = numbers(&v).and_then(|r| match r.as_slice() {
-                        &[x, y, w, h] => Some([x, y, w, h]),
-                        _ => None,
-                    })
+                match items.next() {
+                    Some(Json::Obj(members)) => members,
+                    None | Some(Json::Null) => Vec::new(),
+                    Some(_) => return Err("the last item of a node array is not an object"),
                 }
-                "s" => n.s = string(v),
-                "f" => n.f = uint(&v).map(|f| f.min(u64::from(u32::MAX)) as u32),
-                _ => {}
             }
+            _ => return Err("a node is neither an array nor an object"),
+        };
+        for (k, v) in rest {
+            n.set(&k, v)?;
         }
         Ok(n)
+    }
+
+    /// Sets the field of short key `k`; unknown keys are ignored.
+    fn set(&mut self, k: &str, v: Json<'_>) -> Result<(), &'static str> {
+        let n = self;
+        match k {
+            "i" => n.i = uint(&v),
+            "d" => {
+                n.d = match v {
+                    Json::Null => 0,
+                    v => uint(&v).ok_or("a node's d is not a depth")?.min(u64::from(u32::MAX)) as u32,
+                }
+            }
+            "t" => n.t = lowercase(string(v).unwrap_or_default()),
+            "x" => n.x = string(v),
+            "a" => {
+                if let Json::Obj(attrs) = v {
+                    n.a = Attrs(
+                        attrs
+                            .into_iter()
+                            .filter_map(|(k, v)| {
+                                let v = match v {
+                                    Json::Bool(true) => String::new(),
+                                    v => string(v)?,
+                                };
+                                Some((lowercase(k.into_owned()), v))
+                            })
+                            .collect(),
+                    );
+                }
+            }
+            "p" => n.p = Props::from_json(v),
+            "h" => n.h = flag(&v),
+            "c" => n.c = flag(&v),
+            "r" => {
+                n.r = numbers(&v).and_then(|r| match r.as_slice() {
+                    &[x, y, w, h] => Some([x, y, w, h]),
+                    _ => None,
+                })
+            }
+            "s" => n.s = string(v),
+            "f" => n.f = uint(&v).map(|f| f.min(u64::from(u32::MAX)) as u32),
+            _ => {}
+        }
+        Ok(())
     }
 }
 
 impl Props {
-    fn from_json(v: Json) -> Props {
+    fn from_json(v: Json<'_>) -> Props {
         let mut p = Props::default();
         let Json::Obj(members) = v else { return p };
         for (k, v) in members {
-            match k.as_str() {
+            match k.as_ref() {
                 "value" => p.value = string(v),
                 "checked" => p.checked = boolean(&v),
                 "selected" => p.selected = boolean(&v),
@@ -302,7 +339,7 @@ impl Props {
     }
 }
 
-fn array(v: Json, err: &'static str) -> Result<Vec<Json>, &'static str> {
+fn array<'a>(v: Json<'a>, err: &'static str) -> Result<Vec<Json<'a>>, &'static str> {
     match v {
         Json::Arr(items) => Ok(items),
         Json::Null => Ok(Vec::new()),
@@ -311,9 +348,9 @@ fn array(v: Json, err: &'static str) -> Result<Vec<Json>, &'static str> {
 }
 
 /// A string; an integral number as its decimal digits; a list of those joined by ", ".
-fn string(v: Json) -> Option<String> {
+fn string(v: Json<'_>) -> Option<String> {
     match v {
-        Json::Str(s) => Some(s),
+        Json::Str(s) => Some(s.into_owned()),
         Json::Num(n) => integral(n).map(|i| i.to_string()),
         Json::Arr(items) => {
             let parts: Vec<String> = items.into_iter().filter_map(string).collect();
@@ -323,18 +360,24 @@ fn string(v: Json) -> Option<String> {
     }
 }
 
+/// `s` in lower case, reusing its buffer (tag and attribute names almost always are).
+fn lowercase(mut s: String) -> String {
+    s.make_ascii_lowercase();
+    s
+}
+
 fn integral(n: f64) -> Option<i64> {
     (n.fract() == 0.0 && n.abs() < 9.0e15).then_some(n as i64)
 }
 
-fn uint(v: &Json) -> Option<u64> {
+fn uint(v: &Json<'_>) -> Option<u64> {
     match v {
         Json::Num(n) => integral(*n).and_then(|i| u64::try_from(i).ok()),
         _ => None,
     }
 }
 
-fn boolean(v: &Json) -> Option<bool> {
+fn boolean(v: &Json<'_>) -> Option<bool> {
     match v {
         Json::Bool(b) => Some(*b),
         Json::Num(n) => Some(*n != 0.0),
@@ -343,11 +386,11 @@ fn boolean(v: &Json) -> Option<bool> {
     }
 }
 
-fn flag(v: &Json) -> bool {
+fn flag(v: &Json<'_>) -> bool {
     boolean(v).unwrap_or(false)
 }
 
-fn numbers(v: &Json) -> Option<Vec<f64>> {
+fn numbers(v: &Json<'_>) -> Option<Vec<f64>> {
     match v {
         Json::Arr(items) => items
             .iter()
@@ -420,11 +463,34 @@ mod tests {
     }
 
     #[test]
+    fn compact_nodes_equal_their_object_form() {
+        let compact = Input::parse(
+            r#"{"frames":[{"nodes":[[0,1,"DIV"],[1,"hi"],[1,2,"input",{"a":{"type":"checkbox"},"p":{"checked":true},"h":1}],[2,"cut",{"c":1}],[1,3,"iframe",null]]}]}"#,
+        )
+        .unwrap();
+        let objects = Input::parse(
+            r##"{"frames":[{"nodes":[{"d":0,"i":1,"t":"div"},{"d":1,"t":"#text","x":"hi"},{"d":1,"i":2,"t":"input","a":{"type":"checkbox"},"p":{"checked":true},"h":1},{"d":2,"t":"#text","x":"cut","c":1},{"d":1,"i":3,"t":"iframe"}]}]}"##,
+        )
+        .unwrap();
+        assert_eq!(format!("{:?}", compact.frames[0].nodes), format!("{:?}", objects.frames[0].nodes));
+        let n = &compact.frames[0].nodes;
+        assert_eq!((n[0].i, n[0].t.as_str()), (Some(1), "div"));
+        assert_eq!((n[1].d, n[1].x.as_deref(), n[1].is_text()), (1, Some("hi"), true));
+        assert!(n[2].h && n[2].p.checked == Some(true) && n[2].input_type() == "checkbox");
+        assert!(n[3].c);
+    }
+
+    #[test]
     fn bad_shape_is_an_error() {
         for bad in [
             r#"{"frames":[{"nodes":[{"d":"x"}]}]}"#,
             r#"{"frames":{}}"#,
             r#"{"frames":[{"nodes":[1]}]}"#,
+            r#"{"frames":[{"nodes":[[]]}]}"#,
+            r#"{"frames":[{"nodes":[[1]]}]}"#,
+            r#"{"frames":[{"nodes":[[1,2]]}]}"#,
+            r#"{"frames":[{"nodes":[["x","y"]]}]}"#,
+            r#"{"frames":[{"nodes":[[1,"text",5]]}]}"#,
             r#"{"frames":[{"nodes":[{"d":-1}]}]}"#,
             r#"[1]"#,
             r#"{"frames":[1,2"#,

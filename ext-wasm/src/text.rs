@@ -6,20 +6,46 @@ use std::borrow::Cow;
 /// space and never starting `out` with a space or doubling one at the seam.
 pub fn push_collapsed(out: &mut String, s: &str) {
     let mut pending_space = out.ends_with(' ');
-    for ch in s.chars() {
-        if ch.is_whitespace() || ch.is_control() {
-            pending_space = true;
-        } else {
+    let mut rest = s;
+    while !rest.is_empty() {
+        // The longest run of characters that stand for themselves, copied at once.
+        let run = plain_run(rest);
+        if run > 0 {
             if pending_space && !out.is_empty() && !out.ends_with(' ') {
                 out.push(' ');
             }
             pending_space = false;
-            out.push(ch);
+            out.push_str(&rest[..run]);
         }
+        let mut tail = rest[run..].chars();
+        if tail.next().is_some() {
+            pending_space = true;
+        }
+        rest = tail.as_str();
     }
     if pending_space && !out.is_empty() && !out.ends_with(' ') {
         out.push(' ');
     }
+}
+
+/// Byte length of the prefix of `s` without whitespace or control characters.
+fn plain_run(s: &str) -> usize {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b.is_ascii() {
+            if b <= b' ' || b == 0x7f {
+                break;
+            }
+            i += 1;
+        } else {
+            match s[i..].chars().next() {
+                Some(ch) if !ch.is_whitespace() && !ch.is_control() => i += ch.len_utf8(),
+                _ => break,
+            }
+        }
+    }
+    i
 }
 
 /// `s` with whitespace collapsed and trimmed.
@@ -112,6 +138,46 @@ mod tests {
         push_collapsed(&mut s, "y ");
         push_collapsed(&mut s, "z");
         assert_eq!(s, "xy z");
+        assert_eq!(collapse("\u{a0}é\u{2003}日本\u{85}語\u{7f} "), "é 日本 語");
+    }
+
+    /// The run-at-a-time version agrees with the plain per-character rule.
+    #[test]
+    fn collapse_agrees_with_the_per_character_rule() {
+        fn reference(out: &mut String, s: &str) {
+            let mut pending = out.ends_with(' ');
+            for ch in s.chars() {
+                if ch.is_whitespace() || ch.is_control() {
+                    pending = true;
+                } else {
+                    if pending && !out.is_empty() && !out.ends_with(' ') {
+                        out.push(' ');
+                    }
+                    pending = false;
+                    out.push(ch);
+                }
+            }
+            if pending && !out.is_empty() && !out.ends_with(' ') {
+                out.push(' ');
+            }
+        }
+        let alphabet = ['a', ' ', '\n', '\u{a0}', 'é', '\u{0}', '日', '\u{2028}', 'Z', '\u{7f}'];
+        let mut seed = 0x2545_f491_u32;
+        for _ in 0..2000 {
+            let mut s = String::new();
+            let mut prefix = String::new();
+            for k in 0..12 {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                let ch = alphabet[(seed % alphabet.len() as u32) as usize];
+                if k < 2 { prefix.push(ch) } else { s.push(ch) }
+            }
+            let (mut fast, mut slow) = (prefix.clone(), prefix);
+            push_collapsed(&mut fast, &s);
+            reference(&mut slow, &s);
+            assert_eq!(fast, slow, "{s:?}");
+        }
     }
 
     #[test]

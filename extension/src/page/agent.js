@@ -21,6 +21,12 @@
     "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option", "slider",
     "spinbutton", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem",
   ]);
+  // Inline tags whose element, without attributes, has no role or a role the engine hoists
+  // (ext-wasm: text::is_inline_tag and role::is_hoistable).
+  const BARE_INLINE = new Set([
+    "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font", "i", "ins", "kbd", "mark",
+    "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var",
+  ]);
   const MAX_TEXT = 400;
   const VISIBLE = { visibilityProperty: true };
   const MAX_LOGGED = 5000;
@@ -125,6 +131,13 @@
     return el.isContentEditable && !el.parentElement?.isContentEditable;
   }
 
+  /** Marks a table node as the last one before the node budget ran out (`c`). */
+  function markIncomplete(node) {
+    const fixed = typeof node[1] === "number" ? 3 : 2;
+    if (node.length === fixed) node.push({ c: 1 });
+    else node[fixed].c = 1;
+  }
+
   function rectOf(el) {
     const r = el.getBoundingClientRect();
     return [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
@@ -157,12 +170,12 @@
       if (!data || !/\S/.test(data)) return;
       let x = collapse(data);
       if (x.length > MAX_TEXT) x = x.slice(0, MAX_TEXT);
-      nodes.push({ d: depth, t: "#text", x });
+      nodes.push([depth, x]);
     };
     const walkChildren = (parent, depth, hidden) => {
       for (let child = parent.firstChild; child; child = child.nextSibling) {
         if (stopped) return;
-        if (child.nodeType === 1) walkElement(child, depth);
+        if (child.nodeType === 1) walkElement(child, depth, hidden);
         else if (child.nodeType === 3 && !hidden) pushText(child, depth);
       }
     };
@@ -170,7 +183,7 @@
       const assigned = slot.assignedNodes({ flatten: true });
       if (assigned.length === 0) return walkChildren(slot, depth, hidden);
       for (const child of assigned) {
-        if (child.nodeType === 1) walkElement(child, depth);
+        if (child.nodeType === 1) walkElement(child, depth, hidden);
         else if (child.nodeType === 3 && !hidden) pushText(child, depth);
       }
     };
@@ -179,7 +192,7 @@
     function walkPre(pre, depth) {
       let run = "";
       const flush = () => {
-        if (/\S/.test(run)) nodes.push({ d: depth, t: "#text", x: collapse(run).slice(0, MAX_TEXT) });
+        if (/\S/.test(run)) nodes.push([depth, collapse(run).slice(0, MAX_TEXT)]);
         run = "";
       };
       const walker = document.createTreeWalker(pre, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
@@ -188,11 +201,11 @@
           if (run.length < MAX_TEXT * 2) run += n.data;
         } else if (n.localName === "a" && n.hasAttribute("href")) {
           flush();
-          const link = { i: idOf(n), d: depth, t: "a", a: { href: n.getAttribute("href") } };
-          if (viewportOnly) link.r = rectOf(n);
-          nodes.push(link);
+          const more = { a: { href: n.getAttribute("href") } };
+          if (viewportOnly) more.r = rectOf(n);
+          nodes.push([depth, idOf(n), "a", more]);
           const text = collapse(n.textContent ?? "");
-          if (/\S/.test(text)) nodes.push({ d: depth + 1, t: "#text", x: text.slice(0, MAX_TEXT) });
+          if (/\S/.test(text)) nodes.push([depth + 1, text.slice(0, MAX_TEXT)]);
           // The link's own text is done; skip past its subtree.
           let last = n;
           while (last.lastChild) last = last.lastChild;
@@ -202,9 +215,10 @@
       flush();
     }
 
-    function walkElement(el, depth) {
+    /** `inHidden`: the parent is in the table with `h` (its own text is not shown). */
+    function walkElement(el, depth, inHidden = false) {
       if (nodes.length >= maxNodes) {
-        if (nodes.length) nodes[nodes.length - 1].c = 1;
+        if (nodes.length) markIncomplete(nodes[nodes.length - 1]);
         stopped = true;
         return;
       }
@@ -225,10 +239,6 @@
       }
       if (tag === "slot") return walkSlot(el, depth, hidden);
 
-      const node = { i: idOf(el), d: depth, t: tag };
-      nodes.push(node);
-      if (hidden) node.h = 1;
-
       let a = null;
       for (const name of el.getAttributeNames()) {
         if (ATTRS.has(name) || name.startsWith("aria-") || (name === "id" && labelled.has(el.id))) {
@@ -236,8 +246,30 @@
           (a ??= {})[name] = value.length > 2000 ? value.slice(0, 2000) : value;
         }
       }
-      if (tag === "img" && el.hasAttribute("src")) (a ??= {}).src = el.getAttribute("src").slice(0, 300);
-      if (a) node.a = a;
+      // An inline wrapper the engine would only see through (`<code>`, `<em>`, a bare
+      // `<span>`: no attribute it reads, rendered, no shadow root) adds nothing to the
+      // snapshot: its children take its place. About a tenth of the nodes of a docs page.
+      // Not under a hidden parent, whose direct text the engine does not show.
+      if (!a && !hidden && !inHidden && !viewportOnly && BARE_INLINE.has(tag) && !el.shadowRoot) {
+        walkChildren(el, depth, false);
+        return;
+      }
+
+      // [depth, id, tag] and, when any applies, an object of the other fields (TABLE.md).
+      const node = [depth, idOf(el), tag];
+      nodes.push(node);
+      let more = null;
+      if (hidden) {
+        (more ??= {}).h = 1;
+        // The engine never shows a hidden element's own line: its link target and tooltip
+        // (docs pages hide long "Run code" links) would only cross the wire.
+        if (a) {
+          delete a.href;
+          delete a.title;
+        }
+      } else if (tag === "img" && el.hasAttribute("src")) {
+        (a ??= {}).src = el.getAttribute("src").slice(0, 300);
+      }
 
       let p = null;
       if (tag === "input") {
@@ -256,35 +288,35 @@
       }
       const labelledBy = a?.["aria-labelledby"];
       if (labelledBy) (p ??= {}).label = textOfIds(el, labelledBy);
-      if (p) node.p = p;
+      if (p) (more ??= {}).p = p;
+      if (viewportOnly) (more ??= {}).r = rectOf(el);
 
-      if (viewportOnly) node.r = rectOf(el);
-
+      // What is under the element: a frame, an svg (its title only), flat preformatted text,
+      // a shadow tree or the light DOM.
+      let below = null;
       if (tag === "iframe" || tag === "frame") {
         const index = frameIndex.get(el.contentWindow);
-        if (index !== undefined) node.f = index;
-        return;
-      }
-      if (tag === "svg") {
+        if (index !== undefined) (more ??= {}).f = index;
+      } else if (tag === "svg") {
         if (!a?.["aria-label"]) {
           const title = el.querySelector(":scope > title");
-          if (title) (node.a ??= {}).title = collapse(title.textContent ?? "").trim();
+          if (title) (a ??= {}).title = collapse(title.textContent ?? "").trim();
         }
-        return;
+      } else if (tag === "pre") {
+        below = "pre";
+      } else if (el.shadowRoot) {
+        (more ??= {}).s = "open";
+        below = el.shadowRoot;
+      } else {
+        // Closed roots are a custom-element pattern; asking for every element costs an API call each.
+        if (tag.includes("-") && closedRootOf(el)) (more ??= {}).s = "closed";
+        below = el;
       }
-      if (tag === "pre") {
-        walkPre(el, depth + 1);
-        return;
-      }
-      const open = el.shadowRoot;
-      if (open) {
-        node.s = "open";
-        walkChildren(open, depth + 1, hidden);
-        return;
-      }
-      // Closed roots are a custom-element pattern; asking for every element costs an API call each.
-      if (tag.includes("-") && closedRootOf(el)) node.s = "closed";
-      walkChildren(el, depth + 1, hidden);
+      if (a && Object.keys(a).length) (more ??= {}).a = a;
+      if (more) node.push(more);
+
+      if (below === "pre") walkPre(el, depth + 1);
+      else if (below) walkChildren(below, depth + 1, hidden);
     }
 
     for (const root of roots) walkElement(root, 0);

@@ -19,24 +19,32 @@ fn median(mut ms: Vec<f64>) -> f64 {
     ms[ms.len() / 2]
 }
 
+/// The stages the helper reports in `timings`, in the order they happen.
+const STAGES: [&str; 5] = ["walkMs", "jsonMs", "transferMs", "collectMs", "engineMs"];
+
 /// Median ms of `RUNS` default snapshots of `path` (after one warm-up), with the size of the
-/// first page and of the whole rendering.
-fn measure(agent: &mut Agent, path: &str) -> (f64, usize, u64, Vec<f64>) {
+/// first page and of the whole rendering, and the medians of the helper's own timings.
+fn measure(agent: &mut Agent, path: &str) -> (f64, usize, u64, String) {
     let tab = agent.open(&corpus().url(path));
     let first = agent.ok("take_snapshot", json!({ "tabId": tab }));
     let mut times = Vec::new();
-    let mut inside = Vec::new();
+    let mut stages: Vec<Vec<f64>> = vec![Vec::new(); STAGES.len()];
     for _ in 0..RUNS {
         // clear_snapshot drops the cached tables: every run collects the page again.
         agent.ok("clear_snapshot", json!({ "tabId": tab }));
         let t = Instant::now();
         let out = agent.ok("take_snapshot", json!({ "tabId": tab }));
         times.push(t.elapsed().as_secs_f64() * 1000.0);
-        inside.push(
-            out["timings"]["collectMs"].as_f64().unwrap_or(0.0)
-                + out["timings"]["engineMs"].as_f64().unwrap_or(0.0),
-        );
+        for (k, stage) in STAGES.iter().enumerate() {
+            stages[k].push(out["timings"][stage].as_f64().unwrap_or(f64::NAN));
+        }
     }
+    let inside = STAGES
+        .iter()
+        .zip(stages)
+        .map(|(stage, ms)| format!("{} {:.0}", stage.trim_end_matches("Ms"), median(ms)))
+        .collect::<Vec<_>>()
+        .join(", ");
     agent.close(tab);
     let page = first["text"].as_str().map(str::len).unwrap_or(0);
     (median(times), page, first["totalBytes"].as_u64().unwrap_or(0), inside)
@@ -86,27 +94,34 @@ fn click_figures(agent: &mut Agent) -> (f64, f64) {
     (times[times.len() / 2], times[times.len() * 95 / 100])
 }
 
+/// `WEBEXT_MCP_BENCH_ONLY=<substring>` limits the benchmark to the figures whose name
+/// contains it (`Vec`, `print`, `click`, `interactive`, …), for quick comparisons.
+fn wanted(name: &str) -> bool {
+    std::env::var("WEBEXT_MCP_BENCH_ONLY").map_or(true, |only| name.contains(&only))
+}
+
 fn bench(family: Family) {
     let mut agent = Agent::new(family);
-    let (p50, p95) = click_figures(&mut agent);
-    println!(
-        "{} click_by_uid on a static form (tools/call → settled result, n=50): p50 {p50:.1} ms, p95 {p95:.1} ms",
-        family.name()
-    );
+    if wanted("click_by_uid") {
+        let (p50, p95) = click_figures(&mut agent);
+        println!(
+            "{} click_by_uid on a static form (tools/call → settled result, n=50): p50 {p50:.1} ms, p95 {p95:.1} ms",
+            family.name()
+        );
+    }
     let mut paths = vec!["/big-1000.html", "/big.html", "/big-100000.html"];
     if rust_docs().is_some() {
         paths.insert(0, "/doc/book/print.html");
         paths.insert(0, "/doc/std/vec/struct.Vec.html");
     }
-    for path in paths {
+    for path in paths.into_iter().filter(|p| wanted(p)) {
         let (ms, page, total, inside) = measure(&mut agent, path);
         println!(
-            "{} take_snapshot {path}: median {ms:.1} ms (n={RUNS}; in the extension {:.1} ms), first page {page} B, whole {total} B",
+            "{} take_snapshot {path}: median {ms:.1} ms (n={RUNS}; helper ms: {inside}), first page {page} B, whole {total} B",
             family.name(),
-            median(inside),
         );
     }
-    if rust_docs().is_some() {
+    if rust_docs().is_some() && wanted("interactive") {
         let (ms, pages) = walk_interactive(&mut agent, "/doc/std/vec/struct.Vec.html");
         println!(
             "{} interactive-only walk of the Vec page through the cursor: median {ms:.1} ms ({pages} pages)",

@@ -50,6 +50,7 @@ export function engineInput(frames, options) {
 }
 
 export async function takeSnapshot(params) {
+  const started = performance.now();
   const tab = await resolveTab(params);
   const st = await stateOf(tab.id);
   const maxBytes = params.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -97,6 +98,8 @@ export async function takeSnapshot(params) {
       jsonMs: Math.round(frames.reduce((sum, f) => sum + (f.table.jsonMs ?? 0), 0)),
       transferMs: frames[0].table.sentAt ? Math.round(t1wall - frames[0].table.sentAt) : null,
       engineMs: Math.round(t2 - t1),
+      // Everything in the helper, from the request to the answer.
+      helperMs: Math.round(performance.now() - started),
     },
   };
 }

@@ -20,7 +20,7 @@ fn median(mut ms: Vec<f64>) -> f64 {
 }
 
 /// The stages the helper reports in `timings`, in the order they happen.
-const STAGES: [&str; 5] = ["walkMs", "jsonMs", "transferMs", "collectMs", "engineMs"];
+const STAGES: [&str; 6] = ["walkMs", "jsonMs", "transferMs", "collectMs", "engineMs", "helperMs"];
 
 /// Median ms of `RUNS` default snapshots of `path` (after one warm-up), with the size of the
 /// first page and of the whole rendering, and the medians of the helper's own timings.

@@ -138,6 +138,15 @@
     else node[fixed].c = 1;
   }
 
+  // The only elements `attachShadow` accepts besides custom elements: asking the others for
+  // their shadow root is a DOM call per element for nothing (Firefox's content-script
+  // wrappers make each call count).
+  const SHADOW_HOSTS = new Set([
+    "article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "main",
+    "nav", "p", "section", "span",
+  ]);
+  const canHost = (tag) => SHADOW_HOSTS.has(tag) || tag.includes("-");
+
   function rectOf(el) {
     const r = el.getBoundingClientRect();
     return [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
@@ -250,7 +259,8 @@
       // `<span>`: no attribute it reads, rendered, no shadow root) adds nothing to the
       // snapshot: its children take its place. About a tenth of the nodes of a docs page.
       // Not under a hidden parent, whose direct text the engine does not show.
-      if (!a && !hidden && !inHidden && !viewportOnly && BARE_INLINE.has(tag) && !el.shadowRoot) {
+      const host = canHost(tag) ? el.shadowRoot : null;
+      if (!a && !hidden && !inHidden && !viewportOnly && BARE_INLINE.has(tag) && !host) {
         walkChildren(el, depth, false);
         return;
       }
@@ -304,9 +314,9 @@
         }
       } else if (tag === "pre") {
         below = "pre";
-      } else if (el.shadowRoot) {
+      } else if (host) {
         (more ??= {}).s = "open";
-        below = el.shadowRoot;
+        below = host;
       } else {
         // Closed roots are a custom-element pattern; asking for every element costs an API call each.
         if (tag.includes("-") && closedRootOf(el)) (more ??= {}).s = "closed";

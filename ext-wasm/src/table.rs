@@ -276,20 +276,19 @@ impl Node {
 
     /// Sets the field of short key `k`; unknown keys are ignored.
     fn set(&mut self, k: &str, v: Json<'_>) -> Result<(), &'static str> {
-        let n = self;
         match k {
-            "i" => n.i = uint(&v),
+            "i" => self.i = uint(&v),
             "d" => {
-                n.d = match v {
+                self.d = match v {
                     Json::Null => 0,
                     v => uint(&v).ok_or("a node's d is not a depth")?.min(u64::from(u32::MAX)) as u32,
                 }
             }
-            "t" => n.t = lowercase(string(v).unwrap_or_default()),
-            "x" => n.x = string(v),
+            "t" => self.t = lowercase(string(v).unwrap_or_default()),
+            "x" => self.x = string(v),
             "a" => {
                 if let Json::Obj(attrs) = v {
-                    n.a = Attrs(
+                    self.a = Attrs(
                         attrs
                             .into_iter()
                             .filter_map(|(k, v)| {
@@ -303,17 +302,17 @@ impl Node {
                     );
                 }
             }
-            "p" => n.p = Props::from_json(v),
-            "h" => n.h = flag(&v),
-            "c" => n.c = flag(&v),
+            "p" => self.p = Props::from_json(v),
+            "h" => self.h = flag(&v),
+            "c" => self.c = flag(&v),
             "r" => {
-                n.r = numbers(&v).and_then(|r| match r.as_slice() {
+                self.r = numbers(&v).and_then(|r| match r.as_slice() {
                     &[x, y, w, h] => Some([x, y, w, h]),
                     _ => None,
                 })
             }
-            "s" => n.s = string(v),
-            "f" => n.f = uint(&v).map(|f| f.min(u64::from(u32::MAX)) as u32),
+            "s" => self.s = string(v),
+            "f" => self.f = uint(&v).map(|f| f.min(u64::from(u32::MAX)) as u32),
             _ => {}
         }
         Ok(())

@@ -276,6 +276,7 @@
         if (a) {
           delete a.href;
           delete a.title;
+          if (Object.keys(a).length === 0) a = null;
         }
       } else if (tag === "img" && el.hasAttribute("src")) {
         (a ??= {}).src = el.getAttribute("src").slice(0, 300);
@@ -322,7 +323,7 @@
         if (tag.includes("-") && closedRootOf(el)) (more ??= {}).s = "closed";
         below = el;
       }
-      if (a && Object.keys(a).length) (more ??= {}).a = a;
+      if (a) (more ??= {}).a = a;
       if (more) node.push(more);
 
       if (below === "pre") walkPre(el, depth + 1);

@@ -127,6 +127,14 @@ fn snapshots_read_background_tabs_without_focusing_them() {
         assert_eq!(out["visibility"], json!("hidden"), "{}: the tab is not in the background", family.name());
         assert_eq!(out["tab"]["active"], json!(false));
         assert!(out["text"].as_str().unwrap().contains("Dark mode"), "{}", out["text"]);
+        // The stage timings the benchmark reads: all present, and the whole helper time
+        // covers collection plus engine (each rounded to a millisecond).
+        let t = &out["timings"];
+        let ms = |k: &str| t[k].as_f64().unwrap_or_else(|| panic!("timings.{k} missing: {t}"));
+        for k in ["walkMs", "jsonMs", "transferMs"] {
+            ms(k);
+        }
+        assert!(ms("helperMs") + 2.0 >= ms("collectMs") + ms("engineMs"), "{t}");
         let cleared = agent.ok("clear_snapshot", json!({ "tabId": tab }));
         assert_eq!(cleared["cleared"], json!(true));
         agent.close(tab);

@@ -212,6 +212,7 @@ impl FrameTable {
     fn from_json(v: Json<'_>) -> Result<FrameTable, &'static str> {
         let Json::Obj(members) = v else { return Err("a frame table is not an object") };
         let mut f = FrameTable::default();
+        let (mut ids, mut closed) = (None, Vec::new());
         for (k, v) in members {
             match k.as_ref() {
                 "ordinal" => f.ordinal = uint(&v).unwrap_or(0).min(u64::from(u32::MAX)) as u32,
@@ -230,10 +231,41 @@ impl FrameTable {
                         .map(Node::from_json)
                         .collect::<Result<_, _>>()?;
                 }
+                "ids" if !matches!(v, Json::Null) => {
+                    let items = array(v, "ids is not an array")?;
+                    ids = Some(
+                        items.iter().map(uint).collect::<Option<Vec<u64>>>().ok_or("ids holds a non-id")?,
+                    );
+                }
+                "closed" if !matches!(v, Json::Null) => {
+                    closed = array(v, "closed is not an array")?.iter().filter_map(uint).collect();
+                }
                 _ => {}
             }
         }
+        if let Some(ids) = ids {
+            f.assign_ids(&ids, &closed)?;
+        }
         Ok(f)
+    }
+
+    /// A table walked outside the agent's world carries ordinals in its id slots: the `k`-th
+    /// element node holds `k`, its id is `ids[k]`, and the ordinals in `closed` host a closed
+    /// shadow root (TABLE.md, "Ids given apart"). Ordinals grow in document order, and
+    /// `closed` lists them in that order.
+    fn assign_ids(&mut self, ids: &[u64], closed: &[u64]) -> Result<(), &'static str> {
+        let mut closed = closed.iter().peekable();
+        for n in &mut self.nodes {
+            let Some(k) = n.i else { continue };
+            while closed.next_if(|&&c| c < k).is_some() {}
+            if closed.next_if_eq(&&k).is_some() {
+                n.s = Some("closed".to_owned());
+            }
+            n.i = Some(
+                *usize::try_from(k).ok().and_then(|k| ids.get(k)).ok_or("a node's ordinal is outside ids")?,
+            );
+        }
+        Ok(())
     }
 }
 
@@ -459,6 +491,32 @@ mod tests {
         assert_eq!(n.input_type(), "checkbox");
         assert!(f.nodes[1].is_text());
         assert_eq!(f.nodes[1].x.as_deref(), Some("hi"));
+    }
+
+    #[test]
+    fn ids_given_apart_replace_the_ordinals() {
+        let input = Input::parse(
+            r#"{"frames":[{"nodes":[[0,0,"div"],[1,"hi"],[1,1,"x-a"],[1,2,"x-b",{"s":"open"}]],"ids":[40,7,41],"closed":[1]}]}"#,
+        )
+        .unwrap();
+        let n = &input.frames[0].nodes;
+        assert_eq!((n[0].i, n[2].i, n[3].i), (Some(40), Some(7), Some(41)));
+        assert_eq!((n[2].s.as_deref(), n[3].s.as_deref()), (Some("closed"), Some("open")));
+        assert_eq!(n[1].i, None);
+        // Without ids the slots are the ids themselves.
+        let plain = Input::parse(r#"{"frames":[{"nodes":[[0,5,"div"]],"ids":null}]}"#).unwrap();
+        assert_eq!(plain.frames[0].nodes[0].i, Some(5));
+    }
+
+    #[test]
+    fn ids_given_apart_must_cover_every_element() {
+        for bad in [
+            r#"{"frames":[{"nodes":[[0,0,"div"],[1,1,"p"]],"ids":[3]}]}"#,
+            r#"{"frames":[{"nodes":[[0,0,"div"]],"ids":["x"]}]}"#,
+            r#"{"frames":[{"nodes":[[0,0,"div"]],"ids":{}}]}"#,
+        ] {
+            assert!(Input::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -11,9 +11,9 @@ import { api } from "./api.js";
 import { engine } from "./engine.js";
 import { HelperError } from "./errors.js";
 import { debuggerEnabled, trustedClick, trustedHover, trustedKey, withDebugger } from "./debugger.js";
-import { callAgent, callFrame } from "./inject.js";
+import { callFrame } from "./inject.js";
 import { ERROR_CODES } from "./protocol.js";
-import { engineInput, parseRef, staleRef } from "./snapshot.js";
+import { collectTables, engineInput, parseRef, staleRef } from "./snapshot.js";
 import { describeTab, resolveTab, watchNavigation } from "./tabs.js";
 import { frameIdOf, ordinalOf, serialized, stateOf } from "./tabstate.js";
 
@@ -65,7 +65,8 @@ function parseRole(text) {
 async function roleMatches(tab, st, { role, name }) {
   const eng = await engine();
   // The snapshot's table cache: an unchanged document is not walked again on each retry.
-  const [top] = await callAgent(tab, st, { frameIds: [0] }, "collect", [{ cached: [...st.tables.keys()] }]);
+  const [top] = await collectTables(tab, st, { frameIds: [0] });
+  if (!top) throw new HelperError(ERROR_CODES.NOT_FOUND, `the top document of tab ${tab.id} did not answer`, "wait for the page to load");
   const table = top.value.same ? st.tables.get(top.value.doc) : top.value;
   if (!top.value.same) st.tables.set(table.doc, table);
   const out = eng.snapshotJson(engineInput([{ ordinal: 0, path: [], table }], { interactiveOnly: false, viewportOnly: false, root: null, maxDepth: null, redact: "safe", collapse: false }));

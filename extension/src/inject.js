@@ -5,7 +5,8 @@ import { api } from "./api.js";
 import { HelperError } from "./errors.js";
 import { ERROR_CODES } from "./protocol.js";
 
-const AGENT_FILE = "page/agent.js";
+// The collector first: the agent walks with it (page/collector.js).
+const AGENT_FILES = ["page/collector.js", "page/agent.js"];
 
 // Runs in the page's isolated world: calls the agent by name, or says it is missing.
 function callInPage(name, args, seed) {
@@ -42,7 +43,7 @@ export async function callAgent(tab, st, target, name, args = []) {
     results = await run(target);
     const missing = results.filter((r) => r?.result?.missing).map((r) => r.frameId ?? 0);
     if (missing.length) {
-      await api.scripting.executeScript({ target: { tabId: tab.id, frameIds: missing }, files: [AGENT_FILE] });
+      await api.scripting.executeScript({ target: { tabId: tab.id, frameIds: missing }, files: AGENT_FILES });
       const again = await run({ frameIds: missing });
       results = results.filter((r) => !r?.result?.missing).concat(again);
     }
@@ -61,6 +62,20 @@ export async function callAgent(tab, st, target, name, args = []) {
     out.push({ frameId: r.frameId ?? 0, value: res.value });
   }
   return out;
+}
+
+/**
+ * Injects the main-world side of the collector into `frameIds` of `tab` (the agent walks
+ * there when it answers). False when the browser refused: the agent then walks in its own
+ * world.
+ */
+export async function injectMainCollector(tab, frameIds) {
+  try {
+    await api.scripting.executeScript({ target: { tabId: tab.id, frameIds }, files: ["page/collector.js"], world: "MAIN" });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The agent's answer in one frame, or `null` when that frame did not answer. */

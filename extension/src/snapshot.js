@@ -2,7 +2,7 @@
 // engine (wasm), cache the rendering for cursors, and resolve refs back to elements.
 import { engine } from "./engine.js";
 import { HelperError } from "./errors.js";
-import { callAgent, callFrame, unscriptable } from "./inject.js";
+import { callAgent, callFrame, injectMainCollector, unscriptable } from "./inject.js";
 import { pageAtCursor, pageOf } from "./pager.js";
 import { ERROR_CODES } from "./protocol.js";
 import { describeTab, resolveTab } from "./tabs.js";
@@ -15,11 +15,24 @@ const lexical = (a, b) => {
   return a.length - b.length;
 };
 
+/**
+ * The agent's `collect` in the frames `target` names: `[{frameId, value}]`, where `value`
+ * is a table or `{same: true, doc}` for a table in `st.tables`.
+ */
+export async function collectTables(tab, st, target, viewportOnly = false) {
+  const options = { viewportOnly, cached: [...st.tables.keys()], maxNodes: 200000 };
+  const results = await callAgent(tab, st, target, "collect", [options]);
+  // Documents that have not met the main-world collector yet: inject it, ask them again.
+  const fresh = results.filter((r) => r.value?.needsMainWorld).map((r) => r.frameId);
+  if (fresh.length === 0) return results;
+  await injectMainCollector(tab, fresh);
+  const again = await callAgent(tab, st, { frameIds: fresh }, "collect", [{ ...options, mainInjected: true }]);
+  return results.filter((r) => !r.value?.needsMainWorld).concat(again);
+}
+
 /** Collects every frame; returns frame tables ordered top first, then by path. */
 async function collectFrames(tab, st, viewportOnly) {
-  const results = await callAgent(tab, st, { allFrames: true }, "collect", [
-    { viewportOnly, cached: [...st.tables.keys()], maxNodes: 200000 },
-  ]);
+  const results = await collectTables(tab, st, { allFrames: true }, viewportOnly);
   const frames = [];
   const tables = new Map();
   for (const { frameId, value: out } of results) {
@@ -44,7 +57,9 @@ async function collectFrames(tab, st, viewportOnly) {
 export function engineInput(frames, options) {
   const parts = frames.map(({ ordinal, path, table }) => {
     const head = JSON.stringify({ ordinal, path, url: table.url, title: table.title, viewport: table.viewport });
-    return `${head.slice(0, -1)},"nodes":${table.nodes}}`;
+    // A main-world table brings its ids apart, as JSON text too (TABLE.md).
+    const ids = table.ids ? `,"ids":${table.ids},"closed":${table.closed}` : "";
+    return `${head.slice(0, -1)}${ids},"nodes":${table.nodes}}`;
   });
   return `{"frames":[${parts.join(",")}],"options":${JSON.stringify(options)}}`;
 }
@@ -96,6 +111,10 @@ export async function takeSnapshot(params) {
       collectMs: Math.round(t1 - t0),
       walkMs: Math.round(frames.reduce((sum, f) => sum + (f.table.walkMs ?? 0), 0)),
       jsonMs: Math.round(frames.reduce((sum, f) => sum + (f.table.jsonMs ?? 0), 0)),
+      // Ids for the main world's walk, in the agent's world.
+      mapMs: Math.round(frames.reduce((sum, f) => sum + (f.table.mapMs ?? 0), 0)),
+      // Where each frame was walked: "main" (the page's world) or "isolated" (the agent's).
+      walkers: frames.map((f) => f.table.walker ?? null),
       transferMs: frames[0].table.sentAt ? Math.round(t1wall - frames[0].table.sentAt) : null,
       engineMs: Math.round(t2 - t1),
       // Everything in the helper, from the request to the answer.

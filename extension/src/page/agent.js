@@ -2,33 +2,21 @@
 // `files`) into a frame's isolated world, once per document. It defines
 // `globalThis.__webextMcp`, which later injections call by name (see ../inject.js).
 //
-// What lives here is what must touch the live DOM: the snapshot collector (one walk into the
-// compact table of ext-wasm/TABLE.md), element identity (ids from the per-tab counter the
-// background seeds each document with, so an id from an older document never names an
-// element of a newer one), locators, the reads and the dispatch of actions, and a mutation
-// log. Everything that waits or measures time is driven by the background: page timers are
+// What lives here is what must touch the live DOM from the extension's side: collecting the
+// snapshot table (the walk itself is page/collector.js, run in the page's main world when it
+// answers, here otherwise), element identity (ids from the per-tab counter the background
+// seeds each document with, so an id from an older document never names an element of a
+// newer one), locators, the reads and the dispatch of actions, and a mutation log. Everything that waits or measures time is driven by the background: page timers are
 // clamped and rAF never fires in background tabs, so nothing here uses either.
 (() => {
   if (globalThis.__webextMcp) return;
 
-  const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "base", "title"]);
-  const ATTRS = new Set([
-    "role", "alt", "title", "href", "type", "name", "placeholder", "for", "tabindex", "contenteditable",
-    "disabled", "required", "multiple", "readonly", "open", "value", "autocomplete", "list", "size", "draggable", "scope",
-  ]);
+  const { walk, collapse, SKIP, REQUEST, REPLY, TREE } = globalThis.__webextMcpCollector;
   const INTERACTIVE_TAGS = new Set(["a", "button", "input", "select", "textarea", "summary", "option", "details", "label"]);
   const INTERACTIVE_ROLES = new Set([
     "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option", "slider",
     "spinbutton", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem",
   ]);
-  // Inline tags whose element, without attributes, has no role or a role the engine hoists
-  // (ext-wasm: text::is_inline_tag and role::is_hoistable).
-  const BARE_INLINE = new Set([
-    "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font", "i", "ins", "kbd", "mark",
-    "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var",
-  ]);
-  const MAX_TEXT = 400;
-  const VISIBLE = { visibilityProperty: true };
   const MAX_LOGGED = 5000;
 
   const state = {
@@ -46,16 +34,23 @@
   const markDirty = () => {
     state.dirty = true;
   };
-  new MutationObserver((records) => {
+  /** Logs mutation records; true when any of them added or removed nodes. */
+  function logMutations(records) {
+    if (records.length === 0) return false;
     state.dirty = true;
     log.last = performance.now();
     log.seq += records.length;
+    let tree = false;
     for (const r of records) {
       if (r.type !== "childList") continue;
+      tree = true;
       for (const n of r.addedNodes) if (n.nodeType === 1) remember(log.added, n);
       for (const n of r.removedNodes) if (n.nodeType === 1) remember(log.removed, n);
     }
-  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    return tree;
+  }
+  const observer = new MutationObserver(logMutations);
+  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   for (const type of ["input", "change", "toggle", "scroll", "resize"]) {
     addEventListener(type, markDirty, { capture: true, passive: true });
   }
@@ -73,8 +68,6 @@
     if (list.length < MAX_LOGGED) list.push(node);
     else log.overflow = true;
   }
-
-  const collapse = (text) => text.replace(/[\s\u00a0]+/g, " ");
 
   function idOf(el) {
     let id = state.ids.get(el);
@@ -113,6 +106,7 @@
     return path;
   }
 
+  /** The closed shadow root of `el`, or null (only content scripts can ask). */
   function closedRootOf(el) {
     try {
       if (globalThis.chrome?.dom?.openOrClosedShadowRoot) return globalThis.chrome.dom.openOrClosedShadowRoot(el);
@@ -131,209 +125,6 @@
     return el.isContentEditable && !el.parentElement?.isContentEditable;
   }
 
-  /** Marks a table node as the last one before the node budget ran out (`c`). */
-  function markIncomplete(node) {
-    const fixed = typeof node[1] === "number" ? 3 : 2;
-    if (node.length === fixed) node.push({ c: 1 });
-    else node[fixed].c = 1;
-  }
-
-  // The only elements `attachShadow` accepts besides custom elements: asking the others for
-  // their shadow root is a DOM call per element for nothing (Firefox's content-script
-  // wrappers make each call count).
-  const SHADOW_HOSTS = new Set([
-    "article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "main",
-    "nav", "p", "section", "span",
-  ]);
-  const canHost = (tag) => SHADOW_HOSTS.has(tag) || tag.includes("-");
-
-  function rectOf(el) {
-    const r = el.getBoundingClientRect();
-    return [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
-  }
-
-  // ---- the collector -------------------------------------------------------------------
-
-  /** Walks `roots` into table nodes (TABLE.md). */
-  function walk(roots, { viewportOnly = false, maxNodes = 200000 } = {}) {
-    const labelled = new Set();
-    for (const label of document.querySelectorAll("label[for]")) labelled.add(label.htmlFor);
-    const frameIndex = new Map();
-    for (let i = 0; i < window.frames.length; i++) frameIndex.set(window.frames[i], i);
-    const textOfIds = (el, ids) => {
-      const root = el.getRootNode();
-      const parts = [];
-      for (const id of ids.split(/\s+/)) {
-        if (!id) continue;
-        const target = root.getElementById ? root.getElementById(id) : document.getElementById(id);
-        if (!target) continue;
-        parts.push(target.getAttribute("aria-label") ?? target.textContent ?? "");
-      }
-      return collapse(parts.join(" ")).trim();
-    };
-    const nodes = [];
-    let stopped = false;
-
-    const pushText = (node, depth) => {
-      const data = node.data;
-      if (!data || !/\S/.test(data)) return;
-      let x = collapse(data);
-      if (x.length > MAX_TEXT) x = x.slice(0, MAX_TEXT);
-      nodes.push([depth, x]);
-    };
-    const walkChildren = (parent, depth, hidden) => {
-      for (let child = parent.firstChild; child; child = child.nextSibling) {
-        if (stopped) return;
-        if (child.nodeType === 1) walkElement(child, depth, hidden);
-        else if (child.nodeType === 3 && !hidden) pushText(child, depth);
-      }
-    };
-    const walkSlot = (slot, depth, hidden) => {
-      const assigned = slot.assignedNodes({ flatten: true });
-      if (assigned.length === 0) return walkChildren(slot, depth, hidden);
-      for (const child of assigned) {
-        if (child.nodeType === 1) walkElement(child, depth, hidden);
-        else if (child.nodeType === 3 && !hidden) pushText(child, depth);
-      }
-    };
-    // Preformatted text is mostly highlighting spans: its text and its links are what
-    // count, so it is walked flat (one node per link), without a visibility check per span.
-    function walkPre(pre, depth) {
-      let run = "";
-      const flush = () => {
-        if (/\S/.test(run)) nodes.push([depth, collapse(run).slice(0, MAX_TEXT)]);
-        run = "";
-      };
-      const walker = document.createTreeWalker(pre, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        if (n.nodeType === 3) {
-          if (run.length < MAX_TEXT * 2) run += n.data;
-        } else if (n.localName === "a" && n.hasAttribute("href")) {
-          flush();
-          const more = { a: { href: n.getAttribute("href") } };
-          if (viewportOnly) more.r = rectOf(n);
-          nodes.push([depth, idOf(n), "a", more]);
-          const text = collapse(n.textContent ?? "");
-          if (/\S/.test(text)) nodes.push([depth + 1, text.slice(0, MAX_TEXT)]);
-          // The link's own text is done; skip past its subtree.
-          let last = n;
-          while (last.lastChild) last = last.lastChild;
-          walker.currentNode = last;
-        }
-      }
-      flush();
-    }
-
-    /** `inHidden`: the parent is in the table with `h` (its own text is not shown). */
-    function walkElement(el, depth, inHidden = false) {
-      if (nodes.length >= maxNodes) {
-        if (nodes.length) markIncomplete(nodes[nodes.length - 1]);
-        stopped = true;
-        return;
-      }
-      const tag = el.localName;
-      if (SKIP.has(tag)) return;
-      if (tag === "input" && el.type === "hidden") return;
-      let hidden = false;
-      // Options and optgroups have no box of their own in a dropdown: they follow their select.
-      // One call in the common case (visible); the rare invisible element then tells
-      // "not rendered" (skip the subtree) from "visibility: hidden" (children may show).
-      if (tag !== "option" && tag !== "optgroup" && !el.checkVisibility(VISIBLE)) {
-        if (!el.checkVisibility()) {
-          // display:contents has no box either, but its children render.
-          if (getComputedStyle(el).display !== "contents") return;
-        } else {
-          hidden = true;
-        }
-      }
-      if (tag === "slot") return walkSlot(el, depth, hidden);
-
-      let a = null;
-      for (const name of el.getAttributeNames()) {
-        if (ATTRS.has(name) || name.startsWith("aria-") || (name === "id" && labelled.has(el.id))) {
-          const value = el.getAttribute(name);
-          (a ??= {})[name] = value.length > 2000 ? value.slice(0, 2000) : value;
-        }
-      }
-      // An inline wrapper the engine would only see through (`<code>`, `<em>`, a bare
-      // `<span>`: no attribute it reads, rendered, no shadow root) adds nothing to the
-      // snapshot: its children take its place. About a tenth of the nodes of a docs page.
-      // Not under a hidden parent, whose direct text the engine does not show.
-      const host = canHost(tag) ? el.shadowRoot : null;
-      if (!a && !hidden && !inHidden && !viewportOnly && BARE_INLINE.has(tag) && !host) {
-        walkChildren(el, depth, false);
-        return;
-      }
-
-      // [depth, id, tag] and, when any applies, an object of the other fields (TABLE.md).
-      const node = [depth, idOf(el), tag];
-      nodes.push(node);
-      let more = null;
-      if (hidden) {
-        (more ??= {}).h = 1;
-        // The engine never shows a hidden element's own line: its link target and tooltip
-        // (docs pages hide long "Run code" links) would only cross the wire.
-        if (a) {
-          delete a.href;
-          delete a.title;
-          if (Object.keys(a).length === 0) a = null;
-        }
-      } else if (tag === "img" && el.hasAttribute("src")) {
-        (a ??= {}).src = el.getAttribute("src").slice(0, 300);
-      }
-
-      let p = null;
-      if (tag === "input") {
-        if (el.type === "checkbox" || el.type === "radio") {
-          p = { checked: el.checked };
-          if (el.indeterminate) p.indeterminate = true;
-        } else if (!["button", "submit", "reset", "image", "file"].includes(el.type)) {
-          p = { value: el.value };
-        }
-      } else if (tag === "textarea") {
-        p = { value: el.value };
-      } else if (tag === "select") {
-        p = { value: el.value, opts: Array.from(el.selectedOptions, (o) => collapse(o.text).trim()) };
-      } else if (tag === "option") {
-        p = { selected: el.selected };
-      }
-      const labelledBy = a?.["aria-labelledby"];
-      if (labelledBy) (p ??= {}).label = textOfIds(el, labelledBy);
-      if (p) (more ??= {}).p = p;
-      if (viewportOnly) (more ??= {}).r = rectOf(el);
-
-      // What is under the element: a frame, an svg (its title only), flat preformatted text,
-      // a shadow tree or the light DOM.
-      let below = null;
-      if (tag === "iframe" || tag === "frame") {
-        const index = frameIndex.get(el.contentWindow);
-        if (index !== undefined) (more ??= {}).f = index;
-      } else if (tag === "svg") {
-        if (!a?.["aria-label"]) {
-          const title = el.querySelector(":scope > title");
-          if (title) (a ??= {}).title = collapse(title.textContent ?? "").trim();
-        }
-      } else if (tag === "pre") {
-        below = "pre";
-      } else if (host) {
-        (more ??= {}).s = "open";
-        below = host;
-      } else {
-        // Closed roots are a custom-element pattern; asking for every element costs an API call each.
-        if (tag.includes("-") && closedRootOf(el)) (more ??= {}).s = "closed";
-        below = el;
-      }
-      if (a) (more ??= {}).a = a;
-      if (more) node.push(more);
-
-      if (below === "pre") walkPre(el, depth + 1);
-      else if (below) walkChildren(below, depth + 1, hidden);
-    }
-
-    for (const root of roots) walkElement(root, 0);
-    return nodes;
-  }
-
   const api = {};
 
   /** Seeds this document's ids from the background's per-tab counter (first call only). */
@@ -342,37 +133,119 @@
   };
   api.next = () => state.next;
 
+  // ---- the collector (page/collector.js walks) -----------------------------------------
+
+  // The main-world collector's answer to a REQUEST dispatched from here: it arrives
+  // synchronously, inside dispatchEvent.
+  let reply = null;
+  document.addEventListener(REPLY, (event) => {
+    if (typeof event.detail === "string") reply = event.detail;
+  }, true);
+  // Whether this document's main world answers (null: not asked yet).
+  let mainWorld = null;
+
+  /**
+   * The table walked in the main world with this world's ids, or why not: `"absent"` (no
+   * main-world collector answered) or `"mismatch"` (the DOM changed during the walk, or a
+   * position did not name an element of the reported tag: the caller walks here instead).
+   */
+  function collectInMain(options) {
+    logMutations(observer.takeRecords());
+    reply = null;
+    document.dispatchEvent(new CustomEvent(REQUEST, { detail: JSON.stringify(options) }));
+    const answer = reply;
+    reply = null;
+    if (answer === null) return "absent";
+    const started = performance.now();
+    const cut = answer.indexOf("\n");
+    let head;
+    try {
+      head = JSON.parse(answer.slice(0, cut));
+    } catch {
+      return "mismatch";
+    }
+    const { positions, hosts, custom } = head;
+    if (cut < 0 || !Array.isArray(positions) || !Array.isArray(hosts) || !Array.isArray(custom)) return "mismatch";
+    const trees = [document.querySelectorAll("*")];
+    const at = (position) => (Number.isInteger(position) && position >= 0 ? trees[Math.floor(position / TREE)]?.[position % TREE] : undefined);
+    for (const host of hosts) {
+      const root = at(host)?.shadowRoot;
+      if (!root) return "mismatch";
+      trees.push(root.querySelectorAll("*"));
+    }
+    const tags = String(head.tags).split(" ");
+    if (tags.length !== positions.length && positions.length > 0) return "mismatch";
+    const ids = new Array(positions.length);
+    for (let k = 0; k < positions.length; k++) {
+      const el = at(positions[k]);
+      if (!el || el.localName !== tags[k]) return "mismatch";
+      ids[k] = idOf(el);
+    }
+    const closed = [];
+    for (const k of custom) {
+      const el = Number.isInteger(k) ? at(positions[k]) : undefined;
+      if (el && closedRootOf(el)) closed.push(k);
+    }
+    // Positions are only meaningful in the tree the walk saw.
+    if (logMutations(observer.takeRecords())) return "mismatch";
+    // Strings cross to the background much faster than arrays (Firefox clones arrays
+    // element by element); the background splices both into the engine input.
+    return { nodes: answer.slice(cut + 1), elements: ids.length, ids: JSON.stringify(ids), closed: JSON.stringify(closed), walkMs: Number(head.walkMs) || 0, mapMs: performance.now() - started };
+  }
+
+  /** The walk in this world: slower, but needs nothing from the page. */
+  function collectHere({ viewportOnly, maxNodes }) {
+    const started = performance.now();
+    const nodes = document.documentElement
+      ? walk([document.documentElement], { viewportOnly, maxNodes, idOf, closedRoot: (el) => Boolean(closedRootOf(el)) })
+      : [];
+    const walkMs = performance.now() - started;
+    const elements = nodes.reduce((n, node) => n + (typeof node[1] === "number" ? 1 : 0), 0);
+    return { nodes: JSON.stringify(nodes), elements, walkMs, jsonStarted: started + walkMs };
+  }
+
   /**
    * The frame table, or `{same: true, doc, path}` when `doc` is in `cached` and nothing
-   * changed since the last collection.
+   * changed since the last collection, or `{needsMainWorld: true}` when the main-world
+   * collector should be injected first (`mainInjected` says it just was).
    */
-  api.collect = ({ viewportOnly = false, cached = [], maxNodes = 200000 } = {}) => {
+  api.collect = ({ viewportOnly = false, cached = [], maxNodes = 200000, mainInjected = false } = {}) => {
     const path = framePath();
     const key = viewportOnly ? "viewport" : "all";
     if (!state.dirty && state.key === key && cached.includes(state.doc)) return { same: true, doc: state.doc, path };
-    const started = performance.now();
-    const nodes = document.documentElement ? walk([document.documentElement], { viewportOnly, maxNodes }) : [];
-    const walkMs = performance.now() - started;
-    if (state.byId.size > nodes.length * 2 + 1000) {
+    let table = null;
+    let why = "absent";
+    if (mainWorld !== false) {
+      const started = performance.now();
+      const out = collectInMain({ viewportOnly, maxNodes });
+      if (typeof out === "object") {
+        mainWorld = true;
+        table = { ...out, walker: "main", jsonMs: performance.now() - started - out.walkMs - out.mapMs };
+      } else if (out === "absent" && !mainInjected && mainWorld === null) {
+        return { needsMainWorld: true, doc: state.doc, path };
+      } else {
+        if (out === "absent") mainWorld = false;
+        why = out;
+      }
+    }
+    if (!table) {
+      const here = collectHere({ viewportOnly, maxNodes });
+      table = { nodes: here.nodes, elements: here.elements, walkMs: here.walkMs, jsonMs: performance.now() - here.jsonStarted, walker: "isolated", why };
+    }
+    if (state.byId.size > 2 * table.elements + 1000) {
       for (const [id, ref] of state.byId) if (!ref.deref()) state.byId.delete(id);
     }
     state.dirty = false;
     state.key = key;
-    const jsonStarted = performance.now();
-    const json = JSON.stringify(nodes);
     return {
+      ...table,
       doc: state.doc,
       path,
       url: location.href,
       title: document.title,
       viewport: [Math.round(scrollX), Math.round(scrollY), innerWidth, innerHeight],
       visibility: document.visibilityState,
-      walkMs,
-      jsonMs: performance.now() - jsonStarted,
       sentAt: Date.now(),
-      // One string crosses into the extension much faster than a graph of 10⁴ objects, and
-      // the background splices it into the engine's input unparsed.
-      nodes: json,
     };
   };
 
@@ -820,7 +693,7 @@
    */
   api.changes = () => {
     const added = log.added.filter((n) => n.isConnected && !log.added.some((m) => m !== n && m.contains(n)));
-    const nodes = walk(added, {});
+    const nodes = walk(added, { idOf });
     const removed = [];
     for (const n of log.removed) {
       if (n.isConnected) continue;

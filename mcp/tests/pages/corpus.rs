@@ -59,6 +59,11 @@ pub fn corpus() -> &'static Corpus {
         for n in [1_000, 100_000] {
             main.page(&format!("/big-{n}.html"), &big_page(n));
         }
+        // The forms page again, with page code that turns the main-world walk off.
+        for (path, script) in TAMPERING {
+            let script = script.replace("FORMAT", collector_format());
+            main.page(path, &FORMS.replace("<title>Forms</title>", &format!("<title>Forms</title><script>{script}</script>")));
+        }
         if let Some(docs) = rust_docs() {
             main.serve_dir("/doc/", &docs);
         }
@@ -91,6 +96,27 @@ pub fn big_page(nodes: usize) -> String {
         html.push_str("</ul></section>\n");
     }
     html
+}
+
+/// Pages whose own code keeps the main-world collector from answering (a fake extension
+/// runtime), or answers for it with a forged table: both must read like `/forms.html`.
+pub const TAMPERING: [(&str, &str); 2] = [
+    ("/fake-runtime.html", r#"globalThis.browser = { runtime: { id: "not-an-extension" } };"#),
+    (
+        "/forged-table.html",
+        r#"addEventListener("FORMAT:collect", (e) => {
+  e.stopImmediatePropagation();
+  const head = JSON.stringify({ walkMs: 0, positions: [0, 1], tags: "body div", hosts: [], custom: [] });
+  document.dispatchEvent(new CustomEvent("FORMAT:table", { detail: head + "\n" + JSON.stringify([[0, 0, "body"], [1, 1, "div"]]) }));
+}, true);"#,
+    ),
+];
+
+/// The collector's event-name prefix (`FORMAT` in extension/src/page/collector.js).
+fn collector_format() -> &'static str {
+    let source = include_str!("../../../extension/src/page/collector.js");
+    let start = source.find("const FORMAT = \"").expect("FORMAT in collector.js") + "const FORMAT = \"".len();
+    &source[start..start + source[start..].find('"').unwrap()]
 }
 
 const FORMS: &str = r##"<!doctype html><html lang="en"><head><title>Forms</title></head><body>

@@ -20,7 +20,7 @@ fn median(mut ms: Vec<f64>) -> f64 {
 }
 
 /// The stages the helper reports in `timings`, in the order they happen.
-const STAGES: [&str; 6] = ["walkMs", "jsonMs", "transferMs", "collectMs", "engineMs", "helperMs"];
+const STAGES: [&str; 7] = ["walkMs", "mapMs", "jsonMs", "transferMs", "collectMs", "engineMs", "helperMs"];
 
 /// Median ms of `RUNS` default snapshots of `path` (after one warm-up), with the size of the
 /// first page and of the whole rendering, and the medians of the helper's own timings.
@@ -29,12 +29,14 @@ fn measure(agent: &mut Agent, path: &str) -> (f64, usize, u64, String) {
     let first = agent.ok("take_snapshot", json!({ "tabId": tab }));
     let mut times = Vec::new();
     let mut stages: Vec<Vec<f64>> = vec![Vec::new(); STAGES.len()];
+    let mut walkers = String::new();
     for _ in 0..RUNS {
         // clear_snapshot drops the cached tables: every run collects the page again.
         agent.ok("clear_snapshot", json!({ "tabId": tab }));
         let t = Instant::now();
         let out = agent.ok("take_snapshot", json!({ "tabId": tab }));
         times.push(t.elapsed().as_secs_f64() * 1000.0);
+        walkers = out["timings"]["walkers"].to_string();
         for (k, stage) in STAGES.iter().enumerate() {
             stages[k].push(out["timings"][stage].as_f64().unwrap_or(f64::NAN));
         }
@@ -44,7 +46,8 @@ fn measure(agent: &mut Agent, path: &str) -> (f64, usize, u64, String) {
         .zip(stages)
         .map(|(stage, ms)| format!("{} {:.0}", stage.trim_end_matches("Ms"), median(ms)))
         .collect::<Vec<_>>()
-        .join(", ");
+        .join(", ")
+        + &format!("; walked in {walkers}");
     agent.close(tab);
     let page = first["text"].as_str().map(str::len).unwrap_or(0);
     (median(times), page, first["totalBytes"].as_u64().unwrap_or(0), inside)

@@ -6,7 +6,7 @@ use serde_json::json;
 use webext_mcp::runner::Family;
 
 use crate::Agent;
-use crate::corpus::{SYNTHETIC, corpus, rust_docs};
+use crate::corpus::{SYNTHETIC, TAMPERING, corpus, rust_docs};
 
 /// The default snapshot of `path` in a fresh tab of `family`.
 fn snapshot_of(family: Family, path: &str, extra: serde_json::Value) -> String {
@@ -47,6 +47,26 @@ fn a_strict_csp_page_reads_like_the_same_page_without_csp() {
         let open = snapshot_of(family, "/no-csp.html", json!({}));
         assert_eq!(strict, open, "{}:\n{}", family.name(), line_diff(&strict, &open));
         assert!(strict.contains("script ran"), "the page's own script did not run:\n{strict}");
+    }
+}
+
+#[test]
+fn pages_are_walked_in_their_main_world_unless_they_tamper_with_it() {
+    for family in [Family::Chromium, Family::Firefox] {
+        let mut agent = Agent::new(family);
+        let mut read = |path: &str| {
+            let tab = agent.open(&corpus().url(path));
+            let out = agent.ok("take_snapshot", json!({ "tabId": tab }));
+            agent.close(tab);
+            (out["text"].as_str().unwrap().to_owned(), out["timings"]["walkers"].clone())
+        };
+        let (plain, walkers) = read("/forms.html");
+        assert_eq!(walkers, json!(["main"]), "{}", family.name());
+        for (path, _) in TAMPERING {
+            let (text, walkers) = read(path);
+            assert_eq!(walkers, json!(["isolated"]), "{} {path}", family.name());
+            assert!(text == plain, "{} {path}:\n{}", family.name(), line_diff(&plain, &text));
+        }
     }
 }
 

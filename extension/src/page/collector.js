@@ -1,0 +1,301 @@
+// The snapshot collector: one walk of a frame's DOM into the compact table of
+// ext-wasm/TABLE.md. Injected twice per document (scripting.executeScript with `files`):
+//
+// - into the isolated world, before page/agent.js, which owns element identity (ids, refs,
+//   actions) and walks with this code when it has to;
+// - into the page's main world, where the same walk runs several times faster: DOM calls
+//   from an isolated world pay for a second set of wrappers (Chromium) or for Xray
+//   wrappers (Firefox, about 5× the walk). There it only answers the agent's synchronous
+//   `REQUEST` event with the table and, for each element node, where the element sits in
+//   `querySelectorAll("*")` of its tree; the agent maps those positions to its own ids in
+//   the same task, checks every tag, and falls back to its own walk when anything is off.
+//   Nothing here trusts the page, and the page learns nothing it could not read itself.
+(() => {
+  // Bumped whenever the table or the reply changes: a main-world listener left by an older
+  // helper in a long-lived page then no longer answers.
+  const FORMAT = "webext-mcp-table-3";
+  const REQUEST = `${FORMAT}:collect`;
+  const REPLY = `${FORMAT}:table`;
+  // Positions are `tree * TREE + index`: tree 0 is the document, tree k ≥ 1 the k-th open
+  // shadow root the walk entered.
+  const TREE = 1 << 22;
+
+  const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "base", "title"]);
+  const ATTRS = new Set([
+    "role", "alt", "title", "href", "type", "name", "placeholder", "for", "tabindex", "contenteditable",
+    "disabled", "required", "multiple", "readonly", "open", "value", "autocomplete", "list", "size", "draggable", "scope",
+  ]);
+  // Inline tags whose element, without attributes, has no role or a role the engine hoists
+  // (ext-wasm: text::is_inline_tag and role::is_hoistable).
+  const BARE_INLINE = new Set([
+    "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font", "i", "ins", "kbd", "mark",
+    "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var",
+  ]);
+  // The only elements `attachShadow` accepts besides custom elements: asking the others for
+  // their shadow root is a DOM call per element for nothing.
+  const SHADOW_HOSTS = new Set([
+    "article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "main",
+    "nav", "p", "section", "span",
+  ]);
+  const canHost = (tag) => SHADOW_HOSTS.has(tag) || tag.includes("-");
+  const MAX_TEXT = 400;
+  const VISIBLE = { visibilityProperty: true };
+
+  const collapse = (text) => text.replace(/[\s\u00a0]+/g, " ");
+
+  /** Marks a table node as the last one before the node budget ran out (`c`). */
+  function markIncomplete(node) {
+    const fixed = typeof node[1] === "number" ? 3 : 2;
+    if (node.length === fixed) node.push({ c: 1 });
+    else node[fixed].c = 1;
+  }
+
+  function rectOf(el) {
+    const r = el.getBoundingClientRect();
+    return [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
+  }
+
+  /**
+   * Walks `roots` into table nodes (TABLE.md). The world supplies element identity:
+   * `idOf(el, tag)` gives the id slot of an element's node, `closedRoot(el, node)` says
+   * whether a custom element without an open root hosts a closed one, and
+   * `enterShadow(host, root)` is told before an open shadow root is walked.
+   */
+  function walk(roots, { viewportOnly = false, maxNodes = 200000, idOf, closedRoot = () => false, enterShadow = () => {} }) {
+    const labelled = new Set();
+    for (const label of document.querySelectorAll("label[for]")) labelled.add(label.htmlFor);
+    const frameIndex = new Map();
+    for (let i = 0; i < window.frames.length; i++) frameIndex.set(window.frames[i], i);
+    const textOfIds = (el, ids) => {
+      const root = el.getRootNode();
+      const parts = [];
+      for (const id of ids.split(/\s+/)) {
+        if (!id) continue;
+        const target = root.getElementById ? root.getElementById(id) : document.getElementById(id);
+        if (!target) continue;
+        parts.push(target.getAttribute("aria-label") ?? target.textContent ?? "");
+      }
+      return collapse(parts.join(" ")).trim();
+    };
+    const nodes = [];
+    let stopped = false;
+
+    const pushText = (node, depth) => {
+      const data = node.data;
+      if (!data || !/\S/.test(data)) return;
+      let x = collapse(data);
+      if (x.length > MAX_TEXT) x = x.slice(0, MAX_TEXT);
+      nodes.push([depth, x]);
+    };
+    const walkChildren = (parent, depth, hidden) => {
+      for (let child = parent.firstChild; child; child = child.nextSibling) {
+        if (stopped) return;
+        if (child.nodeType === 1) walkElement(child, depth, hidden);
+        else if (child.nodeType === 3 && !hidden) pushText(child, depth);
+      }
+    };
+    const walkSlot = (slot, depth, hidden) => {
+      const assigned = slot.assignedNodes({ flatten: true });
+      if (assigned.length === 0) return walkChildren(slot, depth, hidden);
+      for (const child of assigned) {
+        if (child.nodeType === 1) walkElement(child, depth, hidden);
+        else if (child.nodeType === 3 && !hidden) pushText(child, depth);
+      }
+    };
+    // Preformatted text is mostly highlighting spans: its text and its links are what
+    // count, so it is walked flat (one node per link), without a visibility check per span.
+    function walkPre(pre, depth) {
+      let run = "";
+      const flush = () => {
+        if (/\S/.test(run)) nodes.push([depth, collapse(run).slice(0, MAX_TEXT)]);
+        run = "";
+      };
+      const walker = document.createTreeWalker(pre, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        if (n.nodeType === 3) {
+          if (run.length < MAX_TEXT * 2) run += n.data;
+        } else if (n.localName === "a" && n.hasAttribute("href")) {
+          flush();
+          const more = { a: { href: n.getAttribute("href") } };
+          if (viewportOnly) more.r = rectOf(n);
+          nodes.push([depth, idOf(n, "a"), "a", more]);
+          const text = collapse(n.textContent ?? "");
+          if (/\S/.test(text)) nodes.push([depth + 1, text.slice(0, MAX_TEXT)]);
+          // The link's own text is done; skip past its subtree.
+          let last = n;
+          while (last.lastChild) last = last.lastChild;
+          walker.currentNode = last;
+        }
+      }
+      flush();
+    }
+
+    /** `inHidden`: the parent is in the table with `h` (its own text is not shown). */
+    function walkElement(el, depth, inHidden = false) {
+      if (nodes.length >= maxNodes) {
+        if (nodes.length) markIncomplete(nodes[nodes.length - 1]);
+        stopped = true;
+        return;
+      }
+      const tag = el.localName;
+      if (SKIP.has(tag)) return;
+      if (tag === "input" && el.type === "hidden") return;
+      let hidden = false;
+      // Options and optgroups have no box of their own in a dropdown: they follow their select.
+      // One call in the common case (visible); the rare invisible element then tells
+      // "not rendered" (skip the subtree) from "visibility: hidden" (children may show).
+      if (tag !== "option" && tag !== "optgroup" && !el.checkVisibility(VISIBLE)) {
+        if (!el.checkVisibility()) {
+          // display:contents has no box either, but its children render.
+          if (getComputedStyle(el).display !== "contents") return;
+        } else {
+          hidden = true;
+        }
+      }
+      if (tag === "slot") return walkSlot(el, depth, hidden);
+
+      let a = null;
+      for (const name of el.getAttributeNames()) {
+        if (ATTRS.has(name) || name.startsWith("aria-") || (name === "id" && labelled.has(el.id))) {
+          const value = el.getAttribute(name);
+          (a ??= {})[name] = value.length > 2000 ? value.slice(0, 2000) : value;
+        }
+      }
+      // An inline wrapper the engine would only see through (`<code>`, `<em>`, a bare
+      // `<span>`: no attribute it reads, rendered, no shadow root) adds nothing to the
+      // snapshot: its children take its place. About a tenth of the nodes of a docs page.
+      // Not under a hidden parent, whose direct text the engine does not show.
+      const host = canHost(tag) ? el.shadowRoot : null;
+      if (!a && !hidden && !inHidden && !viewportOnly && BARE_INLINE.has(tag) && !host) {
+        walkChildren(el, depth, false);
+        return;
+      }
+
+      // [depth, id, tag] and, when any applies, an object of the other fields (TABLE.md).
+      const node = [depth, idOf(el, tag), tag];
+      nodes.push(node);
+      let more = null;
+      if (hidden) {
+        (more ??= {}).h = 1;
+        // The engine never shows a hidden element's own line: its link target and tooltip
+        // (docs pages hide long "Run code" links) would only cross the wire.
+        if (a) {
+          delete a.href;
+          delete a.title;
+          if (Object.keys(a).length === 0) a = null;
+        }
+      } else if (tag === "img" && el.hasAttribute("src")) {
+        (a ??= {}).src = el.getAttribute("src").slice(0, 300);
+      }
+
+      let p = null;
+      if (tag === "input") {
+        if (el.type === "checkbox" || el.type === "radio") {
+          p = { checked: el.checked };
+          if (el.indeterminate) p.indeterminate = true;
+        } else if (!["button", "submit", "reset", "image", "file"].includes(el.type)) {
+          p = { value: el.value };
+        }
+      } else if (tag === "textarea") {
+        p = { value: el.value };
+      } else if (tag === "select") {
+        p = { value: el.value, opts: Array.from(el.selectedOptions, (o) => collapse(o.text).trim()) };
+      } else if (tag === "option") {
+        p = { selected: el.selected };
+      }
+      const labelledBy = a?.["aria-labelledby"];
+      if (labelledBy) (p ??= {}).label = textOfIds(el, labelledBy);
+      if (p) (more ??= {}).p = p;
+      if (viewportOnly) (more ??= {}).r = rectOf(el);
+
+      // What is under the element: a frame, an svg (its title only), flat preformatted text,
+      // a shadow tree or the light DOM.
+      let below = null;
+      if (tag === "iframe" || tag === "frame") {
+        const index = frameIndex.get(el.contentWindow);
+        if (index !== undefined) (more ??= {}).f = index;
+      } else if (tag === "svg") {
+        if (!a?.["aria-label"]) {
+          const title = el.querySelector(":scope > title");
+          if (title) (a ??= {}).title = collapse(title.textContent ?? "").trim();
+        }
+      } else if (tag === "pre") {
+        below = "pre";
+      } else if (host) {
+        (more ??= {}).s = "open";
+        enterShadow(el, host);
+        below = host;
+      } else {
+        // Closed roots are a custom-element pattern; asking for every element costs an API call each.
+        if (tag.includes("-") && closedRoot(el, node)) (more ??= {}).s = "closed";
+        below = el;
+      }
+      if (a) (more ??= {}).a = a;
+      if (more) node.push(more);
+
+      if (below === "pre") walkPre(el, depth + 1);
+      else if (below) walkChildren(below, depth + 1, hidden);
+    }
+
+    for (const root of roots) walkElement(root, 0);
+    return nodes;
+  }
+
+  // Content scripts see their extension's runtime; the main world does not (a page that
+  // fakes one only turns its own main-world walk off).
+  const isolated = typeof (globalThis.browser ?? globalThis.chrome)?.runtime?.id === "string";
+  if (isolated) {
+    globalThis.__webextMcpCollector ??= { walk, collapse, SKIP, REQUEST, REPLY, TREE };
+    return;
+  }
+
+  // ---- main world: answer the agent --------------------------------------------------
+  // Page code that breaks JSON.stringify for arrays (old Prototype.js) gets no answer, and
+  // the agent walks from its own world.
+  if (Array.prototype.toJSON !== undefined) return;
+  document.addEventListener(REQUEST, (event) => {
+    if (typeof event.detail !== "string") return;
+    // A second copy of this listener (injected twice) leaves the answer to the first.
+    event.stopImmediatePropagation();
+    let options;
+    try {
+      options = JSON.parse(event.detail);
+    } catch {
+      return;
+    }
+    const started = performance.now();
+    const position = new Map();
+    const index = (tree, k) => {
+      const all = tree.querySelectorAll("*");
+      for (let i = 0; i < all.length; i++) position.set(all[i], k * TREE + i);
+    };
+    index(document, 0);
+    const positions = [];
+    const tags = [];
+    const hosts = [];
+    const custom = [];
+    const nodes = document.documentElement
+      ? walk([document.documentElement], {
+        viewportOnly: Boolean(options.viewportOnly),
+        maxNodes: options.maxNodes ?? 200000,
+        idOf: (el, tag) => {
+          positions.push(position.get(el) ?? -1);
+          tags.push(tag);
+          return positions.length - 1;
+        },
+        // Closed roots are not reachable from here: the agent asks for these.
+        closedRoot: (el, node) => {
+          custom.push(node[1]);
+          return false;
+        },
+        enterShadow: (host, root) => {
+          hosts.push(position.get(host) ?? -1);
+          index(root, hosts.length);
+        },
+      })
+      : [];
+    const walkMs = performance.now() - started;
+    const head = JSON.stringify({ walkMs, positions, tags: tags.join(" "), hosts, custom });
+    document.dispatchEvent(new CustomEvent(REPLY, { detail: `${head}\n${JSON.stringify(nodes)}` }));
+  }, true);
+})();

@@ -86,6 +86,16 @@ mod tests {
         assert_eq!(engine_version(), env!("CARGO_PKG_VERSION"));
     }
 
+    #[test]
+    fn the_output_counts_its_text_in_utf8_bytes() {
+        let out = snapshot(r#"{"frames":[{"nodes":[[0,1,"button"],[1,"Sauvé ✓"]]}]}"#);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let text = v["text"].as_str().unwrap();
+        assert!(text.contains("Sauvé ✓"), "{text}");
+        assert_eq!(v["bytes"].as_u64(), Some(text.len() as u64));
+        assert!(text.len() > text.chars().count());
+    }
+
     fn error_code(json: &str) -> String {
         let v: serde_json::Value = serde_json::from_str(json).unwrap();
         v["error"]["code"].as_str().unwrap_or("").to_owned()

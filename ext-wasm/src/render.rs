@@ -58,7 +58,10 @@ impl Output {
         let mut out = String::with_capacity(self.text.len() + self.title.len() + self.url.len() + 96);
         out.push_str("{\"text\":");
         json::write_str(&mut out, &self.text);
-        for (key, n) in [("nodes", self.nodes), ("refs", self.refs), ("collapsed", self.collapsed)] {
+        let bytes = self.text.len();
+        for (key, n) in
+            [("bytes", bytes), ("nodes", self.nodes), ("refs", self.refs), ("collapsed", self.collapsed)]
+        {
             out.push_str(",\"");
             out.push_str(key);
             out.push_str("\":");

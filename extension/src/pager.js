@@ -4,14 +4,17 @@
 import { HelperError } from "./errors.js";
 import { ERROR_CODES } from "./protocol.js";
 
-/** The page of `cached.text` at `offset`: `{chunk, offset, nextCursor, totalBytes}`. */
+/**
+ * The page of `cached.text` at `offset`: `{chunk, offset, nextCursor, totalBytes}`
+ * (`cached.bytes`, the text's UTF-8 length, when the engine gave it).
+ */
 export function pageOf(eng, cached, offset, maxBytes) {
   const p = eng.page(cached.text, offset, maxBytes);
   return {
     chunk: p.chunk,
     offset,
     nextCursor: p.nextOffset == null ? null : `${cached.id}:${p.nextOffset}`,
-    totalBytes: new TextEncoder().encode(cached.text).length,
+    totalBytes: cached.bytes ?? new TextEncoder().encode(cached.text).length,
   };
 }
 

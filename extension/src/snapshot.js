@@ -94,9 +94,10 @@ export async function takeSnapshot(params) {
   const t2 = performance.now();
   st.snapshots += 1;
   const id = `s${st.snapshots}`;
-  st.latest = { id, text: out.text };
+  st.latest = { id, text: out.text, bytes: out.bytes };
   persist(tab.id, st);
   const { chunk, ...first } = pageOf(eng, st.latest, 0, maxBytes);
+  const t3 = performance.now();
   return {
     snapshotId: id,
     tab: describeTab(tab),
@@ -108,6 +109,8 @@ export async function takeSnapshot(params) {
     collapsed: out.collapsed,
     frames: frames.length,
     timings: {
+      // Resolving the tab, its state and the engine.
+      prepMs: Math.round(t0 - started),
       collectMs: Math.round(t1 - t0),
       walkMs: Math.round(frames.reduce((sum, f) => sum + (f.table.walkMs ?? 0), 0)),
       jsonMs: Math.round(frames.reduce((sum, f) => sum + (f.table.jsonMs ?? 0), 0)),
@@ -117,6 +120,7 @@ export async function takeSnapshot(params) {
       walkers: frames.map((f) => f.table.walker ?? null),
       transferMs: frames[0].table.sentAt ? Math.round(t1wall - frames[0].table.sentAt) : null,
       engineMs: Math.round(t2 - t1),
+      pageMs: Math.round(t3 - t2),
       // Everything in the helper, from the request to the answer.
       helperMs: Math.round(performance.now() - started),
     },

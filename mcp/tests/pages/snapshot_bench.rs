@@ -20,7 +20,8 @@ fn median(mut ms: Vec<f64>) -> f64 {
 }
 
 /// The stages the helper reports in `timings`, in the order they happen.
-const STAGES: [&str; 7] = ["walkMs", "mapMs", "jsonMs", "transferMs", "collectMs", "engineMs", "helperMs"];
+const STAGES: [&str; 9] =
+    ["prepMs", "walkMs", "mapMs", "jsonMs", "transferMs", "collectMs", "engineMs", "pageMs", "helperMs"];
 
 /// Median ms of `RUNS` default snapshots of `path` (after one warm-up), with the size of the
 /// first page and of the whole rendering, and the medians of the helper's own timings.

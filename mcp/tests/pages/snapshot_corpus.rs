@@ -62,6 +62,10 @@ fn pages_are_walked_in_their_main_world_unless_they_tamper_with_it() {
         };
         let (plain, walkers) = read("/forms.html");
         assert_eq!(walkers, json!(["main"]), "{}", family.name());
+        // A strict CSP governs the page's scripts, not the extension's: still the main world.
+        assert_eq!(read("/csp.html").1, json!(["main"]), "{} /csp.html", family.name());
+        // Same- and cross-origin frames each answer from their own main world.
+        assert_eq!(read("/frames.html").1, json!(["main", "main", "main"]), "{} /frames.html", family.name());
         for (path, _) in TAMPERING {
             let (text, walkers) = read(path);
             assert_eq!(walkers, json!(["isolated"]), "{} {path}", family.name());

@@ -176,9 +176,9 @@ async function settle(tab, st, frameId, ordinal, nav, timeoutMs, doc) {
   if (quiet.changed) {
     const c = await callFrame(tab, st, frameId, "changes", []);
     changes = { added: [], removed: c.removed.map((id) => (ordinal ? `f${ordinal}e${id}` : `e${id}`)), truncated: c.overflow };
-    if (c.nodes.length) {
+    if (c.count > 0) {
       const eng = await engine();
-      const table = { url: c.url, title: c.title, viewport: [0, 0, 0, 0], nodes: JSON.stringify(c.nodes) };
+      const table = { url: c.url, title: c.title, viewport: [0, 0, 0, 0], nodes: c.nodes };
       const out = eng.snapshotJson(engineInput([{ ordinal, path: [], table }], { interactiveOnly: true, viewportOnly: false, root: null, maxDepth: null, redact: "safe", collapse: false }));
       changes.added = out.text.split("\n").filter((l) => l.trim() !== "");
     }

@@ -17,10 +17,11 @@ const lexical = (a, b) => {
 
 /**
  * The agent's `collect` in the frames `target` names: `[{frameId, value}]`, where `value`
- * is a table or `{same: true, doc}` for a table in `st.tables`.
+ * is a table or `{same: true, doc}` for a table in `st.tables`. `here`: walk in the agent's
+ * world, not the page's.
  */
-export async function collectTables(tab, st, target, viewportOnly = false) {
-  const options = { viewportOnly, cached: [...st.tables.keys()], maxNodes: 200000 };
+export async function collectTables(tab, st, target, viewportOnly = false, here = false) {
+  const options = { viewportOnly, cached: [...st.tables.keys()], maxNodes: 200000, here };
   const results = await callAgent(tab, st, target, "collect", [options]);
   // Documents that have not met the main-world collector yet: inject it, ask them again.
   const fresh = results.filter((r) => r.value?.needsMainWorld).map((r) => r.frameId);
@@ -31,8 +32,8 @@ export async function collectTables(tab, st, target, viewportOnly = false) {
 }
 
 /** Collects every frame; returns frame tables ordered top first, then by path. */
-async function collectFrames(tab, st, viewportOnly) {
-  const results = await collectTables(tab, st, { allFrames: true }, viewportOnly);
+async function collectFrames(tab, st, viewportOnly, here = false) {
+  const results = await collectTables(tab, st, { allFrames: true }, viewportOnly, here);
   const frames = [];
   const tables = new Map();
   for (const { frameId, value: out } of results) {
@@ -79,18 +80,29 @@ export async function takeSnapshot(params) {
   if (!["safe", "off"].includes(redact)) {
     throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `unknown redact mode \`${redact}\``, "use safe or off");
   }
-  const t0 = performance.now();
-  const frames = await collectFrames(tab, st, Boolean(params.viewportOnly));
-  const t1 = performance.now();
-  const t1wall = Date.now();
-  const out = eng.snapshotJson(engineInput(frames, {
+  const options = {
     interactiveOnly: Boolean(params.interactiveOnly),
     viewportOnly: Boolean(params.viewportOnly),
     root: params.root ?? null,
     maxDepth: params.maxDepth ?? null,
     redact,
     collapse: true,
-  }));
+  };
+  const t0 = performance.now();
+  let frames = await collectFrames(tab, st, options.viewportOnly);
+  const t1 = performance.now();
+  const t1wall = Date.now();
+  let out;
+  try {
+    out = eng.snapshotJson(engineInput(frames, options));
+  } catch (e) {
+    // Page code answered for the main-world collector with a table the engine cannot read:
+    // walk every frame from the agent's world instead.
+    if (!(e instanceof HelperError) || !frames.some((f) => f.table.walker === "main")) throw e;
+    st.tables.clear();
+    frames = await collectFrames(tab, st, options.viewportOnly, true);
+    out = eng.snapshotJson(engineInput(frames, options));
+  }
   const t2 = performance.now();
   st.snapshots += 1;
   const id = `s${st.snapshots}`;

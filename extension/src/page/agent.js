@@ -196,26 +196,26 @@
   /** The walk in this world: slower, but needs nothing from the page. */
   function collectHere({ viewportOnly, maxNodes }) {
     const started = performance.now();
-    const nodes = document.documentElement
+    const { json, count } = document.documentElement
       ? walk([document.documentElement], { viewportOnly, maxNodes, idOf, closedRoot: (el) => Boolean(closedRootOf(el)) })
-      : [];
-    const walkMs = performance.now() - started;
-    const elements = nodes.reduce((n, node) => n + (typeof node[1] === "number" ? 1 : 0), 0);
-    return { nodes: JSON.stringify(nodes), elements, walkMs, jsonStarted: started + walkMs };
+      : { json: "[]", count: 0 };
+    // The walk writes its JSON as it goes: there is no separate stage to time.
+    return { nodes: json, elements: count, walkMs: performance.now() - started };
   }
 
   /**
    * The frame table, or `{same: true, doc, path}` when `doc` is in `cached` and nothing
    * changed since the last collection, or `{needsMainWorld: true}` when the main-world
-   * collector should be injected first (`mainInjected` says it just was).
+   * collector should be injected first (`mainInjected` says it just was). `here` walks in
+   * this world whatever the main world would answer.
    */
-  api.collect = ({ viewportOnly = false, cached = [], maxNodes = 200000, mainInjected = false } = {}) => {
+  api.collect = ({ viewportOnly = false, cached = [], maxNodes = 200000, mainInjected = false, here = false } = {}) => {
     const path = framePath();
     const key = viewportOnly ? "viewport" : "all";
     if (!state.dirty && state.key === key && cached.includes(state.doc)) return { same: true, doc: state.doc, path };
     let table = null;
-    let why = "absent";
-    if (mainWorld !== false) {
+    let why = here ? "asked" : "absent";
+    if (mainWorld !== false && !here) {
       const started = performance.now();
       const out = collectInMain({ viewportOnly, maxNodes });
       if (typeof out === "object") {
@@ -229,8 +229,7 @@
       }
     }
     if (!table) {
-      const here = collectHere({ viewportOnly, maxNodes });
-      table = { nodes: here.nodes, elements: here.elements, walkMs: here.walkMs, jsonMs: performance.now() - here.jsonStarted, walker: "isolated", why };
+      table = { ...collectHere({ viewportOnly, maxNodes }), jsonMs: 0, walker: "isolated", why };
     }
     if (state.byId.size > 2 * table.elements + 1000) {
       for (const [id, ref] of state.byId) if (!ref.deref()) state.byId.delete(id);
@@ -693,7 +692,7 @@
    */
   api.changes = () => {
     const added = log.added.filter((n) => n.isConnected && !log.added.some((m) => m !== n && m.contains(n)));
-    const nodes = walk(added, { idOf });
+    const { json: nodes, count } = walk(added, { idOf });
     const removed = [];
     for (const n of log.removed) {
       if (n.isConnected) continue;
@@ -705,7 +704,8 @@
         stack.push(...el.children);
       }
     }
-    return { nodes, removed, overflow: log.overflow, url: location.href, title: document.title };
+    // `nodes` is JSON text of `count` nodes.
+    return { nodes, count, removed, overflow: log.overflow, url: location.href, title: document.title };
   };
 
   /** wait_for's probe: whether `spec` matches a visible element now. */

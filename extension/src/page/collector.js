@@ -56,7 +56,8 @@
   }
 
   /**
-   * Walks `roots` into table nodes (TABLE.md). The world supplies element identity:
+   * Walks `roots` into table nodes (TABLE.md): `{json, count}`, the nodes as JSON text and
+   * how many there are. The world supplies element identity:
    * `idOf(el, tag)` gives the id slot of an element's node, `closedRoot(el, node)` says
    * whether a custom element without an open root hosts a closed one, and
    * `enterShadow(host, root)` is told before an open shadow root is walked.
@@ -77,7 +78,22 @@
       }
       return collapse(parts.join(" ")).trim();
     };
-    const nodes = [];
+    // Nodes are turned into JSON text a few thousand at a time: a long-lived array of small
+    // arrays is what a scavenger has to copy over and over, and background tabs run with a
+    // small young generation (about a quarter of the walk went to GC there).
+    let nodes = [];
+    const parts = [];
+    let count = 0;
+    const emit = (node) => {
+      nodes.push(node);
+      count += 1;
+      if (nodes.length > 4096) {
+        // The newest node stays: the budget may still mark it incomplete.
+        const last = nodes.pop();
+        parts.push(JSON.stringify(nodes).slice(1, -1));
+        nodes = [last];
+      }
+    };
     let stopped = false;
 
     const pushText = (node, depth) => {
@@ -85,7 +101,7 @@
       if (!data || !/\S/.test(data)) return;
       let x = collapse(data);
       if (x.length > MAX_TEXT) x = x.slice(0, MAX_TEXT);
-      nodes.push([depth, x]);
+      emit([depth, x]);
     };
     const walkChildren = (parent, depth, hidden) => {
       for (let child = parent.firstChild; child; child = child.nextSibling) {
@@ -107,7 +123,7 @@
     function walkPre(pre, depth) {
       let run = "";
       const flush = () => {
-        if (/\S/.test(run)) nodes.push([depth, collapse(run).slice(0, MAX_TEXT)]);
+        if (/\S/.test(run)) emit([depth, collapse(run).slice(0, MAX_TEXT)]);
         run = "";
       };
       const walker = document.createTreeWalker(pre, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
@@ -118,9 +134,9 @@
           flush();
           const more = { a: { href: n.getAttribute("href") } };
           if (viewportOnly) more.r = rectOf(n);
-          nodes.push([depth, idOf(n, "a"), "a", more]);
+          emit([depth, idOf(n, "a"), "a", more]);
           const text = collapse(n.textContent ?? "");
-          if (/\S/.test(text)) nodes.push([depth + 1, text.slice(0, MAX_TEXT)]);
+          if (/\S/.test(text)) emit([depth + 1, text.slice(0, MAX_TEXT)]);
           // The link's own text is done; skip past its subtree.
           let last = n;
           while (last.lastChild) last = last.lastChild;
@@ -132,7 +148,7 @@
 
     /** `inHidden`: the parent is in the table with `h` (its own text is not shown). */
     function walkElement(el, depth, inHidden = false) {
-      if (nodes.length >= maxNodes) {
+      if (count >= maxNodes) {
         if (nodes.length) markIncomplete(nodes[nodes.length - 1]);
         stopped = true;
         return;
@@ -155,7 +171,8 @@
       if (tag === "slot") return walkSlot(el, depth, hidden);
 
       let a = null;
-      for (const name of el.getAttributeNames()) {
+      // hasAttributes() allocates nothing; a docs page has thousands of bare elements.
+      if (el.hasAttributes()) for (const name of el.getAttributeNames()) {
         if (ATTRS.has(name) || name.startsWith("aria-") || (name === "id" && labelled.has(el.id))) {
           const value = el.getAttribute(name);
           (a ??= {})[name] = value.length > 2000 ? value.slice(0, 2000) : value;
@@ -173,7 +190,7 @@
 
       // [depth, id, tag] and, when any applies, an object of the other fields (TABLE.md).
       const node = [depth, idOf(el, tag), tag];
-      nodes.push(node);
+      emit(node);
       let more = null;
       if (hidden) {
         (more ??= {}).h = 1;
@@ -238,7 +255,8 @@
     }
 
     for (const root of roots) walkElement(root, 0);
-    return nodes;
+    if (nodes.length) parts.push(JSON.stringify(nodes).slice(1, -1));
+    return { json: `[${parts.join(",")}]`, count };
   }
 
   // Content scripts see their extension's runtime; the main world does not (a page that
@@ -274,7 +292,7 @@
     const tags = [];
     const hosts = [];
     const custom = [];
-    const nodes = document.documentElement
+    const { json } = document.documentElement
       ? walk([document.documentElement], {
         viewportOnly: Boolean(options.viewportOnly),
         maxNodes: options.maxNodes ?? 200000,
@@ -293,9 +311,9 @@
           index(root, hosts.length);
         },
       })
-      : [];
+      : { json: "[]" };
     const walkMs = performance.now() - started;
     const head = JSON.stringify({ walkMs, positions, tags: tags.join(" "), hosts, custom });
-    document.dispatchEvent(new CustomEvent(REPLY, { detail: `${head}\n${JSON.stringify(nodes)}` }));
+    document.dispatchEvent(new CustomEvent(REPLY, { detail: `${head}\n${json}` }));
   }, true);
 })();

@@ -99,8 +99,9 @@ pub fn big_page(nodes: usize) -> String {
 }
 
 /// Pages whose own code keeps the main-world collector from answering (a fake extension
-/// runtime), or answers for it with a forged table: both must read like `/forms.html`.
-pub const TAMPERING: [(&str, &str); 2] = [
+/// runtime), or answers for it with a forged table (elements of the wrong tag, or JSON the
+/// engine cannot read): all must read like `/forms.html`.
+pub const TAMPERING: [(&str, &str); 3] = [
     ("/fake-runtime.html", r#"globalThis.browser = { runtime: { id: "not-an-extension" } };"#),
     (
         "/forged-table.html",
@@ -108,6 +109,14 @@ pub const TAMPERING: [(&str, &str); 2] = [
   e.stopImmediatePropagation();
   const head = JSON.stringify({ walkMs: 0, positions: [0, 1], tags: "body div", hosts: [], custom: [] });
   document.dispatchEvent(new CustomEvent("FORMAT:table", { detail: head + "\n" + JSON.stringify([[0, 0, "body"], [1, 1, "div"]]) }));
+}, true);"#,
+    ),
+    (
+        "/broken-table.html",
+        r#"addEventListener("FORMAT:collect", (e) => {
+  e.stopImmediatePropagation();
+  const head = JSON.stringify({ walkMs: 0, positions: [0], tags: "html", hosts: [], custom: [] });
+  document.dispatchEvent(new CustomEvent("FORMAT:table", { detail: head + "\n" + '[[0, 0, "html"], [1, "unterminated' }));
 }, true);"#,
     ),
 ];

@@ -64,6 +64,8 @@ fn pages_are_walked_in_their_main_world_unless_they_tamper_with_it() {
         assert_eq!(walkers, json!(["main"]), "{}", family.name());
         // A strict CSP governs the page's scripts, not the extension's: still the main world.
         assert_eq!(read("/csp.html").1, json!(["main"]), "{} /csp.html", family.name());
+        // Open shadow roots and slotted children map back to the agent's elements too.
+        assert_eq!(read("/shadow.html").1, json!(["main"]), "{} /shadow.html", family.name());
         // Same- and cross-origin frames each answer from their own main world.
         assert_eq!(read("/frames.html").1, json!(["main", "main", "main"]), "{} /frames.html", family.name());
         for (path, _) in TAMPERING {

@@ -4,7 +4,8 @@
 //!   test brings its own tabs (and, later, its own MCP server). The browser is spawned from a
 //!   dedicated thread that lives until the process exits; the runner's `PR_SET_PDEATHSIG`
 //!   (which fires when the *spawning thread* dies) then kills it, because statics are never
-//!   dropped. `runner_cleanup` proves it by re-running this binary.
+//!   dropped. `at_exit` then removes its temporary dirs. `runner_cleanup` proves both by
+//!   re-running this binary.
 //! - **isolated**: a browser of its own with its own runtime dir and session id, for tests
 //!   that count browsers, kill hosts or depend on the tab set. Dropped with the test.
 
@@ -110,6 +111,9 @@ fn start_shared(family: Family) -> Result<Shared, String> {
         })
         .map_err(|e| e.to_string())?;
     let runner = rx.recv().map_err(|e| e.to_string())??;
+    let mut dirs = vec![runtime_dir.clone()];
+    dirs.extend(runner.home_dir().parent().map(PathBuf::from));
+    super::at_exit::clean_at_exit(runner.pid(), dirs);
     Ok(Shared { runner, runtime_dir, session })
 }
 

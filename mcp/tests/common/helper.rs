@@ -211,6 +211,10 @@ pub fn shared(family: Family) -> &'static HelperBrowser {
                 let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
                 rt.block_on(async move {
                     let browser = launch(family, Host::Installed).await;
+                    let mut dirs =
+                        vec![browser.dirs.path().to_owned(), browser.runtime_dir.path().to_owned()];
+                    dirs.extend(browser.runner.home_dir().parent().map(Into::into));
+                    crate::common::at_exit::clean_at_exit(browser.runner.pid(), dirs);
                     browser.wait_host("connected", |_| true).await;
                     let _ = tx.send(&*Box::leak(Box::new(browser)));
                     std::future::pending::<()>().await;

@@ -83,5 +83,8 @@ fn shared_browsers_die_with_the_test_binary() {
         // notice and exit on their own within seconds.
         let left = wait_gone(&profile, &home, Duration::from_secs(15));
         assert!(left.is_empty(), "shared browser {} outlived its test binary: {left:?}", profile.display());
+        // Nor do its temporary dirs (statics are never dropped: common::at_exit removes them).
+        assert!(!profile.exists(), "shared browser profile {} left behind", profile.display());
+        assert!(!home.exists(), "shared browser HOME {} left behind", home.display());
     }
 }

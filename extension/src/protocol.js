@@ -362,7 +362,7 @@ export const METHOD_SPECS = Object.freeze({
         "type": "boolean"
       }
     },
-    "result": "{snapshotId, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {collectMs, engineMs}}",
+    "result": "{snapshotId, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {prepMs, collectMs, walkMs, mapMs, jsonMs, transferMs,                  engineMs, pageMs, helperMs, walkers: [\"main\" | \"isolated\" per frame]}}",
     "target": "extension"
   },
   "page.waitFor": {

@@ -205,7 +205,7 @@ pub const METHODS: &[Method] = &[
             p("maxDepth", "integer", false, "depth limit below the root"),
             p("redact", "string", false, "safe (default) | off"),
         ],
-        result: "{snapshotId, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {collectMs, engineMs}}",
+        result: "{snapshotId, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {prepMs, collectMs, walkMs, mapMs, jsonMs, transferMs,                  engineMs, pageMs, helperMs, walkers: [\"main\" | \"isolated\" per frame]}}",
     },
     Method {
         name: PAGE_CLEAR_SNAPSHOT,

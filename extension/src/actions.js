@@ -13,7 +13,7 @@ import { HelperError } from "./errors.js";
 import { debuggerEnabled, trustedClick, trustedHover, trustedKey, withDebugger } from "./debugger.js";
 import { callFrame } from "./inject.js";
 import { ERROR_CODES } from "./protocol.js";
-import { collectTables, engineInput, parseRef, staleRef } from "./snapshot.js";
+import { collectTables, engineInput, parseRef, render, staleRef } from "./snapshot.js";
 import { describeTab, resolveTab, watchNavigation } from "./tabs.js";
 import { frameIdOf, ordinalOf, serialized, stateOf } from "./tabstate.js";
 
@@ -61,15 +61,27 @@ function parseRole(text) {
   return { role: m[1].toLowerCase(), name: (m[2] ?? m[3])?.replace(/\\"/g, '"') ?? null };
 }
 
-/** Role locators resolve to ids through a rendering of the top document by the engine. */
-async function roleMatches(tab, st, { role, name }) {
-  const eng = await engine();
-  // The snapshot's table cache: an unchanged document is not walked again on each retry.
-  const [top] = await collectTables(tab, st, { frameIds: [0] });
+/**
+ * The top document's table as the engine's frames, from the snapshot's table cache: an
+ * unchanged document is not walked again on each retry. `here`: walk in the agent's world.
+ */
+async function topFrames(tab, st, here = false) {
+  const [top] = await collectTables(tab, st, { frameIds: [0] }, false, here);
   if (!top) throw new HelperError(ERROR_CODES.NOT_FOUND, `the top document of tab ${tab.id} did not answer`, "wait for the page to load");
   const table = top.value.same ? st.tables.get(top.value.doc) : top.value;
   if (!top.value.same) st.tables.set(table.doc, table);
-  const out = eng.snapshotJson(engineInput([{ ordinal: 0, path: [], table }], { interactiveOnly: false, viewportOnly: false, root: null, maxDepth: null, redact: "safe", collapse: false }));
+  return [{ ordinal: 0, path: [], table }];
+}
+
+/** Role locators resolve to ids through a rendering of the top document by the engine. */
+async function roleMatches(tab, st, { role, name }) {
+  const eng = await engine();
+  const frames = await topFrames(tab, st);
+  const options = { interactiveOnly: false, viewportOnly: false, root: null, maxDepth: null, redact: "safe", collapse: false };
+  const { out } = await render(eng, frames, options, () => {
+    st.tables.delete(frames[0].table.doc);
+    return topFrames(tab, st, true);
+  });
   const hits = [];
   for (const line of out.text.split("\n")) {
     const m = /^\s*\[e(\d+)\] (\S+)(?: "((?:[^"\\]|\\.)*)")?/.exec(line);

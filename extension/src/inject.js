@@ -66,16 +66,13 @@ export async function callAgent(tab, st, target, name, args = []) {
 
 /**
  * Injects the main-world side of the collector into `frameIds` of `tab` (the agent walks
- * there when it answers). False when the browser refused: the agent then walks in its own
- * world.
+ * there when it answers). When the browser refuses, the agent finds no answer and walks in
+ * its own world.
  */
 export async function injectMainCollector(tab, frameIds) {
-  try {
-    await api.scripting.executeScript({ target: { tabId: tab.id, frameIds }, files: ["page/collector.js"], world: "MAIN" });
-    return true;
-  } catch {
-    return false;
-  }
+  await api.scripting
+    .executeScript({ target: { tabId: tab.id, frameIds }, files: ["page/collector.js"], world: "MAIN" })
+    .catch(() => {});
 }
 
 /** The agent's answer in one frame, or `null` when that frame did not answer. */

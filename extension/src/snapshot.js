@@ -65,6 +65,21 @@ export function engineInput(frames, options) {
   return `{"frames":[${parts.join(",")}],"options":${JSON.stringify(options)}}`;
 }
 
+/**
+ * The engine's rendering of `frames`: `{frames, out}`. Page code can answer for the
+ * main-world collector with a table the engine cannot read; then `walkHere()` collects the
+ * frames again from the agent's world, and those are rendered.
+ */
+export async function render(eng, frames, options, walkHere) {
+  try {
+    return { frames, out: eng.snapshotJson(engineInput(frames, options)) };
+  } catch (e) {
+    if (!(e instanceof HelperError) || !frames.some((f) => f.table.walker === "main")) throw e;
+    const again = await walkHere();
+    return { frames: again, out: eng.snapshotJson(engineInput(again, options)) };
+  }
+}
+
 export async function takeSnapshot(params) {
   const started = performance.now();
   const tab = await resolveTab(params);
@@ -89,20 +104,13 @@ export async function takeSnapshot(params) {
     collapse: true,
   };
   const t0 = performance.now();
-  let frames = await collectFrames(tab, st, options.viewportOnly);
+  const collected = await collectFrames(tab, st, options.viewportOnly);
   const t1 = performance.now();
   const t1wall = Date.now();
-  let out;
-  try {
-    out = eng.snapshotJson(engineInput(frames, options));
-  } catch (e) {
-    // Page code answered for the main-world collector with a table the engine cannot read:
-    // walk every frame from the agent's world instead.
-    if (!(e instanceof HelperError) || !frames.some((f) => f.table.walker === "main")) throw e;
+  const { frames, out } = await render(eng, collected, options, () => {
     st.tables.clear();
-    frames = await collectFrames(tab, st, options.viewportOnly, true);
-    out = eng.snapshotJson(engineInput(frames, options));
-  }
+    return collectFrames(tab, st, options.viewportOnly, true);
+  });
   const t2 = performance.now();
   st.snapshots += 1;
   const id = `s${st.snapshots}`;

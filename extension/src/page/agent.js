@@ -6,7 +6,8 @@
 // snapshot table (the walk itself is page/collector.js, run in the page's main world when it
 // answers, here otherwise), element identity (ids from the per-tab counter the background
 // seeds each document with, so an id from an older document never names an element of a
-// newer one), locators, the reads and the dispatch of actions, and a mutation log. Everything that waits or measures time is driven by the background: page timers are
+// newer one), locators, the reads and the dispatch of actions, and a mutation log.
+// Everything that waits or measures time is driven by the background: page timers are
 // clamped and rAF never fires in background tabs, so nothing here uses either.
 (() => {
   if (globalThis.__webextMcp) return;
@@ -158,6 +159,7 @@
     if (answer === null) return "absent";
     const started = performance.now();
     const cut = answer.indexOf("\n");
+    if (cut < 0) return "mismatch";
     let head;
     try {
       head = JSON.parse(answer.slice(0, cut));
@@ -165,7 +167,7 @@
       return "mismatch";
     }
     const { positions, hosts, custom } = head;
-    if (cut < 0 || !Array.isArray(positions) || !Array.isArray(hosts) || !Array.isArray(custom)) return "mismatch";
+    if (!Array.isArray(positions) || !Array.isArray(hosts) || !Array.isArray(custom)) return "mismatch";
     const trees = [document.querySelectorAll("*")];
     const at = (position) => (Number.isInteger(position) && position >= 0 ? trees[Math.floor(position / TREE)]?.[position % TREE] : undefined);
     for (const host of hosts) {

@@ -177,10 +177,12 @@
 
       let a = null;
       // hasAttributes() allocates nothing; a docs page has thousands of bare elements.
-      if (el.hasAttributes()) for (const name of el.getAttributeNames()) {
-        if (ATTRS.has(name) || name.startsWith("aria-") || (name === "id" && labelled.has(el.id))) {
-          const value = el.getAttribute(name);
-          (a ??= {})[name] = value.length > 2000 ? value.slice(0, 2000) : value;
+      if (el.hasAttributes()) {
+        for (const name of el.getAttributeNames()) {
+          if (ATTRS.has(name) || name.startsWith("aria-") || (name === "id" && labelled.has(el.id))) {
+            const value = el.getAttribute(name);
+            (a ??= {})[name] = value.length > 2000 ? value.slice(0, 2000) : value;
+          }
         }
       }
       // An inline wrapper the engine would only see through (`<code>`, `<em>`, a bare

@@ -7,7 +7,7 @@
 //! next call rediscovers and reaches the new host without any caller code.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -84,6 +84,14 @@ impl Client {
                 ErrorBody::new(ErrorCode::Timeout, format!("connecting to the {} host timed out", d.browser))
             })?
             .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::PermissionDenied {
+                    return ErrorBody::new(
+                        ErrorCode::PermissionDenied,
+                        format!("refusing the {} host at {}: {e}", d.browser, d.socket.display()),
+                    )
+                    .with_hint("another local user may be impersonating the host; run `webext-mcp doctor`")
+                    .with_data(json!({ "socket": d.socket }));
+                }
                 ErrorBody::new(
                     ErrorCode::NotConnected,
                     format!("cannot connect to the {} host: {e}", d.browser),
@@ -124,7 +132,11 @@ impl Client {
             out,
         };
         let hello = client
-            .request(CLIENT_HELLO, json!({ "protocol": protocol, "name": client_name() }), CONNECT_TIMEOUT)
+            .request(
+                CLIENT_HELLO,
+                json!({ "protocol": protocol, "name": client_name(), "token": d.token.as_str() }),
+                CONNECT_TIMEOUT,
+            )
             .await?;
         client.hello = hello;
         Ok(client)
@@ -269,22 +281,30 @@ async fn read_loop(read: impl tokio::io::AsyncRead + Unpin, shared: Arc<Shared>)
 
 /// Finds hosts, picks one per call, and keeps one live connection per host.
 pub struct Hub {
-    runtime_dir: PathBuf,
+    /// The candidate runtime dirs searched, in order ([`crate::runtime::search_dirs`]).
+    dirs: Vec<PathBuf>,
     clients: tokio::sync::Mutex<HashMap<PathBuf, Arc<Client>>>,
 }
 
 impl Hub {
+    /// A hub searching one runtime dir.
     pub fn new(runtime_dir: impl Into<PathBuf>) -> Hub {
-        Hub { runtime_dir: runtime_dir.into(), clients: tokio::sync::Mutex::new(HashMap::new()) }
+        Hub::searching(vec![runtime_dir.into()])
     }
 
-    pub fn runtime_dir(&self) -> &Path {
-        &self.runtime_dir
+    /// A hub searching every dir of `dirs` that passes the checks.
+    pub fn searching(dirs: Vec<PathBuf>) -> Hub {
+        Hub { dirs, clients: tokio::sync::Mutex::new(HashMap::new()) }
     }
 
-    /// Live hosts, oldest first; dead entries are cleaned on the way.
+    /// The dirs searched.
+    pub fn dirs(&self) -> &[PathBuf] {
+        &self.dirs
+    }
+
+    /// Live hosts, oldest first per dir; dead entries are cleaned on the way.
     pub fn discover(&self) -> Vec<Descriptor> {
-        descriptor::discover(&self.runtime_dir)
+        descriptor::search(&self.dirs).0
     }
 
     /// The host `choice` names (or the default host).
@@ -307,7 +327,11 @@ impl Hub {
             }
             Err(e) => {
                 if e.code == ErrorCode::NotConnected {
-                    descriptor::forget(&self.runtime_dir, d);
+                    for dir in &self.dirs {
+                        if let Ok(dirs) = descriptor::Dirs::open(dir) {
+                            dirs.forget(d);
+                        }
+                    }
                 }
                 Err(e)
             }

@@ -1,13 +1,64 @@
 //! Host descriptors: one JSON file per running host next to its socket, saying which browser
-//! and profile it serves. Clients discover hosts by reading them; entries whose host is gone
-//! are removed by whoever notices first.
+//! and profile it serves, where its socket is, and the token a client must present.
+//! Clients discover hosts by reading them; entries whose host is gone are removed by whoever
+//! notices first.
+//!
+//! Everything here goes through a checked [`PrivateDir`]: a descriptor is read only when it
+//! is a private regular file of ours, used only when its `socket` names one of our socket
+//! files inside the runtime dir or the short-socket dir, and nothing is unlinked without a
+//! no-follow proof that it is ours (DESIGN.md "Trust model").
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::runtime::{pid_of_file_name, short_socket_dir};
+use crate::private_dir::{DirProblem, Ours, PrivateDir};
+use crate::runtime::{current_uid, pid_of_file_name, short_socket_dir};
 use crate::transport::{Platform, Probe, Transport};
+
+/// Largest descriptor read (real ones are under 1 KiB).
+pub const MAX_DESCRIPTOR_BYTES: u64 = 64 * 1024;
+
+/// The per-host secret a client presents in `client.hello`: 32 random bytes as hex. Its
+/// `Debug` never shows the value, so it cannot reach a log by accident.
+#[derive(Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Token(String);
+
+impl Token {
+    /// A fresh token from the operating system's random source.
+    pub fn generate() -> std::io::Result<Token> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(format!("no randomness: {e}")))?;
+        Ok(Token(bytes.iter().map(|b| format!("{b:02x}")).collect()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Constant-time comparison with a presented value.
+    pub fn matches(&self, presented: &str) -> bool {
+        let (a, b) = (self.0.as_bytes(), presented.as_bytes());
+        !a.is_empty() && a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    }
+}
+
+impl From<&str> for Token {
+    fn from(s: &str) -> Token {
+        Token(s.to_owned())
+    }
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_empty() { "Token(none)" } else { "Token(…)" })
+    }
+}
 
 /// What a host tells its clients about itself (`h-<pid>.json` in the runtime dir).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,6 +82,49 @@ pub struct Descriptor {
     pub session: Option<String>,
     #[serde(default)]
     pub capabilities: Vec<String>,
+    /// The secret `client.hello` must carry. Only in the 0600 file, never shown to clients.
+    #[serde(default, skip_serializing_if = "Token::is_empty")]
+    pub token: Token,
+}
+
+impl Descriptor {
+    /// The descriptor as shown to clients and in tool results: everything but the token.
+    pub fn public(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).unwrap_or_default();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("token");
+        }
+        v
+    }
+}
+
+/// Pure: may a descriptor read from file `name` in `runtime` be used? Its pid must be the
+/// one in its file name, and its socket one of our socket names directly inside the runtime
+/// dir or the short-socket dir (anything else could make a client connect to, or delete, a
+/// file of the attacker's choosing).
+pub fn validate(d: &Descriptor, name: &str, runtime: &Path, short: &Path) -> Result<(), String> {
+    if pid_of_file_name(name) != Some(d.pid) {
+        return Err(format!("pid {} does not match the file name {name}", d.pid));
+    }
+    if cfg!(windows) {
+        let pipe = d.socket.to_string_lossy();
+        let ok = pipe.starts_with(r"\\.\pipe\webext-mcp-") && pipe.ends_with(&format!("-{}", d.pid));
+        return if ok { Ok(()) } else { Err("socket is not a webext-mcp pipe name".into()) };
+    }
+    let Some(file) = d.socket.file_name().and_then(|f| f.to_str()) else {
+        return Err("socket has no file name".into());
+    };
+    let parent = d.socket.parent().unwrap_or(Path::new(""));
+    let direct = parent == runtime && file == format!("h-{}.sock", d.pid);
+    let shortened = parent == short
+        && file
+            .strip_suffix(&format!("-{}.sock", d.pid))
+            .is_some_and(|tag| tag.len() == 12 && tag.bytes().all(|b| b.is_ascii_hexdigit()));
+    if direct || shortened {
+        Ok(())
+    } else {
+        Err(format!("socket {} is not a socket of this runtime dir", d.socket.display()))
+    }
 }
 
 /// Writes a descriptor atomically (temp file, then rename) with mode 0600.
@@ -43,7 +137,7 @@ pub fn write(path: &Path, d: &Descriptor) -> std::io::Result<()> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
+            opts.mode(0o600).custom_flags(libc::O_NOFOLLOW);
         }
         let mut f = opts.open(&tmp)?;
         std::io::Write::write_all(&mut f, &text)?;
@@ -76,116 +170,211 @@ pub fn is_live(pid_alive: bool, probe: Probe) -> bool {
     probe != Probe::Dead && (pid_alive || probe == Probe::Live)
 }
 
-/// Existence check: a missing endpoint is dead, a present one may be live.
-pub fn quick_probe(addr: &Path) -> Probe {
-    match std::fs::metadata(addr) {
-        Ok(_) => Probe::Unknown,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Probe::Dead,
-        Err(_) => Probe::Unknown,
-    }
+/// The dirs a runtime dir's hosts use: the runtime dir itself and, when it exists and passes
+/// the same checks, the short-socket dir.
+pub struct Dirs {
+    pub runtime: PrivateDir,
+    pub short: Option<PrivateDir>,
 }
 
-/// Removes a host's descriptor and endpoint after a client found it unreachable
-/// (connection refused): the host was killed and its pid may have been reused.
-pub fn forget(runtime: &Path, d: &Descriptor) {
-    if Platform::probe(&d.socket) == Probe::Dead {
-        let _ = std::fs::remove_file(crate::runtime::descriptor_path(runtime, d.pid));
-        Platform::remove(&d.socket);
+impl Dirs {
+    /// Opens `runtime` as a client would (checked, never created); the short-socket dir is
+    /// left out when missing or unsafe.
+    pub fn open(runtime: &Path) -> Result<Dirs, DirProblem> {
+        let runtime = PrivateDir::open(runtime)?;
+        Ok(Dirs::with(runtime))
     }
-}
 
-/// Every readable descriptor in `runtime`, live or not.
-pub fn scan(runtime: &Path) -> Vec<(PathBuf, Descriptor)> {
-    let Ok(entries) = std::fs::read_dir(runtime) else { return Vec::new() };
-    let mut out = Vec::new();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !(name.starts_with("h-") && name.ends_with(".json")) {
-            continue;
+    /// Wraps an already-checked runtime dir.
+    pub fn with(runtime: PrivateDir) -> Dirs {
+        let short = PrivateDir::open(&short_socket_dir(&std::env::temp_dir(), current_uid())).ok();
+        Dirs { runtime, short }
+    }
+
+    /// The checked dir holding `path` and the entry name there.
+    fn locate<'a>(&'a self, path: &'a Path) -> Option<(&'a PrivateDir, &'a str)> {
+        std::iter::once(&self.runtime)
+            .chain(self.short.iter())
+            .find_map(|dir| dir.entry_name(path).map(|name| (dir, name)))
+    }
+
+    fn short_path(&self) -> PathBuf {
+        short_socket_dir(&std::env::temp_dir(), current_uid())
+    }
+
+    /// Existence check without following links: a missing endpoint is dead; one that is not
+    /// our socket is treated as dead too (it can never be connected to safely).
+    fn quick_probe(&self, socket: &Path) -> Probe {
+        if cfg!(windows) {
+            return Probe::Unknown;
         }
-        match std::fs::read(&path).map(|b| serde_json::from_slice::<Descriptor>(&b)) {
-            Ok(Ok(d)) => out.push((path, d)),
-            _ => {
-                // Unreadable: written by a dead host, or by another version. Remove only if dead.
-                if pid_of_file_name(&name).is_some_and(|pid| !pid_alive(pid)) {
-                    let _ = std::fs::remove_file(&path);
+        match self.locate(socket) {
+            Some((dir, name)) if dir.is_our_socket(name) => Probe::Unknown,
+            _ => Probe::Dead,
+        }
+    }
+
+    /// Removes a socket of ours by path, only inside these dirs.
+    fn remove_socket(&self, socket: &Path) {
+        if cfg!(windows) {
+            return;
+        }
+        if let Some((dir, name)) = self.locate(socket) {
+            dir.remove(name, Ours::Socket);
+        }
+    }
+
+    /// Every valid descriptor, live or not, oldest first. Invalid ones are logged and
+    /// ignored; unreadable ones of dead hosts are removed.
+    pub fn scan(&self) -> Vec<(String, Descriptor)> {
+        let short = self.short_path();
+        let mut out = Vec::new();
+        for name in self.runtime.names() {
+            if !(name.starts_with("h-") && name.ends_with(".json")) {
+                continue;
+            }
+            let parsed = self
+                .runtime
+                .read_private(&name, MAX_DESCRIPTOR_BYTES)
+                .map_err(|e| e.to_string())
+                .and_then(|b| serde_json::from_slice::<Descriptor>(&b).map_err(|e| e.to_string()))
+                .and_then(|d| validate(&d, &name, self.runtime.path(), &short).map(|()| d));
+            match parsed {
+                Ok(d) => out.push((name, d)),
+                Err(why) => {
+                    tracing::warn!(name, "ignoring a descriptor: {why}");
+                    // Written by a dead host, or by another version: removed only if dead.
+                    if pid_of_file_name(&name).is_some_and(|pid| !pid_alive(pid)) {
+                        self.runtime.remove(&name, Ours::File);
+                    }
+                }
+            }
+        }
+        out.sort_by_key(|(_, d)| (d.started_at, d.pid));
+        out
+    }
+
+    /// The live hosts; dead entries (descriptor and socket) are removed on the way.
+    pub fn discover(&self) -> Vec<Descriptor> {
+        let mut live = Vec::new();
+        for (name, d) in self.scan() {
+            // Existence first: a connect probe per call would cost every host a connection,
+            // so it is made only for hosts whose pid looks gone. A socket left by a killed
+            // host whose pid was reused is caught when connecting to it fails (`forget`).
+            let alive = pid_alive(d.pid);
+            let probe = match self.quick_probe(&d.socket) {
+                Probe::Unknown if !alive => Platform::probe(&d.socket),
+                other => other,
+            };
+            if is_live(alive, probe) {
+                live.push(d);
+            } else {
+                tracing::info!(pid = d.pid, "removing the descriptor of a host that is gone");
+                self.runtime.remove(&name, Ours::File);
+                if Platform::probe(&d.socket) != Probe::Live {
+                    self.remove_socket(&d.socket);
+                }
+            }
+        }
+        live
+    }
+
+    /// Removes a host's descriptor and socket after a client found it unreachable
+    /// (connection refused): the host was killed and its pid may have been reused.
+    pub fn forget(&self, d: &Descriptor) {
+        if Platform::probe(&d.socket) == Probe::Dead
+            && self.scan().iter().any(|(_, found)| found.pid == d.pid && found.socket == d.socket)
+        {
+            self.runtime.remove(&format!("h-{}.json", d.pid), Ours::File);
+            self.remove_socket(&d.socket);
+        }
+    }
+
+    /// Removes leftovers of dead hosts: descriptors, and sockets without a descriptor that
+    /// nothing listens on (a host killed before the extension said hello). Live sockets are
+    /// never touched; nothing that is not our socket or our file is touched.
+    pub fn clean_stale(&self) {
+        self.discover();
+        for dir in std::iter::once(&self.runtime).chain(self.short.iter()) {
+            for name in dir.names() {
+                if name.starts_with("h-") && name.ends_with(".log") {
+                    prune_log(dir, &name);
+                    continue;
+                }
+                if !name.ends_with(".sock") || pid_of_file_name(&name).is_none() || !dir.is_our_socket(&name)
+                {
+                    continue;
+                }
+                // Only what provably has no listener goes: a live socket is never unlinked.
+                if Platform::probe(&dir.path().join(&name)) == Probe::Dead {
+                    tracing::info!(dir = %dir.path().display(), name, "removing stale socket");
+                    dir.remove(&name, Ours::Socket);
                 }
             }
         }
     }
-    out.sort_by_key(|(_, d)| (d.started_at, d.pid));
-    out
 }
 
-/// The live hosts of `runtime`; dead entries (descriptor and socket) are removed on the way.
+/// The live hosts of `runtime`, checked as a client checks it; nothing when the dir fails a
+/// check.
 pub fn discover(runtime: &Path) -> Vec<Descriptor> {
-    let mut live = Vec::new();
-    for (path, d) in scan(runtime) {
-        // Existence first: a connect probe per call would cost every host a connection, so it
-        // is made only for hosts whose pid looks gone. A socket left by a killed host whose
-        // pid was reused is caught when connecting to it fails (`forget`).
-        let alive = pid_alive(d.pid);
-        let probe = match quick_probe(&d.socket) {
-            Probe::Unknown if !alive => Platform::probe(&d.socket),
-            other => other,
-        };
-        if is_live(alive, probe) {
-            live.push(d);
-        } else {
-            tracing::info!(pid = d.pid, "removing the descriptor of a host that is gone");
-            let _ = std::fs::remove_file(&path);
-            if Platform::probe(&d.socket) != Probe::Live {
-                Platform::remove(&d.socket);
-            }
+    match Dirs::open(runtime) {
+        Ok(dirs) => dirs.discover(),
+        Err(DirProblem::Missing) => Vec::new(),
+        Err(p) => {
+            tracing::warn!("not searching {}: {}", runtime.display(), p.describe(runtime));
+            Vec::new()
         }
     }
-    live
 }
 
-/// Removes leftovers of dead hosts: descriptors, and sockets without a descriptor that
-/// nothing listens on (a host killed before the extension said hello). Live sockets are never
-/// touched.
-pub fn clean_stale(runtime: &Path, uid: u32) {
-    discover(runtime);
-    for dir in [runtime.to_path_buf(), short_socket_dir(&std::env::temp_dir(), uid)] {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let path = entry.path();
-            if name.starts_with("h-") && name.ends_with(".log") {
-                prune_log(&path, &name);
-                continue;
+/// What searching one candidate runtime dir found.
+#[derive(Debug, Clone)]
+pub struct DirReport {
+    pub path: PathBuf,
+    /// Why the dir was not used (`Missing` is harmless).
+    pub problem: Option<DirProblem>,
+    pub hosts: usize,
+}
+
+/// Searches every candidate dir: the live hosts of the dirs that pass the checks (first
+/// dir's hosts first; a socket seen twice counts once) and a report per dir.
+pub fn search(dirs: &[PathBuf]) -> (Vec<Descriptor>, Vec<DirReport>) {
+    let mut hosts: Vec<Descriptor> = Vec::new();
+    let mut reports = Vec::new();
+    for path in dirs {
+        match Dirs::open(path) {
+            Ok(d) => {
+                let found = d.discover();
+                let before = hosts.len();
+                for h in found {
+                    if !hosts.iter().any(|k| k.socket == h.socket) {
+                        hosts.push(h);
+                    }
+                }
+                reports.push(DirReport { path: path.clone(), problem: None, hosts: hosts.len() - before });
             }
-            if !name.ends_with(".sock") {
-                continue;
-            }
-            if pid_of_file_name(&name).is_none() {
-                continue;
-            }
-            // Only what provably has no listener goes: a live socket is never unlinked.
-            if Platform::probe(&path) == Probe::Dead {
-                tracing::info!(path = %path.display(), "removing stale socket");
-                Platform::remove(&path);
+            Err(p) => {
+                if p.is_unsafe() {
+                    tracing::warn!("not searching {}: {}", path.display(), p.describe(path));
+                }
+                reports.push(DirReport { path: path.clone(), problem: Some(p), hosts: 0 });
             }
         }
     }
+    (hosts, reports)
 }
 
 /// Logs of hosts that are gone are kept a week for `doctor` and bug reports, then removed.
-fn prune_log(path: &Path, name: &str) {
+fn prune_log(dir: &PrivateDir, name: &str) {
     const KEEP: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
     let Some(pid) = name.strip_suffix(".log").and_then(|s| s.strip_prefix("h-")).and_then(|p| p.parse().ok())
     else {
         return;
     };
-    let old = std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.elapsed().ok())
-        .is_some_and(|age| age > KEEP);
+    let old = dir.modified(name).and_then(|t| t.elapsed().ok()).is_some_and(|age| age > KEEP);
     if old && !pid_alive(pid) {
-        let _ = std::fs::remove_file(path);
+        dir.remove(name, Ours::File);
     }
 }
 
@@ -214,7 +403,14 @@ mod tests {
             started_at: now_ms(),
             session: Some("s1".into()),
             capabilities: vec![],
+            token: Token::from("t0ken"),
         }
+    }
+
+    fn private_tempdir() -> (tempfile::TempDir, Dirs) {
+        let t = tempfile::tempdir().unwrap();
+        let dirs = Dirs::with(PrivateDir::ensure(t.path()).unwrap());
+        (t, dirs)
     }
 
     #[test]
@@ -227,43 +423,97 @@ mod tests {
         assert!(!is_live(false, Probe::Dead));
     }
 
+    #[test]
+    fn tokens_are_random_compared_fully_and_never_shown() {
+        let a = Token::generate().unwrap();
+        let b = Token::generate().unwrap();
+        assert_eq!(a.as_str().len(), 64);
+        assert_ne!(a, b);
+        assert!(a.matches(a.as_str()));
+        assert!(!a.matches(b.as_str()));
+        assert!(!a.matches(&a.as_str()[..63]));
+        assert!(!Token::default().matches(""), "an empty token matches nothing");
+        assert!(!format!("{a:?}").contains(a.as_str()));
+        let d = sample(1, PathBuf::from("/r/h-1.sock"));
+        assert!(d.public().get("token").is_none());
+        assert!(!format!("{d:?}").contains("t0ken"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn descriptors_naming_sockets_elsewhere_are_invalid() {
+        let rt = Path::new("/run/user/7/webext-mcp");
+        let short = Path::new("/tmp/wm-7");
+        let ok = |socket: &str, name: &str, pid: u32| validate(&sample(pid, socket.into()), name, rt, short);
+        assert!(ok("/run/user/7/webext-mcp/h-5.sock", "h-5.json", 5).is_ok());
+        assert!(ok("/tmp/wm-7/0123456789ab-5.sock", "h-5.json", 5).is_ok());
+        assert!(ok("/run/user/7/webext-mcp/h-5.sock", "h-6.json", 5).is_err(), "pid must match the file");
+        assert!(ok("/home/victim/.ssh/id_ed25519", "h-5.json", 5).is_err());
+        assert!(ok("/run/user/7/webext-mcp/h-6.sock", "h-5.json", 5).is_err());
+        assert!(ok("/run/user/7/webext-mcp/../h-5.sock", "h-5.json", 5).is_err());
+        assert!(ok("/tmp/wm-7/zz-5.sock", "h-5.json", 5).is_err());
+        assert!(ok("/tmp/other/0123456789ab-5.sock", "h-5.json", 5).is_err());
+    }
+
     #[cfg(unix)]
     #[test]
     fn descriptor_is_private_round_trips_and_dead_ones_are_cleaned() {
         use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("h-1.json");
+        let (dir, dirs) = private_tempdir();
         // pid 0x7ffffff0 is not running; its socket does not exist.
-        let d = sample(0x7fff_fff0, dir.path().join("h-2147483632.sock"));
+        let pid = 0x7fff_fff0;
+        let path = dir.path().join(format!("h-{pid}.json"));
+        let d = sample(pid, dir.path().join(format!("h-{pid}.sock")));
         write(&path, &d).unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
-        assert_eq!(scan(dir.path()).len(), 1);
-        assert_eq!(scan(dir.path())[0].1, d);
-        assert!(discover(dir.path()).is_empty());
+        assert_eq!(dirs.scan().len(), 1);
+        assert_eq!(dirs.scan()[0].1, d);
+        assert!(dirs.discover().is_empty());
         assert!(!path.exists(), "dead descriptor removed");
     }
 
     #[cfg(unix)]
     #[test]
+    fn a_forged_descriptor_never_deletes_the_file_it_names() {
+        let (dir, dirs) = private_tempdir();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("important.txt");
+        std::fs::write(&victim, "data").unwrap();
+        let pid = 0x7fff_ffe0;
+        write(&dir.path().join(format!("h-{pid}.json")), &sample(pid, victim.clone())).unwrap();
+        // A regular file inside the dir under a socket's name is not ours to unlink either.
+        let inside = dir.path().join("h-2147483617.sock");
+        std::fs::write(&inside, "not a socket").unwrap();
+        write(&dir.path().join("h-2147483617.json"), &sample(0x7fff_ffe1, inside.clone())).unwrap();
+        assert!(dirs.discover().is_empty());
+        dirs.clean_stale();
+        dirs.forget(&sample(pid, victim.clone()));
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "data");
+        assert!(inside.exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
     fn live_pid_with_a_listening_socket_is_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let sock = dir.path().join("h-9.sock");
+        let (dir, dirs) = private_tempdir();
+        let pid = std::process::id();
+        let sock = dir.path().join(format!("h-{pid}.sock"));
         let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
-        let d = sample(std::process::id(), sock.clone());
-        write(&dir.path().join("h-9.json"), &d).unwrap();
-        assert_eq!(discover(dir.path()), vec![d]);
-        clean_stale(dir.path(), crate::runtime::current_uid());
+        let d = sample(pid, sock.clone());
+        write(&dir.path().join(format!("h-{pid}.json")), &d).unwrap();
+        assert_eq!(dirs.discover(), vec![d]);
+        dirs.clean_stale();
         assert!(sock.exists());
     }
 
     #[cfg(unix)]
     #[test]
     fn orphan_socket_of_a_dead_pid_is_removed() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, dirs) = private_tempdir();
         let sock = dir.path().join("h-2147483631.sock");
         drop(std::os::unix::net::UnixListener::bind(&sock).unwrap());
         assert!(sock.exists());
-        clean_stale(dir.path(), crate::runtime::current_uid());
+        dirs.clean_stale();
         assert!(!sock.exists());
     }
 }

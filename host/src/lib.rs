@@ -19,6 +19,7 @@ pub mod descriptor;
 pub mod io;
 pub mod native;
 pub mod peer;
+pub mod private_dir;
 pub mod protocol;
 pub mod router;
 pub mod runtime;

@@ -96,6 +96,9 @@ pub fn check_caller(caller: &Caller) -> Result<(), String> {
 /// Tunables of a host; [`HostConfig::from_env`] gives the product's values.
 #[derive(Debug, Clone)]
 pub struct HostConfig {
+    /// The candidate runtime dirs in order; the host binds in the first usable one.
+    pub candidates: Vec<PathBuf>,
+    /// The runtime dir chosen (the first candidate until [`run`] has checked them).
     pub runtime_dir: PathBuf,
     /// `WEBEXT_MCP_SESSION`: set when webext-mcp launched the browser.
     pub session: Option<String>,
@@ -109,8 +112,10 @@ pub struct HostConfig {
 
 impl HostConfig {
     pub fn from_env() -> HostConfig {
+        let candidates = runtime::search_dirs(|k| std::env::var(k).ok(), current_uid());
         HostConfig {
-            runtime_dir: runtime::runtime_dir_from_env(),
+            runtime_dir: candidates.first().cloned().unwrap_or_else(runtime::runtime_dir_from_env),
+            candidates,
             session: std::env::var("WEBEXT_MCP_SESSION").ok().filter(|s| !s.is_empty()),
             write_stall: Duration::from_secs(5),
             browser_queue: 4096,
@@ -122,13 +127,27 @@ impl HostConfig {
 /// Host mode's entry point: validates the caller, logs to a file, serves stdio until the
 /// browser goes away.
 pub fn run(caller: Caller) -> ExitCode {
-    let config = HostConfig::from_env();
-    if let Err(e) = ensure_private_dir(&config.runtime_dir) {
+    let mut config = HostConfig::from_env();
+    let mut skipped = Vec::new();
+    let chosen = config.candidates.iter().find_map(|dir| match ensure_private_dir(dir) {
+        Ok(_) => Some(dir.clone()),
+        Err(e) => {
+            skipped.push(format!("runtime dir {}: {e}", dir.display()));
+            None
+        }
+    });
+    let Some(chosen) = chosen else {
         // stderr reaches the browser's log; stdout is the protocol.
-        eprintln!("webext-mcp host: runtime dir {}: {e}", config.runtime_dir.display());
+        for line in &skipped {
+            eprintln!("webext-mcp host: {line}");
+        }
         return ExitCode::from(1);
-    }
+    };
+    config.runtime_dir = chosen;
     init_log(&log_path(&config.runtime_dir, std::process::id()));
+    for line in &skipped {
+        tracing::warn!("skipped {line}");
+    }
     if let Err(why) = check_caller(&caller) {
         tracing::error!("refusing to serve: {why}");
         return ExitCode::from(1);
@@ -153,7 +172,7 @@ fn init_log(path: &Path) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
+        opts.mode(0o600).custom_flags(libc::O_NOFOLLOW);
     }
     let Ok(file) = opts.open(path) else { return };
     let filter = std::env::var("WEBEXT_MCP_LOG").unwrap_or_else(|_| "info".into());
@@ -181,7 +200,13 @@ pub async fn serve(
     output: impl Write + Send + 'static,
 ) -> ExitCode {
     let pid = std::process::id();
-    descriptor::clean_stale(&config.runtime_dir, current_uid());
+    let runtime = match ensure_private_dir(&config.runtime_dir) {
+        Ok(dir) => dir,
+        Err(e) => {
+            tracing::error!("runtime dir {}: {e}", config.runtime_dir.display());
+            return ExitCode::from(1);
+        }
+    };
     let addr = endpoint_address(&config.runtime_dir, pid);
     if let Some(parent) = addr.parent().filter(|p| *p != config.runtime_dir && cfg!(unix))
         && let Err(e) = ensure_private_dir(parent)
@@ -189,6 +214,15 @@ pub async fn serve(
         tracing::error!("socket dir {}: {e}", parent.display());
         return ExitCode::from(1);
     }
+    let dirs = descriptor::Dirs::with(runtime);
+    dirs.clean_stale();
+    let token = match descriptor::Token::generate() {
+        Ok(t) => t,
+        Err(e) => {
+            tracing::error!("cannot make the host token: {e}");
+            return ExitCode::from(1);
+        }
+    };
     let mut listener = match Platform::bind(&addr) {
         Ok(l) => l,
         Err(e) => {
@@ -208,6 +242,7 @@ pub async fn serve(
     spawn_stdout_writer(output, browser_rx, Arc::clone(&busy_since), epoch, ev_tx.clone());
 
     let mut router = Router::new();
+    router.set_token(token.clone());
     let mut clients: HashMap<ClientId, mpsc::Sender<Vec<u8>>> = HashMap::new();
     let mut writers = tokio::task::JoinSet::new();
     let mut next_client: ClientId = 0;
@@ -222,9 +257,9 @@ pub async fn serve(
             ev = ev_rx.recv() => match ev {
                 Some(HostEvent::BrowserFrame(body)) => {
                     if router.browser_frame(&body, &mut out)
-                        && let Some(d) = descriptor_of(&router, &config, &addr, pid, started_at)
+                        && let Some(d) = descriptor_of(&router, &config, &addr, pid, started_at, &token)
                     {
-                        router.set_descriptor(serde_json::to_value(&d).unwrap_or_default());
+                        router.set_descriptor(d.public());
                         match descriptor::write(&desc_path, &d) {
                             Ok(()) => tracing::info!(path = %desc_path.display(), "descriptor written"),
                             Err(e) => tracing::error!("cannot write {}: {e}", desc_path.display()),
@@ -280,7 +315,7 @@ pub async fn serve(
     clients.clear();
     drop(listener);
     Platform::remove(&addr);
-    let _ = std::fs::remove_file(&desc_path);
+    dirs.runtime.remove(&format!("h-{pid}.json"), crate::private_dir::Ours::File);
     // Let queued answers reach their clients, but never wait long on a slow one.
     let _ =
         tokio::time::timeout(Duration::from_secs(2), async { while writers.join_next().await.is_some() {} })
@@ -295,6 +330,7 @@ fn descriptor_of(
     addr: &Path,
     pid: u32,
     started_at: u64,
+    token: &descriptor::Token,
 ) -> Option<Descriptor> {
     let hello = router.hello()?;
     Some(Descriptor {
@@ -309,6 +345,7 @@ fn descriptor_of(
         started_at,
         session: config.session.clone(),
         capabilities: hello.capabilities.clone(),
+        token: token.clone(),
     })
 }
 

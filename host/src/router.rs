@@ -68,6 +68,8 @@ pub struct Router {
     /// The host's descriptor as JSON, for `client.hello` and `host.info`.
     descriptor: Value,
     chunks: Reassembler,
+    /// The token `client.hello` must carry (`None` only in unit tests of routing).
+    token: Option<crate::descriptor::Token>,
 }
 
 impl Default for Router {
@@ -96,7 +98,13 @@ impl Router {
             hello: None,
             descriptor: Value::Null,
             chunks: Reassembler::new(MAX_FROM_BROWSER),
+            token: None,
         }
+    }
+
+    /// Requires `token` in every `client.hello`; a client without it is refused and closed.
+    pub fn set_token(&mut self, token: crate::descriptor::Token) {
+        self.token = Some(token);
     }
 
     /// Records the descriptor shown to clients.
@@ -160,7 +168,21 @@ impl Router {
         let id = request.id.clone();
         if request.method == methods::CLIENT_HELLO {
             let hello: Result<ClientHello, _> = serde_json::from_value(request.params.clone());
+            let authentic = |h: &ClientHello| match &self.token {
+                Some(t) => h.token.as_deref().is_some_and(|p| t.matches(p)),
+                None => true,
+            };
             match hello {
+                Ok(h) if !authentic(&h) => {
+                    tracing::warn!(client, "refused a client without the host's token");
+                    let e = ErrorBody::new(
+                        ErrorCode::PermissionDenied,
+                        "client.hello did not carry this host's token",
+                    )
+                    .with_hint("connect through webext-mcp as the user who runs the browser; it reads the token from the host's descriptor in the runtime dir");
+                    out.push(Out::ToClient(client, reply_body(id, Err(e))));
+                    out.push(Out::Close(client));
+                }
                 Ok(h) if h.protocol == PROTOCOL_VERSION => {
                     state.greeted = true;
                     tracing::debug!(client, name = ?h.name, "client hello");
@@ -466,6 +488,33 @@ mod tests {
         assert!(e["message"].as_str().unwrap().contains("protocol 2"));
         assert!(e["message"].as_str().unwrap().contains("protocol 1"));
         assert_eq!(out[1], Out::Close(1));
+    }
+
+    #[test]
+    fn a_client_without_the_token_is_refused_and_closed() {
+        let mut r = Router::new();
+        r.set_token(crate::descriptor::Token::from("secret"));
+        for (c, params) in [
+            (1, json!({"protocol": 1})),
+            (2, json!({"protocol": 1, "token": "guess"})),
+            (3, json!({"protocol": 1, "token": ""})),
+        ] {
+            r.client_connected(c);
+            let mut out = Vec::new();
+            r.client_frame(c, &req(json!(0), "client.hello", params), Instant::now(), &mut out);
+            let Out::ToClient(_, b) = &out[0] else { panic!() };
+            assert_eq!(parsed(b)["error"]["code"], "PERMISSION_DENIED");
+            assert_eq!(out[1], Out::Close(c));
+            let mut out = Vec::new();
+            r.client_frame(c, &req(json!(1), "ping", json!({})), Instant::now(), &mut out);
+            assert!(!matches!(&out[..], [Out::ToBrowser { .. }]), "nothing forwarded for client {c}");
+        }
+        r.client_connected(4);
+        let mut out = Vec::new();
+        let hello = json!({"protocol": 1, "token": "secret"});
+        r.client_frame(4, &req(json!(0), "client.hello", hello), Instant::now(), &mut out);
+        let Out::ToClient(4, b) = &out[0] else { panic!() };
+        assert_eq!(parsed(b)["result"]["protocol"], 1);
     }
 
     #[test]

@@ -2,8 +2,13 @@
 //!
 //! One resolution rule for every process (DESIGN.md "Host discovery and sessions"):
 //! `WEBEXT_MCP_RUNTIME_DIR`, else `$XDG_RUNTIME_DIR/webext-mcp`, else
-//! `<temp>/webext-mcp-<uid>`. Never derived from `HOME`: tests isolate `HOME`, yet a host
-//! started by a browser and a server started by an agent must still meet.
+//! `/run/user/<uid>/webext-mcp` when `/run/user/<uid>` exists, else `<temp>/webext-mcp-<uid>`.
+//! Never derived from `HOME`: tests isolate `HOME`, yet a host started by a browser and a
+//! server started by an agent must still meet. MCP clients often strip the environment (the
+//! Python SDK keeps only HOME, LOGNAME, PATH, SHELL, TERM, USER), so a host binds in the
+//! first usable candidate and a client searches every candidate ([`search_dirs`]); an
+//! explicit `WEBEXT_MCP_RUNTIME_DIR` is the only candidate (tests and dev sessions rely on
+//! that isolation). Every dir is checked before use ([`crate::private_dir`]).
 
 use std::path::{Path, PathBuf};
 
@@ -12,18 +17,46 @@ const APP: &str = "webext-mcp";
 /// Longest socket path we create (`sun_path` is 108 bytes on Linux, 104 on macOS).
 pub const MAX_SOCKET_PATH: usize = 99;
 
-/// Resolves the runtime dir from environment lookups. Empty and relative values count as
-/// unset.
-pub fn runtime_dir(var: impl Fn(&str) -> Option<String>, uid: u32) -> PathBuf {
+/// The candidate runtime dirs, most specific first, without duplicates. Empty and relative
+/// values count as unset. `run_user` is where per-user runtime dirs live (`/run/user`) and
+/// `temp` the temp dir; both are parameters so the rule is a pure function.
+pub fn candidates(
+    var: impl Fn(&str) -> Option<String>,
+    uid: u32,
+    run_user: &Path,
+    temp: &Path,
+) -> Vec<PathBuf> {
     let path = |key: &str| var(key).filter(|v| !v.is_empty()).map(PathBuf::from).filter(|p| p.is_absolute());
     if let Some(dir) = path("WEBEXT_MCP_RUNTIME_DIR") {
-        return dir;
+        return vec![dir];
     }
+    let mut out = Vec::new();
     if let Some(dir) = path("XDG_RUNTIME_DIR") {
-        return dir.join(APP);
+        out.push(dir.join(APP));
     }
-    std::env::temp_dir().join(format!("{APP}-{uid}"))
+    let per_user = run_user.join(uid.to_string());
+    if per_user.is_dir() {
+        out.push(per_user.join(APP));
+    }
+    out.push(temp.join(format!("{APP}-{uid}")));
+    out.dedup();
+    out
 }
+
+/// The runtime dir a host of this environment binds in when every candidate is usable: the
+/// first candidate.
+pub fn runtime_dir(var: impl Fn(&str) -> Option<String>, uid: u32) -> PathBuf {
+    let all = candidates(var, uid, Path::new(RUN_USER), &std::env::temp_dir());
+    all.into_iter().next().unwrap_or_else(|| std::env::temp_dir().join(format!("{APP}-{uid}")))
+}
+
+/// Every dir a client of this environment searches for hosts.
+pub fn search_dirs(var: impl Fn(&str) -> Option<String>, uid: u32) -> Vec<PathBuf> {
+    candidates(var, uid, Path::new(RUN_USER), &std::env::temp_dir())
+}
+
+/// Where systemd-logind keeps per-user runtime dirs.
+pub const RUN_USER: &str = "/run/user";
 
 /// The runtime dir of this process.
 pub fn runtime_dir_from_env() -> PathBuf {
@@ -42,55 +75,28 @@ pub fn current_uid() -> u32 {
     0
 }
 
-/// What to do with an existing runtime dir, decided from its owner and mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DirVerdict {
-    /// Owned by us, private: use it.
-    Use,
-    /// Owned by us but group/other bits set: chmod 0700, then use it.
-    Tighten,
-    /// Owned by someone else: refuse (another user could read or plant sockets).
-    Refuse,
+/// Creates the runtime dir (0700) or checks an existing one: tightened when ours and too
+/// open, refused when anyone else's or a symlink.
+pub fn ensure_private_dir(dir: &Path) -> std::io::Result<crate::private_dir::PrivateDir> {
+    crate::private_dir::PrivateDir::ensure(dir).map_err(|p| {
+        let kind = match p {
+            crate::private_dir::DirProblem::Io(_) => std::io::ErrorKind::Other,
+            _ => std::io::ErrorKind::PermissionDenied,
+        };
+        std::io::Error::new(kind, format!("{}; {}", p.describe(dir), p.fix(dir)))
+    })
 }
 
-/// Pure decision on an existing runtime dir.
-pub fn dir_verdict(owner: u32, mode: u32, own_uid: u32) -> DirVerdict {
-    if owner != own_uid {
-        DirVerdict::Refuse
-    } else if mode & 0o077 != 0 {
-        DirVerdict::Tighten
-    } else {
-        DirVerdict::Use
+/// The first candidate a host can use, opened; the problems of those it skipped.
+pub fn host_dir(candidates: &[PathBuf]) -> Result<crate::private_dir::PrivateDir, Vec<(PathBuf, String)>> {
+    let mut skipped = Vec::new();
+    for dir in candidates {
+        match ensure_private_dir(dir) {
+            Ok(d) => return Ok(d),
+            Err(e) => skipped.push((dir.clone(), e.to_string())),
+        }
     }
-}
-
-/// Creates the runtime dir (0700) or checks an existing one.
-#[cfg(unix)]
-pub fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
-    let meta = std::fs::symlink_metadata(dir)?;
-    if !meta.is_dir() {
-        return Err(std::io::Error::other(format!("{} is not a directory", dir.display())));
-    }
-    match dir_verdict(meta.uid(), meta.mode(), current_uid()) {
-        DirVerdict::Use => Ok(()),
-        DirVerdict::Tighten => std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)),
-        DirVerdict::Refuse => Err(std::io::Error::new(
-            std::io::ErrorKind::PermissionDenied,
-            format!(
-                "{} belongs to uid {}, not to this user; set WEBEXT_MCP_RUNTIME_DIR to a private directory",
-                dir.display(),
-                meta.uid()
-            ),
-        )),
-    }
-}
-
-#[cfg(not(unix))]
-pub fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
-    // Per-user profile directories already carry a private ACL on Windows.
-    std::fs::create_dir_all(dir)
+    Err(skipped)
 }
 
 /// The socket path for host `pid`: `<runtime>/h-<pid>.sock` when that is short enough,
@@ -154,11 +160,30 @@ mod tests {
     }
 
     #[test]
-    fn dir_verdicts() {
-        assert_eq!(dir_verdict(1000, 0o40700, 1000), DirVerdict::Use);
-        assert_eq!(dir_verdict(1000, 0o40755, 1000), DirVerdict::Tighten);
-        assert_eq!(dir_verdict(0, 0o40700, 1000), DirVerdict::Refuse);
-        assert_eq!(dir_verdict(1001, 0o40777, 1000), DirVerdict::Refuse);
+    fn candidates_in_order_explicit_alone() {
+        let t = tempfile::tempdir().unwrap();
+        let run_user = t.path().join("run-user");
+        let temp = Path::new("/tmp");
+        let e = env(&[("WEBEXT_MCP_RUNTIME_DIR", "/r/x"), ("XDG_RUNTIME_DIR", "/run/user/7")]);
+        assert_eq!(candidates(e, 7, &run_user, temp), vec![PathBuf::from("/r/x")]);
+        // No /run/user/7 here: XDG, then temp.
+        let xdg = env(&[("XDG_RUNTIME_DIR", "/x/7")]);
+        assert_eq!(
+            candidates(&xdg, 7, &run_user, temp),
+            vec![PathBuf::from("/x/7/webext-mcp"), PathBuf::from("/tmp/webext-mcp-7")]
+        );
+        // A stripped environment still finds /run/user/<uid> when it exists.
+        std::fs::create_dir_all(run_user.join("7")).unwrap();
+        assert_eq!(
+            candidates(env(&[("HOME", "/home/u")]), 7, &run_user, temp),
+            vec![run_user.join("7/webext-mcp"), PathBuf::from("/tmp/webext-mcp-7")]
+        );
+        let same = run_user.join("7").to_string_lossy().into_owned();
+        assert_eq!(
+            candidates(env(&[("XDG_RUNTIME_DIR", &same)]), 7, &run_user, temp).len(),
+            2,
+            "XDG_RUNTIME_DIR=/run/user/<uid> is listed once"
+        );
     }
 
     #[test]

@@ -115,6 +115,7 @@ mod tests {
             started_at: 0,
             session: session.map(str::to_owned),
             capabilities: vec![],
+            token: Default::default(),
         }
     }
 

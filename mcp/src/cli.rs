@@ -355,7 +355,7 @@ pub fn context(home: Option<&std::path::Path>, env: Env, flags: &Flags) -> Resul
     };
     let config = Config::load(&paths.config_file, &env, flags)?;
     let toolsets = Toolset::parse_list(&config.list("toolsets"))?;
-    let browser = tools::browser::BrowserState::new(&paths.runtime_dir, config.text("browser"));
+    let browser = tools::browser::BrowserState::new(&paths.runtime_search, config.text("browser"));
     Ok(Arc::new(Context { paths, config, env, toolsets, browser }))
 }
 

@@ -85,8 +85,12 @@ pub struct Paths {
     /// `config.toml` lives here.
     pub config_dir: PathBuf,
     pub config_file: PathBuf,
-    /// Sockets and descriptors of running hosts and sessions (mode 0700).
+    /// Sockets and descriptors of running hosts and sessions (mode 0700): where hosts and
+    /// sessions started from this environment bind.
     pub runtime_dir: PathBuf,
+    /// Every runtime dir a client searches for hosts (`runtime_dir` first); see
+    /// `webext_mcp_host::runtime::candidates`.
+    pub runtime_search: Vec<PathBuf>,
     /// Downloaded catalogs, tool caches: safe to delete.
     pub cache_dir: PathBuf,
     /// Persistent data: the installed helper extension, managed browsers.
@@ -116,8 +120,10 @@ impl Paths {
         let layout = platform_layout(&home, env);
         let config_file =
             env.path("WEBEXT_MCP_CONFIG").unwrap_or_else(|| layout.config_dir.join("config.toml"));
-        let runtime_dir = runtime_dir(env);
+        let runtime_search = runtime_search(env);
+        let runtime_dir = runtime_search.first().cloned().unwrap_or_else(|| runtime_dir(env));
         Paths {
+            runtime_search,
             browsers_dir: layout.data_dir.join("browsers"),
             helper_dir: layout.data_dir.join("helper"),
             config_dir: layout.config_dir,
@@ -136,6 +142,10 @@ impl Paths {
 /// The rule itself lives in the host crate, which host mode uses before any of this exists.
 fn runtime_dir(env: &Env) -> PathBuf {
     webext_mcp_host::runtime::runtime_dir(|key| env.get(key).map(str::to_owned), env.uid)
+}
+
+fn runtime_search(env: &Env) -> Vec<PathBuf> {
+    webext_mcp_host::runtime::search_dirs(|key| env.get(key).map(str::to_owned), env.uid)
 }
 
 struct Layout {

@@ -112,6 +112,10 @@ pub struct ClientHello {
     /// Free text for the host's log (e.g. `webext-mcp 0.1.0 pid 123`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The host's token from its 0600 descriptor: proof that the client may read the
+    /// runtime dir, i.e. runs as the same user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
 }
 
 /// Any frame of protocol v1.

@@ -90,6 +90,10 @@ pub trait Transport {
         listener: &mut Self::Listener,
     ) -> impl Future<Output = std::io::Result<(Self::Stream, PeerVerdict)>> + Send;
 
+    /// Connects to `addr` after proving it is ours: on Unix the path must be a socket owned by
+    /// this user and the listening process must run as this user (`PermissionDenied`
+    /// otherwise). Windows pipes are created with the default (per-user) DACL; their server
+    /// process is not yet checked.
     fn connect(addr: &Path) -> impl Future<Output = std::io::Result<Self::Stream>> + Send;
 
     /// Is something serving `addr`? Synchronous and quick.

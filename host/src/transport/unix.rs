@@ -15,7 +15,13 @@ impl Transport for UnixTransport {
     type Listener = UnixListener;
 
     fn bind(addr: &Path) -> std::io::Result<UnixListener> {
-        if std::fs::symlink_metadata(addr).is_ok() {
+        if let Ok(meta) = std::fs::symlink_metadata(addr) {
+            if !is_our_socket(&meta) {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::AddrInUse,
+                    format!("{} exists and is not a socket of this user; not replacing it", addr.display()),
+                ));
+            }
             match Self::probe(addr) {
                 Probe::Dead => {
                     tracing::info!(path = %addr.display(), "removing stale socket");
@@ -47,7 +53,25 @@ impl Transport for UnixTransport {
     }
 
     async fn connect(addr: &Path) -> std::io::Result<UnixStream> {
-        UnixStream::connect(addr).await
+        // Before: the path must be a socket of ours (not a symlink, not another user's).
+        // After: the process listening on it must run as us (SO_PEERCRED reports the
+        // listener's credentials on the connecting side).
+        let meta = std::fs::symlink_metadata(addr)?;
+        if !is_our_socket(&meta) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!("{} is not a socket owned by this user", addr.display()),
+            ));
+        }
+        let stream = UnixStream::connect(addr).await?;
+        let uid = stream.peer_cred().ok().map(|c| c.uid());
+        match classify_peer(current_uid(), uid) {
+            PeerVerdict::Allow => Ok(stream),
+            PeerVerdict::Refuse(why) => Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!("the process listening on {} is not ours: {why}", addr.display()),
+            )),
+        }
     }
 
     fn probe(addr: &Path) -> Probe {
@@ -55,6 +79,14 @@ impl Transport for UnixTransport {
     }
 
     fn remove(addr: &Path) {
-        let _ = std::fs::remove_file(addr);
+        // unlink never follows a symlink, but the file itself must be our socket.
+        if std::fs::symlink_metadata(addr).is_ok_and(|m| is_our_socket(&m)) {
+            let _ = std::fs::remove_file(addr);
+        }
     }
+}
+
+fn is_our_socket(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    meta.file_type().is_socket() && meta.uid() == current_uid()
 }

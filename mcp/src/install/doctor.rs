@@ -5,6 +5,7 @@
 //! per browser:  manifest at the right place ─▶ JSON ─▶ name ─▶ type ─▶ path (absolute,
 //!               exists, executable, this version) ─▶ allowed origin / extension
 //! per family:   helper unpacked, same version as this binary
+//! runtime dirs: every candidate searched ─▶ ours, 0700, not a symlink (else nothing in it is used)
 //! per host:     descriptors in the runtime dir ─▶ reachable ─▶ protocol and extension version
 //! a message:    the browser's own error text (what the helper's status page shows) ─▶ cause
 //! ```
@@ -19,8 +20,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use webext_mcp_host::client::Client;
 use webext_mcp_host::descriptor::{self, Descriptor};
+use webext_mcp_host::private_dir::DirProblem;
 use webext_mcp_host::protocol::{
-    HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME, PROTOCOL_VERSION, methods,
+    ErrorBody, ErrorCode, HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME, PROTOCOL_VERSION, methods,
 };
 
 use super::Setup;
@@ -306,23 +308,28 @@ async fn check_host(d: &Descriptor) -> (Value, Vec<Problem>) {
     let reach = tokio::time::timeout(PROBE_TIMEOUT, Client::connect(d)).await;
     let (error, last_error) = match reach {
         Ok(Ok(client)) => (None, helper_last_error(&client).await),
-        Ok(Err(e)) => (Some(e.line()), Value::Null),
-        Err(_) => (Some("connecting timed out".to_owned()), Value::Null),
+        Ok(Err(e)) => (Some(e), Value::Null),
+        Err(_) => (Some(ErrorBody::new(ErrorCode::Timeout, "connecting timed out")), Value::Null),
     };
     if let Some(e) = &error {
-        let (code, fix) = if e.starts_with("VERSION_SKEW") {
-            (
+        let (code, fix) = match e.code {
+            ErrorCode::VersionSkew => (
                 "PROTOCOL_SKEW",
                 "install one webext-mcp for both the MCP client and the browsers (`webext-mcp install`)",
-            )
-        } else {
-            (
+            ),
+            ErrorCode::PermissionDenied => (
+                "PERMISSION_DENIED",
+                "this is not your host (another user's process or a forged socket); nothing was sent to it. \
+                 Remove the runtime dir it came from as its owner, or set XDG_RUNTIME_DIR to a private directory",
+            ),
+            _ => (
                 "HOST_UNREACHABLE",
                 "restart the browser; if it persists read the host log h-<pid>.log in the runtime dir",
-            )
+            ),
         };
-        problems.push(problem(code, format!("{who}: {e}"), fix));
+        problems.push(problem(code, format!("{who}: {}", e.line()), fix));
     }
+    let error = error.map(|e| e.line());
     if d.protocol != PROTOCOL_VERSION && error.is_none() {
         problems.push(problem(
             "PROTOCOL_SKEW",
@@ -442,9 +449,37 @@ fn local_checks(setup: &Setup, request: &Request, hosts: &[Descriptor]) -> (Vec<
     (browsers, Value::Object(helper), all)
 }
 
+/// One row per runtime dir searched, and a `PERMISSION_DENIED` problem for each dir that was
+/// refused (another user's, a symlink, too open): nothing in such a dir is used.
+fn runtime_dirs(searched: &[descriptor::DirReport]) -> (Vec<Value>, Vec<Problem>) {
+    let mut rows = Vec::new();
+    let mut problems = Vec::new();
+    for r in searched {
+        let verdict = match &r.problem {
+            None => "used",
+            Some(p) if !p.is_unsafe() => "absent",
+            Some(_) => "refused",
+        };
+        let mut row = json!({ "path": r.path, "verdict": verdict, "hosts": r.hosts });
+        if let Some(p) = r.problem.as_ref().filter(|p| p.is_unsafe()) {
+            row["problem"] = json!(p.describe(&r.path));
+            if let DirProblem::ForeignOwner { owner } = p {
+                row["owner"] = json!(owner);
+            }
+            problems.push(problem(
+                "PERMISSION_DENIED",
+                format!("{}; nothing in it is used", p.describe(&r.path)),
+                p.fix(&r.path),
+            ));
+        }
+        rows.push(row);
+    }
+    (rows, problems)
+}
+
 /// Runs every check. `ok` is false when any problem was found.
 pub async fn doctor(setup: &Setup, request: &Request) -> Value {
-    let hosts = descriptor::discover(&setup.paths.runtime_dir);
+    let (hosts, searched) = descriptor::search(&setup.paths.runtime_search);
     let (setup2, request2, hosts2) = (setup.clone(), request.clone(), hosts.clone());
     let local = tokio::task::spawn_blocking(move || local_checks(&setup2, &request2, &hosts2)).await;
     let (browsers, helper, mut all) = match local {
@@ -458,6 +493,8 @@ pub async fn doctor(setup: &Setup, request: &Request) -> Value {
             (Vec::new(), json!({}), scoped("doctor", &[p]))
         }
     };
+    let (dir_rows, dir_problems) = runtime_dirs(&searched);
+    all.extend(scoped("runtimeDir", &dir_problems));
     let mut host_rows = Vec::new();
     for d in &hosts {
         let (row, ps) = check_host(d).await;
@@ -476,6 +513,7 @@ pub async fn doctor(setup: &Setup, request: &Request) -> Value {
         "server": { "version": VERSION, "protocol": PROTOCOL_VERSION, "binary": setup.binary },
         "nativeHost": NATIVE_HOST_NAME,
         "runtimeDir": setup.paths.runtime_dir,
+        "runtimeDirs": dir_rows,
         "browsers": browsers,
         "helper": helper,
         "hosts": host_rows,
@@ -506,6 +544,14 @@ pub fn text(report: &Value) -> String {
             (false, false) => "problems",
         };
         out.push_str(&format!("{:<28} {state}\n", s(&b["name"])));
+    }
+    for d in report["runtimeDirs"].as_array().into_iter().flatten() {
+        out.push_str(&format!("runtime dir {}: {}", s(&d["path"]), s(&d["verdict"])));
+        match d["verdict"].as_str() {
+            Some("used") => out.push_str(&format!(" ({} hosts)\n", d["hosts"])),
+            Some("refused") => out.push_str(&format!(" ({})\n", s(&d["problem"]))),
+            _ => out.push('\n'),
+        }
     }
     for h in report["hosts"].as_array().into_iter().flatten() {
         out.push_str(&format!(
@@ -573,6 +619,7 @@ mod tests {
             started_at: 0,
             session: None,
             capabilities: Vec::new(),
+            token: Default::default(),
         }
     }
 

@@ -5,7 +5,7 @@
 //! made by `select_browser` (or `--browser` / config `browser` at start), else the only
 //! daily browser; [`webext_mcp_host::client::Hub`] finds, connects and reconnects.
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -33,10 +33,10 @@ pub struct BrowserState {
 }
 
 impl BrowserState {
-    /// `initial` is `--browser` / config `browser`.
-    pub fn new(runtime_dir: &Path, initial: Option<&str>) -> BrowserState {
+    /// `dirs` are the runtime dirs to search; `initial` is `--browser` / config `browser`.
+    pub fn new(dirs: &[PathBuf], initial: Option<&str>) -> BrowserState {
         BrowserState {
-            hub: Hub::new(runtime_dir),
+            hub: Hub::searching(dirs.to_vec()),
             selected: Mutex::new(initial.map(str::to_owned)),
             pages: Default::default(),
         }

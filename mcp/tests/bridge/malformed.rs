@@ -91,8 +91,11 @@ fn garbage_from_the_browser_and_from_clients_is_survived() {
         read_frame(&mut s, &mut dec)["error"]["message"],
         "send client.hello before any other request"
     );
-    s.write_all(&frame(br#"{"v":1,"id":"h","method":"client.hello","params":{"protocol":1}}"#)).unwrap();
-    assert_eq!(read_frame(&mut s, &mut dec)["result"]["protocol"], 1);
+    let hello = serde_json::json!({"v":1,"id":"h","method":"client.hello","params":{"protocol":1,"token":d.token.as_str()}});
+    s.write_all(&frame(hello.to_string().as_bytes())).unwrap();
+    let greeted = read_frame(&mut s, &mut dec);
+    assert_eq!(greeted["result"]["protocol"], 1);
+    assert!(greeted["result"]["host"].get("token").is_none(), "the token is never echoed");
     s.write_all(&frame(br#"{"v":1,"id":7,"method":"host.info"}"#)).unwrap();
     let info = read_frame(&mut s, &mut dec);
     assert_eq!(info["id"], 7);

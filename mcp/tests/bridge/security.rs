@@ -82,6 +82,7 @@ fn stale_sockets_and_descriptors_are_cleaned() {
         started_at: 0,
         session: None,
         capabilities: vec![],
+        token: Default::default(),
     };
     let desc = rt.path().join(format!("h-{dead_pid}.json"));
     descriptor::write(&desc, &stale).unwrap();

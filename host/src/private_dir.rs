@@ -258,6 +258,28 @@ mod imp {
             Ok(out)
         }
 
+        /// Writes `name` atomically as a private file (0600): a fresh temp file, created
+        /// exclusively and never through a link, then renamed over `name`.
+        pub fn write_private(&self, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+            use std::io::Write;
+            if !is_plain_name(name) {
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a plain file name"));
+            }
+            let tmp = format!(".{name}.{}.tmp", std::process::id());
+            let _ = rustix::fs::unlinkat(&self.fd, tmp.as_str(), AtFlags::empty());
+            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let fd =
+                rustix::fs::openat(&self.fd, tmp.as_str(), flags, Mode::from_raw_mode(0o600)).map_err(io)?;
+            let mut file = std::fs::File::from(fd);
+            let written = file.write_all(bytes).and_then(|()| file.flush());
+            let renamed = written
+                .and_then(|()| rustix::fs::renameat(&self.fd, tmp.as_str(), &self.fd, name).map_err(io));
+            if renamed.is_err() {
+                let _ = rustix::fs::unlinkat(&self.fd, tmp.as_str(), AtFlags::empty());
+            }
+            renamed
+        }
+
         /// Removes `name` after a no-follow look shows it is `kind` and ours. Returns whether
         /// something was removed.
         pub fn remove(&self, name: &str, kind: Ours) -> bool {
@@ -317,6 +339,12 @@ mod imp {
                 return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "file too large"));
             }
             std::fs::read(path)
+        }
+
+        pub fn write_private(&self, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+            let tmp = self.path.join(format!(".{name}.tmp"));
+            std::fs::write(&tmp, bytes)?;
+            std::fs::rename(tmp, self.path.join(name))
         }
 
         pub fn remove(&self, name: &str, kind: Ours) -> bool {

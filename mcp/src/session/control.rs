@@ -12,20 +12,94 @@
 //!
 //! Sockets follow the host rules (`webext_mcp_host::transport`): runtime dir 0700, socket
 //! 0600 bound under umask 0177, same-uid peers only, a stale socket replaced, a live one
-//! never.
+//! never. Like a host, a session proves itself and checks its callers: it writes
+//! `d-<tag>.json` (0600, in the checked runtime dir) with its socket and a random token; a
+//! caller reads it only from a dir that passes the checks, connects only to a socket and a
+//! listener of its own uid, and sends `{"token":"…"}` as its first line. A line without the
+//! right token is answered `PERMISSION_DENIED` and the connection closed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
+use webext_mcp_host::descriptor::{Dirs, Token};
+use webext_mcp_host::private_dir::PrivateDir;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 use webext_mcp_host::transport::{PeerVerdict, Platform, Transport};
 
-/// Longest request line accepted.
+/// Longest request line accepted (the token line and requests of one connection together).
 const MAX_LINE: usize = 1 << 20;
+
+/// Longest answer line a caller reads (source inspection can return large pages).
+const MAX_ANSWER: u64 = 64 << 20;
+
+/// Largest `d-<tag>.json` read.
+const MAX_TICKET: u64 = 64 * 1024;
+
+/// What a session publishes next to its socket: `d-<tag>.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Ticket {
+    pub socket: PathBuf,
+    pub token: Token,
+    pub pid: u32,
+}
+
+/// The name of the ticket of the session tagged `tag`.
+pub fn ticket_name(tag: &str) -> String {
+    format!("d-{tag}.json")
+}
+
+/// Writes the ticket of a session into its (checked) runtime dir.
+pub fn publish(dir: &PrivateDir, tag: &str, ticket: &Ticket) -> std::io::Result<()> {
+    let bytes = serde_json::to_vec(ticket).map_err(std::io::Error::other)?;
+    dir.write_private(&ticket_name(tag), &bytes)
+}
+
+/// A session found and proven: where to connect and what to present.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub socket: PathBuf,
+    token: Token,
+}
+
+/// Finds the session of `project` and `browser` in the first of `dirs` that passes the
+/// checks and holds its ticket. `NOT_CONNECTED` when none does; dirs refused on the way are
+/// named in the error's data.
+pub fn locate(dirs: &[PathBuf], project: &Path, browser: &str) -> Result<Endpoint, ErrorBody> {
+    let tag = super::tag(project, browser);
+    let mut refused = Vec::new();
+    for dir in dirs {
+        let checked = match Dirs::open(dir) {
+            Ok(d) => d,
+            Err(p) => {
+                if p.is_unsafe() {
+                    refused.push(p.describe(dir));
+                }
+                continue;
+            }
+        };
+        let Ok(bytes) = checked.runtime.read_private(&ticket_name(&tag), MAX_TICKET) else { continue };
+        let Ok(ticket) = serde_json::from_slice::<Ticket>(&bytes) else { continue };
+        // The ticket must name exactly the socket this dir gives this session.
+        if ticket.socket != super::socket_path(dir, project, browser) {
+            tracing::warn!(dir = %dir.display(), "ignoring a session ticket naming another socket");
+            continue;
+        }
+        return Ok(Endpoint { socket: ticket.socket, token: ticket.token });
+    }
+    let mut e = ErrorBody::new(
+        ErrorCode::NotConnected,
+        format!("no {browser} session is running for {}", project.display()),
+    )
+    .with_hint("start one with extension_dev, extension_start or extension_preview");
+    if !refused.is_empty() {
+        e = e.with_data(serde_json::json!({ "refusedRuntimeDirs": refused }));
+    }
+    Err(e)
+}
 
 /// A request to a session.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -45,8 +119,9 @@ pub enum Request {
 /// A request with the way back to its caller.
 pub type Incoming = (Request, oneshot::Sender<Result<Value, ErrorBody>>);
 
-/// Binds the socket and serves it on the current runtime; requests arrive on the channel.
-pub fn serve(path: &Path) -> std::io::Result<mpsc::Receiver<Incoming>> {
+/// Binds the socket and serves it on the current runtime; requests of callers that present
+/// `token` arrive on the channel.
+pub fn serve(path: &Path, token: Token) -> std::io::Result<mpsc::Receiver<Incoming>> {
     let mut listener = <Platform as Transport>::bind(path)?;
     let (tx, rx) = mpsc::channel::<Incoming>(16);
     tokio::spawn(async move {
@@ -61,12 +136,30 @@ pub fn serve(path: &Path) -> std::io::Result<mpsc::Receiver<Incoming>> {
             };
             if let PeerVerdict::Refuse(why) = verdict {
                 tracing::warn!(why, "control socket peer refused");
+                let mut stream = stream;
+                let e = ErrorBody::new(ErrorCode::PermissionDenied, format!("refused: {why}"))
+                    .with_hint("connect as the user who started the session");
+                let _ = stream.write_all(answer_line(Err(e)).as_bytes()).await;
                 continue;
             }
             let tx = tx.clone();
+            let token = token.clone();
             tokio::spawn(async move {
                 let (read, mut write) = tokio::io::split(stream);
                 let mut lines = BufReader::new(read.take(MAX_LINE as u64)).lines();
+                let presented = match lines.next_line().await {
+                    Ok(Some(line)) => serde_json::from_str::<Value>(&line).ok(),
+                    _ => None,
+                };
+                let presented = presented.as_ref().and_then(|v| v.get("token")).and_then(Value::as_str);
+                if !presented.is_some_and(|p| token.matches(p)) {
+                    tracing::warn!("control socket caller without the session token");
+                    let e =
+                        ErrorBody::new(ErrorCode::PermissionDenied, "the session token is missing or wrong")
+                            .with_hint("send {\"token\": …} from the session's d-<tag>.json first");
+                    let _ = write.write_all(answer_line(Err(e)).as_bytes()).await;
+                    return;
+                }
                 while let Ok(Some(line)) = lines.next_line().await {
                     let answer = match serde_json::from_str::<Request>(&line) {
                         Ok(req) => {
@@ -81,13 +174,7 @@ pub fn serve(path: &Path) -> std::io::Result<mpsc::Receiver<Incoming>> {
                         Err(e) => Err(ErrorBody::invalid_argument(format!("bad control request: {e}"))
                             .with_hint("send one JSON object per line, e.g. {\"op\":\"status\"}")),
                     };
-                    let mut out = match answer {
-                        Ok(v) => serde_json::json!({ "ok": v }),
-                        Err(e) => serde_json::json!({ "error": e }),
-                    }
-                    .to_string();
-                    out.push('\n');
-                    if write.write_all(out.as_bytes()).await.is_err() {
+                    if write.write_all(answer_line(answer).as_bytes()).await.is_err() {
                         break;
                     }
                 }
@@ -97,22 +184,43 @@ pub fn serve(path: &Path) -> std::io::Result<mpsc::Receiver<Incoming>> {
     Ok(rx)
 }
 
-/// Sends one request to the session at `path` and waits up to `timeout` for its answer.
-/// `NOT_CONNECTED` when nothing listens there.
-pub async fn request(path: &Path, req: &Request, timeout: Duration) -> Result<Value, ErrorBody> {
+fn answer_line(answer: Result<Value, ErrorBody>) -> String {
+    let mut out = match answer {
+        Ok(v) => serde_json::json!({ "ok": v }),
+        Err(e) => serde_json::json!({ "error": e }),
+    }
+    .to_string();
+    out.push('\n');
+    out
+}
+
+/// Sends one request to the session at `endpoint` and waits up to `timeout` for its answer.
+/// `NOT_CONNECTED` when nothing listens there, `PERMISSION_DENIED` when what listens is not
+/// ours.
+pub async fn request(endpoint: &Endpoint, req: &Request, timeout: Duration) -> Result<Value, ErrorBody> {
+    let path = &endpoint.socket;
     let talk = async {
         let stream = <Platform as Transport>::connect(path).await.map_err(|e| {
+            if e.kind() == std::io::ErrorKind::PermissionDenied {
+                return ErrorBody::new(
+                    ErrorCode::PermissionDenied,
+                    format!("refusing the session socket: {e}"),
+                )
+                .with_hint("another local user may be impersonating the session; run `webext-mcp doctor`");
+            }
             ErrorBody::new(ErrorCode::NotConnected, format!("no session listens on {}: {e}", path.display()))
                 .with_hint("start one with extension_dev, extension_start or extension_preview")
         })?;
         let (read, mut write) = tokio::io::split(stream);
-        let mut line = serde_json::to_string(req).map_err(|e| ErrorBody::internal(e.to_string()))?;
+        let mut line = serde_json::json!({ "token": endpoint.token.as_str() }).to_string();
+        line.push('\n');
+        line.push_str(&serde_json::to_string(req).map_err(|e| ErrorBody::internal(e.to_string()))?);
         line.push('\n');
         write.write_all(line.as_bytes()).await.map_err(|e| {
             ErrorBody::new(ErrorCode::NotConnected, format!("the session closed the socket: {e}"))
         })?;
         let mut answer = String::new();
-        BufReader::new(read).read_line(&mut answer).await.map_err(|e| {
+        BufReader::new(read.take(MAX_ANSWER)).read_line(&mut answer).await.map_err(|e| {
             ErrorBody::new(ErrorCode::NotConnected, format!("the session closed the socket: {e}"))
         })?;
         let mut v: Value = serde_json::from_str(&answer).map_err(|_| {

@@ -339,13 +339,21 @@ pub fn pid_alive(pid: u32) -> bool {
 /// Asks the session of `project` and `browser` to stop and waits (up to `timeout`) until its
 /// process is gone. Returns its last `ready.json`.
 pub async fn stop(
-    runtime: &Path,
+    runtime_dirs: &[PathBuf],
     out_dir: &Path,
     project: &Path,
     browser: &str,
     timeout: Duration,
 ) -> Result<Value, ErrorBody> {
-    let socket = socket_path(runtime, project, browser);
+    let not_running = |e: ErrorBody| {
+        if e.code == ErrorCode::NotConnected {
+            ErrorBody::not_found(format!("no {browser} session is running for {}", project.display()))
+                .with_hint("extension_dev, extension_start or extension_preview start one")
+        } else {
+            e
+        }
+    };
+    let socket = control::locate(runtime_dirs, project, browser).map_err(not_running)?;
     let status =
         control::request(&socket, &control::Request::Status, Duration::from_secs(10)).await.map_err(|e| {
             if e.code == ErrorCode::NotConnected {

@@ -28,6 +28,9 @@ use crate::paths::Env;
 use crate::runner::{
     self, ConsoleEvent, EventKind, ExtensionHandle, Family, LogStream, Runner, RunnerOptions,
 };
+use webext_mcp_host::descriptor::Token;
+use webext_mcp_host::private_dir::{Ours, PrivateDir};
+use webext_mcp_host::transport::{Platform, Transport};
 
 /// How long the extension's worker may take to answer after a (re)load.
 const WORKER_TIMEOUT: Duration = Duration::from_secs(15);
@@ -145,7 +148,7 @@ impl Session {
                     "another session uses this profile: stop it, or pass another `profile`",
                 )
             })?;
-        webext_mcp_host::runtime::ensure_private_dir(&spec.runtime_dir).map_err(|e| {
+        let runtime = webext_mcp_host::runtime::ensure_private_dir(&spec.runtime_dir).map_err(|e| {
             ErrorBody::new(
                 ErrorCode::PermissionDenied,
                 format!("runtime dir {}: {e}", spec.runtime_dir.display()),
@@ -156,7 +159,9 @@ impl Session {
         if let Some(parent) = socket.parent() {
             let _ = webext_mcp_host::runtime::ensure_private_dir(parent);
         }
-        let control = control::serve(&socket).map_err(|e| {
+        let token = Token::generate()
+            .map_err(|e| ErrorBody::internal(format!("cannot make a session token: {e}")))?;
+        let control = control::serve(&socket, token.clone()).map_err(|e| {
             if e.kind() == std::io::ErrorKind::AddrInUse {
                 ErrorBody::new(
                     ErrorCode::Busy,
@@ -166,6 +171,15 @@ impl Session {
             } else {
                 ErrorBody::internal(format!("cannot bind the control socket {}: {e}", socket.display()))
             }
+        })?;
+        let tag = super::tag(&spec.project, &spec.browser);
+        let ticket = control::Ticket { socket: socket.clone(), token, pid: std::process::id() };
+        control::publish(&runtime, &tag, &ticket).map_err(|e| {
+            Platform::remove(&socket);
+            ErrorBody::internal(format!(
+                "cannot write the session ticket in {}: {e}",
+                spec.runtime_dir.display()
+            ))
         })?;
         let contract = Contract { dir: contract_dir(&spec.out_dir, &spec.browser) };
         std::fs::create_dir_all(&contract.dir)
@@ -671,7 +685,13 @@ impl Session {
         self.ready.set_errors(&self.errors);
         self.write_ready();
         self.contract.event("session", json!({"status": "stopped", "reason": reason}));
-        let _ = std::fs::remove_file(&self.socket);
+        if let Ok(dir) = PrivateDir::open(&self.spec.runtime_dir) {
+            dir.remove(
+                &control::ticket_name(&super::tag(&self.spec.project, &self.spec.browser)),
+                Ours::File,
+            );
+        }
+        Platform::remove(&self.socket);
         tracing::info!(reason, "session stopped");
     }
 }

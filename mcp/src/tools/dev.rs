@@ -200,10 +200,14 @@ pub async fn launch(
     let browser = choice.target.name.to_owned();
     let out_dir = project.join("dist");
     let runtime = ctx.paths.runtime_dir.clone();
-    let socket = session::socket_path(&runtime, &project, &browser);
-    if let Ok(status) =
-        session::control::request(&socket, &session::control::Request::Status, Duration::from_secs(2)).await
-    {
+    let running = match session::control::locate(&ctx.paths.runtime_search, &project, &browser) {
+        Ok(socket) => {
+            session::control::request(&socket, &session::control::Request::Status, Duration::from_secs(2))
+                .await
+        }
+        Err(e) => Err(e),
+    };
+    if let Ok(status) = running {
         return Err(ErrorBody::new(
             ErrorCode::Busy,
             format!(
@@ -526,7 +530,8 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
     let out_dir = project.join("dist");
     let browser = session_browser(&out_dir, args.browser.as_deref())?;
     let ready =
-        session::stop(&ctx.paths.runtime_dir, &out_dir, &project, &browser, Duration::from_secs(15)).await?;
+        session::stop(&ctx.paths.runtime_search, &out_dir, &project, &browser, Duration::from_secs(15))
+            .await?;
     let lock_free = BuildLock::acquire(&out_dir, &browser, None).is_ok();
     let mut out = ready;
     out["lockFree"] = json!(lock_free);

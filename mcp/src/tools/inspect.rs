@@ -160,12 +160,15 @@ async fn extension_source_inspect(ctx: Ctx, args: Value) -> ToolResult {
     let project = super::dev::project_of(&args.project_path)?;
     let out_dir = project.join("dist");
     let browser = super::dev::session_browser(&out_dir, args.browser.as_deref())?;
-    let socket = session::socket_path(&ctx.paths.runtime_dir, &project, &browser);
     let context = req.context;
     let max_bytes = req.max_bytes;
     let redact = req.redact;
-    let mut answer = control::request(&socket, &control::Request::Inspect(req), SESSION_TIMEOUT)
-        .await
+    let found = control::locate(&ctx.paths.runtime_search, &project, &browser);
+    let answer = match found {
+        Ok(socket) => control::request(&socket, &control::Request::Inspect(req), SESSION_TIMEOUT).await,
+        Err(e) => Err(e),
+    };
+    let mut answer = answer
         .map_err(|e| {
             if e.code == ErrorCode::NotConnected {
                 ErrorBody::not_found(format!("no {browser} session is running for {}", project.display()))

@@ -83,11 +83,15 @@ pub fn log_tail(project: &Path) -> String {
     lines[lines.len().saturating_sub(15)..].join("\n")
 }
 
-/// One request on the session's control socket.
+/// One request on the session's control socket, presenting the token of the session's
+/// ticket (`d-<tag>.json` beside the socket in the runtime dir).
 pub fn control(project: &Path, req: Value) -> Value {
-    let socket = ready(project)["controlSocket"].as_str().unwrap().to_owned();
+    let socket = std::path::PathBuf::from(ready(project)["controlSocket"].as_str().unwrap());
+    let ticket: Value =
+        serde_json::from_slice(&std::fs::read(socket.with_extension("json")).unwrap()).unwrap();
     let mut stream = UnixStream::connect(&socket).unwrap();
     stream.set_read_timeout(Some(DEADLINE)).unwrap();
+    writeln!(stream, "{}", json!({"token": ticket["token"]})).unwrap();
     writeln!(stream, "{req}").unwrap();
     let mut line = String::new();
     BufReader::new(stream).read_line(&mut line).unwrap();

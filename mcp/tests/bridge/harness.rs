@@ -46,17 +46,18 @@ pub struct Host {
 
 impl Host {
     pub fn start(runtime: &Path, script: Script, session: Option<&str>) -> Host {
-        let mut cmd = Command::new(bin());
-        cmd.arg(format!("chrome-extension://{HELPER_CHROMIUM_ID}/"))
-            .env("WEBEXT_MCP_RUNTIME_DIR", runtime)
-            .env("WEBEXT_MCP_LOG", "info")
-            .env_remove("WEBEXT_MCP_SESSION")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+        let mut cmd = host_command(bin());
+        cmd.env("WEBEXT_MCP_RUNTIME_DIR", runtime);
         if let Some(s) = session {
             cmd.env("WEBEXT_MCP_SESSION", s);
         }
+        Host::spawn(cmd, script, runtime)
+    }
+
+    /// Starts `cmd` (see [`host_command`]) with the scripted peer on its stdio; `runtime` is
+    /// where the test expects its descriptor.
+    pub fn spawn(mut cmd: Command, script: Script, runtime: &Path) -> Host {
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
         let mut child = cmd.spawn().expect("spawn webext-mcp in host mode");
         let stdin = HostStdin(Arc::new(Mutex::new(child.stdin.take())));
         let stdout = child.stdout.take().unwrap();
@@ -108,6 +109,18 @@ impl Drop for Host {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// `binary` started the way Chromium starts the helper's native host, with a clean
+/// environment as far as webext-mcp is concerned (no runtime dir, no session, log level
+/// info).
+pub fn host_command(binary: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = Command::new(binary);
+    cmd.arg(format!("chrome-extension://{HELPER_CHROMIUM_ID}/"))
+        .env("WEBEXT_MCP_LOG", "info")
+        .env_remove("WEBEXT_MCP_RUNTIME_DIR")
+        .env_remove("WEBEXT_MCP_SESSION");
+    cmd
 }
 
 /// A private runtime dir for one test.

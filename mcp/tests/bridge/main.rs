@@ -8,6 +8,7 @@
 mod discovery;
 mod events;
 mod harness;
+mod local_trust;
 mod malformed;
 mod security;
 mod skew;

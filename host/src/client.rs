@@ -307,6 +307,11 @@ impl Hub {
         descriptor::search(&self.dirs).0
     }
 
+    /// Live hosts and what was found in each dir searched (refused dirs included).
+    pub fn search(&self) -> (Vec<Descriptor>, Vec<descriptor::DirReport>) {
+        descriptor::search(&self.dirs)
+    }
+
     /// The host `choice` names (or the default host).
     pub fn resolve(&self, choice: Option<&str>) -> Result<Descriptor, ErrorBody> {
         crate::select::select(&self.discover(), choice)

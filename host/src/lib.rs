@@ -10,7 +10,9 @@
 //!
 //! [`protocol`] is the wire contract with no I/O: message types, the error-code table, the
 //! frame codec, chunking, the method table. [`runtime`] and [`descriptor`] say where hosts
-//! live and how clients find them; [`transport`] hides Unix sockets vs Windows pipes;
+//! live and how clients find them, through [`private_dir`] (a runtime dir checked once and
+//! then used only through its open handle: nothing another user planted is read, nothing
+//! that is not ours is deleted); [`transport`] hides Unix sockets vs Windows pipes;
 //! [`router`] is the host's routing state; [`native`] runs host mode; [`client`] is what the
 //! MCP server uses; [`peer`] plays the extension in tests and benchmarks.
 

@@ -192,7 +192,7 @@ fn tab_pairs(info: &Value) -> Vec<(i64, i64)> {
 async fn list_connected_browsers(ctx: Ctx, args: Value) -> ToolResult {
     let ListArgs { browser } = decode(args)?;
     let state = &ctx.browser;
-    let live = state.hub().discover();
+    let (live, searched) = state.hub().search();
     let default = state.resolve(None).ok().map(|d| d.pid);
     let mut rows = Vec::new();
     let mut text = String::new();
@@ -225,7 +225,19 @@ async fn list_connected_browsers(ctx: Ctx, args: Value) -> ToolResult {
     if rows.is_empty() {
         text.push_str("no browser is connected (install the helper with `webext-mcp install`)\n");
     }
-    let structured = json!({ "browsers": rows, "selected": state.selected() });
+    // A refused dir is worth a word: it may be why the browser is missing.
+    let refused: Vec<Value> = searched
+        .iter()
+        .filter_map(|r| r.problem.as_ref().filter(|p| p.is_unsafe()).map(|p| (r, p)))
+        .map(|(r, p)| {
+            text.push_str(&format!("not searched: {} (see `webext-mcp doctor`)\n", p.describe(&r.path)));
+            json!({ "path": r.path, "problem": p.describe(&r.path), "fix": p.fix(&r.path) })
+        })
+        .collect();
+    let mut structured = json!({ "browsers": rows, "selected": state.selected() });
+    if !refused.is_empty() {
+        structured["refusedRuntimeDirs"] = json!(refused);
+    }
     Ok(ToolOutput { structured, text: Some(text.trim_end().to_owned()) })
 }
 

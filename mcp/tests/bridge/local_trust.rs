@@ -211,6 +211,7 @@ fn a_runtime_dir_of_another_user_and_its_fake_host_are_never_used() {
     let (code, listing) = cli_call(&hostile, home.path(), "list_connected_browsers", json!({}));
     assert_eq!(code, 0, "{listing}");
     assert_eq!(listing["browsers"], json!([]), "{listing}");
+    assert_eq!(listing["refusedRuntimeDirs"][0]["path"], json!(hostile), "{listing}");
 
     // doctor names the dir, its owner and the fix, explicitly configured or found as the
     // temp-dir fallback of a stripped environment.

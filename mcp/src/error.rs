@@ -122,6 +122,20 @@ impl From<InstallError> for ErrorBody {
     fn from(e: InstallError) -> Self {
         let e = match e {
             InstallError::NotEmbedded(inner) => return inner.into(),
+            InstallError::UnsafeBinary(u) => {
+                return ErrorBody::new(
+                    ErrorCode::PermissionDenied,
+                    format!("refusing to register the host: {}", u.message()),
+                )
+                .with_hint(format!("{}; nothing was installed", u.fix()))
+                .with_data(json!({
+                    "path": u.path,
+                    "mode": format!("{:04o}", u.mode & 0o7777),
+                    "owner": u.owner,
+                    "binary": u.binary,
+                    "realPath": u.real,
+                }));
+            }
             other => other,
         };
         let (code, hint) = match &e {
@@ -154,6 +168,7 @@ impl From<InstallError> for ErrorBody {
             InstallError::Registry { .. } => {
                 (ErrorCode::PermissionDenied, "check that reg.exe runs for this user")
             }
+            InstallError::UnsafeBinary(_) => (ErrorCode::PermissionDenied, "make the binary private"),
         };
         ErrorBody::new(code, e.to_string()).with_hint(hint)
     }

@@ -118,6 +118,9 @@ pub enum BuildError {
     Timeout { message: String, output_tail: Vec<String> },
     /// Reading or writing files failed.
     Io { context: String, source: std::io::Error },
+    /// The folder a build would replace under an explicit `outDir` is not ours
+    /// ([`output::MARKER`]); nothing was touched.
+    AlreadyExists { path: PathBuf, what: &'static str },
 }
 
 impl BuildError {
@@ -151,6 +154,9 @@ pub fn build_with(
             message: format!("outDir {} would contain the project itself", req.out_dir.display()),
             hint: "use a folder inside the project such as dist, or one outside it".into(),
         });
+    }
+    for t in &req.targets {
+        check_replaceable(req, &req.out_dir.join(t.name))?;
     }
     let pkg = read_package_json(project);
     let mut toolchain_findings = plan::project_findings(project, pkg.as_ref());
@@ -200,6 +206,22 @@ pub fn build_with(
     }
     finish_source_zip(req, &source.json, source.messages.as_ref(), &mut results)?;
     Ok(results)
+}
+
+/// Whether the build may replace `dest`. The default output root `<project>/dist` is ours by
+/// convention (DESIGN: "Output `dist/<browser>/`"; older builds wrote no marker), so its
+/// folders are always replaced. Under an explicit `outDir` only a folder that is absent, empty
+/// or carries [`output::MARKER`] is.
+fn check_replaceable(req: &BuildRequest, dest: &Path) -> Result<(), BuildError> {
+    if req.out_dir == req.project.join("dist") {
+        return Ok(());
+    }
+    let ownership = output::ownership(dest)
+        .map_err(BuildError::io(format!("cannot look at the output folder {}", dest.display())))?;
+    match ownership {
+        output::Ownership::Foreign(what) => Err(BuildError::AlreadyExists { path: dest.to_path_buf(), what }),
+        _ => Ok(()),
+    }
 }
 
 fn failed(findings: Vec<Finding>) -> BuildError {
@@ -312,8 +334,14 @@ fn finish(
     } else {
         Vec::new()
     };
-    let files = list_files(&staging.dir).map_err(BuildError::io("cannot list the built files"))?;
+    let mut files = list_files(&staging.dir).map_err(BuildError::io("cannot list the built files"))?;
+    // A toolchain that wrote into dist/<browser> itself copies our old marker along.
+    files.retain(|f| f.path != output::MARKER);
+    output::write_into(&staging.dir, output::MARKER, output::marker_text(browser).as_bytes())
+        .map_err(BuildError::io(format!("cannot write {}", output::MARKER)))?;
     let dest = req.out_dir.join(browser);
+    // Checked again under the lock, just before the swap.
+    check_replaceable(req, &dest)?;
     let zip_name = format!("{stem}.zip");
     if req.zip {
         let entries: Vec<(String, PathBuf)> =

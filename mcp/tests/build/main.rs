@@ -8,6 +8,7 @@ mod busy;
 mod delegation;
 mod golden;
 mod mcp_tool;
+mod out_dir;
 mod outputs;
 mod zips;
 
@@ -118,8 +119,18 @@ impl Run {
     }
 }
 
-/// Every file under `root`, relative, sorted.
+/// The marker every output folder carries (`out_dir.rs` checks it).
+pub const MARKER: &str = ".webext-mcp-build";
+
+/// Every file under `root`, relative, sorted; the build's marker left out.
 pub fn tree(root: &Path) -> Vec<String> {
+    let mut out = tree_all(root);
+    out.retain(|f| f != MARKER);
+    out
+}
+
+/// Every file under `root`, relative, sorted.
+pub fn tree_all(root: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(d) = stack.pop() {

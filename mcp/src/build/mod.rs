@@ -12,6 +12,7 @@
 //! (Node.js location, whether delegation is allowed, the timeout) and the `progress` sink.
 
 pub mod archive;
+pub mod boundary;
 pub mod delegate;
 pub mod dev;
 pub mod glob;

@@ -10,6 +10,7 @@ mod golden;
 mod mcp_tool;
 mod out_dir;
 mod outputs;
+mod symlinks;
 mod zips;
 
 use std::path::{Path, PathBuf};
@@ -64,8 +65,13 @@ impl Project {
     }
 
     pub fn build_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        self.build_at(self.path(), args, env)
+    }
+
+    /// Builds the project at `project` (e.g. a package inside this folder as a workspace).
+    pub fn build_at(&self, project: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut cmd = Command::new(bin());
-        cmd.arg("--home").arg(self.home.path()).arg("build").arg(self.path()).args(args).arg("--json");
+        cmd.arg("--home").arg(self.home.path()).arg("build").arg(project).args(args).arg("--json");
         cmd.env("WEBEXT_MCP_RUNTIME_DIR", self.home.path().join("run")).env_remove("WEBEXT_MCP_DELEGATED");
         for (k, v) in env {
             cmd.env(k, v);

@@ -207,7 +207,7 @@ impl From<BuildError> for ErrorBody {
             BuildError::AlreadyExists { path, what } => ErrorBody::new(
                 ErrorCode::AlreadyExists,
                 format!(
-                    "the output folder {} exists and is {what} (it has no {} marker), so the build will not replace it; nothing was touched",
+                    "the output folder {} exists and is {what} (it has no {} marker), so the build will not write into or replace it; nothing was touched",
                     path.display(),
                     build::output::MARKER
                 ),

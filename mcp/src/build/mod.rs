@@ -119,7 +119,7 @@ pub enum BuildError {
     Timeout { message: String, output_tail: Vec<String> },
     /// Reading or writing files failed.
     Io { context: String, source: std::io::Error },
-    /// The folder a build would replace under an explicit `outDir` is not ours
+    /// The explicit `outDir`, or the folder a build would replace in it, is not ours
     /// ([`output::MARKER`]); nothing was touched.
     AlreadyExists { path: PathBuf, what: &'static str },
 }
@@ -156,6 +156,7 @@ pub fn build_with(
             hint: "use a folder inside the project such as dist, or one outside it".into(),
         });
     }
+    check_replaceable(req, &req.out_dir)?;
     for t in &req.targets {
         check_replaceable(req, &req.out_dir.join(t.name))?;
     }
@@ -209,10 +210,10 @@ pub fn build_with(
     Ok(results)
 }
 
-/// Whether the build may replace `dest`. The default output root `<project>/dist` is ours by
-/// convention (DESIGN: "Output `dist/<browser>/`"; older builds wrote no marker), so its
-/// folders are always replaced. Under an explicit `outDir` only a folder that is absent, empty
-/// or carries [`output::MARKER`] is.
+/// Whether the build may write into (the output root) or replace (`<root>/<browser>/`)
+/// `dest`. The default output root `<project>/dist` is ours by convention (DESIGN: "Output
+/// `dist/<browser>/`"; older builds wrote no marker), so it is always used. Under an explicit
+/// `outDir` only a folder that is absent, empty or carries [`output::MARKER`] is.
 fn check_replaceable(req: &BuildRequest, dest: &Path) -> Result<(), BuildError> {
     if req.out_dir == req.project.join("dist") {
         return Ok(());
@@ -338,7 +339,7 @@ fn finish(
     let mut files = list_files(&staging.dir).map_err(BuildError::io("cannot list the built files"))?;
     // A toolchain that wrote into dist/<browser> itself copies our old marker along.
     files.retain(|f| f.path != output::MARKER);
-    output::write_into(&staging.dir, output::MARKER, output::marker_text(browser).as_bytes())
+    output::write_into(&staging.dir, output::MARKER, output::marker_text(Some(browser)).as_bytes())
         .map_err(BuildError::io(format!("cannot write {}", output::MARKER)))?;
     let dest = req.out_dir.join(browser);
     // Checked again under the lock, just before the swap.

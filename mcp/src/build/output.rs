@@ -5,19 +5,19 @@
 
 use std::path::{Path, PathBuf};
 
-/// The marker file in every output folder a build writes: only a folder carrying it (or an
-/// empty or absent one) may be replaced when the output root is an explicit `outDir`. Never in
-/// the store zip, which is made from the files listed before the marker is written.
+/// The marker file in every output folder a build writes (the output root and each
+/// `<browser>/` folder): under an explicit `outDir`, only a folder carrying it (or an empty or
+/// absent one) is written into or replaced. Never in the store zip, which is made from the
+/// files listed before the marker is written.
 pub const MARKER: &str = ".webext-mcp-build";
 
-/// The marker's one JSON line.
-pub fn marker_text(browser: &str) -> String {
-    let mut line = serde_json::json!({
-        "tool": "webext-mcp",
-        "version": env!("CARGO_PKG_VERSION"),
-        "browser": browser,
-    })
-    .to_string();
+/// The marker's one JSON line; `browser` is absent for the output root.
+pub fn marker_text(browser: Option<&str>) -> String {
+    let mut v = serde_json::json!({ "tool": "webext-mcp", "version": env!("CARGO_PKG_VERSION") });
+    if let Some(b) = browser {
+        v["browser"] = serde_json::json!(b);
+    }
+    let mut line = v.to_string();
     line.push('\n');
     line
 }
@@ -69,8 +69,12 @@ pub struct Staging {
 impl Staging {
     /// Creates `out_dir/.webext-mcp-staging-<browser>-<pid>-<n>`, first removing stale
     /// staging folders of this browser (the caller holds the build lock, so none is live).
+    /// Marks `out_dir` as an output root ([`MARKER`]) when it is not yet.
     pub fn create(out_dir: &Path, browser: &str) -> std::io::Result<Staging> {
         std::fs::create_dir_all(out_dir)?;
+        if std::fs::symlink_metadata(out_dir.join(MARKER)).is_err() {
+            write_into(out_dir, MARKER, marker_text(None).as_bytes())?;
+        }
         let stale_prefixes =
             [format!(".webext-mcp-staging-{browser}-"), format!(".webext-mcp-old-{browser}-")];
         if let Ok(entries) = std::fs::read_dir(out_dir) {
@@ -220,7 +224,7 @@ mod tests {
 
         assert_eq!(ownership(&d.path().join("none")).unwrap(), Ownership::Absent);
         assert_eq!(ownership(&dest).unwrap(), Ownership::Foreign("a folder webext-mcp did not build"));
-        write_into(&dest, MARKER, marker_text("chrome").as_bytes()).unwrap();
+        write_into(&dest, MARKER, marker_text(Some("chrome")).as_bytes()).unwrap();
         assert_eq!(ownership(&dest).unwrap(), Ownership::Ours);
         write_into(&dest, MARKER, b"{}").unwrap();
         assert!(matches!(ownership(&dest).unwrap(), Ownership::Foreign(_)));

@@ -1,7 +1,8 @@
-//! An explicit `outDir` never wipes a user's folder (issue 15): the build replaces
-//! `<outDir>/<browser>/` only when it is absent, empty or carries the build's marker
-//! `.webext-mcp-build`; anything else is `ALREADY_EXISTS` and nothing is touched. The default
-//! `dist/<browser>/` is ours by convention and still replaced (older builds wrote no marker).
+//! An explicit `outDir` never wipes a user's folder (issue 15): the build writes into
+//! `<outDir>` and replaces `<outDir>/<browser>/` only when each is absent, empty or carries
+//! the build's marker `.webext-mcp-build`; anything else is `ALREADY_EXISTS` and nothing is
+//! touched. The default `dist/` is ours by convention and still used (older builds wrote no
+//! marker).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -38,40 +39,44 @@ fn snapshot(root: &Path) -> BTreeMap<String, Option<Vec<u8>>> {
     out
 }
 
-#[test]
-fn out_dir_holding_a_users_folder_is_refused_and_left_byte_for_byte() {
-    let p = project();
-    p.write("site/chrome/notes.txt", "my notes\n")
-        .write("site/chrome/photos/cat.bin", [0u8, 1, 2, 255])
-        .write("site/index.html", "<h1>mine</h1>");
-    let before = snapshot(&p.path().join("site"));
-    let run = p.build(&["--out-dir", "site"]);
+/// Builds into `outDir` and expects the refusal naming `folder`, with `outDir` unchanged.
+fn assert_refused(p: &Project, out_dir: &str, folder: &Path) {
+    let before = snapshot(&p.path().join(out_dir));
+    let run = p.build(&["--out-dir", out_dir]);
     let (code, e) = run.error();
     assert_eq!(code, "ALREADY_EXISTS", "{e:#}");
-    let folder = p.path().join("site/chrome");
     let message = e["message"].as_str().unwrap();
     assert!(message.contains(&folder.display().to_string()) && message.contains(MARKER), "{message}");
     let hint = e["hint"].as_str().unwrap();
     assert!(hint.contains("outDir") && hint.contains(&folder.display().to_string()), "{hint}");
     assert_eq!(e["data"]["path"], folder.display().to_string());
-    assert_eq!(snapshot(&p.path().join("site")), before, "nothing under outDir may change");
+    assert_eq!(snapshot(&p.path().join(out_dir)), before, "nothing under outDir may change");
     assert!(!p.path().join("dist").exists());
 }
 
 #[test]
-fn out_dir_with_a_file_where_the_browser_folder_goes_is_refused() {
+fn out_dir_holding_a_users_folder_is_refused_and_left_byte_for_byte() {
     let p = project();
-    p.write("out/chrome", "a file of mine");
-    let before = snapshot(&p.path().join("out"));
-    assert_eq!(p.build(&["--out-dir", "out"]).error().0, "ALREADY_EXISTS");
-    assert_eq!(snapshot(&p.path().join("out")), before);
+    // The folder the build would replace is the user's.
+    p.write("site/chrome/notes.txt", "my notes\n")
+        .write("site/chrome/photos/cat.bin", [0u8, 1, 2, 255])
+        .write("site/index.html", "<h1>mine</h1>");
+    assert_refused(&p, "site", &p.path().join("site"));
+    // A user's folder without a <browser> folder in it is not written into either (lock,
+    // staging and source zip would land among their files).
+    p.write("docs/readme.md", "mine");
+    assert_refused(&p, "docs", &p.path().join("docs"));
+    // Marked as an output root, yet its chrome/ is someone else's.
+    p.write("out/.webext-mcp-build", r#"{"tool":"webext-mcp","version":"0.0.1"}"#)
+        .write("out/chrome", "a file");
+    assert_refused(&p, "out", &p.path().join("out/chrome"));
 }
 
 #[test]
 fn a_second_build_into_the_same_out_dir_replaces_its_own_marked_output() {
     let p = project();
     // An empty folder is safe to use: nothing in it can be lost.
-    std::fs::create_dir_all(p.path().join("build-out/chrome")).unwrap();
+    std::fs::create_dir_all(p.path().join("build-out")).unwrap();
     let run = p.build(&["--out-dir", "build-out", "--zip"]);
     let b = run.build_for("chrome");
     let out = p.path().join("build-out/chrome");
@@ -82,11 +87,19 @@ fn a_second_build_into_the_same_out_dir_replaces_its_own_marked_output() {
     // The marker is neither an extension file nor in the store zip.
     assert!(b["files"].as_array().unwrap().iter().all(|f| f["path"] != MARKER), "{b:#}");
     assert_eq!(zip_names(&out.join("out-dir-1.0.zip")), ["manifest.json", "sw.js"]);
+    let root: Value =
+        serde_json::from_str(&std::fs::read_to_string(p.path().join("build-out").join(MARKER)).unwrap())
+            .unwrap();
+    assert_eq!(root["tool"], "webext-mcp");
 
     // Rebuilt into its own, marked folder: replaced, stale files gone.
     std::fs::write(out.join("stale.txt"), "from an older build").unwrap();
-    p.build(&["--out-dir", "build-out"]).builds();
+    p.build(&["--out-dir", "build-out", "--browser", "chrome,firefox"]).builds();
     assert_eq!(tree_all(&out), [MARKER, "manifest.json", "sw.js"]);
+    // An empty <browser> folder in a marked root is fine too.
+    std::fs::create_dir(p.path().join("build-out/edge")).unwrap();
+    p.build(&["--out-dir", "build-out", "--browser", "edge"]).builds();
+    assert!(p.path().join("build-out/edge").join(MARKER).is_file());
 }
 
 #[test]

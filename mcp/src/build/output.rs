@@ -219,8 +219,11 @@ mod tests {
         write_into(&s.dir, "x", b"x").unwrap();
         drop(s);
         assert!(!staged.exists());
-        let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert_eq!(left, [std::ffi::OsString::from("chrome")]);
+        let mut left: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        left.sort();
+        // The output root is marked as ours.
+        assert_eq!(left, [std::ffi::OsString::from(MARKER), std::ffi::OsString::from("chrome")]);
+        assert_eq!(ownership(d.path()).unwrap(), Ownership::Ours);
 
         assert_eq!(ownership(&d.path().join("none")).unwrap(), Ownership::Absent);
         assert_eq!(ownership(&dest).unwrap(), Ownership::Foreign("a folder webext-mcp did not build"));

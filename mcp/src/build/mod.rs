@@ -160,6 +160,12 @@ pub fn build_with(
     for t in &req.targets {
         check_replaceable(req, &req.out_dir.join(t.name))?;
     }
+    // Before reading it: a manifest linked out of the project (or to /dev/zero) is refused.
+    if let Some(path) = manifest::find_manifest(project)
+        && let Some(f) = boundary::Boundary::new(project).check(&path)
+    {
+        return Err(failed(vec![f]));
+    }
     let pkg = read_package_json(project);
     let mut toolchain_findings = plan::project_findings(project, pkg.as_ref());
 

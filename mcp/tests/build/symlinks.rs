@@ -181,6 +181,9 @@ fn the_source_zip_never_follows_a_symlink_out_of_the_project() {
         .write("notes/readme.txt", "mine");
     symlink(outside.path().join("id_ed25519"), p.path().join("notes/key.txt")).unwrap();
     symlink(outside.path().join("dir"), p.path().join("linked")).unwrap();
+    // A linked .gitignore is not read either (it would drop notes/ from the zip).
+    std::fs::write(outside.path().join("gitignore"), "notes/\n").unwrap();
+    symlink(outside.path().join("gitignore"), p.path().join(".gitignore")).unwrap();
     let run = p.build(&["--zip-source"]);
     let source_zip = run.builds()[0]["sourceZipPath"].as_str().unwrap().to_owned();
     assert_eq!(zip_names(Path::new(&source_zip)), ["manifest.json", "notes/readme.txt"]);

@@ -86,7 +86,8 @@ enum Command {
         /// Also write the source zip dist/<name>-<version>-source.zip.
         #[arg(long)]
         zip_source: bool,
-        /// Output root relative to the project (default dist).
+        /// Output root relative to the project (default dist); an existing one must be empty
+        /// or built by webext-mcp.
         #[arg(long, value_name = "DIR")]
         out_dir: Option<String>,
         #[arg(long)]

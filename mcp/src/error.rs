@@ -5,7 +5,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::json;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use crate::build::BuildError;
+use crate::build::{self, BuildError};
 use crate::catalog::CatalogError;
 use crate::config::ConfigError;
 use crate::helper::HelperError;
@@ -122,6 +122,20 @@ impl From<InstallError> for ErrorBody {
     fn from(e: InstallError) -> Self {
         let e = match e {
             InstallError::NotEmbedded(inner) => return inner.into(),
+            InstallError::UnsafeBinary(u) => {
+                return ErrorBody::new(
+                    ErrorCode::PermissionDenied,
+                    format!("refusing to register the host: {}", u.message()),
+                )
+                .with_hint(format!("{}; nothing was installed", u.fix()))
+                .with_data(json!({
+                    "path": u.path,
+                    "mode": format!("{:04o}", u.mode & 0o7777),
+                    "owner": u.owner,
+                    "binary": u.binary,
+                    "realPath": u.real,
+                }));
+            }
             other => other,
         };
         let (code, hint) = match &e {
@@ -154,6 +168,7 @@ impl From<InstallError> for ErrorBody {
             InstallError::Registry { .. } => {
                 (ErrorCode::PermissionDenied, "check that reg.exe runs for this user")
             }
+            InstallError::UnsafeBinary(_) => (ErrorCode::PermissionDenied, "make the binary private"),
         };
         ErrorBody::new(code, e.to_string()).with_hint(hint)
     }
@@ -189,6 +204,19 @@ impl From<BuildError> for ErrorBody {
             BuildError::Timeout { message, output_tail } => ErrorBody::new(ErrorCode::Timeout, message)
                 .with_hint("the toolchain may be waiting for input or stuck; run it by hand to see")
                 .with_data(json!({ "outputTail": output_tail })),
+            BuildError::AlreadyExists { path, what } => ErrorBody::new(
+                ErrorCode::AlreadyExists,
+                format!(
+                    "the output folder {} exists and is {what} (it has no {} marker), so the build will not write into or replace it; nothing was touched",
+                    path.display(),
+                    build::output::MARKER
+                ),
+            )
+            .with_hint(format!(
+                "choose another outDir (a new or empty folder), or delete {} yourself if nothing in it is needed, then build again",
+                path.display()
+            ))
+            .with_data(json!({ "path": path })),
             BuildError::Io { context, source } => {
                 ErrorBody::new(ErrorCode::BuildFailed, format!("{context}: {source}"))
                     .with_hint("check free disk space and permissions of the project and its output folder")

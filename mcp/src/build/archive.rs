@@ -61,13 +61,19 @@ pub fn denied_in_source(rel: &str, out_dir_rel: Option<&str>) -> bool {
 }
 
 /// The files of a source zip: every file under `project` not denied and not ignored by the
-/// `.gitignore` files on the way (each applies to its own folder and below). Sorted.
+/// `.gitignore` files on the way (each applies to its own folder and below). Sorted. Symlinks
+/// are never followed nor archived, so nothing from outside the project gets in.
 pub fn source_files(project: &Path, out_dir_rel: Option<&str>) -> std::io::Result<Vec<String>> {
     let mut out = Vec::new();
     let mut stack: Vec<(String, Vec<(String, Gitignore)>)> = vec![(String::new(), Vec::new())];
     while let Some((dir_rel, mut rules)) = stack.pop() {
         let dir = if dir_rel.is_empty() { project.to_path_buf() } else { project.join(&dir_rel) };
-        if let Ok(text) = std::fs::read_to_string(dir.join(".gitignore")) {
+        // A `.gitignore` is read only when it is a regular file: never through a symlink (out
+        // of the project, or to /dev/zero).
+        let gitignore = dir.join(".gitignore");
+        if std::fs::symlink_metadata(&gitignore).is_ok_and(|m| m.is_file())
+            && let Ok(text) = std::fs::read_to_string(&gitignore)
+        {
             rules.push((dir_rel.clone(), Gitignore::parse(&text)));
         }
         for entry in std::fs::read_dir(&dir)? {

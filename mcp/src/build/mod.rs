@@ -12,6 +12,7 @@
 //! (Node.js location, whether delegation is allowed, the timeout) and the `progress` sink.
 
 pub mod archive;
+pub mod boundary;
 pub mod delegate;
 pub mod dev;
 pub mod glob;
@@ -118,6 +119,9 @@ pub enum BuildError {
     Timeout { message: String, output_tail: Vec<String> },
     /// Reading or writing files failed.
     Io { context: String, source: std::io::Error },
+    /// The explicit `outDir`, or the folder a build would replace in it, is not ours
+    /// ([`output::MARKER`]); nothing was touched.
+    AlreadyExists { path: PathBuf, what: &'static str },
 }
 
 impl BuildError {
@@ -151,6 +155,16 @@ pub fn build_with(
             message: format!("outDir {} would contain the project itself", req.out_dir.display()),
             hint: "use a folder inside the project such as dist, or one outside it".into(),
         });
+    }
+    check_replaceable(req, &req.out_dir)?;
+    for t in &req.targets {
+        check_replaceable(req, &req.out_dir.join(t.name))?;
+    }
+    // Before reading it: a manifest linked out of the project (or to /dev/zero) is refused.
+    if let Some(path) = manifest::find_manifest(project)
+        && let Some(f) = boundary::Boundary::new(project).check(&path)
+    {
+        return Err(failed(vec![f]));
     }
     let pkg = read_package_json(project);
     let mut toolchain_findings = plan::project_findings(project, pkg.as_ref());
@@ -200,6 +214,22 @@ pub fn build_with(
     }
     finish_source_zip(req, &source.json, source.messages.as_ref(), &mut results)?;
     Ok(results)
+}
+
+/// Whether the build may write into (the output root) or replace (`<root>/<browser>/`)
+/// `dest`. The default output root `<project>/dist` is ours by convention (DESIGN: "Output
+/// `dist/<browser>/`"; older builds wrote no marker), so it is always used. Under an explicit
+/// `outDir` only a folder that is absent, empty or carries [`output::MARKER`] is.
+fn check_replaceable(req: &BuildRequest, dest: &Path) -> Result<(), BuildError> {
+    if req.out_dir == req.project.join("dist") {
+        return Ok(());
+    }
+    let ownership = output::ownership(dest)
+        .map_err(BuildError::io(format!("cannot look at the output folder {}", dest.display())))?;
+    match ownership {
+        output::Ownership::Foreign(what) => Err(BuildError::AlreadyExists { path: dest.to_path_buf(), what }),
+        _ => Ok(()),
+    }
 }
 
 fn failed(findings: Vec<Finding>) -> BuildError {
@@ -312,8 +342,14 @@ fn finish(
     } else {
         Vec::new()
     };
-    let files = list_files(&staging.dir).map_err(BuildError::io("cannot list the built files"))?;
+    let mut files = list_files(&staging.dir).map_err(BuildError::io("cannot list the built files"))?;
+    // A toolchain that wrote into dist/<browser> itself copies our old marker along.
+    files.retain(|f| f.path != output::MARKER);
+    output::write_into(&staging.dir, output::MARKER, output::marker_text(Some(browser)).as_bytes())
+        .map_err(BuildError::io(format!("cannot write {}", output::MARKER)))?;
     let dest = req.out_dir.join(browser);
+    // Checked again under the lock, just before the swap.
+    check_replaceable(req, &dest)?;
     let zip_name = format!("{stem}.zip");
     if req.zip {
         let entries: Vec<(String, PathBuf)> =

@@ -5,6 +5,60 @@
 
 use std::path::{Path, PathBuf};
 
+/// The marker file in every output folder a build writes (the output root and each
+/// `<browser>/` folder): under an explicit `outDir`, only a folder carrying it (or an empty or
+/// absent one) is written into or replaced. Never in the store zip, which is made from the
+/// files listed before the marker is written.
+pub const MARKER: &str = ".webext-mcp-build";
+
+/// The marker's one JSON line; `browser` is absent for the output root.
+pub fn marker_text(browser: Option<&str>) -> String {
+    let mut v = serde_json::json!({ "tool": "webext-mcp", "version": env!("CARGO_PKG_VERSION") });
+    if let Some(b) = browser {
+        v["browser"] = serde_json::json!(b);
+    }
+    let mut line = v.to_string();
+    line.push('\n');
+    line
+}
+
+/// Whose a would-be output folder is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ownership {
+    Absent,
+    /// An empty folder: nothing to lose.
+    Empty,
+    /// It carries our marker.
+    Ours,
+    /// Anything else: a user's folder, a file, a symlink. Says what it is.
+    Foreign(&'static str),
+}
+
+/// Looks at `dest` (never following a symlink at `dest` itself).
+pub fn ownership(dest: &Path) -> std::io::Result<Ownership> {
+    let meta = match std::fs::symlink_metadata(dest) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Ownership::Absent),
+        Err(e) => return Err(e),
+    };
+    if meta.file_type().is_symlink() {
+        return Ok(Ownership::Foreign("a symlink"));
+    }
+    if !meta.is_dir() {
+        return Ok(Ownership::Foreign("a file"));
+    }
+    if std::fs::read_dir(dest)?.next().is_none() {
+        return Ok(Ownership::Empty);
+    }
+    let marker = dest.join(MARKER);
+    let ours = std::fs::symlink_metadata(&marker).is_ok_and(|m| m.is_file())
+        && std::fs::read(&marker)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .is_some_and(|v| v.get("tool").and_then(serde_json::Value::as_str) == Some("webext-mcp"));
+    Ok(if ours { Ownership::Ours } else { Ownership::Foreign("a folder webext-mcp did not build") })
+}
+
 /// A staging folder, removed on drop unless it was swapped into place.
 #[derive(Debug)]
 pub struct Staging {
@@ -15,8 +69,12 @@ pub struct Staging {
 impl Staging {
     /// Creates `out_dir/.webext-mcp-staging-<browser>-<pid>-<n>`, first removing stale
     /// staging folders of this browser (the caller holds the build lock, so none is live).
+    /// Marks `out_dir` as an output root ([`MARKER`]) when it is not yet.
     pub fn create(out_dir: &Path, browser: &str) -> std::io::Result<Staging> {
         std::fs::create_dir_all(out_dir)?;
+        if std::fs::symlink_metadata(out_dir.join(MARKER)).is_err() {
+            write_into(out_dir, MARKER, marker_text(None).as_bytes())?;
+        }
         let stale_prefixes =
             [format!(".webext-mcp-staging-{browser}-"), format!(".webext-mcp-old-{browser}-")];
         if let Ok(entries) = std::fs::read_dir(out_dir) {
@@ -161,8 +219,26 @@ mod tests {
         write_into(&s.dir, "x", b"x").unwrap();
         drop(s);
         assert!(!staged.exists());
-        let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert_eq!(left, [std::ffi::OsString::from("chrome")]);
+        let mut left: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        left.sort();
+        // The output root is marked as ours.
+        assert_eq!(left, [std::ffi::OsString::from(MARKER), std::ffi::OsString::from("chrome")]);
+        assert_eq!(ownership(d.path()).unwrap(), Ownership::Ours);
+
+        assert_eq!(ownership(&d.path().join("none")).unwrap(), Ownership::Absent);
+        assert_eq!(ownership(&dest).unwrap(), Ownership::Foreign("a folder webext-mcp did not build"));
+        write_into(&dest, MARKER, marker_text(Some("chrome")).as_bytes()).unwrap();
+        assert_eq!(ownership(&dest).unwrap(), Ownership::Ours);
+        write_into(&dest, MARKER, b"{}").unwrap();
+        assert!(matches!(ownership(&dest).unwrap(), Ownership::Foreign(_)));
+        let empty = d.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        assert_eq!(ownership(&empty).unwrap(), Ownership::Empty);
+        std::fs::write(d.path().join("file"), "x").unwrap();
+        assert_eq!(ownership(&d.path().join("file")).unwrap(), Ownership::Foreign("a file"));
+        std::fs::remove_dir_all(&dest).unwrap();
+        std::fs::remove_dir(&empty).unwrap();
+        std::fs::remove_file(d.path().join("file")).unwrap();
 
         // Cleaning stale staging folders of `chromium` leaves `chromium-based` alone.
         let other = d.path().join(".webext-mcp-staging-chromium-based-1-2");

@@ -11,12 +11,15 @@
 //!
 //! Never taken: `node_modules`, `.git`, the output folder, `.env*` (when walking folders or
 //! expanding globs). An explicit reference into `node_modules` (a vendored polyfill) is kept.
+//! Nothing whose real path is outside the project ([`Boundary`]) is copied or read: it is a
+//! `MANIFEST_PATH_OUTSIDE` error instead.
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
 use crate::manifest::{self, FileRef, Finding, FindingCode, Json, RefKind, Severity, SourceManifest, Target};
 
+use super::boundary::Boundary;
 use super::glob::{glob_match, has_glob_chars};
 use super::scan::{HtmlRef, css_refs, find_esm, html_refs};
 
@@ -157,6 +160,7 @@ struct Planner<'a> {
     public: Option<PathBuf>,
     project: &'a Path,
     out_dir: &'a Path,
+    boundary: Boundary,
     plan: Plan,
     /// Pages and styles already followed.
     seen: std::collections::HashSet<String>,
@@ -174,6 +178,7 @@ pub fn plan(project: &Path, source: &SourceManifest, target: Target, out_dir: &P
         public,
         project,
         out_dir,
+        boundary: Boundary::new(project),
         plan: Plan {
             target,
             manifest: Json::Null,
@@ -184,6 +189,7 @@ pub fn plan(project: &Path, source: &SourceManifest, target: Target, out_dir: &P
         seen: Default::default(),
     };
     p.check_basics(&manifest);
+    p.admit(&source.path, None);
     if let Some(dir) = p.public.clone() {
         p.add_tree(&dir, "");
     }
@@ -271,6 +277,19 @@ impl Planner<'_> {
         }
     }
 
+    /// Whether `src` may be read and copied: false (with the finding recorded once) when its
+    /// real path is outside the project.
+    fn admit(&mut self, src: &Path, json_path: Option<&str>) -> bool {
+        let Some(mut f) = self.boundary.check(src) else { return true };
+        if let Some(at) = json_path {
+            f = f.at(at);
+        }
+        if !self.plan.findings.iter().any(|g| g.code == f.code && g.file == f.file) {
+            self.plan.findings.push(f);
+        }
+        false
+    }
+
     fn display(&self, p: &Path) -> String {
         p.strip_prefix(self.project).unwrap_or(p).to_string_lossy().replace('\\', "/")
     }
@@ -290,7 +309,7 @@ impl Planner<'_> {
                     self.add_tree(&path, &dest);
                 }
             } else if (ft.is_file() || ft.is_symlink()) && path.is_file() && !skipped_file(&name) {
-                if dest == "manifest.json" {
+                if dest == "manifest.json" || !self.admit(&path, None) {
                     continue;
                 }
                 self.plan.files.insert(dest, path);
@@ -361,6 +380,9 @@ impl Planner<'_> {
                 )
                 .at(json_path),
             );
+            return;
+        }
+        if !self.admit(&src, from.is_none().then_some(json_path)) {
             return;
         }
         self.plan.files.insert(rel.to_owned(), src.clone());
@@ -488,7 +510,7 @@ impl Planner<'_> {
             });
         }
         for (rel, path) in matches {
-            if rel != "manifest.json" {
+            if rel != "manifest.json" && self.admit(&path, Some(&r.json_path)) {
                 self.plan.files.entry(rel).or_insert(path);
             }
         }
@@ -520,6 +542,7 @@ impl Planner<'_> {
         for (i, s) in dropped.iter().enumerate() {
             if let Some(rel) = normalize(s)
                 && let Some(src) = self.locate(&rel)
+                && self.admit(&src, Some(&format!("background.scripts[{i}]")))
             {
                 self.plan.files.insert(rel.clone(), src.clone());
                 self.check_script(

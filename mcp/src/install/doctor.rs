@@ -129,6 +129,9 @@ pub fn check_manifest(
     }
     let host_path = manifest.get("path").and_then(Value::as_str).map(PathBuf::from);
     let mut binary = json!(null);
+    // Never run (`--version`) a binary another user could have replaced.
+    let mut unsafe_binary =
+        host_path.as_deref().filter(|p| p.is_absolute() && is_executable(p)).and_then(check_host_binary);
     match &host_path {
         None => problems.push(problem("HOST_PATH_NOT_ABSOLUTE", "the manifest has no path", reinstall(target))),
         Some(p) if !p.is_absolute() => problems.push(problem(
@@ -149,6 +152,7 @@ pub fn check_manifest(
             format!("{} is not executable", p.display()),
             format!("run `chmod +x {}`, or `webext-mcp install --browser {}`", p.display(), target.id()),
         )),
+        Some(_) if unsafe_binary.is_some() => problems.extend(unsafe_binary.take()),
         Some(p) => match binary_version(p) {
             Ok(v) if v == VERSION => binary = json!({ "path": p, "version": v }),
             Ok(v) => {
@@ -194,6 +198,20 @@ pub fn check_manifest(
         key: allowed,
     });
     (summary, problems)
+}
+
+/// `PERMISSION_DENIED` when another user could replace the registered binary (the rule of
+/// [`super::safety`], which `install` enforces).
+fn check_host_binary(path: &Path) -> Option<Problem> {
+    match super::safety::check_binary(path) {
+        Ok(()) => None,
+        Err(super::safety::CheckError::Unsafe(u)) => Some(problem("PERMISSION_DENIED", u.message(), u.fix())),
+        Err(super::safety::CheckError::Unreadable { path, source }) => Some(problem(
+            "PERMISSION_DENIED",
+            format!("cannot check who may replace {}: {source}", path.display()),
+            "check the permissions of that path, then run `webext-mcp doctor` again",
+        )),
+    }
 }
 
 /// The version of the webext-mcp at `path`: this binary's when it is this binary, else what

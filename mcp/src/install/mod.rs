@@ -19,6 +19,7 @@
 pub mod doctor;
 pub mod locations;
 mod registry;
+pub mod safety;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -65,6 +66,9 @@ pub enum InstallError {
     /// A Windows registry operation failed.
     #[error("registry key HKCU\\{key}: {reason}")]
     Registry { key: String, reason: String },
+    /// The binary, or a directory on its path, could be replaced by another user.
+    #[error("refusing to register the host: {}", .0.message())]
+    UnsafeBinary(Box<safety::Unsafe>),
 }
 
 fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> InstallError + 'a {
@@ -500,10 +504,25 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), InstallError> {
     Ok(())
 }
 
-/// Runs install: plans, then (unless `dry_run`) writes everything or nothing.
+/// Refuses a binary that another local user could replace ([`safety`]).
+pub fn check_binary(binary: &Path) -> Result<(), InstallError> {
+    safety::check_binary(binary).map_err(|e| match e {
+        safety::CheckError::Unsafe(u) => InstallError::UnsafeBinary(u),
+        safety::CheckError::Unreadable { path, source } => {
+            InstallError::Io { action: "cannot check", path, source }
+        }
+    })
+}
+
+/// Runs install: plans, then (unless `dry_run`) writes everything or nothing. A binary others
+/// could replace is refused before anything is written (a dry run says so too).
 pub fn install(setup: &Setup, request: &Request) -> Result<InstallReport, InstallError> {
     let mut report = plan(setup, request)?;
-    if report.dry_run || report.browsers.is_empty() {
+    if report.browsers.is_empty() {
+        return Ok(report);
+    }
+    check_binary(&setup.binary)?;
+    if report.dry_run {
         return Ok(report);
     }
     let record_path = setup.record_path();

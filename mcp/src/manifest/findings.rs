@@ -46,7 +46,8 @@ pub enum FindingCode {
     ManifestMessageMissing,
     /// A key prefix names no browser known to the resolver; the key is dropped.
     ManifestUnknownPrefix,
-    /// A referenced path leaves the extension folder or is absolute.
+    /// A referenced path leaves the extension folder or is absolute, or a file the build would
+    /// copy or read resolves (through a symlink) outside the project.
     ManifestPathOutside,
     /// Several Chromium MV3 background scripts were joined by a generated service worker.
     ManifestBackgroundScriptsJoined,

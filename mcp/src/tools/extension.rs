@@ -51,7 +51,7 @@ pub struct BuildArgs {
     /// Write dist/<name>-<version>-source.zip (honours .gitignore, no secrets).
     #[serde(default)]
     pub zip_source: bool,
-    /// Output root, relative to the project (default dist).
+    /// Output root, relative to the project (default dist). An existing one must be empty or built by webext-mcp.
     #[serde(default)]
     pub out_dir: Option<String>,
 }

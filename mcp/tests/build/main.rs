@@ -8,7 +8,9 @@ mod busy;
 mod delegation;
 mod golden;
 mod mcp_tool;
+mod out_dir;
 mod outputs;
+mod symlinks;
 mod zips;
 
 use std::path::{Path, PathBuf};
@@ -63,8 +65,13 @@ impl Project {
     }
 
     pub fn build_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        self.build_at(self.path(), args, env)
+    }
+
+    /// Builds the project at `project` (e.g. a package inside this folder as a workspace).
+    pub fn build_at(&self, project: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut cmd = Command::new(bin());
-        cmd.arg("--home").arg(self.home.path()).arg("build").arg(self.path()).args(args).arg("--json");
+        cmd.arg("--home").arg(self.home.path()).arg("build").arg(project).args(args).arg("--json");
         cmd.env("WEBEXT_MCP_RUNTIME_DIR", self.home.path().join("run")).env_remove("WEBEXT_MCP_DELEGATED");
         for (k, v) in env {
             cmd.env(k, v);
@@ -118,8 +125,18 @@ impl Run {
     }
 }
 
-/// Every file under `root`, relative, sorted.
+/// The marker every output folder carries (`out_dir.rs` checks it).
+pub const MARKER: &str = ".webext-mcp-build";
+
+/// Every file under `root`, relative, sorted; the build's marker left out.
 pub fn tree(root: &Path) -> Vec<String> {
+    let mut out = tree_all(root);
+    out.retain(|f| f != MARKER);
+    out
+}
+
+/// Every file under `root`, relative, sorted.
+pub fn tree_all(root: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(d) = stack.pop() {

@@ -1,6 +1,6 @@
 //! Store zips and source zips: names, exact entries, and the source deny list.
 
-use super::{Project, tree, zip_names};
+use super::{MARKER, Project, tree, tree_all, zip_names};
 
 #[test]
 fn store_zips_hold_exactly_the_output_and_are_named_from_the_localized_name() {
@@ -13,6 +13,9 @@ fn store_zips_hold_exactly_the_output_and_are_named_from_the_localized_name() {
         let mut expected: Vec<String> = tree(&p.path().join("dist").join(browser));
         expected.retain(|f| !f.ends_with(".zip"));
         assert_eq!(zip_names(&zip), expected, "{browser}");
+        // The output folder carries the build's marker; the store zip does not.
+        assert!(tree_all(&p.path().join("dist").join(browser)).contains(&MARKER.to_owned()));
+        assert!(!zip_names(&zip).contains(&MARKER.to_owned()));
         // The zip is not listed among the extension's files.
         assert!(
             b["files"].as_array().unwrap().iter().all(|f| !f["path"].as_str().unwrap().ends_with(".zip"))

@@ -6,6 +6,7 @@
 
 mod broken;
 mod round_trip;
+mod unsafe_binary;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -61,7 +62,12 @@ impl Home {
 
     /// Runs `webext-mcp --home H <args>`: exit code, stdout, stderr.
     pub fn run(&self, args: &[&str]) -> (i32, String, String) {
-        let mut cmd = Command::new(BIN);
+        self.run_binary(Path::new(BIN), args)
+    }
+
+    /// Runs `<binary> --home H <args>` (a copy of the binary placed elsewhere).
+    pub fn run_binary(&self, binary: &Path, args: &[&str]) -> (i32, String, String) {
+        let mut cmd = Command::new(binary);
         cmd.arg("--home").arg(self.path()).args(args);
         cmd.env("HOME", self.path()).env("WEBEXT_MCP_RUNTIME_DIR", self.runtime.path());
         for var in

@@ -49,7 +49,7 @@ impl DirProblem {
                 )
             }
             DirProblem::OpenMode { mode } => {
-                format!("{p} has mode {mode:04o}; other users could read or plant files in it")
+                format!("{p} has mode {mode:04o}; other users could plant files in it")
             }
             DirProblem::Io(e) => format!("{p}: {e}"),
         }
@@ -143,13 +143,17 @@ mod imp {
     }
 
     impl PrivateDir {
-        /// Opens `path` for a client: it must already be a private dir of ours. Nothing is
-        /// created or changed.
+        /// Opens `path` for a client: it must already be a dir of ours that nobody else can
+        /// write to. Nothing is created or changed. (A dir of ours that others can only read,
+        /// like a fresh 0755 temp dir, is accepted: nothing can be planted in it, and the
+        /// files that matter in it, descriptors and sockets, are 0600 themselves and checked
+        /// one by one. A host tightens it to 0700 when it binds there.)
         pub fn open(path: &Path) -> Result<PrivateDir, DirProblem> {
             let dir = Self::open_nofollow(path)?;
-            match dir.verdict()? {
-                false => Ok(dir),
-                true => Err(DirProblem::OpenMode { mode: dir.mode().unwrap_or(0) }),
+            dir.verdict()?;
+            match dir.mode() {
+                Some(mode) if mode & 0o022 == 0 => Ok(dir),
+                mode => Err(DirProblem::OpenMode { mode: mode.unwrap_or(0) }),
             }
         }
 
@@ -421,6 +425,8 @@ mod tests {
         assert_eq!(PrivateDir::open(&link).unwrap_err(), DirProblem::Symlink);
         assert_eq!(PrivateDir::ensure(&link).unwrap_err(), DirProblem::Symlink);
         assert!(PrivateDir::open(&real).is_ok());
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(PrivateDir::open(&real).is_ok(), "readable by others, writable only by us");
         std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o777)).unwrap();
         assert!(matches!(PrivateDir::open(&real), Err(DirProblem::OpenMode { mode: 0o777 })));
         PrivateDir::ensure(&real).unwrap();

@@ -10,18 +10,27 @@
 //! to the connection that asked; a connection that leaves has its pending calls dropped (late
 //! replies are discarded); a deadline passing answers `TIMEOUT`; the browser going away
 //! answers every pending call `NOT_CONNECTED`.
+//!
+//! Payloads are routed as JSON text: only a frame's envelope is parsed ([`parse_envelope`]),
+//! the `id` is rewritten and `params`/`result` are copied through verbatim, so a large reply
+//! costs about its own size, not a tree of values. Inputs are bounded before they are
+//! parsed: nesting depth, host-method params, calls in flight per client and in total, and
+//! unfinished chunked payloads (the constants in [`crate::protocol`]).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::protocol::codec::{Reassembler, frames_for_browser};
 use crate::protocol::methods::{self, Target};
 use crate::protocol::{
-    ClientHello, ErrorBody, ErrorCode, Hello, Incoming, MAX_FROM_BROWSER, MAX_SOCKET_FRAME, MAX_TO_BROWSER,
-    PROTOCOL_VERSION, Reply, Request, parse_message,
+    ClientHello, Envelope, ErrorBody, ErrorCode, Hello, MAX_BROWSER_JSON_DEPTH, MAX_CALLS_IN_FLIGHT,
+    MAX_CALLS_PER_CLIENT, MAX_CLIENT_JSON_DEPTH, MAX_HOST_PARAMS, MAX_SOCKET_FRAME, MAX_TO_BROWSER,
+    MAX_UNFINISHED_CHUNK_BYTES, PROTOCOL_VERSION, RawReply, Reply, Request, nests_deeper_than,
+    parse_envelope,
 };
 
 /// A client connection's number, unique for the host's lifetime.
@@ -48,6 +57,8 @@ pub enum Out {
 struct ClientState {
     greeted: bool,
     events: HashSet<String>,
+    /// Calls of this client in `pending`.
+    in_flight: usize,
 }
 
 #[derive(Debug)]
@@ -68,6 +79,10 @@ pub struct Router {
     /// The host's descriptor as JSON, for `client.hello` and `host.info`.
     descriptor: Value,
     chunks: Reassembler,
+    /// Chunks refused so far (logged at powers of two, so a flood cannot flood the log).
+    chunk_refusals: u64,
+    per_client_cap: usize,
+    total_cap: usize,
 }
 
 impl Default for Router {
@@ -78,6 +93,37 @@ impl Default for Router {
 
 fn body_of(v: &impl serde::Serialize) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_else(|_| b"{}".to_vec())
+}
+
+/// A reply with the extension's `result` copied through as text.
+#[derive(serde::Serialize)]
+struct RoutedReply<'a> {
+    id: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a ErrorBody>,
+}
+
+/// A request for the browser with the client's `params` copied through as text.
+#[derive(serde::Serialize)]
+struct RoutedRequest<'a> {
+    v: u32,
+    id: &'a str,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a RawValue>,
+    #[serde(rename = "timeoutMs")]
+    timeout_ms: u64,
+}
+
+/// An event for clients with the extension's `params` copied through as text.
+#[derive(serde::Serialize)]
+struct RoutedEvent<'a> {
+    v: u32,
+    event: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a RawValue>,
 }
 
 fn reply_body(id: Value, result: Result<Value, ErrorBody>) -> Vec<u8> {
@@ -95,7 +141,10 @@ impl Router {
             deadlines: BinaryHeap::new(),
             hello: None,
             descriptor: Value::Null,
-            chunks: Reassembler::new(MAX_FROM_BROWSER),
+            chunks: Reassembler::new(MAX_UNFINISHED_CHUNK_BYTES),
+            chunk_refusals: 0,
+            per_client_cap: MAX_CALLS_PER_CLIENT,
+            total_cap: MAX_CALLS_IN_FLIGHT,
         }
     }
 
@@ -121,6 +170,15 @@ impl Router {
         self.clients.insert(client, ClientState::default());
     }
 
+    /// Removes a pending call, keeping its client's count of calls in flight.
+    fn take_pending(&mut self, key: &str) -> Option<Pending> {
+        let p = self.pending.remove(key)?;
+        if let Some(state) = self.clients.get_mut(&p.client) {
+            state.in_flight = state.in_flight.saturating_sub(1);
+        }
+        Some(p)
+    }
+
     /// A client left: forget it and its pending calls.
     pub fn client_gone(&mut self, client: ClientId) {
         self.clients.remove(&client);
@@ -138,8 +196,48 @@ impl Router {
 
     /// One frame from a client.
     pub fn client_frame(&mut self, client: ClientId, body: &[u8], now: Instant, out: &mut Vec<Out>) {
-        let request = match parse_message(body) {
-            Ok(Incoming::Request(r)) => r,
+        if nests_deeper_than(body, MAX_CLIENT_JSON_DEPTH) {
+            let e = ErrorBody::invalid_argument(format!(
+                "frame nests arrays and objects deeper than {MAX_CLIENT_JSON_DEPTH} levels"
+            ))
+            .with_hint("send flatter parameters");
+            out.push(Out::ToClient(client, reply_body(Value::Null, Err(e))));
+            return;
+        }
+        let (request, raw_params) = match parse_envelope(body) {
+            Ok(Envelope::Request(r)) => {
+                // Params of the host's own methods are parsed (and so kept small); the
+                // extension's are forwarded as text.
+                let for_host = methods::find(&r.method).is_none_or(|spec| spec.target == Target::Host);
+                let size = r.params.map_or(0, |p| p.get().len());
+                if for_host && size > MAX_HOST_PARAMS {
+                    let e = ErrorBody::new(
+                        ErrorCode::PayloadTooLarge,
+                        format!(
+                            "params of `{}` are {size} bytes, over the {MAX_HOST_PARAMS}-byte limit",
+                            r.method
+                        ),
+                    );
+                    out.push(Out::ToClient(client, reply_body(r.id, Err(e))));
+                    return;
+                }
+                let (params, raw) = match r.params {
+                    Some(p) if for_host => match serde_json::from_str(p.get()) {
+                        Ok(v) => (v, None),
+                        Err(e) => {
+                            let e = ErrorBody::internal(format!(
+                                "params that parsed once do not parse again: {e}"
+                            ));
+                            out.push(Out::ToClient(client, reply_body(r.id, Err(e))));
+                            return;
+                        }
+                    },
+                    other => (Value::Null, other),
+                };
+                let request =
+                    Request { v: r.v, id: r.id, method: r.method, params, timeout_ms: r.timeout_ms };
+                (request, raw)
+            }
             Ok(_) => {
                 let e = ErrorBody::invalid_argument("clients send requests only");
                 out.push(Out::ToClient(client, reply_body(Value::Null, Err(e))));
@@ -210,7 +308,7 @@ impl Router {
                 let result = self.host_method(client, &request);
                 out.push(Out::ToClient(client, reply_body(id, result)));
             }
-            Target::Extension => self.forward(client, request, now, out),
+            Target::Extension => self.forward(client, request, raw_params, now, out),
         }
     }
 
@@ -243,12 +341,33 @@ impl Router {
                 "hello": self.hello,
                 "clients": self.clients.len(),
                 "pending": self.pending.len(),
+                "unfinishedChunks": self.chunks.unfinished(),
             })),
             other => Err(ErrorBody::internal(format!("host method `{other}` has no handler"))),
         }
     }
 
-    fn forward(&mut self, client: ClientId, mut request: Request, now: Instant, out: &mut Vec<Out>) {
+    fn forward(
+        &mut self,
+        client: ClientId,
+        request: Request,
+        params: Option<&RawValue>,
+        now: Instant,
+        out: &mut Vec<Out>,
+    ) {
+        let in_flight = self.clients.get(&client).map_or(0, |s| s.in_flight);
+        if in_flight >= self.per_client_cap || self.pending.len() >= self.total_cap {
+            let (message, cap) = if in_flight >= self.per_client_cap {
+                ("on this connection", self.per_client_cap)
+            } else {
+                ("on this host", self.total_cap)
+            };
+            let e = ErrorBody::new(ErrorCode::Busy, format!("{cap} calls are already in flight {message}"))
+                .with_hint("wait for earlier calls to answer, then retry")
+                .with_data(json!({ "id": request.id, "limit": cap }));
+            out.push(Out::ToClient(client, reply_body(request.id, Err(e))));
+            return;
+        }
         let key = match &request.id {
             Value::String(s) => format!("c{client}:{s}"),
             other => format!("c{client}:{other}"),
@@ -263,23 +382,31 @@ impl Router {
         }
         let timeout =
             request.timeout_ms.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT).min(MAX_TIMEOUT);
-        request.timeout_ms = Some(timeout.as_millis() as u64);
-        let original = std::mem::replace(&mut request.id, Value::String(key.clone()));
-        let frames = match frames_for_browser(&key, &body_of(&request), MAX_TO_BROWSER, MAX_SOCKET_FRAME) {
+        let routed = RoutedRequest {
+            v: PROTOCOL_VERSION,
+            id: &key,
+            method: &request.method,
+            params,
+            timeout_ms: timeout.as_millis() as u64,
+        };
+        let frames = match frames_for_browser(&key, &body_of(&routed), MAX_TO_BROWSER, MAX_SOCKET_FRAME) {
             Ok(f) => f,
             Err(e) => {
-                out.push(Out::ToClient(client, reply_body(original, Err(e))));
+                out.push(Out::ToClient(client, reply_body(request.id, Err(e))));
                 return;
             }
         };
-        self.pending.insert(key.clone(), Pending { client, id: original, method: request.method, timeout });
+        if let Some(state) = self.clients.get_mut(&client) {
+            state.in_flight += 1;
+        }
+        self.pending.insert(key.clone(), Pending { client, id: request.id, method: request.method, timeout });
         self.deadlines.push(Reverse((now + timeout, key.clone())));
         out.push(Out::ToBrowser { call: Some(key), frames });
     }
 
     /// Answers a forwarded call with an error (e.g. the browser queue is full).
     pub fn fail(&mut self, call: &str, error: ErrorBody, out: &mut Vec<Out>) {
-        if let Some(p) = self.pending.remove(call) {
+        if let Some(p) = self.take_pending(call) {
             out.push(Out::ToClient(p.client, reply_body(p.id, Err(error))));
         }
     }
@@ -287,22 +414,24 @@ impl Router {
     /// One frame from the browser. Returns true when the extension said hello (the
     /// descriptor must be written).
     pub fn browser_frame(&mut self, body: &[u8], out: &mut Vec<Out>) -> bool {
-        match parse_message(body) {
-            Ok(Incoming::Reply(reply)) => {
+        match parse_envelope(body) {
+            Ok(Envelope::Reply(reply)) => {
                 let key = reply.id.as_str().unwrap_or_default().to_owned();
-                match self.pending.remove(&key) {
-                    Some(p) => {
-                        let answer = Reply { id: p.id, result: reply.result, error: reply.error };
-                        out.push(Out::ToClient(p.client, body_of(&answer)));
-                    }
+                match self.take_pending(&key) {
+                    Some(p) => out.push(Out::ToClient(p.client, routed_reply(&p.id, &reply, body))),
                     None => tracing::debug!(id = %reply.id, "reply for a call that is no longer pending"),
                 }
                 false
             }
-            Ok(Incoming::Event(event)) => {
+            Ok(Envelope::Event(event)) => {
+                if nests_deeper_than(body, MAX_BROWSER_JSON_DEPTH) {
+                    tracing::warn!(event = %event.event, "dropping an event nested deeper than {MAX_BROWSER_JSON_DEPTH} levels");
+                    return false;
+                }
                 let mut hello = false;
                 if event.event == methods::EVENT_HELLO {
-                    match serde_json::from_value::<Hello>(event.params.clone()) {
+                    let params = event.params.map_or("{}", |p| p.get());
+                    match serde_json::from_str::<Hello>(params) {
                         Ok(h) => {
                             tracing::info!(browser = %h.browser, version = %h.browser_version, label = %h.label, "extension hello");
                             self.hello = Some(h);
@@ -311,23 +440,34 @@ impl Router {
                         Err(e) => tracing::warn!("malformed hello from the extension: {e}"),
                     }
                 }
-                let body = body_of(&event);
+                let routed = RoutedEvent { v: PROTOCOL_VERSION, event: &event.event, params: event.params };
+                let mut body = None;
                 for (id, state) in &self.clients {
                     if state.events.contains(&event.event) || state.events.contains("*") {
+                        let body = body.get_or_insert_with(|| body_of(&routed));
                         out.push(Out::ToClient(*id, body.clone()));
                     }
                 }
                 hello
             }
-            Ok(Incoming::Chunk(chunk)) => match self.chunks.push(chunk) {
+            Ok(Envelope::Chunk(chunk)) => match self.chunks.push(chunk, Instant::now()) {
                 Ok(Some((_, payload))) => self.browser_frame(payload.as_bytes(), out),
                 Ok(None) => false,
                 Err(e) => {
-                    tracing::warn!("bad chunk from the extension: {}", e.message);
+                    self.chunk_refusals += 1;
+                    if self.chunk_refusals.is_power_of_two() {
+                        tracing::warn!(
+                            refused = self.chunk_refusals,
+                            unfinished = self.chunks.unfinished(),
+                            held = self.chunks.held_bytes(),
+                            "bad chunk from the extension (unfinished chunked payloads are capped): {}",
+                            e.message
+                        );
+                    }
                     false
                 }
             },
-            Ok(Incoming::Request(r)) => {
+            Ok(Envelope::Request(r)) => {
                 tracing::warn!(method = %r.method, "the extension sent a request; the host serves none");
                 let e =
                     ErrorBody::new(ErrorCode::Unsupported, "the host answers no requests from the extension");
@@ -356,17 +496,25 @@ impl Router {
             }
             self.deadlines.pop();
         }
-        self.deadlines.peek().map(|Reverse((at, _))| *at)
+        let call = self.deadlines.peek().map(|Reverse((at, _))| *at);
+        match (call, self.chunks.next_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
-    /// Answers `TIMEOUT` for every call whose deadline has passed.
+    /// Answers `TIMEOUT` for every call whose deadline has passed, and drops unfinished
+    /// chunked payloads that are past theirs.
     pub fn expire(&mut self, now: Instant, out: &mut Vec<Out>) {
+        for (id, bytes) in self.chunks.expire(now) {
+            tracing::warn!(%id, bytes, "dropping an unfinished chunked payload from the extension");
+        }
         while let Some(Reverse((at, _))) = self.deadlines.peek() {
             if *at > now {
                 break;
             }
             let Some(Reverse((_, key))) = self.deadlines.pop() else { break };
-            if let Some(p) = self.pending.remove(&key) {
+            if let Some(p) = self.take_pending(&key) {
                 let e = ErrorBody::new(
                     ErrorCode::Timeout,
                     format!(
@@ -384,6 +532,9 @@ impl Router {
     /// The browser is gone: every pending call answers `NOT_CONNECTED`.
     pub fn browser_gone(&mut self, reason: &str, out: &mut Vec<Out>) {
         let mut pending: Vec<(String, Pending)> = self.pending.drain().collect();
+        for state in self.clients.values_mut() {
+            state.in_flight = 0;
+        }
         pending.sort_by(|a, b| a.0.cmp(&b.0));
         for (_, p) in pending {
             let e = ErrorBody::new(ErrorCode::NotConnected, format!("the browser went away ({reason})"))
@@ -392,6 +543,19 @@ impl Router {
         }
         self.deadlines.clear();
     }
+}
+
+/// The client's answer to a reply from the extension: the client's own id, the `result`
+/// copied through as text. A result nested deeper than any client can parse is answered
+/// `INTERNAL` instead.
+fn routed_reply(id: &Value, reply: &RawReply<'_>, body: &[u8]) -> Vec<u8> {
+    if reply.error.is_none() && nests_deeper_than(body, MAX_BROWSER_JSON_DEPTH) {
+        let e = ErrorBody::internal(format!(
+            "the extension's answer nests deeper than {MAX_BROWSER_JSON_DEPTH} levels"
+        ));
+        return reply_body(id.clone(), Err(e));
+    }
+    body_of(&RoutedReply { id, result: reply.result, error: reply.error.as_ref() })
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@
 //! malformed and becomes an `INVALID_ARGUMENT` error body that names what was wrong.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::{ErrorBody, ErrorCode, PROTOCOL_VERSION};
 
@@ -123,34 +124,177 @@ pub enum Incoming {
     Chunk(ChunkFrame),
 }
 
-/// Classifies one frame body. Errors name the problem and, when the frame had an id, the
-/// caller can answer it (`ErrorBody.data.id`).
+/// Classifies one frame body into owned values. Built on [`parse_envelope`], so both agree
+/// on every frame.
 pub fn parse_message(body: &[u8]) -> Result<Incoming, ErrorBody> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| {
-        ErrorBody::invalid_argument(format!("frame is not valid UTF-8 JSON: {e}"))
-            .with_hint("each frame is a 4-byte native-endian length followed by one JSON object")
-    })?;
-    let Value::Object(map) = value else {
-        return Err(ErrorBody::invalid_argument("frame is not a JSON object"));
+    let owned = |raw: Option<&RawValue>| -> Result<Value, ErrorBody> {
+        match raw {
+            None => Ok(Value::Null),
+            Some(r) => serde_json::from_str(r.get())
+                .map_err(|e| ErrorBody::invalid_argument(format!("frame is not valid JSON: {e}"))),
+        }
     };
-    classify(map)
+    Ok(match parse_envelope(body)? {
+        Envelope::Request(r) => Incoming::Request(Request {
+            v: r.v,
+            id: r.id,
+            method: r.method,
+            params: owned(r.params)?,
+            timeout_ms: r.timeout_ms,
+        }),
+        Envelope::Reply(r) => Incoming::Reply(Reply {
+            id: r.id,
+            result: r.result.map(|v| owned(Some(v))).transpose()?,
+            error: r.error,
+        }),
+        Envelope::Event(e) => Incoming::Event(Event { v: e.v, event: e.event, params: owned(e.params)? }),
+        Envelope::Chunk(c) => Incoming::Chunk(c),
+    })
 }
 
-fn classify(map: Map<String, Value>) -> Result<Incoming, ErrorBody> {
-    let id = map.get("id").cloned();
-    let shape_error = |what: &str, e: serde_json::Error| {
+/// A request whose `params` are still JSON text.
+#[derive(Debug, Clone)]
+pub struct RawRequest<'a> {
+    pub v: u32,
+    pub id: Value,
+    pub method: String,
+    pub params: Option<&'a RawValue>,
+    pub timeout_ms: Option<u64>,
+}
+
+/// A reply whose `result` is still JSON text (errors are small and parsed).
+#[derive(Debug, Clone)]
+pub struct RawReply<'a> {
+    pub id: Value,
+    pub result: Option<&'a RawValue>,
+    pub error: Option<ErrorBody>,
+}
+
+/// An event whose `params` are still JSON text.
+#[derive(Debug, Clone)]
+pub struct RawEvent<'a> {
+    pub v: u32,
+    pub event: String,
+    pub params: Option<&'a RawValue>,
+}
+
+/// A frame classified from its keys with its payload (`params`, `result`) left as JSON text
+/// borrowed from the body: what the host routes, so a 60 MB reply is never turned into a
+/// tree of values. The whole body is still checked to be one valid JSON object.
+#[derive(Debug, Clone)]
+pub enum Envelope<'a> {
+    Request(RawRequest<'a>),
+    Reply(RawReply<'a>),
+    Event(RawEvent<'a>),
+    Chunk(ChunkFrame),
+}
+
+/// A key that is present (even as `null`) is `Some`; serde's own `Option` would fold `null`
+/// into "absent" and lose `{"result":null}`.
+#[derive(Debug, Default)]
+struct Present<'a>(Option<&'a RawValue>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'a RawValue>::deserialize(d).map(|r| Present(Some(r)))
+    }
+}
+
+/// The top-level keys of any v1 frame; everything else is skipped without being kept.
+#[derive(Debug, Deserialize)]
+struct Keys<'a> {
+    #[serde(default, borrow)]
+    v: Present<'a>,
+    #[serde(default, borrow)]
+    id: Present<'a>,
+    #[serde(default, borrow)]
+    method: Present<'a>,
+    #[serde(default, borrow)]
+    params: Present<'a>,
+    #[serde(default, borrow, rename = "timeoutMs")]
+    timeout_ms: Present<'a>,
+    #[serde(default, borrow)]
+    event: Present<'a>,
+    #[serde(default, borrow)]
+    chunk: Present<'a>,
+    #[serde(default, borrow)]
+    data: Present<'a>,
+    #[serde(default, borrow)]
+    result: Present<'a>,
+    #[serde(default, borrow)]
+    error: Present<'a>,
+}
+
+/// Classifies one frame body by its keys, leaving payloads unparsed. Errors name the problem
+/// and, when the frame had an id, carry it (`ErrorBody.data.id`) so the caller can answer it.
+pub fn parse_envelope(body: &[u8]) -> Result<Envelope<'_>, ErrorBody> {
+    let not_json = |e: serde_json::Error| {
+        ErrorBody::invalid_argument(format!("frame is not valid UTF-8 JSON: {e}"))
+            .with_hint("each frame is a 4-byte native-endian length followed by one JSON object")
+    };
+    // A struct also deserializes from a JSON array (by position): only objects are frames.
+    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => {}
+        Some(_) => {
+            // Tell "not JSON" from "JSON but not an object", as a full parse would.
+            return Err(match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+                Ok(_) => ErrorBody::invalid_argument("frame is not a JSON object"),
+                Err(e) => not_json(e),
+            });
+        }
+        None => return Err(not_json(serde_json::from_slice::<Value>(body).err().unwrap_or_else(eof))),
+    }
+    let keys: Keys<'_> = serde_json::from_slice(body).map_err(not_json)?;
+    classify(keys)
+}
+
+fn eof() -> serde_json::Error {
+    serde::de::Error::custom("empty frame")
+}
+
+fn field<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>, name: &str) -> Result<T, String> {
+    let raw = raw.ok_or_else(|| format!("missing field `{name}`"))?;
+    serde_json::from_str(raw.get()).map_err(|e| format!("field `{name}`: {e}"))
+}
+
+fn optional<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>, name: &str) -> Result<Option<T>, String> {
+    match raw {
+        None => Ok(None),
+        Some(r) if r.get() == "null" => Ok(None),
+        Some(_) => field(raw, name).map(Some),
+    }
+}
+
+fn classify(keys: Keys<'_>) -> Result<Envelope<'_>, ErrorBody> {
+    let id: Option<Value> = keys.id.0.and_then(|r| serde_json::from_str(r.get()).ok());
+    let shape_error = |what: &str, e: String| {
         let mut body = ErrorBody::invalid_argument(format!("malformed {what}: {e}"));
         if let Some(id) = &id {
             body = body.with_data(serde_json::json!({ "id": id }));
         }
         body
     };
-    let value = Value::Object(map);
-    if value.get("chunk").is_some() {
-        return serde_json::from_value(value).map(Incoming::Chunk).map_err(|e| shape_error("chunk frame", e));
+    if keys.chunk.0.is_some() {
+        let chunk = (|| {
+            Ok::<_, String>(ChunkFrame {
+                v: field(keys.v.0, "v")?,
+                chunk: field(keys.chunk.0, "chunk")?,
+                data: field(keys.data.0, "data")?,
+            })
+        })();
+        return chunk.map(Envelope::Chunk).map_err(|e| shape_error("chunk frame", e));
     }
-    if value.get("method").is_some() {
-        let request: Request = serde_json::from_value(value).map_err(|e| shape_error("request", e))?;
+    if keys.method.0.is_some() {
+        let request = (|| {
+            Ok::<_, String>(RawRequest {
+                v: field(keys.v.0, "v")?,
+                id: field(keys.id.0, "id")?,
+                method: field(keys.method.0, "method")?,
+                params: keys.params.0.filter(|p| p.get() != "null"),
+                timeout_ms: optional(keys.timeout_ms.0, "timeoutMs")?,
+            })
+        })()
+        .map_err(|e| shape_error("request", e))?;
         if !(request.id.is_string() || request.id.is_number()) {
             return Err(ErrorBody::invalid_argument("request id must be a string or a number"));
         }
@@ -163,13 +307,29 @@ fn classify(map: Map<String, Value>) -> Result<Incoming, ErrorBody> {
                 serde_json::json!({ "id": request.id, "theirs": request.v, "ours": PROTOCOL_VERSION }),
             ));
         }
-        return Ok(Incoming::Request(request));
+        return Ok(Envelope::Request(request));
     }
-    if value.get("event").is_some() {
-        return serde_json::from_value(value).map(Incoming::Event).map_err(|e| shape_error("event", e));
+    if keys.event.0.is_some() {
+        let event = (|| {
+            Ok::<_, String>(RawEvent {
+                v: field(keys.v.0, "v")?,
+                event: field(keys.event.0, "event")?,
+                params: keys.params.0.filter(|p| p.get() != "null"),
+            })
+        })();
+        return event.map(Envelope::Event).map_err(|e| shape_error("event", e));
     }
-    if id.is_some() && (value.get("result").is_some() || value.get("error").is_some()) {
-        return serde_json::from_value(value).map(Incoming::Reply).map_err(|e| shape_error("reply", e));
+    if let Some(reply_id) = &id
+        && (keys.result.0.is_some() || keys.error.0.is_some())
+    {
+        let reply = (|| {
+            Ok::<_, String>(RawReply {
+                id: reply_id.clone(),
+                result: keys.result.0,
+                error: optional(keys.error.0, "error")?,
+            })
+        })();
+        return reply.map(Envelope::Reply).map_err(|e| shape_error("reply", e));
     }
     let mut body = ErrorBody::invalid_argument(
         "frame is neither a request, a reply, an event nor a chunk (no `method`, `event`, `chunk`, `result` or `error`)",
@@ -178,6 +338,39 @@ fn classify(map: Map<String, Value>) -> Result<Incoming, ErrorBody> {
         body = body.with_data(serde_json::json!({ "id": id }));
     }
     Err(body)
+}
+
+/// Whether `body` nests arrays and objects deeper than `limit`, by one pass over its bytes
+/// (strings and their escapes skipped) that allocates nothing. Cheap enough to run before
+/// any parsing; malformed JSON is left for the parser to describe.
+pub fn nests_deeper_than(body: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in body {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 #[cfg(test)]

@@ -27,7 +27,8 @@ async fn reconnects_after_the_host_is_killed(family: Family) {
         let gap = killed_at.elapsed();
         gaps.push(gap.as_millis());
         eprintln!("{}: reconnect gap after kill {round}: {gap:?}", family.name());
-        assert!(gap <= Duration::from_secs(10), "reconnect took {gap:?}");
+        // Loose on purpose (timings belong in the report): the old backoff reached 10 s here.
+        assert!(gap <= Duration::from_secs(5), "reconnect took {gap:?}");
         assert_eq!(next.label, first.label, "the profile id must survive a reconnect");
         last = next;
     }

@@ -355,6 +355,7 @@ mod tests {
     use super::*;
     use crate::protocol::{Incoming, MAX_TO_BROWSER, parse_message, sha256_hex};
     use proptest::prelude::*;
+    use std::time::Duration;
 
     fn frame(body: &[u8]) -> Vec<u8> {
         encode_frame(body, usize::MAX >> 1).unwrap()
@@ -505,6 +506,93 @@ mod tests {
         assert!(matches!(chunk_payload(&id, "abc", 100), Err(FrameError::IdTooLong { .. })));
     }
 
+    fn chunk(id: &str, seq: u32, last: bool, data: &str) -> ChunkFrame {
+        ChunkFrame { v: 1, chunk: ChunkHeader { id: id.into(), seq, last }, data: data.into() }
+    }
+
+    /// Regression: the decoder reserved the announced length as soon as a header arrived, so
+    /// a header alone (no body ever sent) cost up to the cap.
+    #[test]
+    fn a_header_alone_reserves_nothing() {
+        let mut dec = FrameDecoder::new(64 << 20);
+        dec.push(&((64u32 << 20).to_ne_bytes()));
+        dec.push(b"{");
+        assert!(dec.next_frame().is_none());
+        assert!(dec.buffered_capacity() < 64 * 1024, "{} bytes reserved", dec.buffered_capacity());
+        let mut dec = FrameDecoder::new(64 << 20);
+        dec.push(&u32::MAX.to_ne_bytes());
+        assert_eq!(
+            dec.next_frame(),
+            Some(Err(FrameError::TooLarge { len: u32::MAX as usize, cap: 64 << 20 }))
+        );
+        assert!(dec.buffered_capacity() < 64 * 1024);
+    }
+
+    #[test]
+    fn a_big_frame_leaves_as_its_buffer_and_the_rest_stays() {
+        let big = vec![b'7'; 300_000];
+        let mut stream = frame(&big);
+        stream.extend(frame(b"{}"));
+        stream.extend(&frame(b"[1]")[..5]);
+        let mut dec = FrameDecoder::new(1 << 20);
+        for piece in stream.chunks(64 * 1024) {
+            dec.push(piece);
+        }
+        assert_eq!(dec.next_frame(), Some(Ok(big)));
+        assert!(dec.buffered_capacity() < 64 * 1024, "{}", dec.buffered_capacity());
+        assert_eq!(dec.next_frame(), Some(Ok(b"{}".to_vec())));
+        assert!(dec.next_frame().is_none());
+        assert_eq!(dec.pending_bytes(), 5);
+        assert!(!dec.inside_header());
+        let mut dec = FrameDecoder::new(10);
+        dec.push(&[3, 0]);
+        assert!(dec.inside_header());
+    }
+
+    /// Regression: 10 k chunk ids that never finish were all kept (66 MB), forever.
+    #[test]
+    fn ten_thousand_unfinished_ids_keep_only_the_cap() {
+        let mut r = Reassembler::new(64 << 20);
+        let now = Instant::now();
+        let data = "x".repeat(6_600);
+        let mut busy = 0;
+        for i in 0..10_000 {
+            if let Err(e) = r.push(chunk(&format!("id{i}"), 0, false, &data), now) {
+                assert_eq!(e.code, ErrorCode::Busy);
+                busy += 1;
+            }
+        }
+        assert_eq!(r.unfinished(), MAX_UNFINISHED_CHUNKS);
+        assert_eq!(busy, 10_000 - MAX_UNFINISHED_CHUNKS);
+        assert_eq!(r.held_bytes(), MAX_UNFINISHED_CHUNKS * data.len());
+        // A known id still progresses, and a payload in one chunk needs no slot.
+        assert!(r.push(chunk("id3", 1, false, "y"), now).unwrap().is_none());
+        assert_eq!(r.push(chunk("one", 0, true, "z"), now).unwrap(), Some(("one".into(), "z".into())));
+    }
+
+    #[test]
+    fn unfinished_payloads_share_one_byte_cap_and_expire() {
+        let mut r = Reassembler::with_limits(10, 64, Duration::from_secs(30));
+        let t0 = Instant::now();
+        assert!(r.push(chunk("a", 0, false, "aaaa"), t0).unwrap().is_none());
+        assert!(r.push(chunk("b", 0, false, "bbbb"), t0 + Duration::from_secs(10)).unwrap().is_none());
+        let e = r.push(chunk("c", 0, false, "ccc"), t0).unwrap_err();
+        assert_eq!(e.code, ErrorCode::PayloadTooLarge);
+        // Growing one over the shared cap drops that one.
+        assert_eq!(r.push(chunk("a", 1, false, "aaa"), t0).unwrap_err().code, ErrorCode::PayloadTooLarge);
+        assert_eq!((r.unfinished(), r.held_bytes()), (1, 4));
+        assert_eq!(r.next_deadline(), Some(t0 + Duration::from_secs(40)));
+        assert!(r.expire(t0 + Duration::from_secs(39)).is_empty());
+        assert_eq!(r.expire(t0 + Duration::from_secs(40)), vec![("b".to_owned(), 4)]);
+        assert_eq!((r.unfinished(), r.held_bytes(), r.next_deadline()), (0, 0, None));
+    }
+
+    #[derive(Debug, Clone)]
+    enum Piece {
+        Body(Vec<u8>),
+        Oversized(usize),
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
@@ -538,6 +626,73 @@ mod tests {
                 }
             }
             prop_assert!(dec.buf.len() - dec.start <= 1024 + 4 + 97);
+        }
+
+        /// Socket side: oversized frames among good ones are reported in order and their
+        /// bodies skipped, whatever the read sizes; memory stays near one frame plus one read.
+        #[test]
+        fn oversized_frames_are_skipped_in_order_across_any_split(
+            pieces in prop::collection::vec(prop_oneof![
+                prop::collection::vec(any::<u8>(), 0..600).prop_map(Piece::Body),
+                (601usize..5000).prop_map(Piece::Oversized),
+            ], 0..16),
+            cuts in prop::collection::vec(1usize..700, 1..20),
+        ) {
+            let mut stream = Vec::new();
+            for p in &pieces {
+                match p {
+                    Piece::Body(b) => stream.extend(frame(b)),
+                    Piece::Oversized(n) => {
+                        stream.extend((*n as u32).to_ne_bytes());
+                        stream.extend(std::iter::repeat_n(b'~', *n));
+                    }
+                }
+            }
+            let mut dec = FrameDecoder::new(600);
+            let mut got = Vec::new();
+            let (mut pos, mut i) = (0, 0);
+            while pos < stream.len() {
+                let n = cuts[i % cuts.len()].min(stream.len() - pos);
+                dec.push(&stream[pos..pos + n]);
+                pos += n;
+                i += 1;
+                got.extend(decode_all(&mut dec));
+                prop_assert!(dec.buffered_capacity() <= 2 * (600 + HEADER_LEN + 700) + 64 * 1024);
+            }
+            let want: Vec<Result<Vec<u8>, FrameError>> = pieces
+                .iter()
+                .map(|p| match p {
+                    Piece::Body(b) => Ok(b.clone()),
+                    Piece::Oversized(n) => Err(FrameError::TooLarge { len: *n, cap: 600 }),
+                })
+                .collect();
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(dec.pending_bytes(), 0);
+        }
+
+        /// Any sequence of chunks (ids, seqs, last flags, sizes, times): no panic, and the
+        /// caps on ids, bytes and age hold after every step.
+        #[test]
+        fn reassembly_of_any_chunk_sequence_stays_within_its_caps(
+            steps in prop::collection::vec((0u8..12, 0u32..4, any::<bool>(), 0usize..40, 0u64..20), 0..200),
+        ) {
+            let deadline = Duration::from_secs(30);
+            let mut r = Reassembler::with_limits(100, 5, deadline);
+            let t0 = Instant::now();
+            let mut t = t0;
+            for (id, seq, last, len, dt) in steps {
+                t += Duration::from_secs(dt);
+                r.expire(t);
+                let data = "é".repeat(len / 2);
+                if let Ok(Some((_, payload))) = r.push(chunk(&format!("k{id}"), seq, last, &data), t) {
+                    prop_assert!(payload.len() <= 100);
+                }
+                prop_assert!(r.unfinished() <= 5);
+                prop_assert!(r.held_bytes() <= 100);
+                if let Some(at) = r.next_deadline() {
+                    prop_assert!(at > t.checked_sub(deadline).unwrap_or(t0));
+                }
+            }
         }
 
         #[test]

@@ -376,6 +376,7 @@ pub fn nests_deeper_than(body: &[u8], limit: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
 
     fn parse(v: Value) -> Result<Incoming, ErrorBody> {
@@ -418,6 +419,117 @@ mod tests {
         let e = parse(json!({"v":2,"id":"1","method":"ping"})).unwrap_err();
         assert_eq!(e.code, ErrorCode::VersionSkew);
         assert!(e.message.contains('2') && e.message.contains('1'), "{}", e.message);
+    }
+
+    #[test]
+    fn envelopes_leave_payloads_as_text() {
+        let body = br#"{"id":"c1:2","result":[1, {"a" : "\u00e9"}],"junk":{"x":[1,2]}}"#;
+        let Ok(Envelope::Reply(r)) = parse_envelope(body) else { panic!() };
+        assert_eq!(r.id, "c1:2");
+        assert_eq!(r.result.unwrap().get(), r#"[1, {"a" : "\u00e9"}]"#);
+        // `null` is a result, not an absent one.
+        let Ok(Envelope::Reply(r)) = parse_envelope(br#"{"id":"x","result":null}"#) else { panic!() };
+        assert_eq!(r.result.unwrap().get(), "null");
+        let Ok(Envelope::Request(q)) =
+            parse_envelope(br#"{"v":1,"id":5,"method":"ping","params":{"p":[1]},"timeoutMs":70}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (q.id, q.method.as_str(), q.params.unwrap().get(), q.timeout_ms),
+            (json!(5), "ping", r#"{"p":[1]}"#, Some(70))
+        );
+        // Invalid JSON anywhere, even in a skipped key, is still refused.
+        assert!(parse_envelope(br#"{"id":"x","result":1,"junk":[1,}"#).is_err());
+        assert!(parse_envelope(br#"{"id":"x","result":1} trailing"#).is_err());
+        assert_eq!(parse_envelope(b"  [1,2]").unwrap_err().message, "frame is not a JSON object");
+        assert!(parse_envelope(b"").is_err());
+        assert!(parse_envelope(b"   ").is_err());
+        assert!(parse_envelope(br#"{"id":"x","result":"\ud800"}"#).is_ok());
+    }
+
+    #[test]
+    fn nesting_depth_is_counted_outside_strings_only() {
+        assert!(!nests_deeper_than(b"[[]]", 2));
+        assert!(nests_deeper_than(b"[[[]]]", 2));
+        assert!(!nests_deeper_than(br#"["[[[[", "\"[[[[", {"a":"{{{{"}]"#, 2));
+        assert!(nests_deeper_than(br#"{"a":{"b":[1]}}"#, 2));
+        assert!(!nests_deeper_than(b"]]]][[", 2));
+        assert!(nests_deeper_than(&vec![b'['; 1_000_000], 64));
+    }
+
+    fn depth_of(v: &Value) -> usize {
+        match v {
+            Value::Array(a) => 1 + a.iter().map(depth_of).max().unwrap_or(0),
+            Value::Object(o) => 1 + o.values().map(depth_of).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn arb_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            "(?s).{0,8}".prop_map(Value::from),
+            prop::sample::select(vec!["c1:1", "[", "{\"", "\\", "\""]).prop_map(Value::from),
+        ];
+        leaf.prop_recursive(6, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::vec(
+                    (
+                        prop::sample::select(vec![
+                            "v",
+                            "id",
+                            "method",
+                            "params",
+                            "event",
+                            "chunk",
+                            "data",
+                            "result",
+                            "error",
+                            "timeoutMs",
+                            "seq",
+                            "last",
+                            "code",
+                            "message",
+                            "x",
+                        ]),
+                        inner
+                    ),
+                    0..6
+                )
+                .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn classification_never_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+            let _ = parse_message(&bytes);
+            let _ = parse_envelope(&bytes);
+            let _ = nests_deeper_than(&bytes, 3);
+        }
+
+        /// Arbitrary JSON, mostly objects built from the protocol's own keys: the envelope
+        /// and the owned parse agree, and the depth scan matches the parsed depth.
+        #[test]
+        fn classification_of_any_json_agrees_and_never_panics(v in arb_json()) {
+            let text = v.to_string();
+            let owned = parse_message(text.as_bytes());
+            let light = parse_envelope(text.as_bytes());
+            prop_assert_eq!(owned.is_ok(), light.is_ok(), "{}", text);
+            if let (Err(a), Err(b)) = (&owned, &light) {
+                prop_assert_eq!(a, b);
+            }
+            let d = depth_of(&v);
+            prop_assert!(!nests_deeper_than(text.as_bytes(), d));
+            prop_assert_eq!(nests_deeper_than(text.as_bytes(), d.saturating_sub(1)), d > 0);
+        }
     }
 
     #[test]

@@ -95,6 +95,16 @@ fn body_of(v: &impl serde::Serialize) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_else(|_| b"{}".to_vec())
 }
 
+/// [`body_of`] into a buffer sized up front for a payload of `payload` bytes, so a large
+/// routed body is written once instead of through a chain of doubling reallocations.
+fn body_sized(v: &impl serde::Serialize, payload: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(payload.saturating_add(256));
+    match serde_json::to_writer(&mut out, v) {
+        Ok(()) => out,
+        Err(_) => b"{}".to_vec(),
+    }
+}
+
 /// A reply with the extension's `result` copied through as text.
 #[derive(serde::Serialize)]
 struct RoutedReply<'a> {
@@ -389,7 +399,9 @@ impl Router {
             params,
             timeout_ms: timeout.as_millis() as u64,
         };
-        let frames = match frames_for_browser(&key, &body_of(&routed), MAX_TO_BROWSER, MAX_SOCKET_FRAME) {
+        let body =
+            body_sized(&routed, params.map_or(0, |p| p.get().len()) + request.method.len() + key.len());
+        let frames = match frames_for_browser(&key, &body, MAX_TO_BROWSER, MAX_SOCKET_FRAME) {
             Ok(f) => f,
             Err(e) => {
                 out.push(Out::ToClient(client, reply_body(request.id, Err(e))));
@@ -555,7 +567,8 @@ fn routed_reply(id: &Value, reply: &RawReply<'_>, body: &[u8]) -> Vec<u8> {
         ));
         return reply_body(id.clone(), Err(e));
     }
-    body_of(&RoutedReply { id, result: reply.result, error: reply.error.as_ref() })
+    let size = reply.result.map_or(0, |r| r.get().len());
+    body_sized(&RoutedReply { id, result: reply.result, error: reply.error.as_ref() }, size)
 }
 
 #[cfg(test)]

@@ -226,3 +226,54 @@ fn an_oversized_socket_frame_is_answered_and_skipped_unbuffered() {
     eprintln!("oversized socket frame: host VmHWM {} MB", peak / MB);
     assert!(peak < 50 * MB, "host peaked at {} MB", peak / MB);
 }
+
+/// Connects to `socket` from a thread whose effective uid is 65534 while its filesystem uid
+/// stays 0 (so it can still reach the root-owned 0700 runtime dir): the kernel records the
+/// effective uid as the peer credential, so the host sees another user. Raw syscalls change
+/// only the calling thread (glibc's wrappers would change every thread of the test binary).
+fn connect_as_nobody(socket: &std::path::Path) -> UnixStream {
+    let socket = socket.to_path_buf();
+    std::thread::spawn(move || {
+        let keep = u32::MAX; // -1: leave unchanged
+        // SAFETY: plain credential syscalls on this thread; no memory is shared.
+        unsafe {
+            assert_eq!(libc::syscall(libc::SYS_setresuid, keep, 65534u32, keep), 0);
+            libc::syscall(libc::SYS_setfsuid, 0u32);
+        }
+        let stream = UnixStream::connect(&socket);
+        // SAFETY: as above; the saved uid 0 allows going back.
+        unsafe {
+            assert_eq!(libc::syscall(libc::SYS_setresuid, keep, 0u32, keep), 0);
+        }
+        stream.unwrap()
+    })
+    .join()
+    .unwrap()
+}
+
+/// Regression: a peer of another uid got a bare close (a broken pipe on its first write);
+/// it now reads one `PERMISSION_DENIED` frame that says why and what to do.
+#[test]
+fn a_refused_peer_reads_why_instead_of_a_broken_pipe() {
+    // SAFETY: getuid has no preconditions.
+    if unsafe { libc::getuid() } != 0 {
+        eprintln!("skipped: needs root to connect as another uid");
+        return;
+    }
+    let rt = runtime_dir();
+    let host = Host::start(rt.path(), Script::new("chromium", "refuse"), None);
+    let d = host.descriptor();
+    let mut s = connect_as_nobody(&d.socket);
+    s.set_read_timeout(Some(DEADLINE)).unwrap();
+    let mut got = Vec::new();
+    s.read_to_end(&mut got).unwrap();
+    let mut dec = FrameDecoder::new(1 << 20);
+    dec.push(&got);
+    let body = dec.next_frame().expect("the refused peer got no frame").unwrap();
+    assert_eq!(dec.pending_bytes(), 0);
+    let e: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(e["error"]["code"], "PERMISSION_DENIED", "{e}");
+    assert!(e["error"]["message"].as_str().unwrap().contains("uid 65534"), "{e}");
+    assert_eq!(e["error"]["hint"], "connect as the user who runs the browser");
+    assert!(log_of(&host).contains("refused a connection"));
+}

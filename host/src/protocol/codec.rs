@@ -25,7 +25,8 @@ pub const HEADER_LEN: usize = 4;
 /// A framing failure.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FrameError {
-    /// The frame body is larger than the link allows; its bytes are skipped.
+    /// The frame body is larger than the link allows. The decoder skips its bytes; the socket
+    /// side answers `PAYLOAD_TOO_LARGE` and goes on, the browser side ends the host.
     #[error("frame of {len} bytes exceeds the {cap}-byte limit of this link")]
     TooLarge { len: usize, cap: usize },
     /// A payload cannot be chunked because a single frame cannot hold any of it.

@@ -27,8 +27,9 @@ const CONFIRM_AFTER_MS = 1000;
 // Deadline of a request that names none (the host's default), and the longest one honoured.
 const DEFAULT_TIMEOUT_MS = 30000;
 const MAX_TIMEOUT_MS = 600000;
-// A chunked payload whose next slice does not come within this time is dropped.
-const CHUNK_IDLE_MS = 30000;
+// A chunked payload whose next slice does not come within this time is dropped (the host
+// drops its own unfinished ones as long after their first slice).
+const CHUNK_IDLE_MS = LIMITS.chunkDeadlineMs;
 
 const encoder = new TextEncoder();
 
@@ -194,6 +195,11 @@ export class Bridge {
     if (seq !== expected) {
       this.#dropChunks(id);
       reply(port, id, { error: { code: ERROR_CODES.INVALID_ARGUMENT, message: `chunk ${seq} of \`${id}\` arrived, expected ${expected}` } });
+      return;
+    }
+    if (!entry && this.#chunks.size >= LIMITS.unfinishedChunks) {
+      // The host sends one payload's slices back to back; this many open ids is a bug.
+      reply(port, id, { error: { code: ERROR_CODES.BUSY, message: `${LIMITS.unfinishedChunks} chunked payloads are already unfinished` } });
       return;
     }
     if (!entry) {

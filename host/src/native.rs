@@ -11,9 +11,10 @@
 //! can never block the router or the socket side: the router only ever `try_send`s to the
 //! bounded writer queue, and a full queue answers that call `BUSY`. The host exits on stdin
 //! EOF, on a framing error from the browser (a length over `MAX_FROM_BROWSER`: skipping it
-//! would desync the stream for good), on a stuck or failed write, and on SIGTERM/SIGINT, answering every pending call
-//! `NOT_CONNECTED` and removing its socket and descriptor. Logs go to `h-<pid>.log` in the
-//! runtime dir: stdout belongs to the browser.
+//! would desync the stream for good), on a stuck or failed write, and on SIGTERM/SIGINT,
+//! answering every pending call `NOT_CONNECTED` and removing its socket and descriptor. A
+//! socket peer of another uid reads one `PERMISSION_DENIED` frame before it is closed. Logs
+//! go to `h-<pid>.log` in the runtime dir: stdout belongs to the browser.
 
 use std::collections::HashMap;
 use std::ffi::OsString;

@@ -217,8 +217,8 @@ impl Router {
         let (request, raw_params) = match parse_envelope(body) {
             Ok(Envelope::Request(r)) => {
                 // Params of the host's own methods are parsed (and so kept small); the
-                // extension's are forwarded as text.
-                let for_host = methods::find(&r.method).is_none_or(|spec| spec.target == Target::Host);
+                // extension's are forwarded as text; an unknown method's are never read.
+                let for_host = methods::find(&r.method).is_some_and(|spec| spec.target == Target::Host);
                 let size = r.params.map_or(0, |p| p.get().len());
                 if for_host && size > MAX_HOST_PARAMS {
                     let e = ErrorBody::new(
@@ -783,6 +783,11 @@ mod tests {
         r.client_frame(1, &req(json!(9), "subscribe", big), Instant::now(), &mut out);
         let (_, e) = only_client(&out);
         assert_eq!((e["id"].clone(), e["error"]["code"].clone()), (json!(9), json!("PAYLOAD_TOO_LARGE")));
+        // An unknown method is named as such whatever its params.
+        let mut out = Vec::new();
+        let big = json!({"x": "y".repeat(MAX_HOST_PARAMS)});
+        r.client_frame(1, &req(json!(10), "tabs.nope", big), Instant::now(), &mut out);
+        assert_eq!(only_client(&out).1["error"]["code"], "UNSUPPORTED");
     }
 
     #[test]

@@ -52,9 +52,9 @@ pub const MAX_TO_BROWSER: usize = 1_048_576;
 /// by itself (browsers never restart a native host).
 ///
 /// Memory: a reply is routed without parsing its `result` (only the envelope and the `id`
-/// are read), so a 60 MB JSON-array reply peaks the host at ~4× its size (decoder buffer,
-/// frame body, rewritten body, socket write buffer), not the ~18× of a `serde_json::Value`
-/// (1.08 GB measured before this bound).
+/// are read), so a 60 MB JSON-array reply costs the router one copy of itself (the rewritten
+/// body) and the host process peaks at 129 MB (`VmHWM`, bridge test `bounds`), where parsing
+/// it into a `serde_json::Value` peaked at 618 MB here (1.08 GB in the security review).
 pub const MAX_FROM_BROWSER: usize = 64 * 1024 * 1024;
 
 /// Largest frame body on the local socket, in either direction.
@@ -62,7 +62,8 @@ pub const MAX_FROM_BROWSER: usize = 64 * 1024 * 1024;
 /// An oversized frame from a client is answered `PAYLOAD_TOO_LARGE` and its body skipped as
 /// it streams in, never buffered; the decoder never reserves memory ahead of the bytes that
 /// arrived, so a header alone costs nothing. A request is forwarded with its `params`
-/// spliced, not parsed: one 60 MB request cost 1.6 GB peak and kept ~600 MB before.
+/// spliced, not parsed: one 60 MB request peaks the host at 187 MB and leaves 14 MB resident
+/// (606 MB and 74 MB here before; 1.6 GB and ~600 MB in the security review).
 pub const MAX_SOCKET_FRAME: usize = 64 * 1024 * 1024;
 
 /// Deepest nesting of arrays and objects accepted in a frame from a client, checked by a

@@ -297,27 +297,30 @@ pub fn names_from_content(role: &str) -> bool {
 }
 
 /// Roles listed by `interactiveOnly` (plus anything focusable by `tabindex` or editable).
+/// The helper's page agent gets the same list, generated (`tests/page_constants.rs`).
+pub const INTERACTIVE_ROLES: &[&str] = &[
+    "link",
+    "button",
+    "textbox",
+    "searchbox",
+    "checkbox",
+    "radio",
+    "combobox",
+    "listbox",
+    "option",
+    "slider",
+    "spinbutton",
+    "switch",
+    "tab",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "treeitem",
+];
+
+/// Whether `role` is one of [`INTERACTIVE_ROLES`].
 pub fn is_interactive_role(role: &str) -> bool {
-    matches!(
-        role,
-        "link"
-            | "button"
-            | "textbox"
-            | "searchbox"
-            | "checkbox"
-            | "radio"
-            | "combobox"
-            | "listbox"
-            | "option"
-            | "slider"
-            | "spinbutton"
-            | "switch"
-            | "tab"
-            | "menuitem"
-            | "menuitemcheckbox"
-            | "menuitemradio"
-            | "treeitem"
-    )
+    INTERACTIVE_ROLES.contains(&role)
 }
 
 /// Plural of a role for the collapse line (`links`, `checkboxes`).

@@ -85,41 +85,15 @@ pub fn push_escaped(out: &mut String, s: &str) {
 /// Custom elements count as blocks: CSS makes them inline, but components are nearly always
 /// styled as blocks, and gluing the text of two of them together reads worse than a break.
 /// `label` too, for the same reason (forms stack them).
+pub const INLINE_TAGS: &[&str] = &[
+    "a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em", "font", "i",
+    "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt",
+    "u", "var", "wbr",
+];
+
+/// Whether `tag` is one of [`INLINE_TAGS`].
 pub fn is_inline_tag(tag: &str) -> bool {
-    matches!(
-        tag,
-        "a" | "abbr"
-            | "b"
-            | "bdi"
-            | "bdo"
-            | "big"
-            | "br"
-            | "cite"
-            | "code"
-            | "data"
-            | "del"
-            | "dfn"
-            | "em"
-            | "font"
-            | "i"
-            | "ins"
-            | "kbd"
-            | "mark"
-            | "q"
-            | "s"
-            | "samp"
-            | "small"
-            | "span"
-            | "strike"
-            | "strong"
-            | "sub"
-            | "sup"
-            | "time"
-            | "tt"
-            | "u"
-            | "var"
-            | "wbr"
-    )
+    INLINE_TAGS.contains(&tag)
 }
 
 #[cfg(test)]

@@ -12,12 +12,12 @@ import { engine } from "./engine.js";
 import { HelperError } from "./errors.js";
 import { debuggerEnabled, trustedClick, trustedHover, trustedKey, withDebugger } from "./debugger.js";
 import { callFrame } from "./inject.js";
-import { ERROR_CODES } from "./protocol.js";
+import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { collectTables, engineInput, parseRef, render, staleRef } from "./snapshot.js";
 import { describeTab, resolveTab, watchNavigation } from "./tabs.js";
 import { frameIdOf, ordinalOf, serialized, stateOf } from "./tabstate.js";
 
-export const DEFAULT_ACTION_TIMEOUT_MS = 10000;
+export const DEFAULT_ACTION_TIMEOUT_MS = METHOD_SPECS["page.act"].params.timeoutMs.default;
 const STABLE_MS = 50;
 const QUIET_MS = 50;
 const SETTLE_CAP_MS = 3000;

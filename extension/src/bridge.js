@@ -25,8 +25,8 @@ const RETRY_MS = [0, 100, 250, 500, 1000, 2000];
 // both browsers disconnect within milliseconds when the host is missing or exits at once.
 const CONFIRM_AFTER_MS = 1000;
 // Deadline of a request that names none (the host's default), and the longest one honoured.
-const DEFAULT_TIMEOUT_MS = 30000;
-const MAX_TIMEOUT_MS = 600000;
+const DEFAULT_TIMEOUT_MS = LIMITS.defaultCallTimeoutMs;
+const MAX_TIMEOUT_MS = LIMITS.maxCallTimeoutMs;
 // A chunked payload whose next slice does not come within this time is dropped (the host
 // drops its own unfinished ones as long after their first slice).
 const CHUNK_IDLE_MS = LIMITS.chunkDeadlineMs;

@@ -9,7 +9,9 @@ export const HELPER_CHROMIUM_ID = "dkcbnncejeekhnnfjnepngcdiipdcakc";
 export const LIMITS = Object.freeze({
   "browserToHostFrame": 67108864,
   "chunkDeadlineMs": 30000,
+  "defaultCallTimeoutMs": 30000,
   "hostToBrowserFrame": 1048576,
+  "maxCallTimeoutMs": 600000,
   "socketFrame": 67108864,
   "unfinishedChunks": 64
 });
@@ -159,7 +161,8 @@ export const METHOD_SPECS = Object.freeze({
         "type": "string"
       },
       "timeoutMs": {
-        "doc": "auto-wait and navigation deadline, default 10000",
+        "default": 10000,
+        "doc": "auto-wait and navigation deadline",
         "required": false,
         "type": "integer"
       },
@@ -233,7 +236,8 @@ export const METHOD_SPECS = Object.freeze({
         "type": "string"
       },
       "maxBytes": {
-        "doc": "page size of the JSON text, default 16384",
+        "default": 16384,
+        "doc": "page size of the JSON text",
         "required": false,
         "type": "integer"
       },
@@ -275,7 +279,8 @@ export const METHOD_SPECS = Object.freeze({
         "type": "integer"
       },
       "timeoutMs": {
-        "doc": "deadline for the whole form, default 10000",
+        "default": 10000,
+        "doc": "deadline for the whole form",
         "required": false,
         "type": "integer"
       }
@@ -329,7 +334,8 @@ export const METHOD_SPECS = Object.freeze({
         "type": "boolean"
       },
       "maxBytes": {
-        "doc": "page size, default 16384",
+        "default": 16384,
+        "doc": "page size",
         "required": false,
         "type": "integer"
       },
@@ -344,7 +350,8 @@ export const METHOD_SPECS = Object.freeze({
         "type": "integer"
       },
       "redact": {
-        "doc": "safe (default) | off",
+        "default": "safe",
+        "doc": "safe | off",
         "required": false,
         "type": "string"
       },
@@ -391,7 +398,8 @@ export const METHOD_SPECS = Object.freeze({
         "type": "string"
       },
       "state": {
-        "doc": "visible (default) | gone",
+        "default": "visible",
+        "doc": "visible | gone",
         "required": false,
         "type": "string"
       },
@@ -406,7 +414,8 @@ export const METHOD_SPECS = Object.freeze({
         "type": "string"
       },
       "timeoutMs": {
-        "doc": "default 10000",
+        "default": 10000,
+        "doc": "how long to wait",
         "required": false,
         "type": "integer"
       },
@@ -485,7 +494,8 @@ export const METHOD_SPECS = Object.freeze({
         "type": "integer"
       },
       "steps": {
-        "doc": "history entries to move with back/forward (default 1)",
+        "default": 1,
+        "doc": "history entries to move with back/forward",
         "required": false,
         "type": "integer"
       },
@@ -495,7 +505,8 @@ export const METHOD_SPECS = Object.freeze({
         "type": "integer"
       },
       "timeoutMs": {
-        "doc": "load wait, default 15000",
+        "default": 15000,
+        "doc": "load wait",
         "required": false,
         "type": "integer"
       },
@@ -517,17 +528,20 @@ export const METHOD_SPECS = Object.freeze({
     "doc": "Opens a tab, in the background unless `active`; waits for its load.",
     "params": {
       "active": {
-        "doc": "bring it to the front (default false)",
+        "default": false,
+        "doc": "bring it to the front",
         "required": false,
         "type": "boolean"
       },
       "timeoutMs": {
-        "doc": "load wait, default 15000",
+        "default": 15000,
+        "doc": "load wait",
         "required": false,
         "type": "integer"
       },
       "url": {
-        "doc": "default about:blank",
+        "default": "about:blank",
+        "doc": "the page to open",
         "required": false,
         "type": "string"
       }

@@ -4,11 +4,11 @@ import { engine } from "./engine.js";
 import { HelperError } from "./errors.js";
 import { callAgent, callFrame, injectMainCollector, unscriptable } from "./inject.js";
 import { pageAtCursor, pageOf } from "./pager.js";
-import { ERROR_CODES } from "./protocol.js";
+import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { describeTab, resolveTab } from "./tabs.js";
 import { existingState, frameIdOf, ordinalOf, persist, stateOf } from "./tabstate.js";
 
-export const DEFAULT_MAX_BYTES = 16384;
+export const DEFAULT_MAX_BYTES = METHOD_SPECS["page.snapshot"].params.maxBytes.default;
 
 const lexical = (a, b) => {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];

@@ -3,9 +3,9 @@
 // (page timers and rAF do not run in background tabs).
 import { api } from "./api.js";
 import { HelperError } from "./errors.js";
-import { ERROR_CODES, FINGERPRINT } from "./protocol.js";
+import { ERROR_CODES, FINGERPRINT, METHOD_SPECS } from "./protocol.js";
 
-export const DEFAULT_LOAD_TIMEOUT_MS = 15000;
+export const DEFAULT_LOAD_TIMEOUT_MS = METHOD_SPECS["tabs.new"].params.timeoutMs.default;
 /** How long a navigation an action started may take to show up as a loading tab. */
 const NAVIGATION_START_MS = 5000;
 

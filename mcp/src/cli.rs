@@ -407,7 +407,7 @@ async fn run(cli: Cli) -> ExitCode {
             let args = json!({
                 "projectName": name,
                 "template": template,
-                "path": path,
+                "projectPath": path,
                 "dryRun": dry_run,
                 "install": !no_install,
                 "git": !no_git,
@@ -428,7 +428,7 @@ async fn run(cli: Cli) -> ExitCode {
             let args = json!({
                 "projectPath": path.unwrap_or_else(|| ".".to_owned()),
                 "browser": browser,
-                "timeout": timeout,
+                "timeoutMs": timeout,
             });
             call(&ctx, "extension_wait", args, json).await
         }

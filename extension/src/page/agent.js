@@ -14,10 +14,8 @@
 
   const { walk, collapse, SKIP, REQUEST, REPLY, TREE } = globalThis.__webextMcpCollector;
   const INTERACTIVE_TAGS = new Set(["a", "button", "input", "select", "textarea", "summary", "option", "details", "label"]);
-  const INTERACTIVE_ROLES = new Set([
-    "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option", "slider",
-    "spinbutton", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem",
-  ]);
+  // @generated interactive-roles (ext-wasm tests/page_constants.rs: role::INTERACTIVE_ROLES)
+  const INTERACTIVE_ROLES = new Set(["link", "button", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option", "slider", "spinbutton", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem"]);
   const MAX_LOGGED = 5000;
 
   const state = {

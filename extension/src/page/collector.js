@@ -25,12 +25,9 @@
     "role", "alt", "title", "href", "type", "name", "placeholder", "for", "tabindex", "contenteditable",
     "disabled", "required", "multiple", "readonly", "open", "value", "autocomplete", "list", "size", "draggable", "scope",
   ]);
-  // Inline tags whose element, without attributes, has no role or a role the engine hoists
-  // (ext-wasm: text::is_inline_tag and role::is_hoistable).
-  const BARE_INLINE = new Set([
-    "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font", "i", "ins", "kbd", "mark",
-    "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var",
-  ]);
+  // Inline tags whose element, without attributes, has no role or a role the engine hoists.
+  // @generated bare-inline (ext-wasm tests/page_constants.rs: text::INLINE_TAGS, role::is_hoistable)
+  const BARE_INLINE = new Set(["abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font", "i", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var"]);
   // The only elements `attachShadow` accepts besides custom elements: asking the others for
   // their shadow root is a DOM call per element for nothing.
   const SHADOW_HOSTS = new Set([

@@ -17,7 +17,17 @@ pub const PROTOCOL_JS_PATH: &str = "extension/src/protocol.js";
 fn params_schema(params: &[Param]) -> Value {
     let mut props = Map::new();
     for p in params {
-        props.insert(p.name.to_owned(), json!({ "type": p.ty, "required": p.required, "doc": p.doc }));
+        let mut spec = json!({ "type": p.ty, "required": p.required, "doc": p.doc });
+        for (key, value) in [
+            ("default", p.default.map(|d| json!(d))),
+            ("min", p.min.map(Value::from)),
+            ("max", p.max.map(Value::from)),
+        ] {
+            if let Some(v) = value {
+                spec[key] = v;
+            }
+        }
+        props.insert(p.name.to_owned(), spec);
     }
     Value::Object(props)
 }
@@ -63,6 +73,8 @@ pub fn protocol_js() -> String {
         "socketFrame": MAX_SOCKET_FRAME,
         "unfinishedChunks": MAX_UNFINISHED_CHUNKS,
         "chunkDeadlineMs": CHUNK_DEADLINE_MS,
+        "defaultCallTimeoutMs": crate::router::DEFAULT_TIMEOUT.as_millis() as u64,
+        "maxCallTimeoutMs": crate::router::MAX_TIMEOUT.as_millis() as u64,
     });
     let chunk = json!({
         "key": "chunk",
@@ -104,6 +116,35 @@ pub fn protocol_js() -> String {
 mod tests {
     use super::*;
     use std::path::PathBuf;
+
+    /// The helper's modules take defaults and limits from `protocol.js`; a `DEFAULT_…` or
+    /// `MAX_…` constant set to a number literal is a copy that would drift.
+    #[test]
+    fn the_helper_restates_no_default_or_limit() {
+        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../extension/src");
+        for entry in std::fs::read_dir(&src).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "js") || path.ends_with("protocol.js") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for line in text.lines() {
+                let t = line.trim_start();
+                let restated = t.starts_with("const ") || t.starts_with("export const ");
+                let name = t.trim_start_matches("export ").trim_start_matches("const ");
+                let number = name
+                    .split_once('=')
+                    .is_some_and(|(_, v)| v.trim().trim_end_matches(';').parse::<f64>().is_ok());
+                if restated && (name.starts_with("DEFAULT_") || name.starts_with("MAX_")) && number {
+                    panic!(
+                        "{}: `{}` restates a protocol default or limit; read it from protocol.js",
+                        path.display(),
+                        t
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn protocol_js_is_fresh() {

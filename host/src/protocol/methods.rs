@@ -14,6 +14,16 @@ pub enum Target {
     Extension,
 }
 
+/// A parameter's default value: used by whichever end fills the parameter in (the extension
+/// reads it from the generated `protocol.js`, Rust from this table), so it is stated once.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum DefaultValue {
+    Int(i64),
+    Str(&'static str),
+    Bool(bool),
+}
+
 /// One parameter, JSON-schema style.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Param {
@@ -23,6 +33,42 @@ pub struct Param {
     pub ty: &'static str,
     pub required: bool,
     pub doc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<DefaultValue>,
+    /// Inclusive bounds of an integer parameter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<i64>,
+}
+
+impl Param {
+    /// With a default value.
+    pub const fn or(mut self, default: DefaultValue) -> Param {
+        self.default = Some(default);
+        self
+    }
+
+    /// With inclusive bounds.
+    pub const fn within(mut self, min: i64, max: i64) -> Param {
+        self.min = Some(min);
+        self.max = Some(max);
+        self
+    }
+}
+
+/// The parameter `param` of method `method`, if the table has it.
+pub fn param(method: &str, param: &str) -> Option<&'static Param> {
+    find(method)?.params.iter().find(|p| p.name == param)
+}
+
+/// The integer default of `param` of `method` (a table entry every caller relies on: a
+/// missing one is a bug the tests catch, answered here with 0).
+pub fn int_default(method: &str, param: &str) -> i64 {
+    match self::param(method, param).and_then(|p| p.default) {
+        Some(DefaultValue::Int(n)) => n,
+        _ => 0,
+    }
 }
 
 /// One method.
@@ -68,8 +114,15 @@ pub const PAGE_WAIT_FOR: &str = "page.waitFor";
 pub const EVENT_HELLO: &str = "hello";
 
 const fn p(name: &'static str, ty: &'static str, required: bool, doc: &'static str) -> Param {
-    Param { name, ty, required, doc }
+    Param { name, ty, required, doc, default: None, min: None, max: None }
 }
+
+/// Page size of paged text results (snapshots, evaluate).
+pub const DEFAULT_MAX_BYTES: i64 = 16_384;
+/// How long a tab load is waited for.
+pub const DEFAULT_LOAD_TIMEOUT_MS: i64 = 15_000;
+/// How long an action auto-waits (and a `wait_for` waits).
+pub const DEFAULT_ACTION_TIMEOUT_MS: i64 = 10_000;
 
 /// How every per-tab method names its tab: at most one of `tabId` / `pageIdx`, optionally
 /// guarded by `expectTabSet`. The extension resolves them in the same call that acts, so a
@@ -155,9 +208,9 @@ pub const METHODS: &[Method] = &[
         target: Target::Extension,
         doc: "Opens a tab, in the background unless `active`; waits for its load.",
         params: &[
-            p("url", "string", false, "default about:blank"),
-            p("active", "boolean", false, "bring it to the front (default false)"),
-            p("timeoutMs", "integer", false, "load wait, default 15000"),
+            p("url", "string", false, "the page to open").or(DefaultValue::Str("about:blank")),
+            p("active", "boolean", false, "bring it to the front").or(DefaultValue::Bool(false)),
+            p("timeoutMs", "integer", false, "load wait").or(DefaultValue::Int(DEFAULT_LOAD_TIMEOUT_MS)),
         ],
         result: "{tab, loaded: bool}",
     },
@@ -168,8 +221,9 @@ pub const METHODS: &[Method] = &[
         params: tab_params![
             p("type", "string", true, "url | back | forward | reload"),
             p("url", "string", false, "with type url"),
-            p("steps", "integer", false, "history entries to move with back/forward (default 1)"),
-            p("timeoutMs", "integer", false, "load wait, default 15000"),
+            p("steps", "integer", false, "history entries to move with back/forward")
+                .or(DefaultValue::Int(1)),
+            p("timeoutMs", "integer", false, "load wait").or(DefaultValue::Int(DEFAULT_LOAD_TIMEOUT_MS)),
         ],
         result: "{tab, loaded: bool, moved: bool}",
     },
@@ -198,12 +252,12 @@ pub const METHODS: &[Method] = &[
                 false,
                 "`<snapshotId>:<offset>` from a previous page; STALE once superseded"
             ),
-            p("maxBytes", "integer", false, "page size, default 16384"),
+            p("maxBytes", "integer", false, "page size").or(DefaultValue::Int(DEFAULT_MAX_BYTES)),
             p("interactiveOnly", "boolean", false, "only interactive elements, flat"),
             p("viewportOnly", "boolean", false, "only what intersects the viewport"),
             p("root", "string", false, "ref whose subtree to render (expands collapsed runs)"),
             p("maxDepth", "integer", false, "depth limit below the root"),
-            p("redact", "string", false, "safe (default) | off"),
+            p("redact", "string", false, "safe | off").or(DefaultValue::Str("safe")),
         ],
         result: "{snapshotId, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {prepMs, collectMs, walkMs, mapMs, jsonMs, transferMs,                  engineMs, pageMs, helperMs, walkers: [\"main\" | \"isolated\" per frame]}}",
     },
@@ -243,7 +297,8 @@ pub const METHODS: &[Method] = &[
             p("shift", "boolean", false, "press: with Shift (Shift+Tab)"),
             p("dx", "integer", false, "scroll without locator: pixels right"),
             p("dy", "integer", false, "scroll without locator: pixels down"),
-            p("timeoutMs", "integer", false, "auto-wait and navigation deadline, default 10000"),
+            p("timeoutMs", "integer", false, "auto-wait and navigation deadline")
+                .or(DefaultValue::Int(DEFAULT_ACTION_TIMEOUT_MS)),
         ],
         result: "{action, ref, element, input: synthetic | trusted, waitedMs, settledMs, navigated, tab, \
                  changes: {added: [snapshot lines], removed: [refs], truncated} | null}",
@@ -254,7 +309,8 @@ pub const METHODS: &[Method] = &[
         doc: "Fills several fields by ref (each auto-waited), then settles once.",
         params: tab_params![
             p("fields", "array", true, "[{ref, value}]"),
-            p("timeoutMs", "integer", false, "deadline for the whole form, default 10000"),
+            p("timeoutMs", "integer", false, "deadline for the whole form")
+                .or(DefaultValue::Int(DEFAULT_ACTION_TIMEOUT_MS)),
         ],
         result: "{action: fill_form, filled: [{ref, element}], input, settledMs, navigated, tab, changes}",
     },
@@ -265,7 +321,8 @@ pub const METHODS: &[Method] = &[
         params: tab_params![
             p("function", "string", false, "function expression or expression (required without cursor)"),
             p("args", "array", false, "JSON arguments"),
-            p("maxBytes", "integer", false, "page size of the JSON text, default 16384"),
+            p("maxBytes", "integer", false, "page size of the JSON text")
+                .or(DefaultValue::Int(DEFAULT_MAX_BYTES)),
             p("cursor", "string", false, "`<resultId>:<offset>` for the next page"),
         ],
         result: "{tab, resultId, json: this page of the JSON text, offset, nextCursor, totalBytes}",
@@ -279,8 +336,9 @@ pub const METHODS: &[Method] = &[
             p("selector", "string", false, "CSS selector"),
             p("ref", "string", false, "a ref from take_snapshot"),
             p("url", "string", false, "URL substring, or a pattern with *"),
-            p("state", "string", false, "visible (default) | gone"),
-            p("timeoutMs", "integer", false, "default 10000"),
+            p("state", "string", false, "visible | gone").or(DefaultValue::Str("visible")),
+            p("timeoutMs", "integer", false, "how long to wait")
+                .or(DefaultValue::Int(DEFAULT_ACTION_TIMEOUT_MS)),
         ],
         result: "{met: true, waitedMs, element?, ref?}",
     },

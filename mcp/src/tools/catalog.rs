@@ -305,9 +305,9 @@ pub struct CreateArgs {
     /// Also the folder name without `path`.
     #[serde(default)]
     pub project_name: Option<String>,
-    /// Folder to create.
-    #[serde(default)]
-    pub path: Option<String>,
+    /// Folder to create (`path` is the earlier name).
+    #[serde(default, alias = "path")]
+    pub project_path: Option<String>,
     /// Template slug or source:slug (default starter).
     #[serde(default)]
     pub template: Option<String>,
@@ -328,7 +328,7 @@ pub fn create_request(
     cwd: &Path,
     path_env: Option<&str>,
 ) -> Result<CreateRequest, ErrorBody> {
-    let dest = match (&args.path, &args.project_name) {
+    let dest = match (&args.project_path, &args.project_name) {
         (Some(p), _) if !p.trim().is_empty() => {
             let p = Path::new(p);
             resolve_lexically(cwd, p)

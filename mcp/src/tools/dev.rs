@@ -32,7 +32,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "extension_start",
             title: "Build and run (production)",
             toolset: Toolset::Dev,
-            description: "Production build run in a browser, no reload: the pre-publish check. With wait: ready.json once ready (errors fail). `polyfill` is accepted and changes nothing (Chromium needs none).",
+            description: "Production build run in a browser, no reload: the pre-publish check. With wait: ready.json once ready (errors fail).",
             effect: Effect::Additive,
             input_schema: schema_of::<StartArgs>,
             run: |ctx, _call, args| Box::pin(extension_start(ctx, args)),
@@ -91,8 +91,10 @@ pub struct SessionArgs {
     /// Outlive the caller.
     #[serde(default)]
     pub detach: bool,
-    /// Ignored (no dev server).
+    /// Accepted for compatibility with Extension.js-style callers and not listed: sessions
+    /// have no dev server, so there is no port to choose.
     #[serde(default)]
+    #[schemars(skip)]
     pub port: Option<u32>,
 }
 
@@ -120,15 +122,17 @@ pub struct StartArgs {
     /// Outlive the caller.
     #[serde(default)]
     pub detach: bool,
-    /// Ignored.
+    /// Accepted for compatibility and not listed: Chromium-family browsers need no
+    /// `browser.*` polyfill.
     #[serde(default)]
+    #[schemars(skip)]
     pub polyfill: Option<bool>,
     /// Return once ready.
     #[serde(default)]
     pub wait: bool,
-    /// ms (default 60000).
-    #[serde(default)]
-    pub wait_timeout: Option<u64>,
+    /// How long `wait` waits, in ms (`waitTimeout` is the deprecated name).
+    #[serde(default, alias = "waitTimeout")]
+    pub timeout_ms: Option<u64>,
 }
 
 /// Arguments of `extension_wait`.
@@ -139,9 +143,9 @@ pub struct WaitArgs {
     /// Default: the project's only session.
     #[serde(default)]
     pub browser: Option<String>,
-    /// Milliseconds (default 60000).
-    #[serde(default)]
-    pub timeout: Option<u64>,
+    /// Milliseconds (default 60000; `timeout` is the deprecated name).
+    #[serde(default, alias = "timeout")]
+    pub timeout_ms: Option<u64>,
 }
 
 /// Arguments of `extension_stop`.
@@ -394,7 +398,7 @@ async fn extension_start(ctx: Ctx, args: Value) -> ToolResult {
     if args.polyfill.is_some() {
         tracing::debug!("`polyfill` ignored: Chromium-family browsers need none");
     }
-    let timeout = args.wait_timeout.map(Duration::from_millis);
+    let timeout = args.timeout_ms.map(Duration::from_millis);
     let session = SessionArgs {
         project_path: args.project_path,
         browser: args.browser,
@@ -470,7 +474,7 @@ async fn extension_wait(_ctx: Ctx, args: Value) -> ToolResult {
     let out_dir = project.join("dist");
     let browser = session_browser(&out_dir, args.browser.as_deref())?;
     let dir = session::contract_dir(&out_dir, &browser);
-    let timeout = Duration::from_millis(args.timeout.unwrap_or(60_000));
+    let timeout = Duration::from_millis(args.timeout_ms.unwrap_or(60_000));
     let deadline = Instant::now() + timeout;
     let mut last: Option<contract::Ready> = None;
     loop {

@@ -185,7 +185,12 @@ fn a_runtime_dir_of_another_user_and_its_fake_host_are_never_used() {
     }
     let tmp = scratch();
     let binary = tmp.path().join("webext-mcp");
-    std::fs::copy(bin(), &binary).unwrap();
+    // A hard link needs no write (a copy could still be open in a child another test thread
+    // forked, and exec would fail with ETXTBSY); copy where /tmp is another filesystem.
+    if std::fs::hard_link(bin(), &binary).is_err() {
+        std::fs::copy(bin(), &binary).unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+    }
     std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
     let hostile = hostile_dir(&tmp.path().join(format!("webext-mcp-{}", current_uid())));
     let mut cmd = as_other(&binary);

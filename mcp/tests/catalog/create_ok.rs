@@ -54,6 +54,7 @@ fn git_init_runs_when_git_exists() {
     assert!(dir.path().join("with-git/.git").is_dir());
 }
 
+/// `projectPath` is the shared name; `path`, the earlier one, is still accepted.
 #[test]
 fn path_source_prefix_and_an_empty_existing_folder() {
     let dir = tempfile::tempdir().unwrap();
@@ -70,7 +71,7 @@ fn path_source_prefix_and_an_empty_existing_folder() {
     let (code, out) = call(
         dir.path(),
         "extension_create",
-        json!({"path": abs, "projectName": "Shown Name", "template": "options", "git": false}),
+        json!({"projectPath": abs, "projectName": "Shown Name", "template": "options", "git": false}),
     );
     assert_eq!(code, 0, "{out}");
     assert!(std::fs::read_to_string(abs.join("src/manifest.json")).unwrap().contains("\"Shown Name\""));

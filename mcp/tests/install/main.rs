@@ -75,7 +75,18 @@ impl Home {
         {
             cmd.env_remove(var);
         }
-        let out = cmd.output().unwrap();
+        // A binary copied moments ago may still be open for writing in a child that another
+        // test thread forked meanwhile (the fd lives until that child execs): ETXTBSY, retry.
+        let mut tries = 0;
+        let out = loop {
+            match cmd.output() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 100 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => break other.unwrap(),
+            }
+        };
         (
             out.status.code().unwrap_or(-1),
             String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -101,3 +101,29 @@ fn enable_toolsets_widens_the_list_and_says_so() {
     let r = s.call("enable_toolsets", json!({"toolsets": ["bogus"]}));
     assert_eq!(r["structuredContent"]["error"]["code"], "INVALID_ARGUMENT", "{r}");
 }
+
+/// One name per concept across tools (`projectPath`, `timeoutMs`); the earlier names are
+/// accepted but not listed, and nothing listed is ignored.
+#[test]
+fn shared_argument_names_and_no_ignored_parameters() {
+    let home = tempfile::tempdir().unwrap();
+    let mut s = Server::start(home.path(), &["--toolsets", "all"]);
+    s.initialize();
+    let all = s.request("tools/list", json!({}));
+    let props = |n: &str| {
+        let tool =
+            all["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == n).unwrap().clone();
+        tool["inputSchema"]["properties"].as_object().unwrap().keys().cloned().collect::<Vec<_>>()
+    };
+    assert!(props("extension_create").contains(&"projectPath".to_owned()));
+    assert!(!props("extension_create").contains(&"path".to_owned()));
+    assert!(props("extension_wait").contains(&"timeoutMs".to_owned()));
+    assert!(!props("extension_wait").contains(&"timeout".to_owned()));
+    let start = props("extension_start");
+    assert!(
+        start.contains(&"timeoutMs".to_owned()) && !start.contains(&"waitTimeout".to_owned()),
+        "{start:?}"
+    );
+    assert!(!start.contains(&"polyfill".to_owned()) && !props("extension_dev").contains(&"port".to_owned()));
+    assert!(!all.to_string().to_lowercase().contains("ignored"), "a listed parameter says it is ignored");
+}

@@ -1,0 +1,81 @@
+//! The page scripts of the helper (`extension/src/page/*.js`) are classic scripts injected
+//! into pages: they cannot import the generated `protocol.js`, so the engine's lists they
+//! need are generated into them here, between `@generated` marker lines, and this test
+//! fails when a copy drifts. `WEBEXT_MCP_BLESS=1 cargo test -p webext-mcp-engine --test
+//! page_constants` rewrites them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+
+use webext_mcp_engine::role::{INTERACTIVE_ROLES, RoleContext, implicit_role, is_hoistable};
+use webext_mcp_engine::table::Node;
+use webext_mcp_engine::text::INLINE_TAGS;
+
+/// Inline tags whose element, without attributes, has no role of its own: the collector
+/// leaves such wrappers out of its table (the engine would hoist their content anyway).
+fn bare_inline() -> Vec<&'static str> {
+    INLINE_TAGS
+        .iter()
+        .copied()
+        .filter(|tag| {
+            let node = Node { t: (*tag).to_owned(), ..Node::default() };
+            // Void elements carry no content to hoist (`br` is a line break the engine keeps);
+            // `a` is a link or not by its `href`, so every anchor stays in the table.
+            !matches!(*tag, "br" | "wbr" | "a") && is_hoistable(implicit_role(&node, RoleContext::default()))
+        })
+        .collect()
+}
+
+fn set_literal(name: &str, items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| format!("\"{i}\"")).collect();
+    format!("  const {name} = new Set([{}]);", quoted.join(", "))
+}
+
+/// Replaces the line after each `@generated <key>` marker with `line`.
+fn regenerate(text: &str, key: &str, line: &str) -> String {
+    let marker = format!("@generated {key}");
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    let mut found = false;
+    while let Some(l) = lines.next() {
+        out.push(l.to_owned());
+        if l.contains(&marker) {
+            found = true;
+            lines.next();
+            out.push(line.to_owned());
+        }
+    }
+    assert!(found, "no `{marker}` line");
+    let mut joined = out.join("\n");
+    joined.push('\n');
+    joined
+}
+
+fn check(file: &str, key: &str, line: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join(file);
+    let have = std::fs::read_to_string(&path).unwrap();
+    let want = regenerate(&have, key, line);
+    if std::env::var_os("WEBEXT_MCP_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &want).unwrap();
+        return;
+    }
+    assert!(
+        have == want,
+        "{file}: the `{key}` list drifted from the engine; regenerate it with \
+         `WEBEXT_MCP_BLESS=1 cargo test -p webext-mcp-engine --test page_constants` (then scripts/build-extension)"
+    );
+}
+
+#[test]
+fn the_collector_skips_exactly_the_engines_bare_inline_tags() {
+    check("extension/src/page/collector.js", "bare-inline", &set_literal("BARE_INLINE", &bare_inline()));
+}
+
+#[test]
+fn the_agent_knows_exactly_the_engines_interactive_roles() {
+    check(
+        "extension/src/page/agent.js",
+        "interactive-roles",
+        &set_literal("INTERACTIVE_ROLES", INTERACTIVE_ROLES),
+    );
+}

@@ -2,26 +2,34 @@
 //
 //   connectNative ──▶ hello event ──▶ requests ──▶ method table ──▶ replies
 //        ▲                              ▲
-//        │ capped backoff, alarm,       └── chunk frames reassembled first
+//        │ at once, then a backoff      └── chunk frames reassembled first
+//        │ capped at 2 s; alarm,
 //        │ onStartup/onInstalled, any incoming event
 //   onDisconnect (the browser's own words kept as lastError)
 //
-// Timers die with a suspended service worker, so the backoff timer is only the fast path;
-// the background also calls ensureConnected() from an alarm and from every listener.
+// Browsers never restart a native host, and the host exits on purpose (stdin EOF, a framing
+// error from the browser, SIGTERM): the helper must come back by itself, promptly, because
+// every call made meanwhile fails NOT_CONNECTED. Timers die with a suspended service worker,
+// so the backoff timer is only the fast path; the background also calls ensureConnected()
+// from an alarm and from every listener.
 import { api } from "./api.js";
 import { HelperError, checkParams, errorBody } from "./errors.js";
 import { CHUNK, ERROR_CODES, EVENTS, LIMITS, NATIVE_HOST_NAME, PROTOCOL_VERSION } from "./protocol.js";
 
-// Delays before reconnect attempts after consecutive failures; the last one repeats.
-const RETRY_MS = [250, 500, 1000, 2000, 5000, 10000];
+// Delays before reconnect attempts after consecutive failures; the last one repeats. The first
+// retry is immediate (a host that exited is usually just restartable) and the cap is short:
+// a missing host costs one failed process start every 2 s, while a gap of up to 10 s (the
+// old 250 ms … 10 s ladder, reached after a few quick host exits) failed every call in it.
+const RETRY_MS = [0, 100, 250, 500, 1000, 2000];
 // A port still open this long after connectNative means the host started and read our hello:
 // both browsers disconnect within milliseconds when the host is missing or exits at once.
 const CONFIRM_AFTER_MS = 1000;
 // Deadline of a request that names none (the host's default), and the longest one honoured.
 const DEFAULT_TIMEOUT_MS = 30000;
 const MAX_TIMEOUT_MS = 600000;
-// A chunked payload whose next slice does not come within this time is dropped.
-const CHUNK_IDLE_MS = 30000;
+// A chunked payload whose next slice does not come within this time is dropped (the host
+// drops its own unfinished ones as long after their first slice).
+const CHUNK_IDLE_MS = LIMITS.chunkDeadlineMs;
 
 const encoder = new TextEncoder();
 
@@ -187,6 +195,11 @@ export class Bridge {
     if (seq !== expected) {
       this.#dropChunks(id);
       reply(port, id, { error: { code: ERROR_CODES.INVALID_ARGUMENT, message: `chunk ${seq} of \`${id}\` arrived, expected ${expected}` } });
+      return;
+    }
+    if (!entry && this.#chunks.size >= LIMITS.unfinishedChunks) {
+      // The host sends one payload's slices back to back; this many open ids is a bug.
+      reply(port, id, { error: { code: ERROR_CODES.BUSY, message: `${LIMITS.unfinishedChunks} chunked payloads are already unfinished` } });
       return;
     }
     if (!entry) {

@@ -8,8 +8,10 @@ export const HELPER_CHROMIUM_ID = "dkcbnncejeekhnnfjnepngcdiipdcakc";
 
 export const LIMITS = Object.freeze({
   "browserToHostFrame": 67108864,
+  "chunkDeadlineMs": 30000,
   "hostToBrowserFrame": 1048576,
-  "socketFrame": 67108864
+  "socketFrame": 67108864,
+  "unfinishedChunks": 64
 });
 
 export const ERROR_CODES = Object.freeze({

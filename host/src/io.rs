@@ -2,7 +2,7 @@
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use crate::protocol::codec::{FrameDecoder, FrameError, encode_frame};
+use crate::protocol::codec::{FrameDecoder, FrameError, encode_frame, encode_header};
 
 /// Reads frames from a stream.
 pub struct FrameReader<R> {
@@ -41,8 +41,8 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
 
 /// Appends one length-prefixed frame to `out`.
 pub fn push_frame(out: &mut Vec<u8>, body: &[u8], cap: usize) -> Result<(), FrameError> {
-    let framed = encode_frame(body, cap)?;
-    out.extend_from_slice(&framed);
+    out.extend_from_slice(&encode_header(body.len(), cap)?);
+    out.extend_from_slice(body);
     Ok(())
 }
 

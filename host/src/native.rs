@@ -10,9 +10,11 @@
 //! The browser's pipes are served by two plain threads so that a browser that stops reading
 //! can never block the router or the socket side: the router only ever `try_send`s to the
 //! bounded writer queue, and a full queue answers that call `BUSY`. The host exits on stdin
-//! EOF, on a stuck or failed write, and on SIGTERM/SIGINT, answering every pending call
-//! `NOT_CONNECTED` and removing its socket and descriptor. Logs go to `h-<pid>.log` in the
-//! runtime dir: stdout belongs to the browser.
+//! EOF, on a framing error from the browser (a length over `MAX_FROM_BROWSER`: skipping it
+//! would desync the stream for good), on a stuck or failed write, and on SIGTERM/SIGINT,
+//! answering every pending call `NOT_CONNECTED` and removing its socket and descriptor. A
+//! socket peer of another uid reads one `PERMISSION_DENIED` frame before it is closed. Logs
+//! go to `h-<pid>.log` in the runtime dir: stdout belongs to the browser.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -288,7 +290,10 @@ pub async fn serve(
                     writers.spawn(client_writer(write, rx));
                     tracing::debug!(client = c, "client connected");
                 }
-                Ok((_, PeerVerdict::Refuse(why))) => tracing::warn!("refused a connection: {why}"),
+                Ok((stream, PeerVerdict::Refuse(why))) => {
+                    tracing::warn!("refused a connection: {why}");
+                    tokio::spawn(refuse(stream, why));
+                }
                 Err(e) => {
                     tracing::warn!("accept failed: {e}");
                     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -405,11 +410,23 @@ fn dispatch(
     }
 }
 
+/// Pure: why a framing error on the browser link ends the host (no payload in the text).
+fn browser_framing_fatal(e: &FrameError) -> String {
+    match e {
+        FrameError::TooLarge { len, cap } => {
+            format!(
+                "the browser sent a {len}-byte frame, over the {cap}-byte limit (the stream cannot be resynchronised)"
+            )
+        }
+        other => format!("bad frame from the browser: {other}"),
+    }
+}
+
 fn spawn_stdin_reader(mut input: impl Read + Send + 'static, events: mpsc::Sender<HostEvent>) {
     let spawned = std::thread::Builder::new().name("browser-in".into()).spawn(move || {
         let mut decoder = FrameDecoder::new(MAX_FROM_BROWSER);
         let mut buf = vec![0u8; 64 * 1024];
-        let why = loop {
+        let why = 'read: loop {
             let n = match input.read(&mut buf) {
                 Ok(0) => break "stdin closed".to_owned(),
                 Ok(n) => n,
@@ -424,14 +441,19 @@ fn spawn_stdin_reader(mut input: impl Read + Send + 'static, events: mpsc::Sende
                             return;
                         }
                     }
-                    Err(FrameError::TooLarge { len, cap }) => {
-                        tracing::warn!("dropping a {len}-byte frame from the browser (limit {cap})");
+                    // Fatal: after a bad length every later byte would be read at the wrong
+                    // offset. Exiting is what the helper recovers from (it reconnects).
+                    Err(e) => {
+                        let why = browser_framing_fatal(&e);
+                        tracing::error!("{why}");
+                        break 'read why;
                     }
-                    Err(e) => tracing::warn!("bad frame from the browser: {e}"),
                 }
             }
         };
-        if decoder.pending_bytes() > 0 {
+        if decoder.inside_header() {
+            tracing::warn!("stdin ended inside a frame header ({} of 4 bytes)", decoder.pending_bytes());
+        } else if decoder.pending_bytes() > 0 {
             tracing::warn!("stdin ended inside a frame ({} bytes unread)", decoder.pending_bytes());
         }
         let _ = events.blocking_send(HostEvent::BrowserEnded(why));
@@ -502,12 +524,21 @@ async fn client_reader(
     let _ = events.send(HostEvent::ClientGone(client)).await;
 }
 
+/// Frames at least this large go to a client straight from their body, not via the batch.
+const WRITE_DIRECT: usize = 1 << 20;
+
 async fn client_writer(mut write: impl tokio::io::AsyncWrite + Unpin, mut frames: mpsc::Receiver<Vec<u8>>) {
     let mut buf = Vec::with_capacity(64 * 1024);
     while let Some(body) = frames.recv().await {
         buf.clear();
         let mut next = Some(body);
+        let mut big = None;
         while let Some(body) = next.take() {
+            if body.len() >= WRITE_DIRECT {
+                // Written after the batch, from the body itself: no copy of a large reply.
+                big = Some(body);
+                break;
+            }
             if let Err(e) = push_frame(&mut buf, &body, MAX_SOCKET_FRAME) {
                 tracing::warn!("not sending an oversized frame to a client: {e}");
             }
@@ -515,11 +546,51 @@ async fn client_writer(mut write: impl tokio::io::AsyncWrite + Unpin, mut frames
                 next = frames.try_recv().ok();
             }
         }
+        if let Some(body) = big {
+            match crate::protocol::codec::encode_header(body.len(), MAX_SOCKET_FRAME) {
+                Ok(header) => {
+                    buf.extend_from_slice(&header);
+                    if write.write_all(&buf).await.is_err() || write.write_all(&body).await.is_err() {
+                        return;
+                    }
+                    buf.clear();
+                }
+                Err(e) => tracing::warn!("not sending an oversized frame to a client: {e}"),
+            }
+        }
         if write.write_all(&buf).await.is_err() || write.flush().await.is_err() {
             return;
         }
     }
     let _ = write.shutdown().await;
+}
+
+/// Pure: the one frame a refused socket peer gets before the host closes it, so it sees a
+/// reason instead of a broken pipe. Says why; never carries anything of the host's.
+pub fn refusal_frame(why: &str) -> Vec<u8> {
+    let e = ErrorBody::new(
+        ErrorCode::PermissionDenied,
+        format!("this browser host refuses the connection: {why}"),
+    )
+    .with_hint("connect as the user who runs the browser");
+    let reply = crate::protocol::Reply::err(serde_json::Value::Null, e);
+    let body = serde_json::to_vec(&reply).unwrap_or_else(|_| b"{}".to_vec());
+    let mut out = Vec::with_capacity(body.len() + 4);
+    // A refusal is a few hundred bytes; a failure here would only mean closing silently.
+    if push_frame(&mut out, &body, MAX_SOCKET_FRAME).is_err() {
+        out.clear();
+    }
+    out
+}
+
+/// Sends a refused peer its error frame (at most 1 s) and closes the connection.
+async fn refuse(mut stream: impl tokio::io::AsyncWrite + Unpin, why: String) {
+    let frame = refusal_frame(&why);
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let _ = stream.write_all(&frame).await;
+        let _ = stream.shutdown().await;
+    })
+    .await;
 }
 
 /// SIGTERM and SIGINT (Ctrl-C on Windows).
@@ -591,6 +662,31 @@ mod tests {
         assert!(invocation(&argv(&[])).is_none());
         assert!(invocation(&argv(&["call", "ping", "--json"])).is_none());
         assert!(invocation(&argv(&["rel/manifest.json", "x@y"])).is_none());
+    }
+
+    #[test]
+    fn a_refused_peer_gets_one_permission_denied_frame_saying_why() {
+        let bytes = refusal_frame("peer runs as uid 65534, the host as uid 0");
+        let mut dec = FrameDecoder::new(MAX_SOCKET_FRAME);
+        dec.push(&bytes);
+        let body = dec.next_frame().unwrap().unwrap();
+        assert!(dec.next_frame().is_none());
+        assert_eq!(dec.pending_bytes(), 0);
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(v["id"], serde_json::Value::Null);
+        assert_eq!(v["error"]["code"], "PERMISSION_DENIED");
+        assert!(v["error"]["message"].as_str().unwrap().contains("uid 65534"), "{v}");
+        assert_eq!(v["error"]["hint"], "connect as the user who runs the browser");
+        // The client's own decoding sees the same error.
+        let Ok(crate::protocol::Incoming::Reply(r)) = crate::protocol::parse_message(&body) else { panic!() };
+        assert_eq!(r.into_result().unwrap_err().code, ErrorCode::PermissionDenied);
+    }
+
+    #[test]
+    fn framing_errors_from_the_browser_say_why_without_payload() {
+        let why =
+            browser_framing_fatal(&FrameError::TooLarge { len: u32::MAX as usize, cap: MAX_FROM_BROWSER });
+        assert!(why.contains("4294967295-byte frame") && why.contains("67108864"), "{why}");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! so everything but the browser itself is the product's code.
 //!
 //! It says `hello`, answers `ping` (echoing `payload`; a payload starting with `hold` is never
-//! answered, to keep calls in flight; `emit <name>` first sends event `<name>`) and
+//! answered, to keep calls in flight; `emit <name>` first sends event `<name>`; `big <bytes>`
+//! answers with a JSON array of consecutive integers about that long, for memory bounds) and
 //! `browser.info`, reassembles chunk frames, answers
 //! anything else `UNSUPPORTED`, and can be told to stop reading.
 
@@ -86,7 +87,7 @@ pub fn run(script: &Script, mut host_out: impl Read, mut host_in: impl Write, st
             let message = match parse_message(&body) {
                 Ok(Incoming::Chunk(c)) => {
                     state.chunks.fetch_add(1, Ordering::Relaxed);
-                    match chunks.push(c) {
+                    match chunks.push(c, std::time::Instant::now()) {
                         Ok(Some((_, payload))) => parse_message(payload.as_bytes()),
                         _ => continue,
                     }
@@ -100,6 +101,13 @@ pub fn run(script: &Script, mut host_out: impl Read, mut host_in: impl Write, st
                     let payload = request.params.get("payload").cloned();
                     let text = payload.as_ref().and_then(Value::as_str).unwrap_or_default();
                     if text.starts_with("hold") {
+                        continue;
+                    }
+                    if let Some(size) = text.strip_prefix("big ").and_then(|n| n.trim().parse::<usize>().ok())
+                    {
+                        if send_body(&mut host_in, &big_reply(&request.id, size)).is_err() {
+                            return;
+                        }
                         continue;
                     }
                     if let Some(name) = text.strip_prefix("emit ") {
@@ -141,6 +149,32 @@ pub fn run(script: &Script, mut host_out: impl Read, mut host_in: impl Write, st
 fn send(w: &mut impl Write, message: &impl serde::Serialize) -> std::io::Result<()> {
     let body = serde_json::to_vec(message).map_err(std::io::Error::other)?;
     let frame = encode_frame(&body, MAX_FROM_BROWSER).map_err(std::io::Error::other)?;
+    w.write_all(&frame)?;
+    w.flush()
+}
+
+/// `{"id":…,"result":[0,1,2,…]}` with a result of about `size` bytes, written directly so
+/// the peer itself stays small.
+pub fn big_reply(id: &Value, size: usize) -> Vec<u8> {
+    let mut body = Vec::with_capacity(size + 64);
+    body.extend_from_slice(b"{\"id\":");
+    body.extend_from_slice(&serde_json::to_vec(id).unwrap_or_else(|_| b"null".to_vec()));
+    body.extend_from_slice(b",\"result\":[");
+    let start = body.len();
+    let mut i: u64 = 0;
+    while body.len() - start < size {
+        if i > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(i.to_string().as_bytes());
+        i += 1;
+    }
+    body.extend_from_slice(b"]}");
+    body
+}
+
+fn send_body(w: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
+    let frame = encode_frame(body, MAX_FROM_BROWSER).map_err(std::io::Error::other)?;
     w.write_all(&frame)?;
     w.flush()
 }

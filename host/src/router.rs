@@ -10,18 +10,27 @@
 //! to the connection that asked; a connection that leaves has its pending calls dropped (late
 //! replies are discarded); a deadline passing answers `TIMEOUT`; the browser going away
 //! answers every pending call `NOT_CONNECTED`.
+//!
+//! Payloads are routed as JSON text: only a frame's envelope is parsed ([`parse_envelope`]),
+//! the `id` is rewritten and `params`/`result` are copied through verbatim, so a large reply
+//! costs about its own size, not a tree of values. Inputs are bounded before they are
+//! parsed: nesting depth, host-method params, calls in flight per client and in total, and
+//! unfinished chunked payloads (the constants in [`crate::protocol`]).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::protocol::codec::{Reassembler, frames_for_browser};
 use crate::protocol::methods::{self, Target};
 use crate::protocol::{
-    ClientHello, ErrorBody, ErrorCode, Hello, Incoming, MAX_FROM_BROWSER, MAX_SOCKET_FRAME, MAX_TO_BROWSER,
-    PROTOCOL_VERSION, Reply, Request, parse_message,
+    ClientHello, Envelope, ErrorBody, ErrorCode, Hello, MAX_BROWSER_JSON_DEPTH, MAX_CALLS_IN_FLIGHT,
+    MAX_CALLS_PER_CLIENT, MAX_CLIENT_JSON_DEPTH, MAX_HOST_PARAMS, MAX_SOCKET_FRAME, MAX_TO_BROWSER,
+    MAX_UNFINISHED_CHUNK_BYTES, PROTOCOL_VERSION, RawReply, Reply, Request, nests_deeper_than,
+    parse_envelope,
 };
 
 /// A client connection's number, unique for the host's lifetime.
@@ -48,6 +57,8 @@ pub enum Out {
 struct ClientState {
     greeted: bool,
     events: HashSet<String>,
+    /// Calls of this client in `pending`.
+    in_flight: usize,
 }
 
 #[derive(Debug)]
@@ -68,6 +79,10 @@ pub struct Router {
     /// The host's descriptor as JSON, for `client.hello` and `host.info`.
     descriptor: Value,
     chunks: Reassembler,
+    /// Chunks refused so far (logged at powers of two, so a flood cannot flood the log).
+    chunk_refusals: u64,
+    per_client_cap: usize,
+    total_cap: usize,
     /// The token `client.hello` must carry (`None` only in unit tests of routing).
     token: Option<crate::descriptor::Token>,
 }
@@ -80,6 +95,47 @@ impl Default for Router {
 
 fn body_of(v: &impl serde::Serialize) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_else(|_| b"{}".to_vec())
+}
+
+/// [`body_of`] into a buffer sized up front for a payload of `payload` bytes, so a large
+/// routed body is written once instead of through a chain of doubling reallocations.
+fn body_sized(v: &impl serde::Serialize, payload: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(payload.saturating_add(256));
+    match serde_json::to_writer(&mut out, v) {
+        Ok(()) => out,
+        Err(_) => b"{}".to_vec(),
+    }
+}
+
+/// A reply with the extension's `result` copied through as text.
+#[derive(serde::Serialize)]
+struct RoutedReply<'a> {
+    id: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a ErrorBody>,
+}
+
+/// A request for the browser with the client's `params` copied through as text.
+#[derive(serde::Serialize)]
+struct RoutedRequest<'a> {
+    v: u32,
+    id: &'a str,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a RawValue>,
+    #[serde(rename = "timeoutMs")]
+    timeout_ms: u64,
+}
+
+/// An event for clients with the extension's `params` copied through as text.
+#[derive(serde::Serialize)]
+struct RoutedEvent<'a> {
+    v: u32,
+    event: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a RawValue>,
 }
 
 fn reply_body(id: Value, result: Result<Value, ErrorBody>) -> Vec<u8> {
@@ -97,7 +153,10 @@ impl Router {
             deadlines: BinaryHeap::new(),
             hello: None,
             descriptor: Value::Null,
-            chunks: Reassembler::new(MAX_FROM_BROWSER),
+            chunks: Reassembler::new(MAX_UNFINISHED_CHUNK_BYTES),
+            chunk_refusals: 0,
+            per_client_cap: MAX_CALLS_PER_CLIENT,
+            total_cap: MAX_CALLS_IN_FLIGHT,
             token: None,
         }
     }
@@ -129,6 +188,15 @@ impl Router {
         self.clients.insert(client, ClientState::default());
     }
 
+    /// Removes a pending call, keeping its client's count of calls in flight.
+    fn take_pending(&mut self, key: &str) -> Option<Pending> {
+        let p = self.pending.remove(key)?;
+        if let Some(state) = self.clients.get_mut(&p.client) {
+            state.in_flight = state.in_flight.saturating_sub(1);
+        }
+        Some(p)
+    }
+
     /// A client left: forget it and its pending calls.
     pub fn client_gone(&mut self, client: ClientId) {
         self.clients.remove(&client);
@@ -146,8 +214,48 @@ impl Router {
 
     /// One frame from a client.
     pub fn client_frame(&mut self, client: ClientId, body: &[u8], now: Instant, out: &mut Vec<Out>) {
-        let request = match parse_message(body) {
-            Ok(Incoming::Request(r)) => r,
+        if nests_deeper_than(body, MAX_CLIENT_JSON_DEPTH) {
+            let e = ErrorBody::invalid_argument(format!(
+                "frame nests arrays and objects deeper than {MAX_CLIENT_JSON_DEPTH} levels"
+            ))
+            .with_hint("send flatter parameters");
+            out.push(Out::ToClient(client, reply_body(Value::Null, Err(e))));
+            return;
+        }
+        let (request, raw_params) = match parse_envelope(body) {
+            Ok(Envelope::Request(r)) => {
+                // Params of the host's own methods are parsed (and so kept small); the
+                // extension's are forwarded as text; an unknown method's are never read.
+                let for_host = methods::find(&r.method).is_some_and(|spec| spec.target == Target::Host);
+                let size = r.params.map_or(0, |p| p.get().len());
+                if for_host && size > MAX_HOST_PARAMS {
+                    let e = ErrorBody::new(
+                        ErrorCode::PayloadTooLarge,
+                        format!(
+                            "params of `{}` are {size} bytes, over the {MAX_HOST_PARAMS}-byte limit",
+                            r.method
+                        ),
+                    );
+                    out.push(Out::ToClient(client, reply_body(r.id, Err(e))));
+                    return;
+                }
+                let (params, raw) = match r.params {
+                    Some(p) if for_host => match serde_json::from_str(p.get()) {
+                        Ok(v) => (v, None),
+                        Err(e) => {
+                            let e = ErrorBody::internal(format!(
+                                "params that parsed once do not parse again: {e}"
+                            ));
+                            out.push(Out::ToClient(client, reply_body(r.id, Err(e))));
+                            return;
+                        }
+                    },
+                    other => (Value::Null, other),
+                };
+                let request =
+                    Request { v: r.v, id: r.id, method: r.method, params, timeout_ms: r.timeout_ms };
+                (request, raw)
+            }
             Ok(_) => {
                 let e = ErrorBody::invalid_argument("clients send requests only");
                 out.push(Out::ToClient(client, reply_body(Value::Null, Err(e))));
@@ -232,7 +340,7 @@ impl Router {
                 let result = self.host_method(client, &request);
                 out.push(Out::ToClient(client, reply_body(id, result)));
             }
-            Target::Extension => self.forward(client, request, now, out),
+            Target::Extension => self.forward(client, request, raw_params, now, out),
         }
     }
 
@@ -265,12 +373,33 @@ impl Router {
                 "hello": self.hello,
                 "clients": self.clients.len(),
                 "pending": self.pending.len(),
+                "unfinishedChunks": self.chunks.unfinished(),
             })),
             other => Err(ErrorBody::internal(format!("host method `{other}` has no handler"))),
         }
     }
 
-    fn forward(&mut self, client: ClientId, mut request: Request, now: Instant, out: &mut Vec<Out>) {
+    fn forward(
+        &mut self,
+        client: ClientId,
+        request: Request,
+        params: Option<&RawValue>,
+        now: Instant,
+        out: &mut Vec<Out>,
+    ) {
+        let in_flight = self.clients.get(&client).map_or(0, |s| s.in_flight);
+        if in_flight >= self.per_client_cap || self.pending.len() >= self.total_cap {
+            let (message, cap) = if in_flight >= self.per_client_cap {
+                ("on this connection", self.per_client_cap)
+            } else {
+                ("on this host", self.total_cap)
+            };
+            let e = ErrorBody::new(ErrorCode::Busy, format!("{cap} calls are already in flight {message}"))
+                .with_hint("wait for earlier calls to answer, then retry")
+                .with_data(json!({ "id": request.id, "limit": cap }));
+            out.push(Out::ToClient(client, reply_body(request.id, Err(e))));
+            return;
+        }
         let key = match &request.id {
             Value::String(s) => format!("c{client}:{s}"),
             other => format!("c{client}:{other}"),
@@ -285,23 +414,33 @@ impl Router {
         }
         let timeout =
             request.timeout_ms.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT).min(MAX_TIMEOUT);
-        request.timeout_ms = Some(timeout.as_millis() as u64);
-        let original = std::mem::replace(&mut request.id, Value::String(key.clone()));
-        let frames = match frames_for_browser(&key, &body_of(&request), MAX_TO_BROWSER, MAX_SOCKET_FRAME) {
+        let routed = RoutedRequest {
+            v: PROTOCOL_VERSION,
+            id: &key,
+            method: &request.method,
+            params,
+            timeout_ms: timeout.as_millis() as u64,
+        };
+        let body =
+            body_sized(&routed, params.map_or(0, |p| p.get().len()) + request.method.len() + key.len());
+        let frames = match frames_for_browser(&key, &body, MAX_TO_BROWSER, MAX_SOCKET_FRAME) {
             Ok(f) => f,
             Err(e) => {
-                out.push(Out::ToClient(client, reply_body(original, Err(e))));
+                out.push(Out::ToClient(client, reply_body(request.id, Err(e))));
                 return;
             }
         };
-        self.pending.insert(key.clone(), Pending { client, id: original, method: request.method, timeout });
+        if let Some(state) = self.clients.get_mut(&client) {
+            state.in_flight += 1;
+        }
+        self.pending.insert(key.clone(), Pending { client, id: request.id, method: request.method, timeout });
         self.deadlines.push(Reverse((now + timeout, key.clone())));
         out.push(Out::ToBrowser { call: Some(key), frames });
     }
 
     /// Answers a forwarded call with an error (e.g. the browser queue is full).
     pub fn fail(&mut self, call: &str, error: ErrorBody, out: &mut Vec<Out>) {
-        if let Some(p) = self.pending.remove(call) {
+        if let Some(p) = self.take_pending(call) {
             out.push(Out::ToClient(p.client, reply_body(p.id, Err(error))));
         }
     }
@@ -309,22 +448,24 @@ impl Router {
     /// One frame from the browser. Returns true when the extension said hello (the
     /// descriptor must be written).
     pub fn browser_frame(&mut self, body: &[u8], out: &mut Vec<Out>) -> bool {
-        match parse_message(body) {
-            Ok(Incoming::Reply(reply)) => {
+        match parse_envelope(body) {
+            Ok(Envelope::Reply(reply)) => {
                 let key = reply.id.as_str().unwrap_or_default().to_owned();
-                match self.pending.remove(&key) {
-                    Some(p) => {
-                        let answer = Reply { id: p.id, result: reply.result, error: reply.error };
-                        out.push(Out::ToClient(p.client, body_of(&answer)));
-                    }
+                match self.take_pending(&key) {
+                    Some(p) => out.push(Out::ToClient(p.client, routed_reply(&p.id, &reply, body))),
                     None => tracing::debug!(id = %reply.id, "reply for a call that is no longer pending"),
                 }
                 false
             }
-            Ok(Incoming::Event(event)) => {
+            Ok(Envelope::Event(event)) => {
+                if nests_deeper_than(body, MAX_BROWSER_JSON_DEPTH) {
+                    tracing::warn!(event = %event.event, "dropping an event nested deeper than {MAX_BROWSER_JSON_DEPTH} levels");
+                    return false;
+                }
                 let mut hello = false;
                 if event.event == methods::EVENT_HELLO {
-                    match serde_json::from_value::<Hello>(event.params.clone()) {
+                    let params = event.params.map_or("{}", |p| p.get());
+                    match serde_json::from_str::<Hello>(params) {
                         Ok(h) => {
                             tracing::info!(browser = %h.browser, version = %h.browser_version, label = %h.label, "extension hello");
                             self.hello = Some(h);
@@ -333,23 +474,34 @@ impl Router {
                         Err(e) => tracing::warn!("malformed hello from the extension: {e}"),
                     }
                 }
-                let body = body_of(&event);
+                let routed = RoutedEvent { v: PROTOCOL_VERSION, event: &event.event, params: event.params };
+                let mut body = None;
                 for (id, state) in &self.clients {
                     if state.events.contains(&event.event) || state.events.contains("*") {
+                        let body = body.get_or_insert_with(|| body_of(&routed));
                         out.push(Out::ToClient(*id, body.clone()));
                     }
                 }
                 hello
             }
-            Ok(Incoming::Chunk(chunk)) => match self.chunks.push(chunk) {
+            Ok(Envelope::Chunk(chunk)) => match self.chunks.push(chunk, Instant::now()) {
                 Ok(Some((_, payload))) => self.browser_frame(payload.as_bytes(), out),
                 Ok(None) => false,
                 Err(e) => {
-                    tracing::warn!("bad chunk from the extension: {}", e.message);
+                    self.chunk_refusals += 1;
+                    if self.chunk_refusals.is_power_of_two() {
+                        tracing::warn!(
+                            refused = self.chunk_refusals,
+                            unfinished = self.chunks.unfinished(),
+                            held = self.chunks.held_bytes(),
+                            "bad chunk from the extension (unfinished chunked payloads are capped): {}",
+                            e.message
+                        );
+                    }
                     false
                 }
             },
-            Ok(Incoming::Request(r)) => {
+            Ok(Envelope::Request(r)) => {
                 tracing::warn!(method = %r.method, "the extension sent a request; the host serves none");
                 let e =
                     ErrorBody::new(ErrorCode::Unsupported, "the host answers no requests from the extension");
@@ -378,17 +530,25 @@ impl Router {
             }
             self.deadlines.pop();
         }
-        self.deadlines.peek().map(|Reverse((at, _))| *at)
+        let call = self.deadlines.peek().map(|Reverse((at, _))| *at);
+        match (call, self.chunks.next_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
-    /// Answers `TIMEOUT` for every call whose deadline has passed.
+    /// Answers `TIMEOUT` for every call whose deadline has passed, and drops unfinished
+    /// chunked payloads that are past theirs.
     pub fn expire(&mut self, now: Instant, out: &mut Vec<Out>) {
+        for (id, bytes) in self.chunks.expire(now) {
+            tracing::warn!(%id, bytes, "dropping an unfinished chunked payload from the extension");
+        }
         while let Some(Reverse((at, _))) = self.deadlines.peek() {
             if *at > now {
                 break;
             }
             let Some(Reverse((_, key))) = self.deadlines.pop() else { break };
-            if let Some(p) = self.pending.remove(&key) {
+            if let Some(p) = self.take_pending(&key) {
                 let e = ErrorBody::new(
                     ErrorCode::Timeout,
                     format!(
@@ -406,6 +566,9 @@ impl Router {
     /// The browser is gone: every pending call answers `NOT_CONNECTED`.
     pub fn browser_gone(&mut self, reason: &str, out: &mut Vec<Out>) {
         let mut pending: Vec<(String, Pending)> = self.pending.drain().collect();
+        for state in self.clients.values_mut() {
+            state.in_flight = 0;
+        }
         pending.sort_by(|a, b| a.0.cmp(&b.0));
         for (_, p) in pending {
             let e = ErrorBody::new(ErrorCode::NotConnected, format!("the browser went away ({reason})"))
@@ -416,9 +579,24 @@ impl Router {
     }
 }
 
+/// The client's answer to a reply from the extension: the client's own id, the `result`
+/// copied through as text. A result nested deeper than any client can parse is answered
+/// `INTERNAL` instead.
+fn routed_reply(id: &Value, reply: &RawReply<'_>, body: &[u8]) -> Vec<u8> {
+    if reply.error.is_none() && nests_deeper_than(body, MAX_BROWSER_JSON_DEPTH) {
+        let e = ErrorBody::internal(format!(
+            "the extension's answer nests deeper than {MAX_BROWSER_JSON_DEPTH} levels"
+        ));
+        return reply_body(id.clone(), Err(e));
+    }
+    let size = reply.result.map_or(0, |r| r.get().len());
+    body_sized(&RoutedReply { id, result: reply.result, error: reply.error.as_ref() }, size)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::ChunkFrame;
 
     fn req(id: Value, method: &str, params: Value) -> Vec<u8> {
         body_of(&Request::new(id, method, params))
@@ -588,6 +766,217 @@ mod tests {
         assert!(frames.len() >= 2);
         assert!(frames.iter().all(|f| f.len() <= MAX_TO_BROWSER));
         assert_eq!(parsed(&frames[0])["chunk"]["id"], "c1:1");
+    }
+
+    fn only_client(out: &[Out]) -> (ClientId, Value) {
+        match out {
+            [Out::ToClient(c, b)] => (*c, parsed(b)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn replies_keep_their_result_text_and_only_the_id_changes() {
+        let mut r = Router::new();
+        greet(&mut r, 1);
+        let mut out = Vec::new();
+        r.client_frame(
+            1,
+            br#"{"v":1,"id":"q","method":"ping","params":{"n" : [1,2]}}"#,
+            Instant::now(),
+            &mut out,
+        );
+        let Out::ToBrowser { frames, .. } = &out[0] else { panic!() };
+        // The client's params went through as written (spacing included).
+        assert!(std::str::from_utf8(&frames[0]).unwrap().contains(r#""params":{"n" : [1,2]}"#));
+        let mut out = Vec::new();
+        r.browser_frame(br#"{"id":"c1:q","result":{"big" : [1.50, "\u00e9"]},"extra":1}"#, &mut out);
+        let [Out::ToClient(1, b)] = &out[..] else { panic!("{out:?}") };
+        assert_eq!(std::str::from_utf8(b).unwrap(), r#"{"id":"q","result":{"big" : [1.50, "\u00e9"]}}"#);
+        r.client_frame(1, &req(json!(2), "ping", json!({})), Instant::now(), &mut Vec::new());
+        let mut out = Vec::new();
+        r.browser_frame(br#"{"id":"c1:2","result":null}"#, &mut out);
+        assert_eq!(only_client(&out).1, json!({"id": 2, "result": null}));
+        r.client_frame(1, &req(json!(3), "ping", json!({})), Instant::now(), &mut Vec::new());
+        let mut out = Vec::new();
+        r.browser_frame(br#"{"id":"c1:3","error":{"code":"STALE","message":"m","hint":"h"}}"#, &mut out);
+        assert_eq!(only_client(&out).1["error"]["code"], "STALE");
+        assert_eq!(r.pending_count(), 0);
+    }
+
+    #[test]
+    fn deep_or_oversized_client_input_is_refused_before_parsing() {
+        let mut r = Router::new();
+        greet(&mut r, 1);
+        let mut out = Vec::new();
+        let deep = format!(
+            r#"{{"v":1,"id":1,"method":"ping","params":{}{}}}"#,
+            "[".repeat(MAX_CLIENT_JSON_DEPTH),
+            "]".repeat(MAX_CLIENT_JSON_DEPTH)
+        );
+        r.client_frame(1, deep.as_bytes(), Instant::now(), &mut out);
+        let (_, e) = only_client(&out);
+        assert_eq!(e["error"]["code"], "INVALID_ARGUMENT");
+        assert!(e["error"]["message"].as_str().unwrap().contains("deeper than 64"), "{e}");
+        // One level less is fine.
+        let ok = format!(
+            r#"{{"v":1,"id":1,"method":"ping","params":{}{}}}"#,
+            "[".repeat(MAX_CLIENT_JSON_DEPTH - 1),
+            "]".repeat(MAX_CLIENT_JSON_DEPTH - 1)
+        );
+        let mut out = Vec::new();
+        r.client_frame(1, ok.as_bytes(), Instant::now(), &mut out);
+        assert!(matches!(&out[..], [Out::ToBrowser { .. }]), "{out:?}");
+        let mut out = Vec::new();
+        let big = json!({"events": ["x".repeat(MAX_HOST_PARAMS)]});
+        r.client_frame(1, &req(json!(9), "subscribe", big), Instant::now(), &mut out);
+        let (_, e) = only_client(&out);
+        assert_eq!((e["id"].clone(), e["error"]["code"].clone()), (json!(9), json!("PAYLOAD_TOO_LARGE")));
+        // An unknown method is named as such whatever its params.
+        let mut out = Vec::new();
+        let big = json!({"x": "y".repeat(MAX_HOST_PARAMS)});
+        r.client_frame(1, &req(json!(10), "tabs.nope", big), Instant::now(), &mut out);
+        assert_eq!(only_client(&out).1["error"]["code"], "UNSUPPORTED");
+    }
+
+    #[test]
+    fn calls_in_flight_are_capped_per_client_and_in_total() {
+        let mut r = Router::new();
+        r.per_client_cap = 3;
+        r.total_cap = 5;
+        greet(&mut r, 1);
+        greet(&mut r, 2);
+        let now = Instant::now();
+        let send = |r: &mut Router, c: ClientId, id: u64| {
+            let mut out = Vec::new();
+            r.client_frame(c, &req(json!(id), "ping", json!({})), now, &mut out);
+            match &out[..] {
+                [Out::ToBrowser { .. }] => None,
+                [Out::ToClient(_, b)] => Some(parsed(b)),
+                other => panic!("{other:?}"),
+            }
+        };
+        for id in 0..3 {
+            assert_eq!(send(&mut r, 1, id), None);
+        }
+        let e = send(&mut r, 1, 3).unwrap();
+        assert_eq!(e["error"]["code"], "BUSY");
+        assert!(e["error"]["message"].as_str().unwrap().contains("on this connection"));
+        assert!(e["error"]["hint"].as_str().is_some());
+        assert_eq!(send(&mut r, 2, 0), None);
+        assert_eq!(send(&mut r, 2, 1), None);
+        let e = send(&mut r, 2, 2).unwrap();
+        assert!(e["error"]["message"].as_str().unwrap().contains("on this host"), "{e}");
+        // An answer frees a slot of its client.
+        r.browser_frame(&body_of(&Reply::ok(json!("c1:0"), json!(1))), &mut Vec::new());
+        assert_eq!(send(&mut r, 1, 4), None);
+        // Timeouts and a departed browser free them too.
+        r.expire(now + MAX_TIMEOUT, &mut Vec::new());
+        assert_eq!(r.pending_count(), 0);
+        assert_eq!(send(&mut r, 1, 5), None);
+        r.browser_gone("test", &mut Vec::new());
+        assert_eq!(r.clients[&1].in_flight, 0);
+    }
+
+    #[test]
+    fn chunked_replies_reassemble_and_unfinished_ones_expire() {
+        let mut r = Router::new();
+        greet(&mut r, 1);
+        let t0 = Instant::now();
+        r.client_frame(1, &req(json!(1), "ping", json!({})), t0, &mut Vec::new());
+        let reply = br#"{"id":"c1:1","result":"whole"}"#;
+        let (a, b) = reply.split_at(10);
+        for (seq, data, last) in [(0, a, false), (1, b, true)] {
+            let c = ChunkFrame {
+                v: 1,
+                chunk: crate::protocol::ChunkHeader { id: "r".into(), seq, last },
+                data: String::from_utf8(data.to_vec()).unwrap(),
+            };
+            let mut out = Vec::new();
+            r.browser_frame(&body_of(&c), &mut out);
+            if last {
+                assert_eq!(only_client(&out).1, json!({"id": 1, "result": "whole"}));
+            }
+        }
+        let c = ChunkFrame {
+            v: 1,
+            chunk: crate::protocol::ChunkHeader { id: "stuck".into(), seq: 0, last: false },
+            data: "x".into(),
+        };
+        r.browser_frame(&body_of(&c), &mut Vec::new());
+        assert_eq!(r.chunks.unfinished(), 1);
+        let due = r.next_deadline().unwrap();
+        assert!(
+            due > t0 && due <= Instant::now() + Duration::from_millis(crate::protocol::CHUNK_DEADLINE_MS)
+        );
+        r.expire(due, &mut Vec::new());
+        assert_eq!(r.chunks.unfinished(), 0);
+        assert_eq!(r.next_deadline(), None);
+    }
+
+    #[test]
+    fn too_deep_replies_answer_internal_and_events_are_dropped() {
+        let mut r = Router::new();
+        greet(&mut r, 1);
+        r.client_frame(1, &req(json!(1), "ping", json!({})), Instant::now(), &mut Vec::new());
+        let deep = format!(r#"{{"id":"c1:1","result":{}{}}}"#, "[".repeat(200), "]".repeat(200));
+        let mut out = Vec::new();
+        r.browser_frame(deep.as_bytes(), &mut out);
+        let (_, e) = only_client(&out);
+        assert_eq!(e["error"]["code"], "INTERNAL");
+        r.client_frame(
+            1,
+            &req(json!(2), "subscribe", json!({"events": ["*"]})),
+            Instant::now(),
+            &mut Vec::new(),
+        );
+        let ev = format!(r#"{{"v":1,"event":"x","params":{}{}}}"#, "[".repeat(200), "]".repeat(200));
+        let mut out = Vec::new();
+        r.browser_frame(ev.as_bytes(), &mut out);
+        assert!(out.is_empty());
+        r.browser_frame(br#"{"v":1,"event":"x","params":{"k" : 1}}"#, &mut out);
+        let [Out::ToClient(1, b)] = &out[..] else { panic!("{out:?}") };
+        assert_eq!(std::str::from_utf8(b).unwrap(), r#"{"v":1,"event":"x","params":{"k" : 1}}"#);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+
+        /// Any interleaving of clients, calls, answers, departures and deadlines: no panic,
+        /// and each client's count of calls in flight matches the pending table.
+        #[test]
+        fn in_flight_counts_follow_any_interleaving(
+            ops in proptest::collection::vec((0u8..6, 1u64..4, 0u64..6), 0..120),
+        ) {
+            let mut r = Router::new();
+            r.per_client_cap = 4;
+            r.total_cap = 7;
+            let t0 = Instant::now();
+            for c in 1..4 {
+                greet(&mut r, c);
+            }
+            for (step, (op, c, id)) in ops.into_iter().enumerate() {
+                let now = t0 + Duration::from_secs(step as u64);
+                let mut out = Vec::new();
+                match op {
+                    0 | 1 => {
+                        let mut q = Request::new(json!(id), "ping", json!({}));
+                        q.timeout_ms = Some(3000);
+                        r.client_frame(c, &body_of(&q), now, &mut out);
+                    }
+                    2 => { r.browser_frame(&body_of(&Reply::ok(json!(format!("c{c}:{id}")), json!(1))), &mut out); }
+                    3 => r.expire(now, &mut out),
+                    4 => { r.client_gone(c); greet(&mut r, c); }
+                    _ => r.browser_gone("gone", &mut out),
+                }
+                proptest::prop_assert!(r.pending_count() <= 7);
+                for (cid, state) in &r.clients {
+                    let n = r.pending.values().filter(|p| p.client == *cid).count();
+                    proptest::prop_assert_eq!(state.in_flight, n);
+                    proptest::prop_assert!(n <= 4);
+                }
+            }
+        }
     }
 
     #[test]

@@ -49,7 +49,12 @@ fn main() -> ExitCode {
         let mut samples = Vec::with_capacity(RUNS);
         for i in 0..RUNS + 1 {
             let t0 = Instant::now();
-            let out = rt.block_on(webext_mcp::tools::call(&ctx, "extension_list_templates", args.clone()));
+            let out = rt.block_on(webext_mcp::tools::call(
+                &ctx,
+                Default::default(),
+                "extension_list_templates",
+                args.clone(),
+            ));
             let elapsed = t0.elapsed().as_secs_f64() * 1e6;
             let Some(Ok(out)) = out else {
                 eprintln!("extension_list_templates failed");

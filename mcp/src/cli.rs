@@ -16,7 +16,7 @@ use webext_mcp_host::protocol::ErrorBody;
 use crate::config::{Config, Flags};
 use crate::logging;
 use crate::paths::{Env, Paths};
-use crate::tools::{self, Context, Ctx, Toolset};
+use crate::tools::{self, Context, Ctx, Selection};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -355,7 +355,7 @@ pub fn context(home: Option<&std::path::Path>, env: Env, flags: &Flags) -> Resul
         None => Paths::detect(&env),
     };
     let config = Config::load(&paths.config_file, &env, flags)?;
-    let toolsets = Toolset::parse_list(&config.list("toolsets"))?;
+    let toolsets = std::sync::RwLock::new(Selection::parse(&config.list("toolsets"))?);
     let browser = tools::browser::BrowserState::new(&paths.runtime_search, config.text("browser"));
     Ok(Arc::new(Context { paths, config, env, toolsets, browser }))
 }
@@ -474,8 +474,19 @@ async fn run(cli: Cli) -> ExitCode {
     }
 }
 
+/// Progress lines on stderr when it is a terminal (never on stdout: `--json` output stays
+/// clean); no sink otherwise.
+fn terminal_progress() -> tools::Call {
+    use std::io::IsTerminal;
+    let sink: Option<tools::ProgressSink> = std::io::stderr().is_terminal().then(|| {
+        let sink: tools::ProgressSink = Arc::new(|p: tools::Progress| eprintln!("… {}", p.message));
+        sink
+    });
+    tools::Call::new(sink, Default::default())
+}
+
 async fn call(ctx: &Ctx, tool: &str, args: Value, as_json: bool) -> ExitCode {
-    let Some(result) = tools::call(ctx, tool, args).await else {
+    let Some(result) = tools::call(ctx, terminal_progress(), tool, args).await else {
         let names: Vec<&str> = tools::registry().iter().map(|t| t.name).collect();
         return usage_error(&format!("unknown tool `{tool}`; known tools: {}", names.join(", ")));
     };
@@ -518,13 +529,15 @@ fn parse_args(args: Option<&str>) -> Result<Value, String> {
 }
 
 fn list_tools(ctx: &Ctx, as_json: bool) -> ExitCode {
+    let selection =
+        ctx.toolsets.read().map(|s| s.clone()).unwrap_or(Selection { defaults: true, groups: vec![] });
     let rows: Vec<Value> = tools::registry()
         .iter()
         .map(|t| {
             json!({
                 "name": t.name,
                 "toolset": t.toolset.name(),
-                "enabled": ctx.toolsets.contains(&t.toolset),
+                "enabled": selection.shows(t),
                 "description": t.description,
             })
         })
@@ -534,7 +547,7 @@ fn list_tools(ctx: &Ctx, as_json: bool) -> ExitCode {
     } else {
         let mut text = String::new();
         for t in tools::registry() {
-            let off = if ctx.toolsets.contains(&t.toolset) { "" } else { " (off)" };
+            let off = if selection.shows(t) { "" } else { " (off)" };
             text.push_str(&format!("{:<28} {:<10}{} {}\n", t.name, t.toolset.name(), off, t.description));
         }
         print_stdout(text.trim_end());

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -33,35 +33,65 @@ pub fn mcp_protocol_version() -> String {
 #[derive(Clone)]
 pub struct WebextServer {
     ctx: Ctx,
-    listed: Arc<OnceLock<Vec<Tool>>>,
+    /// Every tool in MCP form, built on first use (registry order).
+    all: Arc<OnceLock<Vec<Tool>>>,
 }
 
 impl WebextServer {
     pub fn new(ctx: Ctx) -> Self {
-        WebextServer { ctx, listed: Arc::new(OnceLock::new()) }
+        WebextServer { ctx, all: Arc::new(OnceLock::new()) }
     }
 
-    fn listed_tools(&self) -> &[Tool] {
-        self.listed.get_or_init(|| {
+    /// The tools the current selection shows; `enable_toolsets` changes it mid-session.
+    fn listed_tools(&self) -> Vec<Tool> {
+        let all = self.all.get_or_init(|| {
             tools::registry()
                 .iter()
-                .filter(|t| self.ctx.toolsets.contains(&t.toolset))
                 .map(|t| {
                     let mut tool = Tool::new(t.name, t.description, Arc::new((t.input_schema)()));
-                    let mut ann = ToolAnnotations::with_title(t.title);
-                    // false is the protocol's default: only say it when it is true.
-                    ann.read_only_hint = t.read_only.then_some(true);
-                    tool.annotations = Some(ann);
+                    tool.annotations = Some(annotations(t));
                     tool
                 })
                 .collect()
-        })
+        });
+        let Ok(selection) = self.ctx.toolsets.read() else { return all.clone() };
+        tools::registry()
+            .iter()
+            .zip(all)
+            .filter(|(def, _)| selection.shows(def))
+            .map(|(_, t)| t.clone())
+            .collect()
     }
+
+    fn selection(&self) -> Option<tools::Selection> {
+        self.ctx.toolsets.read().ok().map(|s| s.clone())
+    }
+}
+
+/// The MCP annotations of a tool, leaving out what equals the protocol's defaults
+/// (`readOnlyHint` false, `destructiveHint` true, `idempotentHint` false, `openWorldHint`
+/// true) to keep `tools/list` small.
+fn annotations(t: &tools::ToolDef) -> ToolAnnotations {
+    use tools::Effect;
+    let mut ann = ToolAnnotations::with_title(t.title);
+    match t.effect {
+        Effect::Read => ann.read_only_hint = Some(true),
+        Effect::Additive => ann.destructive_hint = Some(false),
+        Effect::Idempotent => {
+            ann.destructive_hint = Some(false);
+            ann.idempotent_hint = Some(true);
+        }
+        Effect::Destructive => {}
+    }
+    if !t.open_world() {
+        ann.open_world_hint = Some(false);
+    }
+    ann
 }
 
 impl ServerHandler for WebextServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
             .with_server_info(Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
@@ -71,20 +101,38 @@ impl ServerHandler for WebextServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.listed_tools().to_vec()))
+        Ok(ListToolsResult::with_all_items(self.listed_tools()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.listed_tools().iter().find(|t| t.name == name).cloned()
+        self.listed_tools().into_iter().find(|t| t.name == name)
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        match tools::call(&self.ctx, &request.name, args).await {
+        let call = tools::Call::new(progress_sink(&context), context.ct.clone());
+        let before = self.selection();
+        let run = tools::call(&self.ctx, call, &request.name, args);
+        // A cancelled request's future is dropped, which ends every wait inside it; rmcp
+        // sends no response for it.
+        let result = tokio::select! {
+            result = run => result,
+            () = context.ct.cancelled() => {
+                tracing::info!(tool = %request.name, "call cancelled by the client");
+                return Err(McpError::internal_error("cancelled by the client", None));
+            }
+        };
+        if self.selection() != before {
+            // enable_toolsets widened the list: tell clients that listen.
+            if let Err(e) = context.peer.notify_tool_list_changed().await {
+                tracing::debug!("tools/list_changed not sent: {e}");
+            }
+        }
+        match result {
             Some(result) => Ok(to_call_result(result).into()),
             None => Err(McpError::invalid_params(
                 format!("unknown tool `{}`; tools/list shows the available ones", request.name),
@@ -92,6 +140,26 @@ impl ServerHandler for WebextServer {
             )),
         }
     }
+}
+
+/// `notifications/progress` for the request's `progressToken`, when the client sent one.
+/// Reports are sent in order from one task, so a slow client never blocks the tool.
+fn progress_sink(context: &RequestContext<RoleServer>) -> Option<tools::ProgressSink> {
+    let token = context.meta.get_progress_token()?;
+    let peer = context.peer.clone();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<tools::Progress>();
+    tokio::spawn(async move {
+        while let Some(p) = rx.recv().await {
+            let mut param = ProgressNotificationParam::new(token.clone(), p.done).with_message(p.message);
+            param.total = p.total;
+            if peer.notify_progress(param).await.is_err() {
+                break;
+            }
+        }
+    });
+    Some(Arc::new(move |p| {
+        let _ = tx.send(p);
+    }))
 }
 
 /// Serves MCP on stdin/stdout until the client closes stdin.

@@ -1,17 +1,23 @@
 //! Framing (4-byte native-endian length + UTF-8 JSON body) and chunking, used by both ends of
 //! both links (browser stdio and local socket). Pure: bytes in, bytes out.
 //!
-//! The decoder is incremental so split reads are normal, and an oversized length is reported
-//! once and its body skipped, so a bad frame never wedges the stream nor allocates 4 GB.
+//! The decoder is incremental so split reads are normal. An oversized length is reported
+//! once, at the header, and its body skipped as it streams by: the socket side answers it and
+//! goes on, the browser side treats it as fatal (see `MAX_FROM_BROWSER`). The decoder never
+//! reserves memory ahead of the bytes that arrived, so a hostile header costs nothing, and a
+//! large frame's buffer is handed over as its body instead of being copied.
 //! Chunking measures the *encoded* frame: JSON escaping can double a payload (`"` → `\"`) or
 //! grow a control character six-fold, so slices are cut on UTF-8 boundaries against the
 //! escaped length, and every produced frame body is checked against the cap.
 
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use byteorder::{ByteOrder, NativeEndian};
 
-use super::{ChunkFrame, ChunkHeader, ErrorBody, ErrorCode, PROTOCOL_VERSION};
+use super::{
+    CHUNK_DEADLINE_MS, ChunkFrame, ChunkHeader, ErrorBody, ErrorCode, MAX_UNFINISHED_CHUNKS, PROTOCOL_VERSION,
+};
 
 /// Size of the length prefix.
 pub const HEADER_LEN: usize = 4;
@@ -19,7 +25,8 @@ pub const HEADER_LEN: usize = 4;
 /// A framing failure.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FrameError {
-    /// The frame body is larger than the link allows; its bytes are skipped.
+    /// The frame body is larger than the link allows. The decoder skips its bytes; the socket
+    /// side answers `PAYLOAD_TOO_LARGE` and goes on, the browser side ends the host.
     #[error("frame of {len} bytes exceeds the {cap}-byte limit of this link")]
     TooLarge { len: usize, cap: usize },
     /// A payload cannot be chunked because a single frame cannot hold any of it.
@@ -36,14 +43,25 @@ impl From<FrameError> for ErrorBody {
 
 /// Prefixes `body` with its length. Refuses bodies over `cap`.
 pub fn encode_frame(body: &[u8], cap: usize) -> Result<Vec<u8>, FrameError> {
-    if body.len() > cap || body.len() > u32::MAX as usize {
-        return Err(FrameError::TooLarge { len: body.len(), cap });
-    }
-    let mut out = vec![0u8; HEADER_LEN + body.len()];
-    NativeEndian::write_u32(&mut out[..HEADER_LEN], body.len() as u32);
-    out[HEADER_LEN..].copy_from_slice(body);
+    let header = encode_header(body.len(), cap)?;
+    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+    out.extend_from_slice(&header);
+    out.extend_from_slice(body);
     Ok(out)
 }
+
+/// The length prefix of a `len`-byte body, for writers that send the body from where it is.
+pub fn encode_header(len: usize, cap: usize) -> Result<[u8; HEADER_LEN], FrameError> {
+    if len > cap || len > u32::MAX as usize {
+        return Err(FrameError::TooLarge { len, cap });
+    }
+    let mut header = [0u8; HEADER_LEN];
+    NativeEndian::write_u32(&mut header, len as u32);
+    Ok(header)
+}
+
+/// Frames at least this large leave the decoder as its buffer rather than as a copy.
+const HAND_OVER: usize = 64 * 1024;
 
 /// Reassembles frames from a byte stream that arrives in arbitrary pieces.
 #[derive(Debug)]
@@ -90,8 +108,18 @@ impl FrameDecoder {
             return Some(Err(FrameError::TooLarge { len, cap: self.cap }));
         }
         if avail.len() < HEADER_LEN + len {
-            self.buf.reserve(HEADER_LEN + len - avail.len());
+            // No reserve for the announced length: the buffer grows with the bytes that come.
             return None;
+        }
+        if len >= HAND_OVER {
+            // Hand the buffer over as the body (one memmove, no second copy of a big frame);
+            // the few bytes after it start the next buffer.
+            let end = self.start + HEADER_LEN + len;
+            let rest = self.buf.split_off(end);
+            let mut body = std::mem::replace(&mut self.buf, rest);
+            body.drain(..self.start + HEADER_LEN);
+            self.start = 0;
+            return Some(Ok(body));
         }
         let body = avail[HEADER_LEN..HEADER_LEN + len].to_vec();
         self.start += HEADER_LEN + len;
@@ -105,6 +133,16 @@ impl FrameDecoder {
     /// Bytes of an unfinished frame: non-zero at end of stream means the input was truncated.
     pub fn pending_bytes(&self) -> usize {
         self.buf.len() - self.start + self.skip
+    }
+
+    /// Whether the unfinished bytes stop inside the 4-byte length prefix.
+    pub fn inside_header(&self) -> bool {
+        self.skip == 0 && (1..HEADER_LEN).contains(&(self.buf.len() - self.start))
+    }
+
+    /// Bytes the decoder holds allocated (tests of its bounds).
+    pub fn buffered_capacity(&self) -> usize {
+        self.buf.capacity()
     }
 }
 
@@ -190,41 +228,126 @@ pub fn frames_for_browser(
 }
 
 /// The receiving side of chunking: collects slices per id and yields whole payloads.
-/// Out-of-order, duplicate or oversized sequences are refused and forgotten.
-#[derive(Debug, Default)]
+/// Out-of-order, duplicate or oversized sequences are refused and forgotten. It is bounded:
+/// at most `max_ids` unfinished payloads, `max_total` bytes across all of them, and each is
+/// dropped `deadline` after its first slice ([`Reassembler::expire`]).
+#[derive(Debug)]
 pub struct Reassembler {
     max_total: usize,
-    parts: HashMap<String, (u32, String)>,
+    max_ids: usize,
+    deadline: Duration,
+    held: usize,
+    parts: HashMap<String, Partial>,
+}
+
+#[derive(Debug)]
+struct Partial {
+    next: u32,
+    data: String,
+    started: Instant,
+}
+
+impl Default for Reassembler {
+    fn default() -> Self {
+        Reassembler::new(super::MAX_UNFINISHED_CHUNK_BYTES)
+    }
 }
 
 impl Reassembler {
+    /// At most `max_total` bytes in all unfinished payloads together, the protocol's
+    /// [`MAX_UNFINISHED_CHUNKS`] ids and [`CHUNK_DEADLINE_MS`].
     pub fn new(max_total: usize) -> Reassembler {
-        Reassembler { max_total, parts: HashMap::new() }
+        Reassembler::with_limits(max_total, MAX_UNFINISHED_CHUNKS, Duration::from_millis(CHUNK_DEADLINE_MS))
     }
 
-    /// Adds one chunk; returns `(id, payload)` when it was the last one.
-    pub fn push(&mut self, frame: ChunkFrame) -> Result<Option<(String, String)>, ErrorBody> {
+    pub fn with_limits(max_total: usize, max_ids: usize, deadline: Duration) -> Reassembler {
+        Reassembler { max_total, max_ids, deadline, held: 0, parts: HashMap::new() }
+    }
+
+    /// Unfinished payloads.
+    pub fn unfinished(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// Bytes held in unfinished payloads.
+    pub fn held_bytes(&self) -> usize {
+        self.held
+    }
+
+    fn forget(&mut self, id: &str) -> Option<Partial> {
+        let p = self.parts.remove(id)?;
+        self.held -= p.data.len();
+        Some(p)
+    }
+
+    /// Adds one chunk received at `now`; returns `(id, payload)` when it was the last one.
+    pub fn push(&mut self, frame: ChunkFrame, now: Instant) -> Result<Option<(String, String)>, ErrorBody> {
         let ChunkFrame { chunk, data, .. } = frame;
-        let expected = self.parts.get(&chunk.id).map(|(next, _)| *next).unwrap_or(0);
+        let expected = self.parts.get(&chunk.id).map(|p| p.next).unwrap_or(0);
         if chunk.seq != expected {
-            self.parts.remove(&chunk.id);
+            self.forget(&chunk.id);
             return Err(ErrorBody::invalid_argument(format!(
                 "chunk {} of `{}` arrived, expected {expected}",
                 chunk.seq, chunk.id
             )));
         }
-        let entry = self.parts.entry(chunk.id.clone()).or_insert_with(|| (0, String::new()));
-        if entry.1.len() + data.len() > self.max_total {
-            self.parts.remove(&chunk.id);
-            return Err(FrameError::TooLarge { len: usize::MAX, cap: self.max_total }.into());
+        if self.held.saturating_add(data.len()) > self.max_total {
+            let had = self.forget(&chunk.id).map(|p| p.data.len()).unwrap_or(0);
+            return Err(ErrorBody::new(
+                ErrorCode::PayloadTooLarge,
+                format!(
+                    "chunked payloads would hold more than {} bytes (this one had {had})",
+                    self.max_total
+                ),
+            ));
         }
-        entry.1.push_str(&data);
-        entry.0 += 1;
+        if chunk.last && expected == 0 {
+            return Ok(Some((chunk.id, data)));
+        }
+        if expected == 0 && self.parts.len() >= self.max_ids {
+            return Err(ErrorBody::new(
+                ErrorCode::Busy,
+                format!("{} chunked payloads are already unfinished", self.max_ids),
+            )
+            .with_hint("finish or abandon a chunked payload before starting another"));
+        }
+        let entry = self.parts.entry(chunk.id.clone()).or_insert_with(|| Partial {
+            next: 0,
+            data: String::new(),
+            started: now,
+        });
+        self.held += data.len();
+        entry.data.push_str(&data);
+        entry.next = entry.next.saturating_add(1);
         if chunk.last {
-            let payload = self.parts.remove(&chunk.id).map(|(_, s)| s).unwrap_or_default();
+            let payload = self.forget(&chunk.id).map(|p| p.data).unwrap_or_default();
             return Ok(Some((chunk.id, payload)));
         }
         Ok(None)
+    }
+
+    /// When the oldest unfinished payload expires.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.parts.values().map(|p| p.started + self.deadline).min()
+    }
+
+    /// Drops every payload whose deadline has passed; returns `(id, bytes held)` of each.
+    pub fn expire(&mut self, now: Instant) -> Vec<(String, usize)> {
+        let due: Vec<String> = self
+            .parts
+            .iter()
+            .filter(|(_, p)| p.started + self.deadline <= now)
+            .map(|(id, _)| id.clone())
+            .collect();
+        let mut dropped: Vec<(String, usize)> = due
+            .into_iter()
+            .filter_map(|id| {
+                let p = self.forget(&id)?;
+                Some((id, p.data.len()))
+            })
+            .collect();
+        dropped.sort();
+        dropped
     }
 }
 
@@ -233,6 +356,7 @@ mod tests {
     use super::*;
     use crate::protocol::{Incoming, MAX_TO_BROWSER, parse_message, sha256_hex};
     use proptest::prelude::*;
+    use std::time::Duration;
 
     fn frame(body: &[u8]) -> Vec<u8> {
         encode_frame(body, usize::MAX >> 1).unwrap()
@@ -247,7 +371,7 @@ mod tests {
         let mut out = None;
         for (i, f) in frames.iter().enumerate() {
             let Ok(Incoming::Chunk(c)) = parse_message(f) else { panic!("frame {i} is not a chunk") };
-            if let Some((_, payload)) = r.push(c).unwrap() {
+            if let Some((_, payload)) = r.push(c, Instant::now()).unwrap() {
                 assert_eq!(i, frames.len() - 1, "last before the end");
                 out = Some(payload);
             }
@@ -370,15 +494,104 @@ mod tests {
             chunk: ChunkHeader { id: "a".into(), seq, last },
             data: "x".into(),
         };
-        assert!(r.push(c(1, false)).is_err());
-        assert!(r.push(c(0, false)).unwrap().is_none());
-        assert_eq!(r.push(c(1, true)).unwrap(), Some(("a".into(), "xx".into())));
+        let now = Instant::now();
+        assert!(r.push(c(1, false), now).is_err());
+        assert!(r.push(c(0, false), now).unwrap().is_none());
+        assert_eq!(r.push(c(1, true), now).unwrap(), Some(("a".into(), "xx".into())));
+        assert_eq!((r.unfinished(), r.held_bytes()), (0, 0));
     }
 
     #[test]
     fn id_too_long_is_an_error_not_a_loop() {
         let id = "i".repeat(200);
         assert!(matches!(chunk_payload(&id, "abc", 100), Err(FrameError::IdTooLong { .. })));
+    }
+
+    fn chunk(id: &str, seq: u32, last: bool, data: &str) -> ChunkFrame {
+        ChunkFrame { v: 1, chunk: ChunkHeader { id: id.into(), seq, last }, data: data.into() }
+    }
+
+    /// Regression: the decoder reserved the announced length as soon as a header arrived, so
+    /// a header alone (no body ever sent) cost up to the cap.
+    #[test]
+    fn a_header_alone_reserves_nothing() {
+        let mut dec = FrameDecoder::new(64 << 20);
+        dec.push(&((64u32 << 20).to_ne_bytes()));
+        dec.push(b"{");
+        assert!(dec.next_frame().is_none());
+        assert!(dec.buffered_capacity() < 64 * 1024, "{} bytes reserved", dec.buffered_capacity());
+        let mut dec = FrameDecoder::new(64 << 20);
+        dec.push(&u32::MAX.to_ne_bytes());
+        assert_eq!(
+            dec.next_frame(),
+            Some(Err(FrameError::TooLarge { len: u32::MAX as usize, cap: 64 << 20 }))
+        );
+        assert!(dec.buffered_capacity() < 64 * 1024);
+    }
+
+    #[test]
+    fn a_big_frame_leaves_as_its_buffer_and_the_rest_stays() {
+        let big = vec![b'7'; 300_000];
+        let mut stream = frame(&big);
+        stream.extend(frame(b"{}"));
+        stream.extend(&frame(b"[1]")[..5]);
+        let mut dec = FrameDecoder::new(1 << 20);
+        for piece in stream.chunks(64 * 1024) {
+            dec.push(piece);
+        }
+        assert_eq!(dec.next_frame(), Some(Ok(big)));
+        assert!(dec.buffered_capacity() < 64 * 1024, "{}", dec.buffered_capacity());
+        assert_eq!(dec.next_frame(), Some(Ok(b"{}".to_vec())));
+        assert!(dec.next_frame().is_none());
+        assert_eq!(dec.pending_bytes(), 5);
+        assert!(!dec.inside_header());
+        let mut dec = FrameDecoder::new(10);
+        dec.push(&[3, 0]);
+        assert!(dec.inside_header());
+    }
+
+    /// Regression: 10 k chunk ids that never finish were all kept (66 MB), forever.
+    #[test]
+    fn ten_thousand_unfinished_ids_keep_only_the_cap() {
+        let mut r = Reassembler::new(64 << 20);
+        let now = Instant::now();
+        let data = "x".repeat(6_600);
+        let mut busy = 0;
+        for i in 0..10_000 {
+            if let Err(e) = r.push(chunk(&format!("id{i}"), 0, false, &data), now) {
+                assert_eq!(e.code, ErrorCode::Busy);
+                busy += 1;
+            }
+        }
+        assert_eq!(r.unfinished(), MAX_UNFINISHED_CHUNKS);
+        assert_eq!(busy, 10_000 - MAX_UNFINISHED_CHUNKS);
+        assert_eq!(r.held_bytes(), MAX_UNFINISHED_CHUNKS * data.len());
+        // A known id still progresses, and a payload in one chunk needs no slot.
+        assert!(r.push(chunk("id3", 1, false, "y"), now).unwrap().is_none());
+        assert_eq!(r.push(chunk("one", 0, true, "z"), now).unwrap(), Some(("one".into(), "z".into())));
+    }
+
+    #[test]
+    fn unfinished_payloads_share_one_byte_cap_and_expire() {
+        let mut r = Reassembler::with_limits(10, 64, Duration::from_secs(30));
+        let t0 = Instant::now();
+        assert!(r.push(chunk("a", 0, false, "aaaa"), t0).unwrap().is_none());
+        assert!(r.push(chunk("b", 0, false, "bbbb"), t0 + Duration::from_secs(10)).unwrap().is_none());
+        let e = r.push(chunk("c", 0, false, "ccc"), t0).unwrap_err();
+        assert_eq!(e.code, ErrorCode::PayloadTooLarge);
+        // Growing one over the shared cap drops that one.
+        assert_eq!(r.push(chunk("a", 1, false, "aaa"), t0).unwrap_err().code, ErrorCode::PayloadTooLarge);
+        assert_eq!((r.unfinished(), r.held_bytes()), (1, 4));
+        assert_eq!(r.next_deadline(), Some(t0 + Duration::from_secs(40)));
+        assert!(r.expire(t0 + Duration::from_secs(39)).is_empty());
+        assert_eq!(r.expire(t0 + Duration::from_secs(40)), vec![("b".to_owned(), 4)]);
+        assert_eq!((r.unfinished(), r.held_bytes(), r.next_deadline()), (0, 0, None));
+    }
+
+    #[derive(Debug, Clone)]
+    enum Piece {
+        Body(Vec<u8>),
+        Oversized(usize),
     }
 
     proptest! {
@@ -414,6 +627,73 @@ mod tests {
                 }
             }
             prop_assert!(dec.buf.len() - dec.start <= 1024 + 4 + 97);
+        }
+
+        /// Socket side: oversized frames among good ones are reported in order and their
+        /// bodies skipped, whatever the read sizes; memory stays near one frame plus one read.
+        #[test]
+        fn oversized_frames_are_skipped_in_order_across_any_split(
+            pieces in prop::collection::vec(prop_oneof![
+                prop::collection::vec(any::<u8>(), 0..600).prop_map(Piece::Body),
+                (601usize..5000).prop_map(Piece::Oversized),
+            ], 0..16),
+            cuts in prop::collection::vec(1usize..700, 1..20),
+        ) {
+            let mut stream = Vec::new();
+            for p in &pieces {
+                match p {
+                    Piece::Body(b) => stream.extend(frame(b)),
+                    Piece::Oversized(n) => {
+                        stream.extend((*n as u32).to_ne_bytes());
+                        stream.extend(std::iter::repeat_n(b'~', *n));
+                    }
+                }
+            }
+            let mut dec = FrameDecoder::new(600);
+            let mut got = Vec::new();
+            let (mut pos, mut i) = (0, 0);
+            while pos < stream.len() {
+                let n = cuts[i % cuts.len()].min(stream.len() - pos);
+                dec.push(&stream[pos..pos + n]);
+                pos += n;
+                i += 1;
+                got.extend(decode_all(&mut dec));
+                prop_assert!(dec.buffered_capacity() <= 2 * (600 + HEADER_LEN + 700) + 64 * 1024);
+            }
+            let want: Vec<Result<Vec<u8>, FrameError>> = pieces
+                .iter()
+                .map(|p| match p {
+                    Piece::Body(b) => Ok(b.clone()),
+                    Piece::Oversized(n) => Err(FrameError::TooLarge { len: *n, cap: 600 }),
+                })
+                .collect();
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(dec.pending_bytes(), 0);
+        }
+
+        /// Any sequence of chunks (ids, seqs, last flags, sizes, times): no panic, and the
+        /// caps on ids, bytes and age hold after every step.
+        #[test]
+        fn reassembly_of_any_chunk_sequence_stays_within_its_caps(
+            steps in prop::collection::vec((0u8..12, 0u32..4, any::<bool>(), 0usize..40, 0u64..20), 0..200),
+        ) {
+            let deadline = Duration::from_secs(30);
+            let mut r = Reassembler::with_limits(100, 5, deadline);
+            let t0 = Instant::now();
+            let mut t = t0;
+            for (id, seq, last, len, dt) in steps {
+                t += Duration::from_secs(dt);
+                r.expire(t);
+                let data = "é".repeat(len / 2);
+                if let Ok(Some((_, payload))) = r.push(chunk(&format!("k{id}"), seq, last, &data), t) {
+                    prop_assert!(payload.len() <= 100);
+                }
+                prop_assert!(r.unfinished() <= 5);
+                prop_assert!(r.held_bytes() <= 100);
+                if let Some(at) = r.next_deadline() {
+                    prop_assert!(at > t.checked_sub(deadline).unwrap_or(t0));
+                }
+            }
         }
 
         #[test]

@@ -6,8 +6,9 @@ use serde_json::{Map, Value, json};
 
 use super::methods::{EVENTS, METHODS, Param};
 use super::{
-    ErrorCode, FINGERPRINT_LEN, FINGERPRINT_SEPARATOR, HELPER_CHROMIUM_ID, HELPER_GECKO_ID, MAX_FROM_BROWSER,
-    MAX_SOCKET_FRAME, MAX_TO_BROWSER, NATIVE_HOST_NAME, PROTOCOL_VERSION,
+    CHUNK_DEADLINE_MS, ErrorCode, FINGERPRINT_LEN, FINGERPRINT_SEPARATOR, HELPER_CHROMIUM_ID,
+    HELPER_GECKO_ID, MAX_FROM_BROWSER, MAX_SOCKET_FRAME, MAX_TO_BROWSER, MAX_UNFINISHED_CHUNKS,
+    NATIVE_HOST_NAME, PROTOCOL_VERSION,
 };
 
 /// Path of the generated file, relative to the workspace root.
@@ -60,6 +61,8 @@ pub fn protocol_js() -> String {
         "hostToBrowserFrame": MAX_TO_BROWSER,
         "browserToHostFrame": MAX_FROM_BROWSER,
         "socketFrame": MAX_SOCKET_FRAME,
+        "unfinishedChunks": MAX_UNFINISHED_CHUNKS,
+        "chunkDeadlineMs": CHUNK_DEADLINE_MS,
     });
     let chunk = json!({
         "key": "chunk",

@@ -5,7 +5,8 @@
 //! malformed and becomes an `INVALID_ARGUMENT` error body that names what was wrong.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::{ErrorBody, ErrorCode, PROTOCOL_VERSION};
 
@@ -130,34 +131,177 @@ pub enum Incoming {
     Chunk(ChunkFrame),
 }
 
-/// Classifies one frame body. Errors name the problem and, when the frame had an id, the
-/// caller can answer it (`ErrorBody.data.id`).
+/// Classifies one frame body into owned values. Built on [`parse_envelope`], so both agree
+/// on every frame.
 pub fn parse_message(body: &[u8]) -> Result<Incoming, ErrorBody> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| {
-        ErrorBody::invalid_argument(format!("frame is not valid UTF-8 JSON: {e}"))
-            .with_hint("each frame is a 4-byte native-endian length followed by one JSON object")
-    })?;
-    let Value::Object(map) = value else {
-        return Err(ErrorBody::invalid_argument("frame is not a JSON object"));
+    let owned = |raw: Option<&RawValue>| -> Result<Value, ErrorBody> {
+        match raw {
+            None => Ok(Value::Null),
+            Some(r) => serde_json::from_str(r.get())
+                .map_err(|e| ErrorBody::invalid_argument(format!("frame is not valid JSON: {e}"))),
+        }
     };
-    classify(map)
+    Ok(match parse_envelope(body)? {
+        Envelope::Request(r) => Incoming::Request(Request {
+            v: r.v,
+            id: r.id,
+            method: r.method,
+            params: owned(r.params)?,
+            timeout_ms: r.timeout_ms,
+        }),
+        Envelope::Reply(r) => Incoming::Reply(Reply {
+            id: r.id,
+            result: r.result.map(|v| owned(Some(v))).transpose()?,
+            error: r.error,
+        }),
+        Envelope::Event(e) => Incoming::Event(Event { v: e.v, event: e.event, params: owned(e.params)? }),
+        Envelope::Chunk(c) => Incoming::Chunk(c),
+    })
 }
 
-fn classify(map: Map<String, Value>) -> Result<Incoming, ErrorBody> {
-    let id = map.get("id").cloned();
-    let shape_error = |what: &str, e: serde_json::Error| {
+/// A request whose `params` are still JSON text.
+#[derive(Debug, Clone)]
+pub struct RawRequest<'a> {
+    pub v: u32,
+    pub id: Value,
+    pub method: String,
+    pub params: Option<&'a RawValue>,
+    pub timeout_ms: Option<u64>,
+}
+
+/// A reply whose `result` is still JSON text (errors are small and parsed).
+#[derive(Debug, Clone)]
+pub struct RawReply<'a> {
+    pub id: Value,
+    pub result: Option<&'a RawValue>,
+    pub error: Option<ErrorBody>,
+}
+
+/// An event whose `params` are still JSON text.
+#[derive(Debug, Clone)]
+pub struct RawEvent<'a> {
+    pub v: u32,
+    pub event: String,
+    pub params: Option<&'a RawValue>,
+}
+
+/// A frame classified from its keys with its payload (`params`, `result`) left as JSON text
+/// borrowed from the body: what the host routes, so a 60 MB reply is never turned into a
+/// tree of values. The whole body is still checked to be one valid JSON object.
+#[derive(Debug, Clone)]
+pub enum Envelope<'a> {
+    Request(RawRequest<'a>),
+    Reply(RawReply<'a>),
+    Event(RawEvent<'a>),
+    Chunk(ChunkFrame),
+}
+
+/// A key that is present (even as `null`) is `Some`; serde's own `Option` would fold `null`
+/// into "absent" and lose `{"result":null}`.
+#[derive(Debug, Default)]
+struct Present<'a>(Option<&'a RawValue>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'a RawValue>::deserialize(d).map(|r| Present(Some(r)))
+    }
+}
+
+/// The top-level keys of any v1 frame; everything else is skipped without being kept.
+#[derive(Debug, Deserialize)]
+struct Keys<'a> {
+    #[serde(default, borrow)]
+    v: Present<'a>,
+    #[serde(default, borrow)]
+    id: Present<'a>,
+    #[serde(default, borrow)]
+    method: Present<'a>,
+    #[serde(default, borrow)]
+    params: Present<'a>,
+    #[serde(default, borrow, rename = "timeoutMs")]
+    timeout_ms: Present<'a>,
+    #[serde(default, borrow)]
+    event: Present<'a>,
+    #[serde(default, borrow)]
+    chunk: Present<'a>,
+    #[serde(default, borrow)]
+    data: Present<'a>,
+    #[serde(default, borrow)]
+    result: Present<'a>,
+    #[serde(default, borrow)]
+    error: Present<'a>,
+}
+
+/// Classifies one frame body by its keys, leaving payloads unparsed. Errors name the problem
+/// and, when the frame had an id, carry it (`ErrorBody.data.id`) so the caller can answer it.
+pub fn parse_envelope(body: &[u8]) -> Result<Envelope<'_>, ErrorBody> {
+    let not_json = |e: serde_json::Error| {
+        ErrorBody::invalid_argument(format!("frame is not valid UTF-8 JSON: {e}"))
+            .with_hint("each frame is a 4-byte native-endian length followed by one JSON object")
+    };
+    // A struct also deserializes from a JSON array (by position): only objects are frames.
+    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => {}
+        Some(_) => {
+            // Tell "not JSON" from "JSON but not an object", as a full parse would.
+            return Err(match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+                Ok(_) => ErrorBody::invalid_argument("frame is not a JSON object"),
+                Err(e) => not_json(e),
+            });
+        }
+        None => return Err(not_json(serde_json::from_slice::<Value>(body).err().unwrap_or_else(eof))),
+    }
+    let keys: Keys<'_> = serde_json::from_slice(body).map_err(not_json)?;
+    classify(keys)
+}
+
+fn eof() -> serde_json::Error {
+    serde::de::Error::custom("empty frame")
+}
+
+fn field<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>, name: &str) -> Result<T, String> {
+    let raw = raw.ok_or_else(|| format!("missing field `{name}`"))?;
+    serde_json::from_str(raw.get()).map_err(|e| format!("field `{name}`: {e}"))
+}
+
+fn optional<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>, name: &str) -> Result<Option<T>, String> {
+    match raw {
+        None => Ok(None),
+        Some(r) if r.get() == "null" => Ok(None),
+        Some(_) => field(raw, name).map(Some),
+    }
+}
+
+fn classify(keys: Keys<'_>) -> Result<Envelope<'_>, ErrorBody> {
+    let id: Option<Value> = keys.id.0.and_then(|r| serde_json::from_str(r.get()).ok());
+    let shape_error = |what: &str, e: String| {
         let mut body = ErrorBody::invalid_argument(format!("malformed {what}: {e}"));
         if let Some(id) = &id {
             body = body.with_data(serde_json::json!({ "id": id }));
         }
         body
     };
-    let value = Value::Object(map);
-    if value.get("chunk").is_some() {
-        return serde_json::from_value(value).map(Incoming::Chunk).map_err(|e| shape_error("chunk frame", e));
+    if keys.chunk.0.is_some() {
+        let chunk = (|| {
+            Ok::<_, String>(ChunkFrame {
+                v: field(keys.v.0, "v")?,
+                chunk: field(keys.chunk.0, "chunk")?,
+                data: field(keys.data.0, "data")?,
+            })
+        })();
+        return chunk.map(Envelope::Chunk).map_err(|e| shape_error("chunk frame", e));
     }
-    if value.get("method").is_some() {
-        let request: Request = serde_json::from_value(value).map_err(|e| shape_error("request", e))?;
+    if keys.method.0.is_some() {
+        let request = (|| {
+            Ok::<_, String>(RawRequest {
+                v: field(keys.v.0, "v")?,
+                id: field(keys.id.0, "id")?,
+                method: field(keys.method.0, "method")?,
+                params: keys.params.0.filter(|p| p.get() != "null"),
+                timeout_ms: optional(keys.timeout_ms.0, "timeoutMs")?,
+            })
+        })()
+        .map_err(|e| shape_error("request", e))?;
         if !(request.id.is_string() || request.id.is_number()) {
             return Err(ErrorBody::invalid_argument("request id must be a string or a number"));
         }
@@ -170,13 +314,29 @@ fn classify(map: Map<String, Value>) -> Result<Incoming, ErrorBody> {
                 serde_json::json!({ "id": request.id, "theirs": request.v, "ours": PROTOCOL_VERSION }),
             ));
         }
-        return Ok(Incoming::Request(request));
+        return Ok(Envelope::Request(request));
     }
-    if value.get("event").is_some() {
-        return serde_json::from_value(value).map(Incoming::Event).map_err(|e| shape_error("event", e));
+    if keys.event.0.is_some() {
+        let event = (|| {
+            Ok::<_, String>(RawEvent {
+                v: field(keys.v.0, "v")?,
+                event: field(keys.event.0, "event")?,
+                params: keys.params.0.filter(|p| p.get() != "null"),
+            })
+        })();
+        return event.map(Envelope::Event).map_err(|e| shape_error("event", e));
     }
-    if id.is_some() && (value.get("result").is_some() || value.get("error").is_some()) {
-        return serde_json::from_value(value).map(Incoming::Reply).map_err(|e| shape_error("reply", e));
+    if let Some(reply_id) = &id
+        && (keys.result.0.is_some() || keys.error.0.is_some())
+    {
+        let reply = (|| {
+            Ok::<_, String>(RawReply {
+                id: reply_id.clone(),
+                result: keys.result.0,
+                error: optional(keys.error.0, "error")?,
+            })
+        })();
+        return reply.map(Envelope::Reply).map_err(|e| shape_error("reply", e));
     }
     let mut body = ErrorBody::invalid_argument(
         "frame is neither a request, a reply, an event nor a chunk (no `method`, `event`, `chunk`, `result` or `error`)",
@@ -187,9 +347,43 @@ fn classify(map: Map<String, Value>) -> Result<Incoming, ErrorBody> {
     Err(body)
 }
 
+/// Whether `body` nests arrays and objects deeper than `limit`, by one pass over its bytes
+/// (strings and their escapes skipped) that allocates nothing. Cheap enough to run before
+/// any parsing; malformed JSON is left for the parser to describe.
+pub fn nests_deeper_than(body: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in body {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
 
     fn parse(v: Value) -> Result<Incoming, ErrorBody> {
@@ -232,6 +426,117 @@ mod tests {
         let e = parse(json!({"v":2,"id":"1","method":"ping"})).unwrap_err();
         assert_eq!(e.code, ErrorCode::VersionSkew);
         assert!(e.message.contains('2') && e.message.contains('1'), "{}", e.message);
+    }
+
+    #[test]
+    fn envelopes_leave_payloads_as_text() {
+        let body = br#"{"id":"c1:2","result":[1, {"a" : "\u00e9"}],"junk":{"x":[1,2]}}"#;
+        let Ok(Envelope::Reply(r)) = parse_envelope(body) else { panic!() };
+        assert_eq!(r.id, "c1:2");
+        assert_eq!(r.result.unwrap().get(), r#"[1, {"a" : "\u00e9"}]"#);
+        // `null` is a result, not an absent one.
+        let Ok(Envelope::Reply(r)) = parse_envelope(br#"{"id":"x","result":null}"#) else { panic!() };
+        assert_eq!(r.result.unwrap().get(), "null");
+        let Ok(Envelope::Request(q)) =
+            parse_envelope(br#"{"v":1,"id":5,"method":"ping","params":{"p":[1]},"timeoutMs":70}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (q.id, q.method.as_str(), q.params.unwrap().get(), q.timeout_ms),
+            (json!(5), "ping", r#"{"p":[1]}"#, Some(70))
+        );
+        // Invalid JSON anywhere, even in a skipped key, is still refused.
+        assert!(parse_envelope(br#"{"id":"x","result":1,"junk":[1,}"#).is_err());
+        assert!(parse_envelope(br#"{"id":"x","result":1} trailing"#).is_err());
+        assert_eq!(parse_envelope(b"  [1,2]").unwrap_err().message, "frame is not a JSON object");
+        assert!(parse_envelope(b"").is_err());
+        assert!(parse_envelope(b"   ").is_err());
+        assert!(parse_envelope(br#"{"id":"x","result":"\ud800"}"#).is_ok());
+    }
+
+    #[test]
+    fn nesting_depth_is_counted_outside_strings_only() {
+        assert!(!nests_deeper_than(b"[[]]", 2));
+        assert!(nests_deeper_than(b"[[[]]]", 2));
+        assert!(!nests_deeper_than(br#"["[[[[", "\"[[[[", {"a":"{{{{"}]"#, 2));
+        assert!(nests_deeper_than(br#"{"a":{"b":[1]}}"#, 2));
+        assert!(!nests_deeper_than(b"]]]][[", 2));
+        assert!(nests_deeper_than(&vec![b'['; 1_000_000], 64));
+    }
+
+    fn depth_of(v: &Value) -> usize {
+        match v {
+            Value::Array(a) => 1 + a.iter().map(depth_of).max().unwrap_or(0),
+            Value::Object(o) => 1 + o.values().map(depth_of).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn arb_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            "(?s).{0,8}".prop_map(Value::from),
+            prop::sample::select(vec!["c1:1", "[", "{\"", "\\", "\""]).prop_map(Value::from),
+        ];
+        leaf.prop_recursive(6, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::vec(
+                    (
+                        prop::sample::select(vec![
+                            "v",
+                            "id",
+                            "method",
+                            "params",
+                            "event",
+                            "chunk",
+                            "data",
+                            "result",
+                            "error",
+                            "timeoutMs",
+                            "seq",
+                            "last",
+                            "code",
+                            "message",
+                            "x",
+                        ]),
+                        inner
+                    ),
+                    0..6
+                )
+                .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn classification_never_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+            let _ = parse_message(&bytes);
+            let _ = parse_envelope(&bytes);
+            let _ = nests_deeper_than(&bytes, 3);
+        }
+
+        /// Arbitrary JSON, mostly objects built from the protocol's own keys: the envelope
+        /// and the owned parse agree, and the depth scan matches the parsed depth.
+        #[test]
+        fn classification_of_any_json_agrees_and_never_panics(v in arb_json()) {
+            let text = v.to_string();
+            let owned = parse_message(text.as_bytes());
+            let light = parse_envelope(text.as_bytes());
+            prop_assert_eq!(owned.is_ok(), light.is_ok(), "{}", text);
+            if let (Err(a), Err(b)) = (&owned, &light) {
+                prop_assert_eq!(a, b);
+            }
+            let d = depth_of(&v);
+            prop_assert!(!nests_deeper_than(text.as_bytes(), d));
+            prop_assert_eq!(nests_deeper_than(text.as_bytes(), d.saturating_sub(1)), d > 0);
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use webext_mcp_host::protocol::methods::{PAGE_ACT, PAGE_EVALUATE, PAGE_FILL_FORM
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use super::pages::{TabTarget, call_tab, decode_with_target, schema_with_target};
-use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset};
+use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 
 const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 const MAX_TIMEOUT_MS: u64 = 300_000;
@@ -23,15 +23,15 @@ const MAX_TIMEOUT_MS: u64 = 300_000;
 const CALL_GRACE: Duration = Duration::from_secs(20);
 
 macro_rules! tool {
-    ($name:literal, $title:literal, $read_only:expr, $args:ty, $run:ident, $desc:literal) => {
+    ($name:literal, $title:literal, $effect:expr, $args:ty, $run:ident, $desc:literal) => {
         ToolDef {
             name: $name,
             title: $title,
-            toolset: Toolset::Browser,
+            toolset: Toolset::Input,
             description: $desc,
-            read_only: $read_only,
+            effect: $effect,
             input_schema: schema_with_target::<$args>,
-            run: |ctx, args| Box::pin($run(ctx, args)),
+            run: |ctx, _call, args| Box::pin($run(ctx, args)),
         }
     };
 }
@@ -41,7 +41,7 @@ pub fn tools() -> Vec<ToolDef> {
         tool!(
             "click_by_uid",
             "Click an element",
-            false,
+            Effect::Additive,
             UidArgs,
             click_by_uid,
             "Click the element a ref names once it is visible, enabled, still and uncovered; reports what changed (added/removed elements, navigation)."
@@ -49,7 +49,7 @@ pub fn tools() -> Vec<ToolDef> {
         tool!(
             "hover_by_uid",
             "Hover an element",
-            false,
+            Effect::Idempotent,
             UidArgs,
             hover_by_uid,
             "Hover the element a ref names."
@@ -57,7 +57,7 @@ pub fn tools() -> Vec<ToolDef> {
         tool!(
             "fill_by_uid",
             "Fill a field",
-            false,
+            Effect::Idempotent,
             FillUidArgs,
             fill_by_uid,
             "Set a field's value (input and change events); checkboxes take true/false."
@@ -65,7 +65,7 @@ pub fn tools() -> Vec<ToolDef> {
         tool!(
             "fill_form_by_uid",
             "Fill several fields",
-            false,
+            Effect::Idempotent,
             FillFormArgs,
             fill_form_by_uid,
             "Fill several fields by ref in one call."
@@ -73,7 +73,7 @@ pub fn tools() -> Vec<ToolDef> {
         tool!(
             "drag_by_uid_to_uid",
             "Drag onto another element",
-            false,
+            Effect::Additive,
             DragUidArgs,
             drag_by_uid_to_uid,
             "Drag one element onto another."
@@ -81,19 +81,33 @@ pub fn tools() -> Vec<ToolDef> {
         tool!(
             "click",
             "Click by locator",
-            false,
+            Effect::Additive,
             LocatorArgs,
             click,
             "Click by locator: a ref, text=…, role=button[name=\"Save\"] or CSS. Waits for it (TIMEOUT lists close candidates); several matches need nth."
         ),
-        tool!("hover", "Hover by locator", false, LocatorArgs, hover, "Hover by locator."),
-        tool!("fill", "Fill by locator", false, FillArgs, fill, "Fill a field by locator."),
-        tool!("type", "Type text", false, TypeArgs, type_text, "Type text key by key into a field."),
-        tool!("drag", "Drag by locator", false, DragArgs, drag, "Drag `from` onto `to` (locators)."),
+        tool!("hover", "Hover by locator", Effect::Idempotent, LocatorArgs, hover, "Hover by locator."),
+        tool!("fill", "Fill by locator", Effect::Idempotent, FillArgs, fill, "Fill a field by locator."),
+        tool!(
+            "type",
+            "Type text",
+            Effect::Additive,
+            TypeArgs,
+            type_text,
+            "Type text key by key into a field."
+        ),
+        tool!(
+            "drag",
+            "Drag by locator",
+            Effect::Additive,
+            DragArgs,
+            drag,
+            "Drag `from` onto `to` (locators)."
+        ),
         tool!(
             "select_option",
             "Select options",
-            false,
+            Effect::Idempotent,
             SelectArgs,
             select_option,
             "Select options of a <select> by value or label."
@@ -101,7 +115,7 @@ pub fn tools() -> Vec<ToolDef> {
         tool!(
             "press_key",
             "Press a key",
-            false,
+            Effect::Additive,
             PressArgs,
             press_key,
             "Press a key on an element or the focused one, with its default action (Enter submits, Tab/Shift+Tab move focus, Space toggles)."
@@ -109,7 +123,7 @@ pub fn tools() -> Vec<ToolDef> {
         tool!(
             "scroll",
             "Scroll",
-            false,
+            Effect::Idempotent,
             ScrollArgs,
             scroll,
             "Scroll an element into view, or the page by dx/dy."
@@ -117,7 +131,7 @@ pub fn tools() -> Vec<ToolDef> {
         tool!(
             "evaluate_script",
             "Run JavaScript in a page",
-            false,
+            Effect::Destructive,
             EvaluateArgs,
             evaluate_script,
             "Run a function in the page, e.g. `(s) => document.querySelectorAll(s).length` with args; JSON result paged by maxBytes/cursor. The page's CSP applies. Config tools.evaluate_script turns it off."
@@ -125,7 +139,7 @@ pub fn tools() -> Vec<ToolDef> {
         tool!(
             "wait_for",
             "Wait for the page",
-            true,
+            Effect::Read,
             WaitArgs,
             wait_for,
             "Wait until text, a selector or a ref is visible (or gone), or the URL matches (substring or * pattern)."

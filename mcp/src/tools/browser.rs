@@ -18,7 +18,7 @@ use webext_mcp_host::protocol::methods::{BROWSER_INFO, PING};
 use webext_mcp_host::protocol::{ErrorBody, tab_set_fingerprint};
 use webext_mcp_host::select;
 
-use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
 /// Deadline of the calls these tools make.
 const CALL_TIMEOUT: Duration = Duration::from_secs(15);
@@ -99,38 +99,38 @@ pub fn tools() -> Vec<ToolDef> {
         ToolDef {
             name: "list_connected_browsers",
             title: "List connected browsers",
-            toolset: Toolset::Browser,
+            toolset: Toolset::Pages,
             description: "Browsers whose helper is connected: name, version, label, session, tab count, default.",
-            read_only: true,
+            effect: Effect::Read,
             input_schema: schema_of::<ListArgs>,
-            run: |ctx, args| Box::pin(list_connected_browsers(ctx, args)),
+            run: |ctx, _call, args| Box::pin(list_connected_browsers(ctx, args)),
         },
         ToolDef {
             name: "select_browser",
             title: "Select browser",
-            toolset: Toolset::Browser,
+            toolset: Toolset::Pages,
             description: "Make a connected browser this server's default (name, label or session id).",
-            read_only: false,
+            effect: Effect::Idempotent,
             input_schema: schema_of::<SelectArgs>,
-            run: |ctx, args| Box::pin(select_browser(ctx, args)),
+            run: |ctx, _call, args| Box::pin(select_browser(ctx, args)),
         },
         ToolDef {
             name: "get_browser_info",
             title: "Browser info",
-            toolset: Toolset::Browser,
+            toolset: Toolset::Pages,
             description: "Version, platform, visible tab count, tab-set fingerprint and capabilities of a connected browser.",
-            read_only: true,
+            effect: Effect::Read,
             input_schema: schema_of::<BrowserArgs>,
-            run: |ctx, args| Box::pin(get_browser_info(ctx, args)),
+            run: |ctx, _call, args| Box::pin(get_browser_info(ctx, args)),
         },
         ToolDef {
             name: "ping",
             title: "Ping the browser",
             toolset: Toolset::Debug,
             description: "Round trip to the helper extension's background through the native host; reports the latency.",
-            read_only: true,
+            effect: Effect::Read,
             input_schema: schema_of::<PingArgs>,
-            run: |ctx, args| Box::pin(ping(ctx, args)),
+            run: |ctx, _call, args| Box::pin(ping(ctx, args)),
         },
     ]
 }

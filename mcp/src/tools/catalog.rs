@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::ErrorBody;
 
-use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 use crate::catalog::create::{self, CreateRequest};
 use crate::catalog::search::{self, Filters, SURFACES};
 use crate::catalog::{Catalog, DEFAULT_TEMPLATE, Template};
@@ -19,29 +19,29 @@ pub fn tools() -> Vec<ToolDef> {
         ToolDef {
             name: "extension_list_templates",
             title: "List extension templates",
-            toolset: Toolset::Extension,
+            toolset: Toolset::Templates,
             description: "Find a starting point for a new extension. Filter by surface, framework, tags, featured; `query` (what the extension should do) ranks results. Compact entries; page with `cursor`.",
-            read_only: true,
+            effect: Effect::Read,
             input_schema: schema_of::<ListArgs>,
-            run: |ctx, args| Box::pin(list_templates(ctx, args)),
+            run: |ctx, _call, args| Box::pin(list_templates(ctx, args)),
         },
         ToolDef {
             name: "extension_get_template_source",
             title: "Read template source",
-            toolset: Toolset::Extension,
+            toolset: Toolset::Templates,
             description: "A template's file list and keyFiles, or with `files` their contents (capped).",
-            read_only: true,
+            effect: Effect::Read,
             input_schema: schema_of::<SourceArgs>,
-            run: |ctx, args| Box::pin(get_template_source(ctx, args)),
+            run: |ctx, _call, args| Box::pin(get_template_source(ctx, args)),
         },
         ToolDef {
             name: "extension_create",
             title: "Create extension project",
-            toolset: Toolset::Extension,
+            toolset: Toolset::Templates,
             description: "Scaffold an extension project from a template (default starter) into a new or empty folder; never overwrites.",
-            read_only: false,
+            effect: Effect::Additive,
             input_schema: schema_of::<CreateArgs>,
-            run: |ctx, args| Box::pin(extension_create(ctx, args)),
+            run: |ctx, _call, args| Box::pin(extension_create(ctx, args)),
         },
     ]
 }

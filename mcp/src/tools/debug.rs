@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset};
+use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![ToolDef {
@@ -10,9 +10,9 @@ pub fn tools() -> Vec<ToolDef> {
         title: "Echo arguments",
         toolset: Toolset::Debug,
         description: "Returns the arguments exactly as the server decoded them.",
-        read_only: true,
+        effect: Effect::Read,
         input_schema: echo_schema,
-        run: |ctx, args| Box::pin(echo(ctx, args)),
+        run: |ctx, _call, args| Box::pin(echo(ctx, args)),
     }]
 }
 

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 use crate::build::delegate::DELEGATED_ENV;
 use crate::build::lock::BuildLock;
 use crate::manifest;
@@ -22,47 +22,47 @@ pub fn tools() -> Vec<ToolDef> {
         ToolDef {
             name: "extension_dev",
             title: "Start a dev session",
-            toolset: Toolset::Extension,
+            toolset: Toolset::Dev,
             description: "Dev session in a Chromium browser with an isolated profile: on save, rebuild, reload and re-inject content scripts. Returns ready.json (ready, or error with file:line) and the sessionId (a `browser` for the page tools). Ends with this server unless detach.",
-            read_only: false,
+            effect: Effect::Additive,
             input_schema: schema_of::<SessionArgs>,
-            run: |ctx, args| Box::pin(extension_dev(ctx, args)),
+            run: |ctx, _call, args| Box::pin(extension_dev(ctx, args)),
         },
         ToolDef {
             name: "extension_start",
             title: "Build and run (production)",
-            toolset: Toolset::Extension,
+            toolset: Toolset::Dev,
             description: "Production build run in a browser, no reload: the pre-publish check. With wait: ready.json once ready (errors fail). `polyfill` is accepted and changes nothing (Chromium needs none).",
-            read_only: false,
+            effect: Effect::Additive,
             input_schema: schema_of::<StartArgs>,
-            run: |ctx, args| Box::pin(extension_start(ctx, args)),
+            run: |ctx, _call, args| Box::pin(extension_start(ctx, args)),
         },
         ToolDef {
             name: "extension_preview",
             title: "Run a built extension",
-            toolset: Toolset::Extension,
+            toolset: Toolset::Dev,
             description: "Run the already built dist/<browser>/ in a browser, without building or watching. Returns ready.json and the sessionId.",
-            read_only: false,
+            effect: Effect::Additive,
             input_schema: schema_of::<SessionArgs>,
-            run: |ctx, args| Box::pin(extension_preview(ctx, args)),
+            run: |ctx, _call, args| Box::pin(extension_preview(ctx, args)),
         },
         ToolDef {
             name: "extension_wait",
             title: "Wait for a session",
-            toolset: Toolset::Extension,
+            toolset: Toolset::Dev,
             description: "Wait until a project's session is ready (ready.json ready, process alive); error status fails with file:line, TIMEOUT gives the last status.",
-            read_only: true,
+            effect: Effect::Read,
             input_schema: schema_of::<WaitArgs>,
-            run: |ctx, args| Box::pin(extension_wait(ctx, args)),
+            run: |ctx, _call, args| Box::pin(extension_wait(ctx, args)),
         },
         ToolDef {
             name: "extension_stop",
             title: "Stop a session",
-            toolset: Toolset::Extension,
+            toolset: Toolset::Dev,
             description: "Stop a project's session: browser, host and watcher end, the build lock is released.",
-            read_only: false,
+            effect: Effect::Idempotent,
             input_schema: schema_of::<StopArgs>,
-            run: |ctx, args| Box::pin(extension_stop(ctx, args)),
+            run: |ctx, _call, args| Box::pin(extension_stop(ctx, args)),
         },
     ]
 }

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::ErrorBody;
 
-use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 use crate::build::{self, BrowserBuild, BuildRequest, delegate::DELEGATED_ENV};
 use crate::manifest;
 use crate::paths::resolve_lexically;
@@ -20,11 +20,11 @@ pub fn tools() -> Vec<ToolDef> {
     vec![ToolDef {
         name: "extension_build",
         title: "Build extension",
-        toolset: Toolset::Extension,
+        toolset: Toolset::Build,
         description: "Build an extension into dist/<browser>/ per browser (manifest resolved per browser). Plain-script projects build natively; bundled ones by their own toolchain (Extension.js, WXT, build script). Optional store and source zips.",
-        read_only: false,
+        effect: Effect::Destructive,
         input_schema: schema_of::<BuildArgs>,
-        run: |ctx, args| Box::pin(extension_build(ctx, args)),
+        run: |ctx, _call, args| Box::pin(extension_build(ctx, args)),
     }]
 }
 

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use webext_mcp_host::protocol::methods::{PAGE_SNAPSHOT, TABS_LIST};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 use crate::session::{self, control, inspect};
 
 /// Deadline of the session's answer (it may navigate and open pages).
@@ -31,11 +31,11 @@ pub fn tools() -> Vec<ToolDef> {
     vec![ToolDef {
         name: "extension_source_inspect",
         title: "Inspect the running extension",
-        toolset: Toolset::Extension,
+        toolset: Toolset::Dev,
         description: "Look inside a running session's page: did the content script inject, what did it render, what failed. Events (NDJSON, or JSON with format: json): page_meta, page_html_summary, console_summary, selector_probe (per probe), extension_root_tree, page_html (redacted, capped), dom_snapshot. context: popup, options, … or background instead of the page.",
-        read_only: false,
+        effect: Effect::Additive,
         input_schema: schema_of::<InspectArgs>,
-        run: |ctx, args| Box::pin(extension_source_inspect(ctx, args)),
+        run: |ctx, _call, args| Box::pin(extension_source_inspect(ctx, args)),
     }]
 }
 

@@ -8,7 +8,7 @@ use webext_mcp_host::protocol::ErrorBody;
 
 use crate::install::{self, Setup, Target, doctor};
 
-use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -17,27 +17,27 @@ pub fn tools() -> Vec<ToolDef> {
             title: "Diagnose the browser bridge",
             toolset: Toolset::Core,
             description: "Why the helper does or does not connect, per browser: host manifest, unpacked helper, running hosts, version skew; each problem with a code and its fix.",
-            read_only: true,
+            effect: Effect::Read,
             input_schema: schema_of::<DoctorArgs>,
-            run: |ctx, args| Box::pin(run_doctor(ctx, args)),
+            run: |ctx, _call, args| Box::pin(run_doctor(ctx, args)),
         },
         ToolDef {
             name: "install",
             title: "Install the browser bridge",
             toolset: Toolset::Core,
             description: "Register the native host in every detected browser (or `browser`), unpack the helper, and say what the user does next.",
-            read_only: false,
+            effect: Effect::Idempotent,
             input_schema: schema_of::<InstallArgs>,
-            run: |ctx, args| Box::pin(run_install(ctx, args)),
+            run: |ctx, _call, args| Box::pin(run_install(ctx, args)),
         },
         ToolDef {
             name: "uninstall",
             title: "Uninstall the browser bridge",
             toolset: Toolset::Core,
             description: "Remove exactly what `install` wrote (host manifests, the unpacked helper), restoring any file it replaced.",
-            read_only: false,
+            effect: Effect::Destructive,
             input_schema: schema_of::<UninstallArgs>,
-            run: |ctx, args| Box::pin(run_uninstall(ctx, args)),
+            run: |ctx, _call, args| Box::pin(run_uninstall(ctx, args)),
         },
     ]
 }

@@ -12,7 +12,7 @@ use crate::config::Setting;
 use crate::helper;
 use crate::runner::Family;
 
-use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, registry, schema_of};
+use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, registry, schema_of};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -21,20 +21,58 @@ pub fn tools() -> Vec<ToolDef> {
             title: "Server info",
             toolset: Toolset::Core,
             description: "Versions of webext-mcp, the MCP and wire protocols, enabled toolsets and the directories it uses.",
-            read_only: true,
+            effect: Effect::Read,
             input_schema: schema_of::<NoArgs>,
-            run: |ctx, args| Box::pin(server_info(ctx, args)),
+            run: |ctx, _call, args| Box::pin(server_info(ctx, args)),
         },
         ToolDef {
             name: "get_config",
             title: "Effective configuration",
             toolset: Toolset::Core,
             description: "Every setting with its effective value and where it came from (flag, env, file, default).",
-            read_only: true,
+            effect: Effect::Read,
             input_schema: schema_of::<ConfigArgs>,
-            run: |ctx, args| Box::pin(get_config(ctx, args)),
+            run: |ctx, _call, args| Box::pin(get_config(ctx, args)),
+        },
+        ToolDef {
+            name: "enable_toolsets",
+            title: "Show more tools",
+            toolset: Toolset::Core,
+            description: "Turn tool groups on for this session (tools/list then shows them; clients are told through tools/list_changed). Groups: core, templates, build, dev, pages, snapshot, input, debug; `extension` and `browser` name several. Hidden tools are callable anyway.",
+            effect: Effect::Idempotent,
+            input_schema: schema_of::<EnableArgs>,
+            run: |ctx, _call, args| Box::pin(enable_toolsets(ctx, args)),
         },
     ]
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnableArgs {
+    /// Group names (see the description), `all` for every group.
+    pub toolsets: Vec<String>,
+}
+
+async fn enable_toolsets(ctx: Ctx, args: Value) -> ToolResult {
+    let EnableArgs { toolsets } = decode(args)?;
+    let mut selection =
+        ctx.toolsets.write().map_err(|_| ErrorBody::internal("the tool selection is poisoned"))?;
+    let added = selection.enable(&toolsets)?;
+    let now: Vec<Value> = Toolset::ALL
+        .iter()
+        .map(|t| json!({ "name": t.name(), "on": selection.groups.contains(t), "about": t.about() }))
+        .collect();
+    let new_tools: Vec<&str> =
+        registry().iter().filter(|t| added.contains(&t.toolset)).map(|t| t.name).collect();
+    let text = if added.is_empty() {
+        "those groups were already on; nothing changed".to_owned()
+    } else {
+        format!("now listed: {}", new_tools.join(", "))
+    };
+    Ok(ToolOutput {
+        structured: json!({ "added": added.iter().map(|t| t.name()).collect::<Vec<_>>(), "newTools": new_tools, "toolsets": now }),
+        text: Some(text),
+    })
 }
 
 /// Takes no arguments.
@@ -44,15 +82,17 @@ pub struct NoArgs {}
 
 async fn server_info(ctx: Ctx, args: Value) -> ToolResult {
     let NoArgs {} = decode(args)?;
-    let enabled: Vec<&str> = ctx.toolsets.iter().map(|t| t.name()).collect();
+    let selection =
+        ctx.toolsets.read().map(|s| s.clone()).unwrap_or(super::Selection { defaults: true, groups: vec![] });
+    let enabled: Vec<&str> = selection.groups.iter().map(|t| t.name()).collect();
     let available: Vec<&str> = Toolset::ALL.iter().map(|t| t.name()).collect();
-    let tool_count = registry().iter().filter(|t| ctx.toolsets.contains(&t.toolset)).count();
+    let tool_count = registry().iter().filter(|t| selection.shows(t)).count();
     let info = json!({
         "name": env!("CARGO_PKG_NAME"),
         "version": env!("CARGO_PKG_VERSION"),
         "mcpProtocolVersion": crate::server::mcp_protocol_version(),
         "wireProtocolVersion": PROTOCOL_VERSION,
-        "toolsets": { "enabled": enabled, "available": available },
+        "toolsets": { "default": selection.defaults, "enabled": enabled, "available": available },
         "toolCount": tool_count,
         "paths": ctx.paths,
         "platform": { "os": std::env::consts::OS, "arch": std::env::consts::ARCH },

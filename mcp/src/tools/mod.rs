@@ -25,58 +25,163 @@ mod meta;
 pub mod pages;
 pub mod snapshot;
 
-/// A group of tools that `--toolsets` switches on or off in `tools/list`.
+/// A group of tools, by topic. `tools/list` shows the default tools (a curated few from
+/// several groups, [`DEFAULT_TOOLS`]) plus every group the user turned on with `--toolsets`,
+/// the config file or the `enable_toolsets` tool. Hidden tools stay callable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Toolset {
-    /// The server itself: versions, paths, configuration.
+    /// The server itself and its installation: versions, configuration, doctor, install.
     Core,
-    /// Building the extension under development: `extension_build`.
-    Extension,
-    /// Seeing and driving real browsers through the helper extension.
-    Browser,
-    /// Diagnostics for developing webext-mcp; off unless asked for.
+    /// Template catalogs and creating projects.
+    Templates,
+    /// Building, validating and packaging the extension under development.
+    Build,
+    /// Dev sessions: run the extension in a browser, wait, stop, look inside.
+    Dev,
+    /// Connected browsers and their tabs.
+    Pages,
+    /// Snapshots with refs.
+    Snapshot,
+    /// Acting on pages: clicks, fills, keys, waits, scripts.
+    Input,
+    /// Diagnostics for developing webext-mcp.
     Debug,
 }
 
+/// Earlier names of groups, still accepted by `--toolsets`, config files and
+/// `enable_toolsets`.
+const ALIASES: [(&str, &[Toolset]); 2] = [
+    ("extension", &[Toolset::Templates, Toolset::Build, Toolset::Dev]),
+    ("browser", &[Toolset::Pages, Toolset::Snapshot, Toolset::Input]),
+];
+
+/// The tools `tools/list` shows when no group is turned on: what a first session needs for
+/// both powers, within the 16 KB budget of a default `tools/list` (a test keeps it there).
+pub const DEFAULT_TOOLS: &[&str] = &[
+    "server_info",
+    "get_config",
+    "doctor",
+    "enable_toolsets",
+    "extension_list_templates",
+    "extension_get_template_source",
+    "extension_create",
+    "extension_build",
+    "extension_dev",
+    "extension_wait",
+    "extension_stop",
+    "list_connected_browsers",
+    "list_pages",
+    "new_page",
+    "navigate_page",
+    "select_page",
+    "take_snapshot",
+    "click_by_uid",
+    "fill_by_uid",
+    "fill_form_by_uid",
+    "press_key",
+    "wait_for",
+    "evaluate_script",
+];
+
 impl Toolset {
-    pub const ALL: [Toolset; 4] = [Toolset::Core, Toolset::Extension, Toolset::Browser, Toolset::Debug];
+    pub const ALL: [Toolset; 8] = [
+        Toolset::Core,
+        Toolset::Templates,
+        Toolset::Build,
+        Toolset::Dev,
+        Toolset::Pages,
+        Toolset::Snapshot,
+        Toolset::Input,
+        Toolset::Debug,
+    ];
 
     pub const fn name(self) -> &'static str {
         match self {
             Toolset::Core => "core",
-            Toolset::Extension => "extension",
-            Toolset::Browser => "browser",
+            Toolset::Templates => "templates",
+            Toolset::Build => "build",
+            Toolset::Dev => "dev",
+            Toolset::Pages => "pages",
+            Toolset::Snapshot => "snapshot",
+            Toolset::Input => "input",
             Toolset::Debug => "debug",
         }
     }
 
-    /// Whether the group is on when the user names none.
-    pub const fn on_by_default(self) -> bool {
-        !matches!(self, Toolset::Debug)
+    /// One line for `enable_toolsets` and `server_info`.
+    pub const fn about(self) -> &'static str {
+        match self {
+            Toolset::Core => "server info, config, doctor, install/uninstall",
+            Toolset::Templates => "template catalogs, template sources, create a project",
+            Toolset::Build => "build per browser",
+            Toolset::Dev => "dev/start/preview sessions, wait, stop, source inspection",
+            Toolset::Pages => "connected browsers, tabs, navigation",
+            Toolset::Snapshot => "snapshots with refs, ref to selector",
+            Toolset::Input => "click, hover, fill, type, drag, keys, scroll, wait, scripts",
+            Toolset::Debug => "echo and ping, for checking a client's wiring",
+        }
     }
 
-    /// Resolves names from `--toolsets` / config: `default`, `all`, or group names.
-    pub fn parse_list(names: &[String]) -> Result<Vec<Toolset>, ErrorBody> {
-        let mut out = Vec::new();
-        let names: Vec<&str> =
-            if names.is_empty() { vec!["default"] } else { names.iter().map(String::as_str).collect() };
+    /// The groups a name means: a group, an alias, or `all`.
+    fn named(name: &str) -> Option<Vec<Toolset>> {
+        if name == "all" {
+            return Some(Toolset::ALL.to_vec());
+        }
+        if let Some(t) = Toolset::ALL.into_iter().find(|t| t.name() == name) {
+            return Some(vec![t]);
+        }
+        ALIASES.iter().find(|(alias, _)| *alias == name).map(|(_, groups)| groups.to_vec())
+    }
+
+    fn unknown(name: &str) -> ErrorBody {
+        let known: Vec<&str> = Toolset::ALL.iter().map(|t| t.name()).collect();
+        ErrorBody::invalid_argument(format!("unknown toolset `{name}`"))
+            .with_hint(format!("use `default`, `all` or any of: {}", known.join(", ")))
+    }
+}
+
+/// Which tools `tools/list` shows: the default tools (unless `--toolsets` leaves out
+/// `default`) and every tool of the groups turned on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    pub defaults: bool,
+    pub groups: Vec<Toolset>,
+}
+
+impl Selection {
+    /// Resolves names from `--toolsets` / config: `default`, `all`, group names and aliases.
+    pub fn parse(names: &[String]) -> Result<Selection, ErrorBody> {
+        let mut sel = Selection { defaults: names.is_empty(), groups: Vec::new() };
         for name in names {
-            match name {
-                "default" => out.extend(Toolset::ALL.into_iter().filter(|t| t.on_by_default())),
-                "all" => out.extend(Toolset::ALL),
-                other => match Toolset::ALL.into_iter().find(|t| t.name() == other) {
-                    Some(t) => out.push(t),
-                    None => {
-                        let known: Vec<&str> = Toolset::ALL.iter().map(|t| t.name()).collect();
-                        return Err(ErrorBody::invalid_argument(format!("unknown toolset `{other}`"))
-                            .with_hint(format!("use `default`, `all` or any of: {}", known.join(", "))));
-                    }
-                },
+            if name == "default" {
+                sel.defaults = true;
+            } else {
+                sel.groups.extend(Toolset::named(name).ok_or_else(|| Toolset::unknown(name))?);
             }
         }
-        out.sort();
-        out.dedup();
-        Ok(out)
+        sel.groups.sort();
+        sel.groups.dedup();
+        Ok(sel)
+    }
+
+    /// Turns on the groups `names` name. Returns the groups that were off.
+    pub fn enable(&mut self, names: &[String]) -> Result<Vec<Toolset>, ErrorBody> {
+        let mut wanted = Vec::new();
+        for name in names {
+            wanted.extend(Toolset::named(name).ok_or_else(|| Toolset::unknown(name))?);
+        }
+        let added: Vec<Toolset> = wanted.into_iter().filter(|t| !self.groups.contains(t)).collect();
+        self.groups.extend(added.iter().copied());
+        self.groups.sort();
+        self.groups.dedup();
+        let mut added = added;
+        added.sort();
+        added.dedup();
+        Ok(added)
+    }
+
+    pub fn shows(&self, t: &ToolDef) -> bool {
+        self.groups.contains(&t.toolset) || (self.defaults && DEFAULT_TOOLS.contains(&t.name))
     }
 }
 
@@ -110,12 +215,30 @@ pub struct Context {
     pub paths: Paths,
     pub config: Config,
     pub env: Env,
-    pub toolsets: Vec<Toolset>,
+    /// What `tools/list` shows; `enable_toolsets` widens it during the session.
+    pub toolsets: std::sync::RwLock<Selection>,
     /// Connections to browser hosts and the browser chosen by `select_browser`.
     pub browser: browser::BrowserState,
 }
 
 pub type Ctx = Arc<Context>;
+
+/// What a tool does to the world, for the MCP annotations clients use to decide what needs
+/// the user's approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Changes nothing outside webext-mcp (`readOnlyHint`).
+    Read,
+    /// Adds or acts (opens a tab, clicks, creates a project); never deletes or overwrites
+    /// what it did not make.
+    Additive,
+    /// Acts, and calling it again with the same arguments changes nothing more
+    /// (`idempotentHint`): selecting, filling, installing.
+    Idempotent,
+    /// May overwrite or remove what exists (`destructiveHint`): replacing `dist/`, closing a
+    /// tab, running arbitrary page script, uninstalling.
+    Destructive,
+}
 
 /// One tool.
 pub struct ToolDef {
@@ -123,11 +246,70 @@ pub struct ToolDef {
     pub title: &'static str,
     pub toolset: Toolset,
     pub description: &'static str,
-    /// The tool changes nothing outside webext-mcp.
-    pub read_only: bool,
+    pub effect: Effect,
     pub input_schema: fn() -> Map<String, Value>,
-    pub run: fn(Ctx, Value) -> ToolFuture,
+    pub run: fn(Ctx, Call, Value) -> ToolFuture,
 }
+
+impl ToolDef {
+    /// Whether the tool deals with the open world (web pages in a real browser) rather than
+    /// only local files and processes (`openWorldHint`).
+    pub fn open_world(&self) -> bool {
+        matches!(self.toolset, Toolset::Pages | Toolset::Snapshot | Toolset::Input)
+    }
+}
+
+/// One progress report of a running call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// Work done so far (seconds elapsed when nothing better is known); increases.
+    pub done: f64,
+    pub total: Option<f64>,
+    pub message: String,
+}
+
+/// Where a call's progress reports go: MCP `notifications/progress` when the client sent a
+/// `progressToken`, stderr for the CLI on a terminal.
+pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// A call's link back to its caller: a progress sink and a cancellation token (MCP
+/// `notifications/cancelled`, Ctrl-C). [`call`] stops a cancelled tool by dropping it, which
+/// ends every wait; long work that runs outside the future (a build thread) checks
+/// [`Call::is_cancelled`].
+#[derive(Clone, Default)]
+pub struct Call {
+    progress: Option<ProgressSink>,
+    cancel: tokio_util::sync::CancellationToken,
+}
+
+impl Call {
+    pub fn new(progress: Option<ProgressSink>, cancel: tokio_util::sync::CancellationToken) -> Call {
+        Call { progress, cancel }
+    }
+
+    /// Reports progress, when anyone listens.
+    pub fn report(&self, done: f64, total: Option<f64>, message: impl Into<String>) {
+        if let Some(sink) = &self.progress {
+            sink(Progress { done, total, message: message.into() });
+        }
+    }
+
+    pub fn wants_progress(&self) -> bool {
+        self.progress.is_some()
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Resolves when the caller cancels.
+    pub async fn cancelled(&self) {
+        self.cancel.cancelled().await
+    }
+}
+
+/// How often a call that is still running says so.
+pub const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Every tool, in a stable order.
 pub fn registry() -> &'static [ToolDef] {
@@ -153,11 +335,30 @@ pub fn find(name: &str) -> Option<&'static ToolDef> {
     registry().iter().find(|t| t.name == name)
 }
 
-/// Runs a tool by name. `None` when no tool has that name.
-pub async fn call(ctx: &Ctx, name: &str, args: Value) -> Option<ToolResult> {
+/// Runs a tool by name. `None` when no tool has that name. A call that runs longer than
+/// [`HEARTBEAT`] reports progress once a second (elapsed seconds and the tool's name) when
+/// the caller listens, so every long call has progress even where the tool reports none of
+/// its own. Cancellation is the caller's: the MCP server drops this future when the client
+/// cancels (ending every wait inside it), the CLI ends with Ctrl-C.
+pub async fn call(ctx: &Ctx, call: Call, name: &str, args: Value) -> Option<ToolResult> {
     let def = find(name)?;
     tracing::debug!(tool = name, "call");
-    Some((def.run)(Arc::clone(ctx), args).await)
+    let started = std::time::Instant::now();
+    let run = (def.run)(Arc::clone(ctx), call.clone(), args);
+    if !call.wants_progress() {
+        return Some(run.await);
+    }
+    tokio::pin!(run);
+    let mut beat = tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
+    loop {
+        tokio::select! {
+            result = &mut run => return Some(result),
+            _ = beat.tick() => {
+                let secs = started.elapsed().as_secs_f64().floor();
+                call.report(secs, None, format!("{name}: still working ({secs:.0} s)"));
+            }
+        }
+    }
 }
 
 /// Decodes a tool's arguments. Wrong types and unknown fields become `INVALID_ARGUMENT`
@@ -310,18 +511,39 @@ mod tests {
     }
 
     #[test]
-    fn toolset_lists_resolve() {
+    fn toolset_lists_resolve_with_the_old_names_as_aliases() {
+        let parse =
+            |names: &[&str]| Selection::parse(&names.iter().map(|n| n.to_string()).collect::<Vec<_>>());
+        assert_eq!(parse(&[]).unwrap(), Selection { defaults: true, groups: vec![] });
+        assert_eq!(parse(&["all"]).unwrap().groups, Toolset::ALL.to_vec());
         assert_eq!(
-            Toolset::parse_list(&[]).unwrap(),
-            vec![Toolset::Core, Toolset::Extension, Toolset::Browser]
+            parse(&["debug", "core"]).unwrap(),
+            Selection { defaults: false, groups: vec![Toolset::Core, Toolset::Debug] }
         );
-        assert_eq!(Toolset::parse_list(&["all".into()]).unwrap(), Toolset::ALL.to_vec());
         assert_eq!(
-            Toolset::parse_list(&["debug".into(), "core".into()]).unwrap(),
-            vec![Toolset::Core, Toolset::Debug]
+            parse(&["default", "extension"]).unwrap(),
+            Selection { defaults: true, groups: vec![Toolset::Templates, Toolset::Build, Toolset::Dev] }
         );
-        let err = Toolset::parse_list(&["pages2".into()]).unwrap_err();
+        assert_eq!(
+            parse(&["browser"]).unwrap().groups,
+            vec![Toolset::Pages, Toolset::Snapshot, Toolset::Input]
+        );
+        let err = parse(&["pages2"]).unwrap_err();
         assert!(err.message.contains("pages2") && err.hint.unwrap().contains("core"));
+        let mut sel = parse(&[]).unwrap();
+        assert_eq!(
+            sel.enable(&["dev".into(), "extension".into()]).unwrap(),
+            vec![Toolset::Templates, Toolset::Build, Toolset::Dev]
+        );
+        assert_eq!(sel.enable(&["dev".into()]).unwrap(), vec![]);
+        assert!(sel.enable(&["nope".into()]).is_err());
+    }
+
+    #[test]
+    fn default_tools_exist() {
+        for name in DEFAULT_TOOLS {
+            assert!(find(name).is_some(), "DEFAULT_TOOLS names `{name}`, which is no tool");
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@ use webext_mcp_host::descriptor::Descriptor;
 use webext_mcp_host::protocol::methods::{TABS_CLOSE, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
 /// Load wait of the navigation tools unless `timeoutMs` says otherwise.
 const DEFAULT_LOAD_TIMEOUT_MS: u64 = 15_000;
@@ -159,56 +159,56 @@ pub fn tools() -> Vec<ToolDef> {
         ToolDef {
             name: "list_pages",
             title: "List pages",
-            toolset: Toolset::Browser,
+            toolset: Toolset::Pages,
             description: "Open tabs: tabId, url, title, active, container; the header's tabSet is what expectTabSet takes; * marks this server's current page.",
-            read_only: true,
+            effect: Effect::Read,
             input_schema: schema_of::<ListPagesArgs>,
-            run: |ctx, args| Box::pin(list_pages(ctx, args)),
+            run: |ctx, _call, args| Box::pin(list_pages(ctx, args)),
         },
         ToolDef {
             name: "new_page",
             title: "Open a page",
-            toolset: Toolset::Browser,
+            toolset: Toolset::Pages,
             description: "Open a URL in a new background tab (active: true to focus), wait for the load; it becomes the current page.",
-            read_only: false,
+            effect: Effect::Additive,
             input_schema: schema_of::<NewPageArgs>,
-            run: |ctx, args| Box::pin(new_page(ctx, args)),
+            run: |ctx, _call, args| Box::pin(new_page(ctx, args)),
         },
         ToolDef {
             name: "navigate_page",
             title: "Navigate a page",
-            toolset: Toolset::Browser,
+            toolset: Toolset::Pages,
             description: "Load a URL, or go back/forward/reload (type), and wait for the load.",
-            read_only: false,
+            effect: Effect::Idempotent,
             input_schema: schema_with_target::<NavigateArgs>,
-            run: |ctx, args| Box::pin(navigate_page(ctx, args)),
+            run: |ctx, _call, args| Box::pin(navigate_page(ctx, args)),
         },
         ToolDef {
             name: "navigate_history",
             title: "Move in a page's history",
-            toolset: Toolset::Browser,
+            toolset: Toolset::Pages,
             description: "Move `steps` entries in a tab's history (negative: back).",
-            read_only: false,
+            effect: Effect::Additive,
             input_schema: schema_with_target::<HistoryArgs>,
-            run: |ctx, args| Box::pin(navigate_history(ctx, args)),
+            run: |ctx, _call, args| Box::pin(navigate_history(ctx, args)),
         },
         ToolDef {
             name: "select_page",
             title: "Select a page",
-            toolset: Toolset::Browser,
+            toolset: Toolset::Pages,
             description: "Focus a tab (by tabId, pageIdx or URL substring); it becomes the current page.",
-            read_only: false,
+            effect: Effect::Idempotent,
             input_schema: schema_with_target::<SelectPageArgs>,
-            run: |ctx, args| Box::pin(select_page(ctx, args)),
+            run: |ctx, _call, args| Box::pin(select_page(ctx, args)),
         },
         ToolDef {
             name: "close_page",
             title: "Close a page",
-            toolset: Toolset::Browser,
+            toolset: Toolset::Pages,
             description: "Close a tab.",
-            read_only: false,
+            effect: Effect::Destructive,
             input_schema: schema_with_target::<NoArgs>,
-            run: |ctx, args| Box::pin(close_page(ctx, args)),
+            run: |ctx, _call, args| Box::pin(close_page(ctx, args)),
         },
     ]
 }

@@ -13,7 +13,7 @@ use webext_mcp_host::protocol::ErrorBody;
 use webext_mcp_host::protocol::methods::{PAGE_CLEAR_SNAPSHOT, PAGE_RESOLVE_REF, PAGE_SNAPSHOT};
 
 use super::pages::{NoArgs, call_tab, decode_with_target, schema_with_target};
-use super::{Ctx, ToolDef, ToolOutput, ToolResult, Toolset};
+use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 
 const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(30);
 const SMALLEST_PAGE: u64 = 256;
@@ -23,29 +23,29 @@ pub fn tools() -> Vec<ToolDef> {
         ToolDef {
             name: "take_snapshot",
             title: "Snapshot a page",
-            toolset: Toolset::Browser,
+            toolset: Toolset::Snapshot,
             description: "The page as a text tree with refs (`[e12] button \"Save\"`) for the action tools. `… N more … [e40]` expands with root=e40. Paged: pass nextCursor.",
-            read_only: true,
+            effect: Effect::Read,
             input_schema: schema_with_target::<SnapshotArgs>,
-            run: |ctx, args| Box::pin(take_snapshot(ctx, args)),
+            run: |ctx, _call, args| Box::pin(take_snapshot(ctx, args)),
         },
         ToolDef {
             name: "clear_snapshot",
             title: "Forget a page's snapshot",
-            toolset: Toolset::Browser,
+            toolset: Toolset::Snapshot,
             description: "Drops a tab's cached snapshot (its cursors become STALE); refs stay valid.",
-            read_only: false,
+            effect: Effect::Idempotent,
             input_schema: schema_with_target::<NoArgs>,
-            run: |ctx, args| Box::pin(clear_snapshot(ctx, args)),
+            run: |ctx, _call, args| Box::pin(clear_snapshot(ctx, args)),
         },
         ToolDef {
             name: "resolve_uid_to_selector",
             title: "Ref to CSS selector",
-            toolset: Toolset::Browser,
+            toolset: Toolset::Snapshot,
             description: "A CSS selector for the element a ref names (` >>> ` between shadow roots). STALE when it is gone.",
-            read_only: true,
+            effect: Effect::Read,
             input_schema: schema_with_target::<ResolveArgs>,
-            run: |ctx, args| Box::pin(resolve_uid_to_selector(ctx, args)),
+            run: |ctx, _call, args| Box::pin(resolve_uid_to_selector(ctx, args)),
         },
     ]
 }

@@ -24,7 +24,7 @@ async fn call(
     tool: &str,
     args: Value,
 ) -> Result<Value, webext_mcp_host::protocol::ErrorBody> {
-    tools::call(ctx, tool, args).await.unwrap().map(|o| o.structured)
+    tools::call(ctx, Default::default(), tool, args).await.unwrap().map(|o| o.structured)
 }
 
 #[tokio::test]

@@ -81,6 +81,21 @@ impl Host {
         }
     }
 
+    /// Writes raw bytes to the host's stdin, as if the browser had sent them (hostile
+    /// headers, chunk floods).
+    pub fn inject(&self, bytes: &[u8]) {
+        self.stdin.clone().write_all(bytes).unwrap();
+        self.stdin.clone().flush().unwrap();
+    }
+
+    /// A `kB` field of `/proc/<host pid>/status` (`VmHWM`, `VmRSS`), in bytes.
+    pub fn status_bytes(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap();
+        let line = status.lines().find(|l| l.starts_with(&format!("{field}:"))).unwrap();
+        let kb: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        kb * 1024
+    }
+
     /// Closes the host's stdin, as a browser closing the port does.
     pub fn kill_peer(&self) {
         self.stdin.0.lock().unwrap().take();

@@ -5,6 +5,7 @@
 // Helpers outside #[test] fns are test code too: a failed step should panic with context.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod bounds;
 mod discovery;
 mod events;
 mod harness;

@@ -50,7 +50,7 @@ async fn bench(family: Family) {
         current = b.wait_host("after the kill", |d| d.pid != old).await;
         gaps.push(t.elapsed());
         // Let the helper count the new connection as established (it does after 1 s open);
-        // kills in quicker succession back off by design (up to 10 s).
+        // kills in quicker succession back off by design (up to 2 s).
         tokio::time::sleep(Duration::from_millis(1500)).await;
     }
     gaps.sort();

@@ -14,9 +14,28 @@ use crate::helper_support::{Host, kill, launch, launch_with};
 async fn reconnects_after_the_host_is_killed(family: Family) {
     let b = launch(family, Host::Installed).await;
     let first = b.wait_host("after hello", |_| true).await;
-    kill(first.pid);
-    let second = b.wait_host("after the kill", |d| d.pid != first.pid).await;
-    assert_eq!(second.label, first.label, "the profile id must survive a reconnect");
+    // A host that exits (kill -9 here; a framing error from the browser in production) is
+    // a port disconnect to the browser, which never restarts a native host: the helper must
+    // come back by itself, promptly. Six kills in a row, each before the helper confirms
+    // the port (it does after 1 s open), so a growing backoff shows.
+    let mut last = first.clone();
+    let mut gaps = Vec::new();
+    for round in 0..6 {
+        kill(last.pid);
+        let killed_at = Instant::now();
+        let old = last.pid;
+        let next = b.wait_host(&format!("after kill {round}"), |d| d.pid != old).await;
+        let gap = killed_at.elapsed();
+        gaps.push(gap.as_millis());
+        eprintln!("{}: reconnect gap after kill {round}: {gap:?}", family.name());
+        assert_eq!(next.label, first.label, "the profile id must survive a reconnect");
+        last = next;
+    }
+    eprintln!("{}: reconnect gaps after kill -9 (ms): {gaps:?}", family.name());
+    // Loose on purpose (timings belong in the report and the bench): the old backoff
+    // reached 5 s at the fifth kill and 10 s at the sixth; now it caps at 2 s.
+    let worst = gaps.iter().max().copied().unwrap_or(0);
+    assert!(worst <= 5_000, "a reconnect took {worst} ms: {gaps:?}");
     let (code, pong) = b.cli("ping", json!({"browser": b.session})).await;
     assert_eq!(code, 0, "{pong}");
     b.runner.shutdown().await;

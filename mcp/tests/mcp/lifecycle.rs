@@ -45,8 +45,11 @@ fn server_info_reports_versions_toolsets_and_paths_of_the_given_home() {
     assert_eq!(info["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(info["wireProtocolVersion"], 1);
     assert!(info["mcpProtocolVersion"].as_str().unwrap().starts_with("20"));
-    assert!(info["toolsets"]["enabled"].as_array().unwrap().iter().any(|t| t == "core"));
+    // By default: the curated default tools, no whole group.
+    assert_eq!(info["toolsets"]["default"], true);
     assert!(!info["toolsets"]["enabled"].as_array().unwrap().iter().any(|t| t == "debug"));
+    assert!(info["toolsets"]["available"].as_array().unwrap().iter().any(|t| t == "core"));
+    assert!(info["toolCount"].as_u64().unwrap() >= 20, "{info}");
     let config_file = info["paths"]["config_file"].as_str().unwrap();
     assert!(config_file.starts_with(home.path().to_str().unwrap()), "{config_file}");
     assert_eq!(info["paths"]["runtime_dir"], home.path().join("run").to_str().unwrap());

@@ -1,0 +1,73 @@
+//! Long calls talk while they run and stop when the client gives up, as seen by a client not
+//! written here (the official Python MCP SDK): a `wait_for` that times out has reported
+//! progress, and one the SDK abandons (it sends `notifications/cancelled`) is dropped.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::corpus::corpus;
+use crate::{Agent, BOTH};
+
+fn python() -> PathBuf {
+    if let Ok(p) = std::env::var("WEBEXT_MCP_TEST_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let cache = std::env::var("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache"));
+    cache.join("webext-mcp-ci/py-mcp/bin/python")
+}
+
+#[test]
+fn a_long_wait_for_reports_progress_and_a_cancelled_one_is_dropped() {
+    let py = python();
+    assert!(
+        py.exists(),
+        "no Python with the `mcp` SDK at {py:?}: run scripts/test once, or set WEBEXT_MCP_TEST_PYTHON"
+    );
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let tab = agent.open(&corpus().url("/login.html"));
+        let home = tempfile::tempdir().unwrap();
+        let log = home.path().join("server.log");
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/pages/progress_client.py");
+        let out = Command::new(&py)
+            .arg(script)
+            .arg(crate::common::mcp_client::bin())
+            .arg(home.path())
+            .arg(agent.browser.runtime_dir.path())
+            .arg(&agent.browser.session)
+            .arg(tab.to_string())
+            .arg(&log)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let server_log = std::fs::read_to_string(&log).unwrap_or_default();
+        assert!(
+            out.status.success(),
+            "{}: {stdout}\n{}\n{server_log}",
+            family.name(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let progress: usize = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("progress "))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        assert!(
+            progress >= 2,
+            "{}: a 3.5 s wait_for reported {progress} progress notifications:\n{stdout}",
+            family.name()
+        );
+        assert!(stdout.contains("wait_for: still working"), "{stdout}");
+        assert!(stdout.contains("cancel: raised"), "{stdout}");
+        assert!(stdout.contains("after cancel ok"), "{stdout}");
+        assert!(
+            server_log.contains("call cancelled by the client") && server_log.contains("wait_for"),
+            "{}: the server did not drop the cancelled call:\n{server_log}",
+            family.name()
+        );
+        agent.close(tab);
+    }
+}

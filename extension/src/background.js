@@ -5,7 +5,7 @@
 // by an event only delivers it to listeners that exist when the script's first turn ends.
 // Every listener also calls wake(), so any event reconnects a helper whose host went away
 // while the worker slept.
-import { api, hasDebugger } from "./api.js";
+import { api, grantedPermissions, hasDebugger } from "./api.js";
 import { Bridge } from "./bridge.js";
 import { debuggerSessions } from "./debugger.js";
 import { engine } from "./engine.js";
@@ -34,6 +34,8 @@ api.alarms.onAlarm.addListener((alarm) => {
 });
 api.storage.onChanged.addListener(onStorageChanged);
 api.runtime.onConnect.addListener(onPageConnect);
+api.permissions.onAdded.addListener(onPermissionsChanged);
+api.permissions.onRemoved.addListener(onPermissionsChanged);
 bridge.onStatus(() => pushStatus());
 bridge.ensureConnected();
 
@@ -65,6 +67,7 @@ async function hello() {
     browserVersion,
     label: effectiveLabel(settings ?? s, browser),
     capabilities: capabilities(settings ?? s),
+    permissions: await grantedPermissions(),
   };
 }
 
@@ -89,6 +92,7 @@ async function browserInfo() {
     lastError: bridge.status.lastError,
     // Tabs the helper's debugger is attached to right now (debugger mode detaches at once).
     debuggerSessions: debuggerSessions(),
+    permissions: await grantedPermissions(),
     ...wasm,
   };
 }
@@ -117,6 +121,14 @@ function onStorageChanged(changes, area) {
     }
     pushStatus();
   });
+}
+
+// A grant from the status page (or a revocation in the browser's settings) reaches the host
+// in a new hello, so doctor compares what the helper holds now.
+function onPermissionsChanged() {
+  wake();
+  bridge.sayHello();
+  pushStatus();
 }
 
 // Messages from the status page, by type.
@@ -166,6 +178,7 @@ async function fullStatus() {
     debuggerAvailable: hasDebugger,
     debuggerMode: current.debuggerMode,
     alarmPeriodSeconds: current.alarmPeriodSeconds,
+    permissions: await grantedPermissions(),
     ...(await engineStatus()),
   };
 }

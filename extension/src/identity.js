@@ -1,6 +1,6 @@
 // Which browser this is, in the names webext-mcp uses (`chrome`, `chromium`, `edge`, `brave`,
 // `firefox`, `zen`, …), and its version.
-import { api } from "./api.js";
+import { api, family } from "./api.js";
 
 // Chromium-family brands as reported by navigator.userAgentData; anything else (including
 // headless Chromium's brands) is `chromium`.
@@ -24,8 +24,7 @@ export function identity() {
 }
 
 async function detect() {
-  // Only the Gecko family has runtime.getBrowserInfo.
-  if (typeof api.runtime.getBrowserInfo === "function") {
+  if (family === "gecko") {
     const info = await api.runtime.getBrowserInfo();
     return { browser: info.name.toLowerCase().replace(/\s+/g, "-"), browserVersion: info.version };
   }

@@ -64,7 +64,7 @@ export const METHOD_SPECS = Object.freeze({
   "browser.info": {
     "doc": "What the extension sees: browser, platform, visible tabs, capabilities.",
     "params": {},
-    "result": "{browser, browserVersion, extVersion, label, platform: {os, arch}, tabs: [{windowId, tabId}] (windows by ascending id, tabs by index), capabilities: [string], lastError: {message, at} | null (the browser's words for the last native-messaging failure), debuggerSessions: tabs the helper's debugger is attached to now}",
+    "result": "{browser, browserVersion, extVersion, label, platform: {os, arch}, tabs: [{windowId, tabId}] (windows by ascending id, tabs by index), capabilities: [string], lastError: {message, at} | null (the browser's words for the last native-messaging failure), debuggerSessions: tabs the helper's debugger is attached to now, permissions: {permissions, origins} granted now (permissions.getAll())}",
     "target": "extension"
   },
   "client.hello": {
@@ -622,6 +622,11 @@ export const EVENT_SPECS = Object.freeze({
         "doc": "profile label (default `<browser>-<6 hex>`)",
         "required": true,
         "type": "string"
+      },
+      "permissions": {
+        "doc": "{permissions, origins}: what permissions.getAll() says the helper holds (doctor compares it with the permission table)",
+        "required": false,
+        "type": "object"
       }
     }
   }

@@ -1,7 +1,8 @@
 // The status page (action popup and options page). It holds a port to the background, which
 // pushes the status on every change; settings are written straight to storage.local and the
 // background picks them up through storage.onChanged.
-import { api } from "./api.js";
+import { api, family } from "./api.js";
+import { PERMISSIONS } from "./permissions.js";
 import { cleanLabel } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
@@ -29,6 +30,69 @@ function render(s) {
   if (!labelDirty) $("label-input").value = s.customLabel;
   $("debugger-setting").hidden = !s.debuggerAvailable;
   $("debugger-mode").checked = s.debuggerMode;
+  renderPermissions(s.permissions);
+}
+
+// The permission table's rows for this browser family: the permissions its manifest declares.
+const permissionRows = PERMISSIONS.filter((p) => p[family] !== "absent");
+
+function isGranted(p, granted) {
+  const list = p.kind === "host" ? granted?.origins : granted?.permissions;
+  return Array.isArray(list) && list.includes(p.name);
+}
+
+// Optional permissions can be asked for; so can a host pattern of host_permissions, which the
+// user may have withheld (Chromium's site access, Firefox's add-on permissions).
+function isRequestable(p) {
+  return p[family] === "optional" || p.kind === "host";
+}
+
+function grant(p) {
+  // permissions.request needs a user gesture: it is called straight from the click.
+  const request = p.kind === "host" ? { origins: [p.name] } : { permissions: [p.name] };
+  api.permissions
+    .request(request)
+    .then((ok) => {
+      if (!ok) showError(`${p.name} was not granted`);
+    })
+    .catch(showError);
+}
+
+function buildPermissionRows() {
+  for (const p of permissionRows) {
+    const row = document.createElement("tr");
+    row.dataset.permission = p.name;
+    const needed = p.neededBy.everything ? "every request" : p.neededBy.tools.join(", ");
+    for (const text of [p.name, p.why, needed]) {
+      const cell = document.createElement("td");
+      cell.textContent = text;
+      row.append(cell);
+    }
+    const state = document.createElement("td");
+    state.className = "state";
+    const label = document.createElement("span");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "grant";
+    button.textContent = "Grant";
+    button.hidden = true;
+    button.addEventListener("click", () => grant(p));
+    state.append(label, " ", button);
+    row.append(state);
+    $("permission-rows").append(row);
+  }
+}
+
+function renderPermissions(granted) {
+  for (const p of permissionRows) {
+    const row = $("permission-rows").querySelector(`tr[data-permission="${CSS.escape(p.name)}"]`);
+    if (!row) continue;
+    const state = row.querySelector(".state");
+    const ok = isGranted(p, granted);
+    state.dataset.granted = String(ok);
+    state.querySelector("span").textContent = `${p[family]}, ${ok ? "granted" : "not granted"}`;
+    state.querySelector("button").hidden = ok || !isRequestable(p);
+  }
 }
 
 function showError(e) {
@@ -84,4 +148,5 @@ $("reconnect").addEventListener("click", () => {
   port?.postMessage({ type: "reconnect" });
 });
 
+buildPermissionRows();
 connect();

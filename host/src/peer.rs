@@ -38,6 +38,7 @@ impl Script {
                 browser_version: "140.0".into(),
                 label: label.into(),
                 capabilities: vec!["tabs".into(), "scripting".into()],
+                ..Hello::default()
             },
             tabs: vec![(1, 10), (1, 11), (2, 20)],
         }

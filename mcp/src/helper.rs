@@ -10,6 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
+use webext_mcp_host::protocol::permissions::Engine;
+
 use crate::runner::Family;
 
 mod embedded {
@@ -21,6 +23,15 @@ pub const fn dist_name(family: Family) -> &'static str {
     match family {
         Family::Chromium => "chrome",
         Family::Firefox => "firefox",
+    }
+}
+
+/// The column of the permission table (`webext_mcp_host::protocol::permissions`) that
+/// `family`'s manifest follows.
+pub const fn engine(family: Family) -> Engine {
+    match family {
+        Family::Chromium => Engine::Chromium,
+        Family::Firefox => Engine::Gecko,
     }
 }
 
@@ -79,6 +90,7 @@ mod tests {
     use serde_json::Value;
     use sha2::Digest;
     use std::collections::BTreeMap;
+    use webext_mcp_host::protocol::permissions::{MANIFEST_KEYS, NeededBy, PERMISSIONS};
     use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, HELPER_CHROMIUM_KEY, HELPER_GECKO_ID};
 
     const FAMILIES: [Family; 2] = [Family::Chromium, Family::Firefox];
@@ -168,15 +180,11 @@ mod tests {
                     "{name}: web_accessible_resources on every site"
                 );
             }
-            let perms: Vec<&str> =
-                m["permissions"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
-            for p in ["nativeMessaging", "storage", "alarms", "tabs", "scripting"] {
-                assert!(perms.contains(&p), "{name}: missing permission {p}");
-            }
+            // The permission keys follow the table (checked in webext-mcp-host's permissions
+            // tests); here: the manifest this family reads is that engine's.
             assert_eq!(
-                perms.contains(&"debugger"),
-                family == Family::Chromium,
-                "{name}: debugger is Chromium-only"
+                Path::new(engine(family).manifest_path()).file_name().and_then(|n| n.to_str()),
+                Some(format!("manifest.{name}.json").as_str())
             );
             assert_eq!(m["background"]["type"], "module", "{name}");
             assert_eq!(m["action"]["default_popup"], "status.html", "{name}");
@@ -191,14 +199,27 @@ mod tests {
         assert!(firefox.get("key").is_none());
         // Everything but the browser-specific keys is shared.
         let shared = |mut m: Value| {
-            for k in
-                ["key", "minimum_chrome_version", "browser_specific_settings", "background", "permissions"]
+            for k in ["key", "minimum_chrome_version", "browser_specific_settings", "background"]
+                .into_iter()
+                .chain(MANIFEST_KEYS)
             {
                 m.as_object_mut().unwrap().remove(k);
             }
             m
         };
         assert_eq!(shared(chrome), shared(firefox));
+    }
+
+    /// The permission table names tools by their names: a renamed tool fails here.
+    #[test]
+    fn the_permission_table_names_real_tools() {
+        for p in PERMISSIONS {
+            if let NeededBy::Only { tools, .. } = p.needed_by {
+                for tool in tools {
+                    assert!(crate::tools::find(tool).is_some(), "permission {}: no tool `{tool}`", p.name);
+                }
+            }
+        }
     }
 
     #[test]

@@ -104,6 +104,9 @@ pub struct Hello {
     pub label: String,
     #[serde(default)]
     pub capabilities: Vec<String>,
+    /// What `permissions.getAll()` says the helper holds; `None` from helpers that do not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permissions: Option<super::permissions::PermissionSet>,
 }
 
 /// Parameters of `client.hello`, the first request of every client.

@@ -186,7 +186,8 @@ pub const METHODS: &[Method] = &[
         result: "{browser, browserVersion, extVersion, label, platform: {os, arch}, \
                  tabs: [{windowId, tabId}] (windows by ascending id, tabs by index), capabilities: [string], \
                  lastError: {message, at} | null (the browser's words for the last native-messaging failure), \
-                 debuggerSessions: tabs the helper's debugger is attached to now}",
+                 debuggerSessions: tabs the helper's debugger is attached to now, \
+                 permissions: {permissions, origins} granted now (permissions.getAll())}",
     },
     Method {
         name: DEBUG_DIGEST,
@@ -354,6 +355,12 @@ pub const EVENTS: &[EventSpec] = &[EventSpec {
         p("browserVersion", "string", true, "browser version"),
         p("label", "string", true, "profile label (default `<browser>-<6 hex>`)"),
         p("capabilities", "array", true, "feature names, e.g. tabs, scripting, debugger"),
+        p(
+            "permissions",
+            "object",
+            false,
+            "{permissions, origins}: what permissions.getAll() says the helper holds (doctor compares it with the permission table)",
+        ),
     ],
 }];
 

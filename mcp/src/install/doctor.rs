@@ -4,9 +4,11 @@
 //! ```text
 //! per browser:  manifest at the right place ─▶ JSON ─▶ name ─▶ type ─▶ path (absolute,
 //!               exists, executable, this version) ─▶ allowed origin / extension
-//! per family:   helper unpacked, same version as this binary
+//! per family:   helper unpacked, same version as this binary, its manifest has every
+//!               required permission of the permission table
 //! runtime dirs: every candidate searched ─▶ ours, 0700, not a symlink (else nothing in it is used)
 //! per host:     descriptors in the runtime dir ─▶ reachable ─▶ protocol and extension version
+//!               ─▶ the helper holds every required permission (hello.permissions)
 //! a message:    the browser's own error text (what the helper's status page shows) ─▶ cause
 //! ```
 //!
@@ -21,12 +23,15 @@ use serde_json::{Value, json};
 use webext_mcp_host::client::Client;
 use webext_mcp_host::descriptor::{self, Descriptor};
 use webext_mcp_host::private_dir::DirProblem;
+use webext_mcp_host::protocol::permissions::PermissionSet;
 use webext_mcp_host::protocol::{
-    ErrorBody, ErrorCode, HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME, PROTOCOL_VERSION, methods,
+    ErrorBody, ErrorCode, HELPER_CHROMIUM_ID, HELPER_GECKO_ID, Hello, NATIVE_HOST_NAME, PROTOCOL_VERSION,
+    methods,
 };
 
 use super::Setup;
 use super::locations::{self, Location, Target};
+use super::permissions;
 use crate::paths::is_executable;
 use crate::runner::Family;
 
@@ -298,10 +303,8 @@ pub fn explain_browser_error(text: &str) -> Option<Problem> {
 fn check_helper(setup: &Setup, family: Family) -> (Value, Vec<Problem>) {
     let dir = setup.helper_dir(family);
     let manifest = dir.join("manifest.json");
-    let version = std::fs::read(&manifest)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-        .and_then(|m| m.get("version").and_then(Value::as_str).map(str::to_owned));
+    let manifest = std::fs::read(&manifest).ok().and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+    let version = manifest.as_ref().and_then(|m| m.get("version").and_then(Value::as_str).map(str::to_owned));
     let mut problems = Vec::new();
     match &version {
         None => problems.push(problem(
@@ -316,6 +319,9 @@ fn check_helper(setup: &Setup, family: Family) -> (Value, Vec<Problem>) {
         )),
         Some(_) => {}
     }
+    if let Some(m) = manifest.as_ref().filter(|_| version.is_some()) {
+        problems.extend(permissions::check_manifest(family, m));
+    }
     (json!({ "dir": dir, "version": version }), problems)
 }
 
@@ -324,10 +330,10 @@ async fn check_host(d: &Descriptor) -> (Value, Vec<Problem>) {
     let mut problems = Vec::new();
     let who = format!("{} (label {}, host pid {})", d.browser, d.label, d.pid);
     let reach = tokio::time::timeout(PROBE_TIMEOUT, Client::connect(d)).await;
-    let (error, last_error) = match reach {
-        Ok(Ok(client)) => (None, helper_last_error(&client).await),
-        Ok(Err(e)) => (Some(e), Value::Null),
-        Err(_) => (Some(ErrorBody::new(ErrorCode::Timeout, "connecting timed out")), Value::Null),
+    let (error, last_error, granted) = match reach {
+        Ok(Ok(client)) => (None, helper_last_error(&client).await, granted_permissions(&client)),
+        Ok(Err(e)) => (Some(e), Value::Null, None),
+        Err(_) => (Some(ErrorBody::new(ErrorCode::Timeout, "connecting timed out")), Value::Null, None),
     };
     if let Some(e) = &error {
         let (code, fix) = match e.code {
@@ -362,6 +368,12 @@ async fn check_host(d: &Descriptor) -> (Value, Vec<Problem>) {
             "run `webext-mcp install`, then reload the helper in the browser's extensions page",
         ));
     }
+    // Only a helper of this version is held to this version's table (an older one is
+    // EXTENSION_VERSION_SKEW already); a browser name doctor does not know is skipped.
+    let family = Target::ALL.iter().find(|t| t.reported_name() == d.browser).map(|t| t.family());
+    if let (Some(family), Some(granted), true) = (family, &granted, d.ext_version == VERSION) {
+        problems.extend(permissions::check_granted(family, &who, granted));
+    }
     let compatible = problems.is_empty();
     let row = json!({
         "browser": d.browser,
@@ -375,8 +387,16 @@ async fn check_host(d: &Descriptor) -> (Value, Vec<Problem>) {
         "compatible": compatible,
         "error": error,
         "helperLastError": last_error,
+        "permissions": granted,
     });
     (row, problems)
+}
+
+/// What the connected helper's `hello` says it holds (`permissions.getAll()`); `None` from a
+/// helper that does not say.
+fn granted_permissions(client: &Client) -> Option<PermissionSet> {
+    let hello = client.hello().get("hello").cloned()?;
+    serde_json::from_value::<Hello>(hello).ok()?.permissions
 }
 
 /// The last native-messaging failure the connected helper saw (in the browser's words) with

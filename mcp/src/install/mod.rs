@@ -18,6 +18,7 @@
 
 pub mod doctor;
 pub mod locations;
+mod permissions;
 mod registry;
 pub mod safety;
 

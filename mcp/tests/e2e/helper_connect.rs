@@ -5,10 +5,30 @@ use serde_json::{Value, json};
 use webext_mcp::runner::Family;
 use webext_mcp_host::client::Client;
 use webext_mcp_host::protocol::methods::BROWSER_INFO;
-use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, tab_set_fingerprint};
+use webext_mcp_host::protocol::permissions::{Kind, Need, PERMISSIONS, PermissionSet};
+use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, Hello, tab_set_fingerprint};
 
 use crate::common::DEADLINE;
 use crate::helper_support::{Host, is_default_label, launch};
+
+fn in_order(mut set: PermissionSet) -> PermissionSet {
+    set.permissions.sort();
+    set.origins.sort();
+    set
+}
+
+/// What the permission table requires of `family`'s helper, as `permissions.getAll()` says it.
+fn required_permissions(family: Family) -> PermissionSet {
+    let engine = webext_mcp::helper::engine(family);
+    let mut set = PermissionSet::default();
+    for p in PERMISSIONS.iter().filter(|p| p.need(engine) == Need::Required) {
+        match p.kind {
+            Kind::Api => set.permissions.push(p.name.to_owned()),
+            Kind::Host => set.origins.push(p.name.to_owned()),
+        }
+    }
+    in_order(set)
+}
 
 async fn hello_list_ping_and_info(family: Family) {
     let b = launch(family, Host::Installed).await;
@@ -56,6 +76,14 @@ async fn hello_list_ping_and_info(family: Family) {
     sorted.sort_by_key(|(w, _)| *w);
     assert_eq!(tabs.iter().map(|t| t.0).collect::<Vec<_>>(), sorted.iter().map(|t| t.0).collect::<Vec<_>>());
     assert_eq!(info["tabSetFingerprint"], Value::from(tab_set_fingerprint(&tabs)));
+
+    // The helper built from the generated manifest holds exactly the table's required
+    // permissions, and says so in hello (what doctor compares) and in browser.info.
+    let want = required_permissions(family);
+    let hello: Hello = serde_json::from_value(client.hello()["hello"].clone()).unwrap();
+    assert_eq!(hello.permissions.map(in_order), Some(want.clone()), "hello: {:#}", client.hello());
+    let now: PermissionSet = serde_json::from_value(raw["permissions"].clone()).unwrap();
+    assert_eq!(in_order(now), want, "browser.info: {raw}");
 
     if family == Family::Chromium {
         // The id Chromium gave the unpacked helper is the one derived from its `key`.

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use webext_mcp::runner::{Family, Level, Runner};
+use webext_mcp_host::protocol::permissions::{Need, PERMISSIONS, Permission};
 use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, NATIVE_HOST_NAME};
 
 use crate::common::DEADLINE;
@@ -169,6 +170,83 @@ async fn chromium_debugger_mode_toggle_changes_capabilities() {
     assert_eq!(on.pid, first.pid);
     page.evaluate("document.getElementById('debugger-mode').click(), true").await;
     b.wait_host("with debugger mode off", |d| !has_debugger(d)).await;
+    drop(page);
+    b.runner.shutdown().await;
+}
+
+/// Each row of the status page's permission list: `{name, why, state, grant}` (whether its
+/// Grant button shows).
+const PERMISSION_ROWS: &str = "JSON.stringify([...document.querySelectorAll('#permission-rows tr')].map((r) => ({ \
+     name: r.dataset.permission, why: r.cells[1].textContent, \
+     state: r.querySelector('.state span').textContent, grant: !r.querySelector('button.grant').hidden })))";
+
+async fn permission_rows(page: &StatusPage<'_>, ok: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+    let text = page
+        .wait_eval(PERMISSION_ROWS, |v| {
+            v.as_str().and_then(|t| serde_json::from_str::<Vec<Value>>(t).ok()).is_some_and(|rows| ok(&rows))
+        })
+        .await;
+    serde_json::from_str(text.as_str().unwrap()).unwrap()
+}
+
+/// The status page lists the permission table's rows for this family (from the generated
+/// permissions.js), each with its reason and state; all granted, so no Grant button.
+async fn status_page_lists_the_permission_table(family: Family) -> (HelperBrowser, String) {
+    let b = launch_for_page(family, Host::Installed).await;
+    let d = b.wait_host("after hello", |_| true).await;
+    let page = StatusPage::open(&b).await;
+    let engine = webext_mcp::helper::engine(family);
+    let want: Vec<&Permission> = PERMISSIONS.iter().filter(|p| p.need(engine) != Need::Absent).collect();
+    let rows = permission_rows(&page, |rows| rows.iter().all(|r| r["state"] != "")).await;
+    let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, want.iter().map(|p| p.name).collect::<Vec<_>>());
+    for (row, p) in rows.iter().zip(&want) {
+        assert_eq!(row["why"], p.why);
+        assert_eq!(row["state"], "required, granted", "{row}");
+        assert_eq!(row["grant"], false, "{row}");
+    }
+    drop(page);
+    (b, d.label)
+}
+
+#[tokio::test]
+async fn chromium_status_page_lists_the_permission_table() {
+    let (b, _) = status_page_lists_the_permission_table(Family::Chromium).await;
+    b.runner.shutdown().await;
+}
+
+/// Firefox lets the user take site access back (about:addons → Permissions); the helper then
+/// offers "Grant" for it, and doctor, from the new hello, says what it costs.
+#[tokio::test]
+async fn firefox_status_page_offers_to_grant_withheld_site_access_and_doctor_says_so() {
+    let (b, label) = status_page_lists_the_permission_table(Family::Firefox).await;
+    let page = StatusPage::open(&b).await;
+    page.evaluate("(browser.permissions.remove({ origins: ['<all_urls>'] }), true)").await;
+    let rows =
+        permission_rows(&page, |rows| rows.iter().any(|r| r["state"] == "required, not granted")).await;
+    let withheld: Vec<&Value> = rows.iter().filter(|r| r["state"] != "required, granted").collect();
+    assert_eq!(withheld.len(), 1, "{rows:?}");
+    assert_eq!(withheld[0]["name"], "<all_urls>");
+    assert_eq!(withheld[0]["grant"], true, "a withheld host pattern can be asked for again");
+
+    let scope = format!("host:{label}");
+    let deadline = Instant::now() + DEADLINE;
+    let found = loop {
+        let (_, report) = b.cli("doctor", json!({})).await;
+        let found = report["problems"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|p| p["scope"] == scope.as_str() && p["code"] == "HELPER_SITE_ACCESS_WITHHELD")
+            .cloned();
+        if let Some(found) = found {
+            break found;
+        }
+        assert!(Instant::now() < deadline, "doctor never saw the withheld site access: {report:#}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert!(found["message"].as_str().unwrap().contains("<all_urls>"), "{found}");
+    assert!(found["fix"].as_str().unwrap().contains("status page"), "{found}");
     drop(page);
     b.runner.shutdown().await;
 }

@@ -30,7 +30,17 @@ async fn cli(home: &Path, runtime: &Path, args: &[&str]) -> (i32, Value) {
     (out.status.code().unwrap_or(-1), v)
 }
 
-async fn installed_helper_connects(family: Family, id: &str, helper_version: Option<&str>) {
+/// How the test alters the unpacked helper before the browser loads it.
+#[derive(Clone, Copy, PartialEq)]
+enum Altered {
+    No,
+    /// Another version in its manifest.
+    Version(&'static str),
+    /// Its manifest without this (API) permission.
+    Without(&'static str),
+}
+
+async fn installed_helper_connects(family: Family, id: &str, altered: Altered) {
     use std::os::unix::fs::PermissionsExt;
     let home = tempfile::Builder::new().prefix("wxm-install-").tempdir().unwrap();
     let runtime = tempfile::Builder::new().prefix("wxm-rt-").tempdir().unwrap();
@@ -41,11 +51,16 @@ async fn installed_helper_connects(family: Family, id: &str, helper_version: Opt
     assert_eq!(code, 0, "{report}");
     let helper = h.join(".local/share/webext-mcp/helper").join(family.name());
     assert!(helper.join("manifest.json").is_file(), "{report}");
-    if let Some(v) = helper_version {
-        // An older helper left loaded in the browser: the silent failure doctor must name.
+    if altered != Altered::No {
         let path = helper.join("manifest.json");
         let mut m: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        m["version"] = Value::from(v);
+        match altered {
+            // An older helper left loaded in the browser: the silent failure doctor must name.
+            Altered::Version(v) => m["version"] = Value::from(v),
+            // A helper loaded before this version's table added a permission.
+            Altered::Without(p) => m["permissions"].as_array_mut().unwrap().retain(|q| q != p),
+            Altered::No => {}
+        }
         std::fs::write(&path, m.to_string()).unwrap();
     }
 
@@ -70,14 +85,34 @@ async fn installed_helper_connects(family: Family, id: &str, helper_version: Opt
         assert!(Instant::now() < deadline, "{id} never connected; last doctor report: {doctor:#}");
         tokio::time::sleep(Duration::from_millis(250)).await;
     };
-    if let Some(v) = helper_version {
-        let codes: Vec<&str> =
-            doctor["problems"].as_array().unwrap().iter().map(|p| p["code"].as_str().unwrap()).collect();
-        assert_eq!(codes, ["HELPER_OUTDATED", "EXTENSION_VERSION_SKEW"], "{doctor:#}");
-        assert_eq!(doctor["hosts"][0]["extVersion"], v);
-        assert_eq!(doctor["hosts"][0]["compatible"], false);
-        drop(runner);
-        return;
+    let codes: Vec<(&str, &str)> = doctor["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["code"].as_str().unwrap(), p["scope"].as_str().unwrap()))
+        .collect();
+    let host_scope = format!("host:{}", doctor["hosts"][0]["label"].as_str().unwrap_or_default());
+    match altered {
+        Altered::Version(v) => {
+            let codes: Vec<&str> = codes.iter().map(|c| c.0).collect();
+            assert_eq!(codes, ["HELPER_OUTDATED", "EXTENSION_VERSION_SKEW"], "{doctor:#}");
+            assert_eq!(doctor["hosts"][0]["extVersion"], v);
+            assert_eq!(doctor["hosts"][0]["compatible"], false);
+            drop(runner);
+            return;
+        }
+        Altered::Without(p) => {
+            // Both what is on disk and what the browser granted lack it.
+            let scope = format!("helper:{}", family.name());
+            let changed = "HELPER_PERMISSIONS_CHANGED";
+            assert_eq!(codes, [(changed, scope.as_str()), (changed, host_scope.as_str())], "{doctor:#}");
+            let granted = &doctor["hosts"][0]["permissions"]["permissions"];
+            assert!(!granted.as_array().unwrap().iter().any(|q| q == p), "{doctor:#}");
+            assert_eq!(doctor["hosts"][0]["compatible"], false);
+            drop(runner);
+            return;
+        }
+        Altered::No => {}
     }
     assert_eq!(doctor["ok"], true, "{doctor:#}");
     let b = &doctor["browsers"][0];
@@ -118,15 +153,22 @@ async fn installed_helper_connects(family: Family, id: &str, helper_version: Opt
 
 #[tokio::test]
 async fn chromium_loads_the_installed_helper_and_doctor_sees_it_connected() {
-    installed_helper_connects(Family::Chromium, "chromium", None).await;
+    installed_helper_connects(Family::Chromium, "chromium", Altered::No).await;
 }
 
 #[tokio::test]
 async fn firefox_reads_the_installed_manifest_and_doctor_sees_it_connected() {
-    installed_helper_connects(Family::Firefox, "firefox", None).await;
+    installed_helper_connects(Family::Firefox, "firefox", Altered::No).await;
 }
 
 #[tokio::test]
 async fn an_older_helper_in_the_browser_is_reported_as_version_skew() {
-    installed_helper_connects(Family::Chromium, "chromium", Some("0.0.9")).await;
+    installed_helper_connects(Family::Chromium, "chromium", Altered::Version("0.0.9")).await;
+}
+
+/// Chromium loads an unpacked helper that lacks a permission of this version's table (here
+/// `debugger`, which the helper does without): doctor names it twice, on disk and granted.
+#[tokio::test]
+async fn a_helper_without_a_required_permission_is_reported_as_permissions_changed() {
+    installed_helper_connects(Family::Chromium, "chromium", Altered::Without("debugger")).await;
 }

@@ -136,6 +136,29 @@ fn helper_missing_or_outdated() {
     assert_finds(&home, "helper:chromium", "HELPER_NOT_UNPACKED", "webext-mcp install");
 }
 
+/// An unpacked helper of this version whose manifest lacks a permission of this version's
+/// table (an older copy, or one edited by hand): the browser would load it without the
+/// permission, so the user must reinstall and reload (Chromium: and re-approve).
+#[test]
+fn helper_manifest_lacks_a_required_permission() {
+    let home = installed();
+    let chromium = home.data().join("helper/chromium/manifest.json");
+    edit(&chromium, |m| m["permissions"].as_array_mut().unwrap().retain(|p| p != "debugger"));
+    assert_finds(&home, "helper:chromium", "HELPER_PERMISSIONS_CHANGED", "chrome://extensions");
+    let (_, report) = home.json(&["doctor"]);
+    let message = report["problems"][0]["message"].as_str().unwrap();
+    assert!(message.contains("debugger"), "{message}");
+    assert!(report["problems"][0]["fix"].as_str().unwrap().contains("webext-mcp install"));
+    let (code, out, err) = home.run(&["install"]);
+    assert_eq!(code, 0, "{out}{err}");
+
+    let firefox = home.data().join("helper/firefox/manifest.json");
+    edit(&firefox, |m| {
+        m.as_object_mut().unwrap().remove("host_permissions");
+    });
+    assert_finds(&home, "helper:firefox", "HELPER_PERMISSIONS_CHANGED", "about:addons");
+}
+
 #[test]
 fn the_browsers_error_messages_are_explained() {
     let home = installed();

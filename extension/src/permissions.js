@@ -1,0 +1,222 @@
+// Generated from host/src/protocol/permissions.rs (webext-mcp-host); do not edit by hand.
+// Regenerate: WEBEXT_MCP_BLESS=1 cargo test -p webext-mcp-host permissions
+
+// Every permission of the helper: `chromium` / `gecko` is how that engine's manifest
+// declares it (required | optional | absent); `kind` is api or host (a match pattern).
+export const PERMISSIONS = Object.freeze([
+  {
+    "chromium": "required",
+    "gecko": "required",
+    "kind": "api",
+    "name": "nativeMessaging",
+    "neededBy": {
+      "everything": true,
+      "methods": [
+        "ping",
+        "browser.info",
+        "debug.digest",
+        "tabs.list",
+        "tabs.new",
+        "tabs.navigate",
+        "tabs.select",
+        "tabs.close",
+        "page.snapshot",
+        "page.clearSnapshot",
+        "page.resolveRef",
+        "page.act",
+        "page.fillForm",
+        "page.evaluate",
+        "page.waitFor"
+      ],
+      "tools": []
+    },
+    "why": "Connects to the webext-mcp native host; every request and reply travels over this port."
+  },
+  {
+    "chromium": "required",
+    "gecko": "required",
+    "kind": "api",
+    "name": "storage",
+    "neededBy": {
+      "everything": true,
+      "methods": [
+        "ping",
+        "browser.info",
+        "debug.digest",
+        "tabs.list",
+        "tabs.new",
+        "tabs.navigate",
+        "tabs.select",
+        "tabs.close",
+        "page.snapshot",
+        "page.clearSnapshot",
+        "page.resolveRef",
+        "page.act",
+        "page.fillForm",
+        "page.evaluate",
+        "page.waitFor"
+      ],
+      "tools": []
+    },
+    "why": "Keeps the profile label and debugger mode (storage.local) and each tab's ref counters across background restarts (storage.session)."
+  },
+  {
+    "chromium": "required",
+    "gecko": "required",
+    "kind": "api",
+    "name": "alarms",
+    "neededBy": {
+      "everything": true,
+      "methods": [
+        "ping",
+        "browser.info",
+        "debug.digest",
+        "tabs.list",
+        "tabs.new",
+        "tabs.navigate",
+        "tabs.select",
+        "tabs.close",
+        "page.snapshot",
+        "page.clearSnapshot",
+        "page.resolveRef",
+        "page.act",
+        "page.fillForm",
+        "page.evaluate",
+        "page.waitFor"
+      ],
+      "tools": []
+    },
+    "why": "Wakes the background periodically to reconnect when the host went away while it slept."
+  },
+  {
+    "chromium": "required",
+    "gecko": "required",
+    "kind": "api",
+    "name": "tabs",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "tabs.list",
+        "tabs.new",
+        "tabs.navigate",
+        "tabs.select",
+        "page.waitFor"
+      ],
+      "tools": [
+        "list_pages",
+        "new_page",
+        "navigate_page",
+        "navigate_history",
+        "select_page",
+        "wait_for"
+      ]
+    },
+    "why": "Reports tabs with their URLs and titles and finds a tab by URL."
+  },
+  {
+    "chromium": "required",
+    "gecko": "required",
+    "kind": "api",
+    "name": "scripting",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "tabs.navigate",
+        "page.snapshot",
+        "page.resolveRef",
+        "page.act",
+        "page.fillForm",
+        "page.evaluate",
+        "page.waitFor"
+      ],
+      "tools": [
+        "navigate_history",
+        "take_snapshot",
+        "resolve_uid_to_selector",
+        "click_by_uid",
+        "hover_by_uid",
+        "fill_by_uid",
+        "fill_form_by_uid",
+        "drag_by_uid_to_uid",
+        "click",
+        "hover",
+        "fill",
+        "type",
+        "drag",
+        "select_option",
+        "press_key",
+        "scroll",
+        "evaluate_script",
+        "wait_for",
+        "extension_source_inspect"
+      ]
+    },
+    "why": "Runs the snapshot collector, actions and evaluate_script in the page."
+  },
+  {
+    "chromium": "required",
+    "gecko": "absent",
+    "kind": "api",
+    "name": "debugger",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "page.act",
+        "page.fillForm",
+        "page.evaluate"
+      ],
+      "tools": [
+        "click_by_uid",
+        "hover_by_uid",
+        "fill_by_uid",
+        "fill_form_by_uid",
+        "click",
+        "hover",
+        "type",
+        "press_key",
+        "evaluate_script"
+      ]
+    },
+    "why": "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger."
+  },
+  {
+    "chromium": "required",
+    "gecko": "required",
+    "kind": "host",
+    "name": "<all_urls>",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "tabs.navigate",
+        "page.snapshot",
+        "page.resolveRef",
+        "page.act",
+        "page.fillForm",
+        "page.evaluate",
+        "page.waitFor"
+      ],
+      "tools": [
+        "navigate_history",
+        "take_snapshot",
+        "resolve_uid_to_selector",
+        "click_by_uid",
+        "hover_by_uid",
+        "fill_by_uid",
+        "fill_form_by_uid",
+        "drag_by_uid_to_uid",
+        "click",
+        "hover",
+        "fill",
+        "type",
+        "drag",
+        "select_option",
+        "press_key",
+        "scroll",
+        "evaluate_script",
+        "wait_for",
+        "extension_source_inspect"
+      ]
+    },
+    "why": "Lets the helper script every page and read its URL and title."
+  }
+]);

@@ -1,0 +1,534 @@
+//! The helper extension's permissions, defined once: for each permission, what it is for,
+//! which protocol methods and MCP tools need it, and whether each engine's manifest requires
+//! it, offers it as optional, or lacks it.
+//!
+//! ```text
+//!                      ┌─▶ extension/manifest.{chrome,firefox}.json  permission keys (checked, blessed)
+//! PERMISSIONS (here) ──┼─▶ extension/src/permissions.js               the status page's list (generated)
+//!                      └─▶ doctor                                      what a loaded helper must hold
+//! ```
+//!
+//! The manifests are written by hand except for their permission keys (`permissions`,
+//! `optional_permissions`, `host_permissions`, `optional_host_permissions`), which must equal
+//! [`manifest_keys`]; each key sits on one line. A test fails when a manifest or
+//! `permissions.js` drifts from this table, and
+//! `WEBEXT_MCP_BLESS=1 cargo test -p webext-mcp-host permissions` rewrites both (then run
+//! `scripts/build-extension`, which copies them into `extension/dist/`).
+//!
+//! **Adding a permission** is one entry in [`PERMISSIONS`], e.g.
+//! `api("cookies", OPTIONAL, OPTIONAL, "why…", &[methods…], &[tools…]),` (or `host(…)` for a
+//! match pattern), then the bless above. Prefer [`OPTIONAL`]: a required permission that
+//! warns makes Chromium disable the updated helper until the user re-approves it, and the
+//! status page offers a "grant" button for every optional one (`permissions.request` from
+//! the click). A Firefox-only permission (`contextualIdentities`) is `ABSENT` for Chromium.
+//! `doctor` then reports `HELPER_PERMISSIONS_CHANGED` for a loaded helper that lacks a new
+//! required permission.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::methods::{
+    METHODS, PAGE_ACT, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_RESOLVE_REF, PAGE_SNAPSHOT, PAGE_WAIT_FOR,
+    TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT, Target,
+};
+
+/// A browser engine family, as far as manifests are concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// Chrome, Chromium, Edge, Brave, …: `extension/manifest.chrome.json`.
+    Chromium,
+    /// Firefox, Zen, LibreWolf, …: `extension/manifest.firefox.json`.
+    Gecko,
+}
+
+impl Engine {
+    pub const ALL: [Engine; 2] = [Engine::Chromium, Engine::Gecko];
+
+    /// The engine's committed manifest, relative to the workspace root.
+    pub const fn manifest_path(self) -> &'static str {
+        match self {
+            Engine::Chromium => "extension/manifest.chrome.json",
+            Engine::Gecko => "extension/manifest.firefox.json",
+        }
+    }
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Engine::Chromium => "chromium",
+            Engine::Gecko => "gecko",
+        }
+    }
+}
+
+/// How an engine's manifest declares a permission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Need {
+    /// Granted at install (`permissions` / `host_permissions`).
+    Required,
+    /// Asked for at run time (`optional_permissions` / `optional_host_permissions`).
+    Optional,
+    /// Not declared: the engine lacks the API or the helper does without it there.
+    Absent,
+}
+
+pub const REQUIRED: Need = Need::Required;
+pub const OPTIONAL: Need = Need::Optional;
+pub const ABSENT: Need = Need::Absent;
+
+/// An API permission (`tabs`) or a host match pattern (`<all_urls>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Api,
+    Host,
+}
+
+/// Who needs a permission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NeededBy {
+    /// The connection itself: every method and so every browser tool.
+    Everything,
+    /// These protocol methods, and the MCP tools that call them.
+    Only { methods: &'static [&'static str], tools: &'static [&'static str] },
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Permission {
+    /// The manifest's word for it.
+    pub name: &'static str,
+    pub kind: Kind,
+    pub chromium: Need,
+    pub gecko: Need,
+    /// Why the helper asks for it, for users (the status page shows it).
+    pub why: &'static str,
+    pub needed_by: NeededBy,
+}
+
+impl Permission {
+    pub const fn need(&self, engine: Engine) -> Need {
+        match engine {
+            Engine::Chromium => self.chromium,
+            Engine::Gecko => self.gecko,
+        }
+    }
+}
+
+const fn every(name: &'static str, chromium: Need, gecko: Need, why: &'static str) -> Permission {
+    Permission { name, kind: Kind::Api, chromium, gecko, why, needed_by: NeededBy::Everything }
+}
+
+const fn api(
+    name: &'static str,
+    chromium: Need,
+    gecko: Need,
+    why: &'static str,
+    methods: &'static [&'static str],
+    tools: &'static [&'static str],
+) -> Permission {
+    Permission { name, kind: Kind::Api, chromium, gecko, why, needed_by: NeededBy::Only { methods, tools } }
+}
+
+const fn host(
+    name: &'static str,
+    chromium: Need,
+    gecko: Need,
+    why: &'static str,
+    methods: &'static [&'static str],
+    tools: &'static [&'static str],
+) -> Permission {
+    Permission { name, kind: Kind::Host, chromium, gecko, why, needed_by: NeededBy::Only { methods, tools } }
+}
+
+/// Methods that run code in a page (`scripting.executeScript`).
+const SCRIPTED: &[&str] =
+    &[TABS_NAVIGATE, PAGE_SNAPSHOT, PAGE_RESOLVE_REF, PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE, PAGE_WAIT_FOR];
+
+/// Tools that call [`SCRIPTED`] methods.
+const SCRIPTED_TOOLS: &[&str] = &[
+    "navigate_history",
+    "take_snapshot",
+    "resolve_uid_to_selector",
+    "click_by_uid",
+    "hover_by_uid",
+    "fill_by_uid",
+    "fill_form_by_uid",
+    "drag_by_uid_to_uid",
+    "click",
+    "hover",
+    "fill",
+    "type",
+    "drag",
+    "select_option",
+    "press_key",
+    "scroll",
+    "evaluate_script",
+    "wait_for",
+    "extension_source_inspect",
+];
+
+/// Methods whose answers carry tab URLs and titles, or that find a tab by its URL.
+const TAB_URLS: &[&str] = &[TABS_LIST, TABS_NEW, TABS_NAVIGATE, TABS_SELECT, PAGE_WAIT_FOR];
+
+/// Tools that call [`TAB_URLS`] methods.
+const TAB_URL_TOOLS: &[&str] =
+    &["list_pages", "new_page", "navigate_page", "navigate_history", "select_page", "wait_for"];
+
+/// Tools that use debugger mode when it is on (trusted input, CSP-proof evaluation).
+const DEBUGGER_TOOLS: &[&str] = &[
+    "click_by_uid",
+    "hover_by_uid",
+    "fill_by_uid",
+    "fill_form_by_uid",
+    "click",
+    "hover",
+    "type",
+    "press_key",
+    "evaluate_script",
+];
+
+/// Every permission of the helper, in manifest order; one line each (hence no rustfmt).
+///
+/// `debugger` (DESIGN "What extension APIs can and cannot do"): Chromium cannot make it
+/// optional, so it is required there and attached only while debugger mode (a setting on the
+/// status page, off by default) is on; Firefox has no debugger API.
+#[rustfmt::skip]
+pub const PERMISSIONS: &[Permission] = &[
+    every("nativeMessaging", REQUIRED, REQUIRED, "Connects to the webext-mcp native host; every request and reply travels over this port."),
+    every("storage", REQUIRED, REQUIRED, "Keeps the profile label and debugger mode (storage.local) and each tab's ref counters across background restarts (storage.session)."),
+    every("alarms", REQUIRED, REQUIRED, "Wakes the background periodically to reconnect when the host went away while it slept."),
+    api("tabs", REQUIRED, REQUIRED, "Reports tabs with their URLs and titles and finds a tab by URL.", TAB_URLS, TAB_URL_TOOLS),
+    api("scripting", REQUIRED, REQUIRED, "Runs the snapshot collector, actions and evaluate_script in the page.", SCRIPTED, SCRIPTED_TOOLS),
+    api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE], DEBUGGER_TOOLS),
+    host("<all_urls>", REQUIRED, REQUIRED, "Lets the helper script every page and read its URL and title.", SCRIPTED, SCRIPTED_TOOLS),
+];
+
+/// The permission named `name` (an API permission or a host pattern).
+pub fn find(name: &str) -> Option<&'static Permission> {
+    PERMISSIONS.iter().find(|p| p.name == name)
+}
+
+/// The four manifest keys, in the order they are written.
+pub const MANIFEST_KEYS: [&str; 4] =
+    ["permissions", "optional_permissions", "host_permissions", "optional_host_permissions"];
+
+fn key_of(kind: Kind, need: Need) -> Option<&'static str> {
+    match (kind, need) {
+        (_, Need::Absent) => None,
+        (Kind::Api, Need::Required) => Some(MANIFEST_KEYS[0]),
+        (Kind::Api, Need::Optional) => Some(MANIFEST_KEYS[1]),
+        (Kind::Host, Need::Required) => Some(MANIFEST_KEYS[2]),
+        (Kind::Host, Need::Optional) => Some(MANIFEST_KEYS[3]),
+    }
+}
+
+/// The permission keys `engine`'s manifest must carry: the non-empty ones of
+/// [`MANIFEST_KEYS`], each a list of names in table order.
+pub fn manifest_keys(engine: Engine) -> Vec<(&'static str, Vec<&'static str>)> {
+    MANIFEST_KEYS
+        .iter()
+        .filter_map(|key| {
+            let names: Vec<&str> = PERMISSIONS
+                .iter()
+                .filter(|p| key_of(p.kind, p.need(engine)) == Some(*key))
+                .map(|p| p.name)
+                .collect();
+            (!names.is_empty()).then_some((*key, names))
+        })
+        .collect()
+}
+
+/// The permission lines of `engine`'s manifest, as [`manifest_keys`] says, two-space indented,
+/// each ending in a comma.
+pub fn manifest_lines(engine: Engine) -> Vec<String> {
+    manifest_keys(engine)
+        .into_iter()
+        .map(|(key, names)| {
+            let list: Vec<String> = names.iter().map(|n| Value::from(*n).to_string()).collect();
+            format!("  \"{key}\": [{}],", list.join(", "))
+        })
+        .collect()
+}
+
+/// Permissions as `permissions.getAll()` reports them (the helper's `hello` carries them), or
+/// as a manifest declares them ([`PermissionSet::required_by_manifest`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PermissionSet {
+    /// API permissions.
+    #[serde(default)]
+    pub permissions: Vec<String>,
+    /// Host match patterns.
+    #[serde(default)]
+    pub origins: Vec<String>,
+}
+
+impl PermissionSet {
+    /// Whether the set holds `p`.
+    pub fn holds(&self, p: &Permission) -> bool {
+        let list = match p.kind {
+            Kind::Api => &self.permissions,
+            Kind::Host => &self.origins,
+        };
+        list.iter().any(|n| n == p.name)
+    }
+
+    /// What a manifest grants at install: its `permissions` and `host_permissions`. A
+    /// manifest that is not an object, or a key that is not a list of strings, holds nothing.
+    pub fn required_by_manifest(manifest: &Value) -> PermissionSet {
+        let names = |key: &str| -> Vec<String> {
+            manifest
+                .get(key)
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                .unwrap_or_default()
+        };
+        PermissionSet { permissions: names(MANIFEST_KEYS[0]), origins: names(MANIFEST_KEYS[2]) }
+    }
+}
+
+/// The permissions `engine` requires by this table that `have` lacks, in table order: empty
+/// when a helper (its grants, or its manifest) is up to date.
+pub fn missing_required(engine: Engine, have: &PermissionSet) -> Vec<&'static Permission> {
+    PERMISSIONS.iter().filter(|p| p.need(engine) == Need::Required && !have.holds(p)).collect()
+}
+
+/// Path of the generated JS copy of the table, relative to the workspace root.
+pub const PERMISSIONS_JS_PATH: &str = "extension/src/permissions.js";
+
+/// The full text of `extension/src/permissions.js`: the table, with `neededBy.methods` of
+/// [`NeededBy::Everything`] spelled out as every extension method.
+pub fn permissions_js() -> String {
+    let extension_methods: Vec<&str> =
+        METHODS.iter().filter(|m| m.target == Target::Extension).map(|m| m.name).collect();
+    let rows: Vec<Value> = PERMISSIONS
+        .iter()
+        .map(|p| {
+            let (every, methods, tools) = match p.needed_by {
+                NeededBy::Everything => (true, extension_methods.clone(), Vec::new()),
+                NeededBy::Only { methods, tools } => (false, methods.to_vec(), tools.to_vec()),
+            };
+            json!({
+                "name": p.name,
+                "kind": p.kind,
+                "chromium": p.chromium,
+                "gecko": p.gecko,
+                "why": p.why,
+                "neededBy": { "everything": every, "methods": methods, "tools": tools },
+            })
+        })
+        .collect();
+    let text = serde_json::to_string_pretty(&rows).unwrap_or_default();
+    format!(
+        "// Generated from host/src/protocol/permissions.rs (webext-mcp-host); do not edit by hand.\n\
+         // Regenerate: WEBEXT_MCP_BLESS=1 cargo test -p webext-mcp-host permissions\n\n\
+         // Every permission of the helper: `chromium` / `gecko` is how that engine's manifest\n\
+         // declares it (required | optional | absent); `kind` is api or host (a match pattern).\n\
+         export const PERMISSIONS = Object.freeze({text});\n"
+    )
+}
+
+/// `manifest` (the text of a committed manifest) with its permission keys replaced by
+/// [`manifest_lines`]: every top-level line that starts one of [`MANIFEST_KEYS`] is dropped and
+/// the new lines go where the first of them was. `None` when it has none of them (write them
+/// by hand once).
+pub fn bless_manifest(engine: Engine, manifest: &str) -> Option<String> {
+    let starts_key = |line: &str| MANIFEST_KEYS.iter().any(|k| line.starts_with(&format!("  \"{k}\":")));
+    let mut out = Vec::new();
+    let mut placed = false;
+    for line in manifest.lines() {
+        if starts_key(line) {
+            if !placed {
+                out.extend(manifest_lines(engine));
+                placed = true;
+            }
+        } else {
+            out.push(line.to_owned());
+        }
+    }
+    placed.then(|| out.join("\n") + "\n")
+}
+
+/// What differs between `manifest`'s permission keys and the table's, one line per key; empty
+/// when they agree.
+pub fn manifest_drift(engine: Engine, manifest: &Value) -> Vec<String> {
+    let want: Map<String, Value> =
+        manifest_keys(engine).into_iter().map(|(k, names)| (k.to_owned(), json!(names))).collect();
+    MANIFEST_KEYS
+        .iter()
+        .filter_map(|k| {
+            let (have, want) = (manifest.get(*k), want.get(*k));
+            (have != want).then(|| {
+                let show = |v: Option<&Value>| v.map_or_else(|| "absent".to_owned(), Value::to_string);
+                format!("`{k}` is {}, the table says {}", show(have), show(want))
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn workspace(rel: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+    }
+
+    fn blessing() -> bool {
+        std::env::var_os("WEBEXT_MCP_BLESS").is_some_and(|v| v == "1")
+    }
+
+    const BLESS: &str = "WEBEXT_MCP_BLESS=1 cargo test -p webext-mcp-host permissions";
+
+    #[test]
+    fn permissions_js_is_fresh() {
+        let path = workspace(PERMISSIONS_JS_PATH);
+        let want = permissions_js();
+        if blessing() {
+            std::fs::write(&path, &want).unwrap();
+            return;
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(have == want, "{} is stale; regenerate it with `{BLESS}`", path.display());
+    }
+
+    #[test]
+    fn manifest_permissions_match_the_permission_table() {
+        for engine in Engine::ALL {
+            let path = workspace(engine.manifest_path());
+            let mut text = std::fs::read_to_string(&path).unwrap();
+            if blessing() {
+                text = bless_manifest(engine, &text)
+                    .unwrap_or_else(|| panic!("{}: add a \"permissions\" line by hand once", path.display()));
+                std::fs::write(&path, &text).unwrap();
+            }
+            let manifest: Value = serde_json::from_str(&text).unwrap();
+            let drift = manifest_drift(engine, &manifest);
+            assert!(
+                drift.is_empty(),
+                "{} drifted from host/src/protocol/permissions.rs: {}; rewrite it with `{BLESS}`",
+                path.display(),
+                drift.join("; ")
+            );
+            // Each key on one line, as `bless_manifest` writes them.
+            for line in manifest_lines(engine) {
+                assert!(text.lines().any(|l| l == line), "{}: expected the line {line}", path.display());
+            }
+        }
+    }
+
+    #[test]
+    fn todays_permissions_are_kept() {
+        let chromium = manifest_keys(Engine::Chromium);
+        let gecko = manifest_keys(Engine::Gecko);
+        let base = ["nativeMessaging", "storage", "alarms", "tabs", "scripting"];
+        let mut with_debugger = base.to_vec();
+        with_debugger.push("debugger");
+        assert_eq!(chromium, [("permissions", with_debugger), ("host_permissions", vec!["<all_urls>"])]);
+        assert_eq!(gecko, [("permissions", base.to_vec()), ("host_permissions", vec!["<all_urls>"])]);
+    }
+
+    /// DESIGN "What extension APIs can and cannot do": Chromium cannot make `debugger`
+    /// optional; Firefox has no debugger API.
+    #[test]
+    fn debugger_is_required_in_chromium_and_absent_in_gecko() {
+        let d = find("debugger").unwrap();
+        assert_eq!((d.chromium, d.gecko), (Need::Required, Need::Absent));
+    }
+
+    #[test]
+    fn every_row_says_why_and_names_real_methods() {
+        let mut seen = std::collections::HashSet::new();
+        for p in PERMISSIONS {
+            assert!(seen.insert(p.name), "duplicate {}", p.name);
+            assert!(p.why.len() > 10, "{}: say why", p.name);
+            assert!(p.chromium != Need::Absent || p.gecko != Need::Absent, "{}: in no manifest", p.name);
+            assert_eq!(p.kind == Kind::Host, p.name.contains('<') || p.name.contains("://"), "{}", p.name);
+            if let NeededBy::Only { methods, tools } = p.needed_by {
+                assert!(!methods.is_empty() && !tools.is_empty(), "{}: who needs it?", p.name);
+                for m in methods {
+                    assert_eq!(
+                        super::super::methods::find(m).map(|m| m.target),
+                        Some(Target::Extension),
+                        "{m}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn missing_required_compares_by_kind_and_ignores_extras() {
+        let all = |engine| {
+            let mut set = PermissionSet::default();
+            for p in PERMISSIONS.iter().filter(|p| p.need(engine) == Need::Required) {
+                match p.kind {
+                    Kind::Api => set.permissions.push(p.name.to_owned()),
+                    Kind::Host => set.origins.push(p.name.to_owned()),
+                }
+            }
+            set
+        };
+        for engine in Engine::ALL {
+            assert!(missing_required(engine, &all(engine)).is_empty());
+            let mut extra = all(engine);
+            extra.permissions.push("cookies".into());
+            assert!(missing_required(engine, &extra).is_empty(), "an extra grant is not a problem");
+            let mut no_tabs = all(engine);
+            no_tabs.permissions.retain(|n| n != "tabs");
+            assert_eq!(
+                missing_required(engine, &no_tabs).iter().map(|p| p.name).collect::<Vec<_>>(),
+                ["tabs"]
+            );
+            // A host pattern listed as an API permission does not count.
+            let mut misfiled = all(engine);
+            misfiled.origins.clear();
+            misfiled.permissions.push("<all_urls>".into());
+            assert_eq!(
+                missing_required(engine, &misfiled).iter().map(|p| p.name).collect::<Vec<_>>(),
+                ["<all_urls>"]
+            );
+        }
+        // Chromium needs debugger, Gecko does not.
+        let gecko = all(Engine::Gecko);
+        assert_eq!(
+            missing_required(Engine::Chromium, &gecko).iter().map(|p| p.name).collect::<Vec<_>>(),
+            ["debugger"]
+        );
+        assert!(missing_required(Engine::Gecko, &all(Engine::Chromium)).is_empty());
+        assert_eq!(missing_required(Engine::Gecko, &PermissionSet::default()).len(), 6);
+    }
+
+    #[test]
+    fn a_manifest_grants_its_permissions_and_host_permissions() {
+        let m = json!({"permissions": ["tabs", 7], "host_permissions": ["<all_urls>"], "optional_permissions": ["cookies"]});
+        let set = PermissionSet::required_by_manifest(&m);
+        assert_eq!(set.permissions, ["tabs"]);
+        assert_eq!(set.origins, ["<all_urls>"]);
+        assert_eq!(PermissionSet::required_by_manifest(&json!("nope")), PermissionSet::default());
+    }
+
+    #[test]
+    fn bless_replaces_the_permission_lines_in_place() {
+        let text = "{\n  \"name\": \"x\",\n  \"permissions\": [\"tabs\"],\n  \"optional_permissions\": [\"cookies\"],\n  \"csp\": 1\n}\n";
+        let blessed = bless_manifest(Engine::Gecko, text).unwrap();
+        let v: Value = serde_json::from_str(&blessed).unwrap();
+        assert!(manifest_drift(Engine::Gecko, &v).is_empty(), "{blessed}");
+        assert!(blessed.starts_with("{\n  \"name\": \"x\",\n  \"permissions\": ["), "{blessed}");
+        assert!(blessed.ends_with("  \"csp\": 1\n}\n"), "{blessed}");
+        assert!(bless_manifest(Engine::Gecko, "{\n  \"name\": \"x\"\n}\n").is_none());
+        let drift = manifest_drift(Engine::Gecko, &json!({"permissions": ["tabs"]}));
+        assert_eq!(drift.len(), 2, "{drift:?}");
+        assert!(drift[1].contains("`host_permissions` is absent"), "{drift:?}");
+    }
+
+    #[test]
+    fn generated_js_names_every_permission() {
+        let js = permissions_js();
+        for p in PERMISSIONS {
+            assert!(js.contains(&format!("\"name\": {}", Value::from(p.name))), "{}", p.name);
+        }
+    }
+}

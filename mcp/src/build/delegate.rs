@@ -59,6 +59,10 @@ pub enum DelegateError {
         message: String,
         output_tail: Vec<String>,
     },
+    /// The caller cancelled; the toolchain's process group was killed.
+    Cancelled {
+        output_tail: Vec<String>,
+    },
     Timeout {
         after: Duration,
         output_tail: Vec<String>,
@@ -159,6 +163,8 @@ pub struct Invocation<'a> {
     pub toolchain: &'a Toolchain,
     pub node: Option<&'a Node>,
     pub timeout: Duration,
+    /// The caller gave up: stop the toolchain.
+    pub cancel: Option<&'a tokio_util::sync::CancellationToken>,
 }
 
 /// The browser name passed to the toolchain (Extension.js and WXT have no `zen`).
@@ -259,9 +265,16 @@ pub fn run(
     drop(tx);
     let deadline = Instant::now() + inv.timeout;
     let mut tail: std::collections::VecDeque<String> = Default::default();
+    // Polled this often for cancellation while the toolchain runs.
+    const POLL: Duration = Duration::from_millis(200);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
+        if inv.cancel.is_some_and(|c| c.is_cancelled()) {
+            kill_group(&mut child);
+            let _ = child.wait();
+            return Err(DelegateError::Cancelled { output_tail: tail.into() });
+        }
+        match rx.recv_timeout(left.min(POLL)) {
             Ok(line) => {
                 progress(&line);
                 if tail.len() == 40 {
@@ -270,6 +283,7 @@ pub fn run(
                 tail.push_back(line);
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) if !left.is_zero() => {}
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 kill_group(&mut child);
                 let _ = child.wait();

@@ -52,6 +52,9 @@ pub struct BuildRequest {
     pub node: Option<PathBuf>,
     /// Limit for one delegated toolchain run.
     pub timeout: Duration,
+    /// Set when the caller gave up (MCP `notifications/cancelled`): a delegated toolchain run
+    /// is then stopped (its process group killed) and nothing in the output is replaced.
+    pub cancel: Option<tokio_util::sync::CancellationToken>,
 }
 
 /// How to build, beyond what to build: what dev sessions need.
@@ -486,7 +489,14 @@ fn delegated_one(
 ) -> Result<BrowserBuild, BuildError> {
     let started = Instant::now();
     let _lock = take_lock(req, opts, target.name)?;
-    let inv = Invocation { project: &req.project, target, toolchain, node, timeout: req.timeout };
+    let inv = Invocation {
+        project: &req.project,
+        target,
+        toolchain,
+        node,
+        timeout: req.timeout,
+        cancel: req.cancel.as_ref(),
+    };
     let built =
         delegate::run(&inv, SystemTime::now(), progress).map_err(|e| delegate_error(e, findings.to_vec()))?;
     let manifest_text = std::fs::read_to_string(built.join("manifest.json"))
@@ -541,6 +551,12 @@ fn delegate_error(e: DelegateError, findings: Vec<Finding>) -> BuildError {
         DelegateError::Failed { message, output_tail } => BuildError::Failed {
             message,
             hint: "read outputTail for the toolchain's error, fix it, and build again".into(),
+            findings,
+            output_tail,
+        },
+        DelegateError::Cancelled { output_tail } => BuildError::Failed {
+            message: "the build was cancelled by the caller; the toolchain was stopped".into(),
+            hint: "build again when you want the result".into(),
             findings,
             output_tail,
         },

@@ -399,6 +399,7 @@ impl Session {
             allow_delegation: self.spec.allow_delegation,
             node: self.spec.node.clone(),
             timeout: Duration::from_secs(600),
+            cancel: None,
         };
         let opts = BuildOptions { dev: self.spec.command == Command::Dev, lock_held: true };
         let outcome = tokio::task::spawn_blocking(move || {

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::ErrorBody;
 
-use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use super::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 use crate::build::{self, BrowserBuild, BuildRequest, delegate::DELEGATED_ENV};
 use crate::manifest;
 use crate::paths::resolve_lexically;
@@ -24,7 +24,7 @@ pub fn tools() -> Vec<ToolDef> {
         description: "Build an extension into dist/<browser>/ per browser (manifest resolved per browser). Plain-script projects build natively; bundled ones by their own toolchain (Extension.js, WXT, build script). Optional store and source zips.",
         effect: Effect::Destructive,
         input_schema: schema_of::<BuildArgs>,
-        run: |ctx, _call, args| Box::pin(extension_build(ctx, args)),
+        run: |ctx, call, args| Box::pin(extension_build(ctx, call, args)),
     }]
 }
 
@@ -84,14 +84,20 @@ pub fn request(ctx: &Ctx, args: BuildArgs) -> Result<BuildRequest, ErrorBody> {
         allow_delegation: ctx.env.get(DELEGATED_ENV) != Some("1"),
         node: ctx.env.get("WEBEXT_MCP_NODE").map(PathBuf::from),
         timeout: Duration::from_secs(600),
+        cancel: None,
     })
 }
 
-async fn extension_build(ctx: Ctx, args: Value) -> ToolResult {
+async fn extension_build(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: BuildArgs = decode(args)?;
-    let req = request(&ctx, args)?;
+    let mut req = request(&ctx, args)?;
+    req.cancel = Some(call.cancel_token());
+    let started = std::time::Instant::now();
     let outcome = tokio::task::spawn_blocking(move || {
-        build::build(&req, &mut |line: &str| tracing::info!(target: "webext_mcp::build", "{line}"))
+        build::build(&req, &mut |line: &str| {
+            tracing::debug!(target: "webext_mcp::build", bytes = line.len(), "toolchain output");
+            call.report(started.elapsed().as_secs_f64(), None, line);
+        })
     })
     .await
     .map_err(|e| ErrorBody::internal(format!("the build thread stopped: {e}")))?;

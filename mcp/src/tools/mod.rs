@@ -302,6 +302,11 @@ impl Call {
         self.cancel.is_cancelled()
     }
 
+    /// The token itself, for work that runs outside the call's future (a build thread).
+    pub fn cancel_token(&self) -> tokio_util::sync::CancellationToken {
+        self.cancel.clone()
+    }
+
     /// Resolves when the caller cancels.
     pub async fn cancelled(&self) {
         self.cancel.cancelled().await

@@ -153,3 +153,45 @@ fn declared_but_uninstalled_toolchain_says_npm_install() {
     assert_eq!(code, "NOT_INSTALLED");
     assert!(err["hint"].as_str().unwrap().contains("npm install"));
 }
+
+/// A build whose caller gives up (MCP `notifications/cancelled`) stops its toolchain: the
+/// process group is killed and `dist/` is left as it was; while it ran, the toolchain's
+/// output reached the caller as progress.
+#[test]
+fn a_cancelled_build_stops_its_toolchain_and_reported_progress() {
+    let p = esm_project();
+    p.write("package.json", r#"{"name":"slow","private":true,"scripts":{"build":"sh ./slow-build.sh"}}"#);
+    executable(
+        &p,
+        "slow-build.sh",
+        "#!/bin/sh\necho \"slow bundler: started\"\necho $$ > started.pid\nsleep 60\n",
+    );
+    let home = tempfile::tempdir().unwrap();
+    let mut server = crate::mcp_client::Server::start(home.path(), &[]);
+    server.initialize();
+    let args = serde_json::json!({"projectPath": p.path(), "browser": "chrome"});
+    let id = server.send_request(
+        "tools/call",
+        serde_json::json!({"name": "extension_build", "arguments": args, "_meta": {"progressToken": "b1"}}),
+    );
+    let progress = server.wait_message(Duration::from_secs(30), |m| {
+        m["method"] == "notifications/progress"
+            && m["params"]["message"].as_str().is_some_and(|t| t.contains("slow bundler"))
+    });
+    assert!(progress.is_some(), "no progress with the toolchain's output: {:?}", server.stdout_lines);
+    let pid: i32 = p.read("started.pid").trim().parse().unwrap();
+    server.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "test"}}));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    // SAFETY: signal 0 only asks whether the process exists.
+    while unsafe { libc::kill(pid, 0) } == 0 {
+        assert!(Instant::now() < deadline, "the toolchain (pid {pid}) still runs after the cancel");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!p.path().join("dist/chrome").exists(), "a cancelled build wrote output");
+    let info = server.call("server_info", serde_json::json!({}));
+    assert_eq!(info["isError"], false, "the server still serves after a cancel");
+    assert!(
+        !server.stdout_lines.iter().any(|l| l.contains(&format!("\"id\":{id},"))),
+        "a cancelled request got a response"
+    );
+}

@@ -2,6 +2,10 @@
 //! temporary folders. One module per behaviour; helpers here.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../common/mcp_client.rs"]
+#[allow(dead_code)]
+mod mcp_client;
+
 mod atomic;
 mod bad_input;
 mod busy;

@@ -40,6 +40,7 @@ fn every_template_builds_natively_for_chrome_and_firefox() {
             allow_delegation: false,
             node: None,
             timeout: Duration::from_secs(60),
+            cancel: None,
         };
         let builds = match build::build(&breq, &mut |_| {}) {
             Ok(b) => b,

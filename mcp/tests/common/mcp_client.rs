@@ -108,6 +108,29 @@ impl Server {
         }
     }
 
+    /// Sends a request without waiting for its answer; its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    /// Reads stdout until a message satisfies `found` (kept in `stdout_lines` too); `None`
+    /// after `within`.
+    pub fn wait_message(&mut self, within: Duration, found: impl Fn(&Value) -> bool) -> Option<Value> {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.lines.recv_timeout(left).ok()?;
+            self.stdout_lines.push(line.clone());
+            let msg: Value = serde_json::from_str(&line).ok()?;
+            if found(&msg) {
+                return Some(msg);
+            }
+        }
+    }
+
     pub fn initialize(&mut self) -> Value {
         let r = self.request(
             "initialize",

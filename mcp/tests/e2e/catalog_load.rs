@@ -61,6 +61,7 @@ fn create_and_build_all() -> Projects {
             allow_delegation: false,
             node: None,
             timeout: DEADLINE,
+            cancel: None,
         };
         for b in build::build(&breq, &mut |_| {}).unwrap_or_else(|e| panic!("{}: {e:?}", t.slug)) {
             assert_eq!(b.pipeline, Pipeline::Native, "{}", t.slug);

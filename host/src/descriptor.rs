@@ -301,11 +301,13 @@ impl Dirs {
                     prune_log(dir, &name);
                     continue;
                 }
-                if !name.ends_with(".sock") || pid_of_file_name(&name).is_none() || !dir.is_our_socket(&name)
-                {
+                // Only sockets of hosts whose process is gone: a starting host has bound its
+                // socket a moment before it listens, and a probe in that moment is refused.
+                let dead = pid_of_file_name(&name).is_some_and(|pid| !pid_alive(pid));
+                if !name.ends_with(".sock") || !dead || !dir.is_our_socket(&name) {
                     continue;
                 }
-                // Only what provably has no listener goes: a live socket is never unlinked.
+                // And only what provably has no listener: a live socket is never unlinked.
                 if Platform::probe(&dir.path().join(&name)) == Probe::Dead {
                     tracing::info!(dir = %dir.path().display(), name, "removing stale socket");
                     dir.remove(&name, Ours::Socket);

@@ -13,7 +13,7 @@ use webext_mcp_host::protocol::codec::{FrameDecoder, encode_frame};
 use webext_mcp_host::protocol::methods::HOST_INFO;
 use webext_mcp_host::protocol::{ErrorCode, MAX_CALLS_PER_CLIENT, MAX_FROM_BROWSER, MAX_SOCKET_FRAME};
 
-use crate::harness::{DEADLINE, Host, runtime_dir};
+use crate::harness::{DEADLINE, Host, frame, read_frame, runtime_dir};
 
 const T: Duration = Duration::from_secs(30);
 const MB: u64 = 1_000_000;
@@ -181,22 +181,6 @@ async fn calls_over_the_per_connection_cap_are_busy() {
     }
     assert_eq!((busy, timeout), (extra, MAX_CALLS_PER_CLIENT));
     drop(host);
-}
-
-fn frame(body: &[u8]) -> Vec<u8> {
-    encode_frame(body, usize::MAX >> 1).unwrap()
-}
-
-fn read_frame(stream: &mut UnixStream, decoder: &mut FrameDecoder) -> Value {
-    let mut buf = [0u8; 4096];
-    loop {
-        if let Some(f) = decoder.next_frame() {
-            return serde_json::from_slice(&f.unwrap()).unwrap();
-        }
-        let n = stream.read(&mut buf).unwrap();
-        assert!(n > 0, "host closed the connection");
-        decoder.push(&buf[..n]);
-    }
 }
 
 /// An oversized socket frame is answered `PAYLOAD_TOO_LARGE` and skipped as it streams by:

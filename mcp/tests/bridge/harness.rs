@@ -165,3 +165,34 @@ pub fn cli_call(
     });
     (out.status.code().unwrap_or(-1), json)
 }
+
+/// A frame of `body` (no cap: tests send oversized frames on purpose).
+pub fn frame(body: &[u8]) -> Vec<u8> {
+    webext_mcp_host::protocol::codec::encode_frame(body, usize::MAX >> 1).unwrap()
+}
+
+/// The next frame from `stream` as JSON; `None` when the host closes the connection.
+pub fn try_read_frame(
+    stream: &mut std::os::unix::net::UnixStream,
+    decoder: &mut webext_mcp_host::protocol::codec::FrameDecoder,
+) -> Option<serde_json::Value> {
+    use std::io::Read;
+    let mut buf = [0u8; 4096];
+    loop {
+        if let Some(f) = decoder.next_frame() {
+            return Some(serde_json::from_slice(&f.unwrap()).unwrap());
+        }
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => decoder.push(&buf[..n]),
+        }
+    }
+}
+
+/// The next frame from `stream` as JSON; panics when the host closes the connection.
+pub fn read_frame(
+    stream: &mut std::os::unix::net::UnixStream,
+    decoder: &mut webext_mcp_host::protocol::codec::FrameDecoder,
+) -> serde_json::Value {
+    try_read_frame(stream, decoder).expect("host closed the connection")
+}

@@ -15,11 +15,11 @@ use webext_mcp_host::client::Client;
 use webext_mcp_host::descriptor::{self, Descriptor};
 use webext_mcp_host::peer::Script;
 use webext_mcp_host::private_dir::DirProblem;
-use webext_mcp_host::protocol::codec::{FrameDecoder, encode_frame};
+use webext_mcp_host::protocol::codec::FrameDecoder;
 use webext_mcp_host::protocol::{ErrorCode, HELPER_CHROMIUM_ID};
 use webext_mcp_host::runtime::current_uid;
 
-use crate::harness::{DEADLINE, Host, bin, cli_call, host_command, runtime_dir};
+use crate::harness::{DEADLINE, Host, bin, cli_call, frame, host_command, runtime_dir, try_read_frame};
 
 /// `nobody`: the other local user.
 const OTHER: u32 = 65534;
@@ -324,23 +324,6 @@ fn a_socket_or_listener_of_another_user_gets_no_byte() {
     assert!(seen.iter().all(|n| *n == 0), "the other user's listener received bytes: {seen:?}");
 }
 
-fn frame(body: &[u8]) -> Vec<u8> {
-    encode_frame(body, 1 << 20).unwrap()
-}
-
-fn read_frame(s: &mut UnixStream, dec: &mut FrameDecoder) -> Option<Value> {
-    let mut buf = [0u8; 4096];
-    loop {
-        if let Some(f) = dec.next_frame() {
-            return Some(serde_json::from_slice(&f.unwrap()).unwrap());
-        }
-        match s.read(&mut buf) {
-            Ok(0) | Err(_) => return None,
-            Ok(n) => dec.push(&buf[..n]),
-        }
-    }
-}
-
 /// The host refuses, and closes, a client whose `client.hello` lacks its token.
 #[test]
 fn a_client_without_the_host_token_is_refused_and_closed() {
@@ -353,10 +336,10 @@ fn a_client_without_the_host_token_is_refused_and_closed() {
         let mut dec = FrameDecoder::new(1 << 20);
         let hello = json!({"v": 1, "id": "h", "method": "client.hello", "params": params});
         s.write_all(&frame(hello.to_string().as_bytes())).unwrap();
-        let answer = read_frame(&mut s, &mut dec).expect("an error frame before the close");
+        let answer = try_read_frame(&mut s, &mut dec).expect("an error frame before the close");
         assert_eq!(answer["error"]["code"], "PERMISSION_DENIED", "{answer}");
         let _ = s.write_all(&frame(br#"{"v":1,"id":"p","method":"ping","params":{}}"#));
-        assert!(read_frame(&mut s, &mut dec).is_none(), "the host closed the connection");
+        assert!(try_read_frame(&mut s, &mut dec).is_none(), "the host closed the connection");
     }
     assert_eq!(host.peer.requests.load(std::sync::atomic::Ordering::Relaxed), 0);
     let rt_async = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -408,16 +391,6 @@ fn a_fake_session_in_a_hostile_dir_is_never_asked() {
     assert!(seen.is_empty(), "the fake session was connected to: {seen:?}");
 }
 
-fn python() -> PathBuf {
-    if let Ok(p) = std::env::var("WEBEXT_MCP_TEST_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let cache = std::env::var("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache"));
-    cache.join("webext-mcp-ci/py-mcp/bin/python")
-}
-
 /// Regression: the Python SDK starts servers with only HOME, LOGNAME, PATH, SHELL, TERM and
 /// USER; such a server looked only in `<temp>/webext-mcp-<uid>` and found no browser while
 /// the helper's host (started by a browser with `XDG_RUNTIME_DIR`) was connected.
@@ -432,11 +405,7 @@ fn a_server_with_the_python_sdks_stripped_environment_finds_the_host() {
         }
         std::fs::set_permissions(&run_user, std::fs::Permissions::from_mode(0o700)).unwrap();
     }
-    let py = python();
-    assert!(
-        py.exists(),
-        "no Python with the `mcp` SDK at {py:?}: run scripts/test once, or set WEBEXT_MCP_TEST_PYTHON"
-    );
+    let py = crate::python::sdk_python();
     let label = format!("stripped-{}", std::process::id());
     let mut cmd = host_command(bin());
     cmd.env("XDG_RUNTIME_DIR", &run_user);

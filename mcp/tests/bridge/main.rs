@@ -11,6 +11,8 @@ mod events;
 mod harness;
 mod local_trust;
 mod malformed;
+#[path = "../common/python.rs"]
+mod python;
 mod security;
 mod skew;
 mod stress;

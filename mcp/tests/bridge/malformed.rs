@@ -9,25 +9,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use webext_mcp_host::descriptor;
 use webext_mcp_host::protocol::HELPER_CHROMIUM_ID;
-use webext_mcp_host::protocol::codec::{FrameDecoder, encode_frame};
+use webext_mcp_host::protocol::codec::FrameDecoder;
 
-use crate::harness::{DEADLINE, bin, runtime_dir};
-
-fn frame(body: &[u8]) -> Vec<u8> {
-    encode_frame(body, usize::MAX >> 1).unwrap()
-}
-
-fn read_frame(stream: &mut UnixStream, decoder: &mut FrameDecoder) -> Value {
-    let mut buf = [0u8; 4096];
-    loop {
-        if let Some(f) = decoder.next_frame() {
-            return serde_json::from_slice(&f.unwrap()).unwrap();
-        }
-        let n = stream.read(&mut buf).unwrap();
-        assert!(n > 0, "host closed the connection");
-        decoder.push(&buf[..n]);
-    }
-}
+use crate::harness::{DEADLINE, bin, frame, read_frame, runtime_dir};
 
 #[test]
 fn garbage_from_the_browser_and_from_clients_is_survived() {

@@ -13,6 +13,7 @@ pub mod helper;
 pub mod http;
 pub mod mcp_client;
 pub mod procs;
+pub mod python;
 
 use std::time::Duration;
 

@@ -2,26 +2,11 @@
 //! `scripts/test` installs the SDK into a cache venv; set `WEBEXT_MCP_TEST_PYTHON` to use
 //! another interpreter that has it.
 
-use std::path::PathBuf;
 use std::process::Command;
-
-fn python() -> PathBuf {
-    if let Ok(p) = std::env::var("WEBEXT_MCP_TEST_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let cache = std::env::var("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache"));
-    cache.join("webext-mcp-ci/py-mcp/bin/python")
-}
 
 #[test]
 fn python_sdk_initializes_lists_calls_and_gets_invalid_argument() {
-    let py = python();
-    assert!(
-        py.exists(),
-        "no Python with the `mcp` SDK at {py:?}: run scripts/test once, or set WEBEXT_MCP_TEST_PYTHON"
-    );
+    let py = crate::python::sdk_python();
     let home = tempfile::tempdir().unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/interop_client.py");
     let out = Command::new(&py)

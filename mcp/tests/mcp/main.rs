@@ -6,6 +6,9 @@
 #[allow(dead_code)]
 mod client;
 
+#[path = "../common/python.rs"]
+mod python;
+
 mod cli_twin;
 mod errors;
 mod interop;

@@ -2,29 +2,14 @@
 //! written here (the official Python MCP SDK): a `wait_for` that times out has reported
 //! progress, and one the SDK abandons (it sends `notifications/cancelled`) is dropped.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use crate::corpus::corpus;
 use crate::{Agent, BOTH};
 
-fn python() -> PathBuf {
-    if let Ok(p) = std::env::var("WEBEXT_MCP_TEST_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let cache = std::env::var("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap()).join(".cache"));
-    cache.join("webext-mcp-ci/py-mcp/bin/python")
-}
-
 #[test]
 fn a_long_wait_for_reports_progress_and_a_cancelled_one_is_dropped() {
-    let py = python();
-    assert!(
-        py.exists(),
-        "no Python with the `mcp` SDK at {py:?}: run scripts/test once, or set WEBEXT_MCP_TEST_PYTHON"
-    );
+    let py = crate::common::python::sdk_python();
     for family in BOTH {
         let mut agent = Agent::new(family);
         let tab = agent.open(&corpus().url("/login.html"));

@@ -16,6 +16,7 @@ mod error;
 pub mod js;
 mod message;
 pub mod methods;
+pub mod timeouts;
 
 pub use error::{ErrorBody, ErrorCode};
 pub use message::{

@@ -103,7 +103,9 @@ pub struct BrowserInfo {
     pub platform: Value,
     pub tabs: Vec<TabPlace>,
     pub capabilities: Vec<String>,
-    /// Tabs the helper's debugger is attached to right now.
+    /// Tabs the helper's debugger is attached to right now; 0 when absent (as before the
+    /// typed result: helpers and scripted peers without debugger mode leave it out).
+    #[serde(default)]
     pub debugger_sessions: u64,
     #[serde(flatten)]
     pub extra: Extra,
@@ -298,6 +300,14 @@ mod tests {
         );
         assert_eq!(info.places(), [(1, 2), (1, 3)]);
         assert_eq!(info.extra["engineVersion"], "0.1.0");
+        // The scripted peer (`host/src/peer.rs`) has no debugger mode.
+        let peer: BrowserInfo = decode(
+            "browser.info",
+            json!({"browser": "firefox", "browserVersion": "128.0", "extVersion": "0.1.0", "label": "home",
+                   "platform": {"os": "linux", "arch": "x86_64"}, "tabs": [], "capabilities": []}),
+        )
+        .unwrap();
+        assert_eq!(peer.debugger_sessions, 0);
     }
 
     #[test]

@@ -242,20 +242,19 @@ pub fn to_value<T: Serialize>(value: &T) -> Result<Value, ErrorBody> {
 
 #[cfg(test)]
 mod tests {
-    //! Samples follow the helper's code (`describeTab`, `listTabs`, `snapshot`, `settle`,
-    //! `waitFor`, `evaluate`, `browserInfo`), with values as a Chromium pages run shows them;
-    //! the pages tests decode the real replies on every call.
+    //! The samples are the helper's replies as a pages test run saw them (Chromium 156,
+    //! `WEBEXT_MCP_EVALUATE_SCRIPT=true`, the corpus' forms and table pages).
     use super::*;
     use serde_json::json;
     use webext_mcp_host::protocol::ErrorCode;
 
     fn tab() -> Value {
-        json!({"tabId": 1_234_567_890, "windowId": 1_234_567_889, "index": 1,
-               "url": "http://127.0.0.1:40000/form.html", "title": "Form", "active": false,
-               "status": "complete", "container": null})
+        json!({"active":true,"container":null,"index":1,"status":"complete","tabId":477453831,"title":"Forms",
+               "url":"http://127.0.0.1:38733/forms.html","windowId":477453829})
     }
 
-    /// Decodes `sample` as `R`, and checks that encoding it again gives the same JSON.
+    /// Decodes `sample` as `R`, and checks that encoding it again gives the same JSON (what
+    /// the agent sees is what the helper sent).
     fn round_trip<R: DeserializeOwned + Serialize>(method: &str, sample: Value) -> R {
         let typed: R = decode(method, sample.clone()).unwrap();
         assert_eq!(to_value(&typed).unwrap(), sample, "{method}");
@@ -266,39 +265,51 @@ mod tests {
     fn tab_lists_decode() {
         let list: TabList = round_trip(
             "tabs.list",
-            json!({"tabs": [tab()], "fingerprint": "0123456789ab", "activeTabId": null}),
+            json!({"activeTabId":477453830,"fingerprint":"38463679724e","tabs":[
+                {"active":true,"container":null,"index":0,"status":"complete","tabId":477453830,"title":"about:blank",
+                 "url":"about:blank","windowId":477453829},
+                tab(),
+                {"active":false,"container":null,"index":2,"status":"complete","tabId":477453832,"title":"Table",
+                 "url":"http://127.0.0.1:38733/table.html","windowId":477453829}]}),
         );
-        assert_eq!(list.tabs[0].url, "http://127.0.0.1:40000/form.html");
-        assert_eq!(list.tabs[0].container, None);
+        assert_eq!(list.tabs[1].url, "http://127.0.0.1:38733/forms.html");
+        assert_eq!(list.tabs[1].container, None);
+        assert_eq!(list.active_tab_id, Some(477453830));
+        // Firefox containers name the tab's cookie store.
         let mut ff = tab();
         ff["container"] = json!("firefox-container-1");
         let list: TabList =
-            round_trip("tabs.list", json!({"tabs": [ff], "fingerprint": "abc", "activeTabId": 7}));
+            round_trip("tabs.list", json!({"tabs": [ff], "fingerprint": "abc", "activeTabId": null}));
         assert_eq!(list.tabs[0].container.as_deref(), Some("firefox-container-1"));
-        assert_eq!(list.active_tab_id, Some(7));
+        assert_eq!(list.active_tab_id, None);
     }
 
     #[test]
     fn tab_replies_decode() {
-        let new: TabReply = round_trip("tabs.new", json!({"tab": tab(), "loaded": true}));
-        assert_eq!(new.tab.tab_id, 1_234_567_890);
+        let table = json!({"active":false,"container":null,"index":2,"status":"complete","tabId":477453832,
+                           "title":"Table","url":"http://127.0.0.1:38733/table.html","windowId":477453829});
+        let new: TabReply = round_trip("tabs.new", json!({"loaded":true,"tab":table}));
+        assert_eq!(new.tab.tab_id, 477453832);
         assert_eq!(new.extra["loaded"], true);
-        let _: TabReply = round_trip("tabs.select", json!({"tab": tab()}));
-        let closed: Closed = round_trip("tabs.close", json!({"closed": 42}));
-        assert_eq!(closed.closed, 42);
+        let nav: TabReply = round_trip("tabs.navigate", json!({"loaded":true,"tab":table}));
+        assert_eq!(nav.tab.title, "Table");
+        let sel: TabReply = round_trip("tabs.select", json!({"tab":tab()}));
+        assert!(sel.tab.active);
+        let closed: Closed = round_trip("tabs.close", json!({"closed":143790064}));
+        assert_eq!(closed.closed, 143790064);
     }
 
     #[test]
     fn browser_info_decodes() {
         let info: BrowserInfo = round_trip(
             "browser.info",
-            json!({"browser": "chromium", "browserVersion": "131.0.6778.204", "extVersion": "0.1.0",
-                   "label": "chromium-a1b2c3", "platform": {"os": "linux", "arch": "x86-64"},
-                   "tabs": [{"windowId": 1, "tabId": 2}, {"windowId": 1, "tabId": 3}],
-                   "capabilities": ["tabs", "snapshot"], "lastError": null, "debuggerSessions": 0,
-                   "engineVersion": "0.1.0"}),
+            json!({"browser":"chromium","browserVersion":"156.0.8078.114","extVersion":"0.1.0",
+                   "label":"chromium-58ddc7","platform":{"arch":"x86-64","os":"linux"},
+                   "tabs":[{"windowId":477453829,"tabId":477453830},{"windowId":477453829,"tabId":477453831}],
+                   "capabilities":["tabs","scripting","engine"],"lastError":null,"debuggerSessions":0,
+                   "engineVersion":"0.1.0"}),
         );
-        assert_eq!(info.places(), [(1, 2), (1, 3)]);
+        assert_eq!(info.places(), [(477453829, 477453830), (477453829, 477453831)]);
         assert_eq!(info.extra["engineVersion"], "0.1.0");
         // The scripted peer (`host/src/peer.rs`) has no debugger mode.
         let peer: BrowserInfo = decode(
@@ -312,10 +323,9 @@ mod tests {
 
     #[test]
     fn pongs_decode() {
-        let p: Pong =
-            round_trip("ping", json!({"pong": true, "payload": "hi", "time": 1_764_000_000_000u64}));
+        let p: Pong = round_trip("ping", json!({"payload":"hi","pong":true,"time":1796119493619u64}));
         assert_eq!(p.payload.as_deref(), Some("hi"));
-        let p: Pong = round_trip("ping", json!({"pong": true, "time": 1}));
+        let p: Pong = round_trip("ping", json!({"pong":true,"time":1796119493619u64}));
         assert_eq!(p.payload, None);
     }
 
@@ -323,30 +333,41 @@ mod tests {
     fn snapshots_decode() {
         let s: Snapshot = round_trip(
             "page.snapshot",
-            json!({"snapshotId": "s1", "tab": tab(), "visibility": "visible",
-                   "text": "- heading \"Form\" [e1]\n", "offset": 0, "nextCursor": "s1:16384",
-                   "totalBytes": 40000, "nodes": 120, "refs": 30, "collapsed": 0, "frames": 1,
-                   "timings": {"prepMs": 1, "collectMs": 5, "engineMs": 2, "helperMs": 9}}),
+            json!({"collapsed":0,"frames":1,"nextCursor":"s1:249","nodes":32,"offset":0,"refs":30,"snapshotId":"s1",
+                   "tab":tab(),
+                   "text":"[e3] heading \"Every input\" level=1\n[e4] form \"Signup\"\n  [e6] textbox \"Name\" value=\"Ada\"\n",
+                   "timings":{"collectMs":27,"engineMs":8,"helperMs":41,"jsonMs":1,"mapMs":2,"pageMs":1,"prepMs":4,
+                              "transferMs":0,"walkMs":6,"walkers":["main"]},
+                   "totalBytes":1119,"visibility":"visible"}),
         );
-        assert_eq!(s.next_cursor.as_deref(), Some("s1:16384"));
+        assert_eq!(s.next_cursor.as_deref(), Some("s1:249"));
+        assert_eq!(s.extra["timings"]["helperMs"], 41);
+        // A later page (`nextPage`): no figures, and no cursor on the last one.
         let s: Snapshot = round_trip(
             "page.snapshot",
-            json!({"snapshotId": "s1", "tab": tab(), "text": "x", "offset": 16384, "nextCursor": null,
-                   "totalBytes": 16385}),
+            json!({"snapshotId":"s1","tab":tab(),"text":"  [e12] checkbox","offset":249,"nextCursor":null,
+                   "totalBytes":1119}),
         );
-        assert_eq!(s.offset, 16384);
-        let c: Cleared = round_trip("page.clearSnapshot", json!({"cleared": true}));
+        assert_eq!(s.offset, 249);
+        let c: Cleared = round_trip("page.clearSnapshot", json!({"cleared":true}));
         assert!(c.cleared);
         let r: Resolved = round_trip(
             "page.resolveRef",
-            json!({"ref": "e3", "selector": "#save", "shadowPath": ["#save"], "unique": true,
-                   "tag": "button", "frame": {"ordinal": 0, "frameId": 0, "url": "http://x/"}}),
+            json!({"frame":{"frameId":0,"ordinal":0,"url":"http://127.0.0.1:38733/forms.html"},"ref":"e2",
+                   "selector":"html > body","shadowPath":["html > body"],"tag":"body","unique":true}),
         );
-        assert_eq!((r.reference.as_str(), r.selector.as_str()), ("e3", "#save"));
+        assert_eq!((r.reference.as_str(), r.selector.as_str()), ("e2", "html > body"));
     }
 
     #[test]
     fn action_results_decode() {
+        let a: Acted = round_trip(
+            "page.act",
+            json!({"action":"click","changes":null,"element":"input","input":"synthetic","navigated":false,
+                   "ref":"e12","settledMs":49,"tab":tab(),"waitedMs":59}),
+        );
+        assert_eq!((a.reference.as_deref(), a.element.as_deref()), (Some("e12"), Some("input")));
+        assert!(a.changes.is_none());
         let a: Acted = round_trip(
             "page.act",
             json!({"action": "click", "ref": "e3", "element": "button \"Add\"", "input": "synthetic",
@@ -362,15 +383,15 @@ mod tests {
         assert!(a.navigated && a.reference.is_none() && a.changes.is_none());
         let f: FormFilled = round_trip(
             "page.fillForm",
-            json!({"action": "fill_form", "filled": [{"ref": "e2"}, {"ref": "e4"}], "input": "synthetic",
+            json!({"action": "fill_form", "filled": [{"ref": "e6"}, {"ref": "e8"}], "input": "synthetic",
                    "navigated": false, "tab": tab(), "settledMs": 50, "changes": null}),
         );
         assert_eq!(f.filled.len(), 2);
         let w: Waited = round_trip(
             "page.waitFor",
-            json!({"met": true, "waitedMs": 120, "element": "button \"Late button\"", "ref": "e7"}),
+            json!({"element":"form#f \"Signup\"","met":true,"ref":"e4","waitedMs":1}),
         );
-        assert_eq!(w.waited_ms, 120);
+        assert_eq!(w.waited_ms, 1);
         let _: Waited = round_trip("page.waitFor", json!({"met": true, "waitedMs": 0}));
     }
 
@@ -378,10 +399,10 @@ mod tests {
     fn evaluations_decode() {
         let e: Evaluated = round_trip(
             "page.evaluate",
-            json!({"tab": tab(), "resultId": "r1", "json": "\"Form\"", "offset": 0, "nextCursor": null,
-                   "totalBytes": 6, "via": "main-world"}),
+            json!({"json":"\"Forms\"","nextCursor":null,"offset":0,"resultId":"r1","tab":tab(),"totalBytes":7,
+                   "via":"main-world"}),
         );
-        assert_eq!(e.json, "\"Form\"");
+        assert_eq!(e.json, "\"Forms\"");
     }
 
     #[test]

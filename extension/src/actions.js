@@ -151,12 +151,14 @@ async function waitAndDispatch(tab, st, t, action, opts, deadline, locator, need
 }
 
 /**
- * After a dispatch: a navigation (waited for), or the DOM quiet for QUIET_MS (measured by
- * the page's clock, polled from here, capped), then the summary of what changed.
+ * After a dispatch: a navigation (waited for until the action's `deadline`), or the DOM
+ * quiet for QUIET_MS (measured by the page's clock, polled from here, capped), then the
+ * summary of what changed.
  */
-async function settle(tab, st, frameId, ordinal, nav, timeoutMs, doc) {
+async function settle(tab, st, frameId, ordinal, nav, deadline, doc) {
+  // One deadline for the whole action (auto-wait, then settle): the page side answers within
+  // the caller's timeoutMs, before the transport's own deadline.
   const started = Date.now();
-  const deadline = started + timeoutMs;
   let quiet = null;
   for (;;) {
     if (nav.started) {
@@ -230,11 +232,11 @@ async function actOn(tab, st, params) {
         await callFrame(tab, st, 0, "mark", []);
         const before = await callFrame(tab, st, 0, "quiet", []);
         await withDebugger(tab.id, (send) => trustedKey(send, opts.key, opts.shift));
-        const settled = await settle(tab, st, 0, 0, nav, timeoutMs, before?.doc);
+        const settled = await settle(tab, st, 0, 0, nav, deadline, before?.doc);
         return { action, input: "trusted", ...settled };
       }
       const out = await callFrame(tab, st, 0, "pageAction", [action, opts]);
-      const settled = await settle(tab, st, 0, 0, nav, timeoutMs, out?.doc);
+      const settled = await settle(tab, st, 0, 0, nav, deadline, out?.doc);
       return { action, input: "synthetic", scroll: out?.scroll, ...settled };
     }
     const t = await target(tab, st, params.locator, params.nth);
@@ -262,7 +264,7 @@ async function actOn(tab, st, params) {
       done = await waitAndDispatch(tab, st, t, action, opts, deadline, params.locator);
     }
     const waitedMs = Date.now() - started;
-    const settled = await settle(tab, st, t.frameId, ordinalOf(st, t.frameId), nav, timeoutMs, done.doc);
+    const settled = await settle(tab, st, t.frameId, ordinalOf(st, t.frameId), nav, deadline, done.doc);
     const ref = t.ordinal ? `f${t.ordinal}e${done.element.ref}` : `e${done.element.ref}`;
     return { action, ref, element: done.element.what, input: trusted ? "trusted" : "synthetic", waitedMs, ...settled };
   } finally {
@@ -294,7 +296,7 @@ export async function fillForm(params) {
         filled.push({ ref: field.ref, element: done.element.what });
         doc = done.doc;
       }
-      const settled = await settle(tab, st, frameId, ordinal, nav, timeoutMs, doc);
+      const settled = await settle(tab, st, frameId, ordinal, nav, deadline, doc);
       return { action: "fill_form", filled, input: "synthetic", ...settled };
     } finally {
       nav.stop();

@@ -163,6 +163,8 @@ export const METHOD_SPECS = Object.freeze({
       "timeoutMs": {
         "default": 10000,
         "doc": "auto-wait and navigation deadline",
+        "max": 50000,
+        "min": 1,
         "required": false,
         "type": "integer"
       },
@@ -281,6 +283,8 @@ export const METHOD_SPECS = Object.freeze({
       "timeoutMs": {
         "default": 10000,
         "doc": "deadline for the whole form",
+        "max": 50000,
+        "min": 1,
         "required": false,
         "type": "integer"
       }
@@ -416,6 +420,8 @@ export const METHOD_SPECS = Object.freeze({
       "timeoutMs": {
         "default": 10000,
         "doc": "how long to wait",
+        "max": 50000,
+        "min": 1,
         "required": false,
         "type": "integer"
       },
@@ -507,6 +513,8 @@ export const METHOD_SPECS = Object.freeze({
       "timeoutMs": {
         "default": 15000,
         "doc": "load wait",
+        "max": 50000,
+        "min": 1,
         "required": false,
         "type": "integer"
       },
@@ -536,6 +544,8 @@ export const METHOD_SPECS = Object.freeze({
       "timeoutMs": {
         "default": 15000,
         "doc": "load wait",
+        "max": 50000,
+        "min": 1,
         "required": false,
         "type": "integer"
       },

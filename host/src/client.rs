@@ -28,8 +28,8 @@ use crate::transport::{Platform, Transport};
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Extra time the client waits beyond the host's own deadline, so the host's `TIMEOUT`
-/// (which names the method) normally arrives first.
-const GRACE: Duration = Duration::from_secs(2);
+/// (which names the method) normally arrives first: the policy's one margin.
+const GRACE: Duration = Duration::from_millis(crate::protocol::timeouts::CALL_MARGIN_MS);
 
 type Waiter = oneshot::Sender<Result<Value, ErrorBody>>;
 

@@ -26,6 +26,7 @@ use serde_json::{Value, json};
 
 use crate::protocol::codec::{Reassembler, frames_for_browser};
 use crate::protocol::methods::{self, Target};
+use crate::protocol::timeouts;
 use crate::protocol::{
     ClientHello, Envelope, ErrorBody, ErrorCode, Hello, MAX_BROWSER_JSON_DEPTH, MAX_CALLS_IN_FLIGHT,
     MAX_CALLS_PER_CLIENT, MAX_CLIENT_JSON_DEPTH, MAX_HOST_PARAMS, MAX_SOCKET_FRAME, MAX_TO_BROWSER,
@@ -36,11 +37,12 @@ use crate::protocol::{
 /// A client connection's number, unique for the host's lifetime.
 pub type ClientId = u64;
 
-/// Deadline of a call that names none.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Deadline of a call that names none ([`timeouts::HOST_DEFAULT_TIMEOUT_MS`]).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(timeouts::HOST_DEFAULT_TIMEOUT_MS);
 
-/// Longest deadline a client may ask for.
-pub const MAX_TIMEOUT: Duration = Duration::from_secs(600);
+/// Longest deadline a client may ask for ([`timeouts::HOST_MAX_TIMEOUT_MS`], a hard cap;
+/// the MCP tools stay under [`timeouts::MAX_TIMEOUT_MS`]).
+pub const MAX_TIMEOUT: Duration = Duration::from_millis(timeouts::HOST_MAX_TIMEOUT_MS);
 
 /// What the router wants done.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use super::timeouts::{ACTION_TIMEOUT_MS, LOAD_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS};
+
 /// Who answers a method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -119,10 +121,13 @@ const fn p(name: &'static str, ty: &'static str, required: bool, doc: &'static s
 
 /// Page size of paged text results (snapshots, evaluate).
 pub const DEFAULT_MAX_BYTES: i64 = 16_384;
-/// How long a tab load is waited for.
-pub const DEFAULT_LOAD_TIMEOUT_MS: i64 = 15_000;
-/// How long an action auto-waits (and a `wait_for` waits).
-pub const DEFAULT_ACTION_TIMEOUT_MS: i64 = 10_000;
+
+/// A `timeoutMs` parameter with its default, within the one timeout policy's range.
+const fn timeout_ms(doc: &'static str, default: u64) -> Param {
+    p("timeoutMs", "integer", false, doc)
+        .or(DefaultValue::Int(default as i64))
+        .within(MIN_TIMEOUT_MS as i64, MAX_TIMEOUT_MS as i64)
+}
 
 /// How every per-tab method names its tab: at most one of `tabId` / `pageIdx`, optionally
 /// guarded by `expectTabSet`. The extension resolves them in the same call that acts, so a
@@ -211,7 +216,7 @@ pub const METHODS: &[Method] = &[
         params: &[
             p("url", "string", false, "the page to open").or(DefaultValue::Str("about:blank")),
             p("active", "boolean", false, "bring it to the front").or(DefaultValue::Bool(false)),
-            p("timeoutMs", "integer", false, "load wait").or(DefaultValue::Int(DEFAULT_LOAD_TIMEOUT_MS)),
+            timeout_ms("load wait", LOAD_TIMEOUT_MS),
         ],
         result: "{tab, loaded: bool}",
     },
@@ -224,7 +229,7 @@ pub const METHODS: &[Method] = &[
             p("url", "string", false, "with type url"),
             p("steps", "integer", false, "history entries to move with back/forward")
                 .or(DefaultValue::Int(1)),
-            p("timeoutMs", "integer", false, "load wait").or(DefaultValue::Int(DEFAULT_LOAD_TIMEOUT_MS)),
+            timeout_ms("load wait", LOAD_TIMEOUT_MS),
         ],
         result: "{tab, loaded: bool, moved: bool}",
     },
@@ -298,8 +303,7 @@ pub const METHODS: &[Method] = &[
             p("shift", "boolean", false, "press: with Shift (Shift+Tab)"),
             p("dx", "integer", false, "scroll without locator: pixels right"),
             p("dy", "integer", false, "scroll without locator: pixels down"),
-            p("timeoutMs", "integer", false, "auto-wait and navigation deadline")
-                .or(DefaultValue::Int(DEFAULT_ACTION_TIMEOUT_MS)),
+            timeout_ms("auto-wait and navigation deadline", ACTION_TIMEOUT_MS),
         ],
         result: "{action, ref, element, input: synthetic | trusted, waitedMs, settledMs, navigated, tab, \
                  changes: {added: [snapshot lines], removed: [refs], truncated} | null}",
@@ -310,8 +314,7 @@ pub const METHODS: &[Method] = &[
         doc: "Fills several fields by ref (each auto-waited), then settles once.",
         params: tab_params![
             p("fields", "array", true, "[{ref, value}]"),
-            p("timeoutMs", "integer", false, "deadline for the whole form")
-                .or(DefaultValue::Int(DEFAULT_ACTION_TIMEOUT_MS)),
+            timeout_ms("deadline for the whole form", ACTION_TIMEOUT_MS),
         ],
         result: "{action: fill_form, filled: [{ref, element}], input, settledMs, navigated, tab, changes}",
     },
@@ -338,8 +341,7 @@ pub const METHODS: &[Method] = &[
             p("ref", "string", false, "a ref from take_snapshot"),
             p("url", "string", false, "URL substring, or a pattern with *"),
             p("state", "string", false, "visible | gone").or(DefaultValue::Str("visible")),
-            p("timeoutMs", "integer", false, "how long to wait")
-                .or(DefaultValue::Int(DEFAULT_ACTION_TIMEOUT_MS)),
+            timeout_ms("how long to wait", ACTION_TIMEOUT_MS),
         ],
         result: "{met: true, waitedMs, element?, ref?}",
     },

@@ -17,6 +17,7 @@ pub mod js;
 mod message;
 pub mod methods;
 pub mod permissions;
+pub mod timeouts;
 
 pub use error::{ErrorBody, ErrorCode};
 pub use message::{

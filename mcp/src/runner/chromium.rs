@@ -143,8 +143,8 @@ impl ChromiumRunner {
         }
     }
 
-    /// The CDP connection, for commands of one's own (`Target.createTarget`,
-    /// `Runtime.evaluate`, `Extensions.loadUnpacked` to reload).
+    /// The CDP connection, for tests sending commands of their own. Everything else reaches
+    /// the browser through the [`Runner`] methods, so CDP stays inside this file.
     pub fn cdp(&self) -> &CdpClient {
         &self.cdp
     }
@@ -210,6 +210,76 @@ impl ChromiumRunner {
                 url: t["url"].as_str().unwrap_or("").to_owned(),
             })
             .collect())
+    }
+
+    async fn open_tab(&self, url: &str) -> Result<PageInfo, RunnerError> {
+        let created = self.cdp.send("Target.createTarget", json!({"url": url, "background": true})).await?;
+        let target_id = created["targetId"]
+            .as_str()
+            .ok_or_else(|| RunnerError::Script { message: format!("no tab was opened for {url}") })?;
+        Ok(PageInfo { target_id: target_id.to_owned(), url: url.to_owned() })
+    }
+
+    async fn list_workers(&self, url_prefix: &str) -> Result<Vec<PageInfo>, RunnerError> {
+        let reply = self.cdp.send("Target.getTargets", json!({})).await?;
+        Ok(reply["targetInfos"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|t| t["type"] == "service_worker")
+            .filter_map(|t| {
+                let url = t["url"].as_str().filter(|u| u.starts_with(url_prefix))?;
+                Some(PageInfo {
+                    target_id: t["targetId"].as_str().unwrap_or("").to_owned(),
+                    url: url.to_owned(),
+                })
+            })
+            .collect())
+    }
+
+    /// [`Runner::call_with_closed_shadow_roots`]: the closed roots are found with
+    /// `DOM.getDocument {pierce}` and passed to `Runtime.callFunctionOn`, on a session of our
+    /// own without `Runtime.enable`, so the monitor stays the only one that reports this
+    /// tab's console.
+    async fn call_with_closed(
+        &self,
+        target_id: &str,
+        function: &str,
+        arg: &Value,
+        timeout: Duration,
+    ) -> Result<Option<Value>, RunnerError> {
+        let attached =
+            self.cdp.send("Target.attachToTarget", json!({"targetId": target_id, "flatten": true})).await?;
+        let Some(session) = attached["sessionId"].as_str().map(str::to_owned) else {
+            return Err(RunnerError::Script { message: format!("cannot attach to tab {target_id}") });
+        };
+        let cdp = &self.cdp;
+        let result = async {
+            let doc = cdp
+                .send_to(Some(&session), "DOM.getDocument", json!({"depth": -1, "pierce": true}), timeout)
+                .await?;
+            let mut closed = Vec::new();
+            closed_roots(&doc["root"], &mut closed);
+            let mut args = vec![json!({ "value": arg })];
+            let mut this = None;
+            for id in closed.into_iter().take(super::MAX_CLOSED_ROOTS) {
+                let r = cdp
+                    .send_to(Some(&session), "DOM.resolveNode", json!({ "backendNodeId": id }), timeout)
+                    .await?;
+                if let Some(obj) = r["object"]["objectId"].as_str() {
+                    args.push(json!({ "objectId": obj }));
+                    this.get_or_insert_with(|| obj.to_owned());
+                }
+            }
+            let Some(this) = this else { return Ok(None) };
+            let call = json!({"functionDeclaration": function, "objectId": this, "arguments": args,
+                              "returnByValue": true, "awaitPromise": true});
+            let reply = cdp.send_to(Some(&session), "Runtime.callFunctionOn", call, timeout).await?;
+            by_value(reply).map(Some)
+        }
+        .await;
+        cdp.send_detached(None, "Target.detachFromTarget", json!({ "sessionId": session }));
+        result
     }
 
     async fn evaluate_page(
@@ -301,7 +371,7 @@ async fn evaluate(
     expr: &str,
     timeout: Duration,
 ) -> Result<Value, RunnerError> {
-    let mut reply = cdp
+    let reply = cdp
         .send_to(
             Some(session),
             "Runtime.evaluate",
@@ -309,16 +379,46 @@ async fn evaluate(
             timeout,
         )
         .await?;
+    by_value(reply)
+}
+
+/// The value of a `Runtime.evaluate` / `Runtime.callFunctionOn` reply (`returnByValue`), or
+/// the exception it threw as [`RunnerError::Script`].
+fn by_value(mut reply: Value) -> Result<Value, RunnerError> {
     if let Some(d) = reply.get("exceptionDetails") {
-        let message = d["exception"]["description"]
-            .as_str()
-            .and_then(|s| s.lines().next())
-            .or_else(|| d["text"].as_str())
-            .unwrap_or("uncaught exception")
-            .to_owned();
-        return Err(RunnerError::Script { message });
+        return Err(RunnerError::Script { message: exception_text(d) });
     }
     Ok(reply["result"].get_mut("value").map(Value::take).unwrap_or(Value::Null))
+}
+
+/// The one reading of CDP's `exceptionDetails`: the first line of the exception's
+/// description (`Error: boom`, without the stack), else the details' own text.
+fn exception_text(d: &Value) -> String {
+    d["exception"]["description"]
+        .as_str()
+        .and_then(|s| s.lines().next())
+        .or_else(|| d["text"].as_str())
+        .unwrap_or("uncaught exception")
+        .to_owned()
+}
+
+/// The backend node ids of the closed shadow roots of a `DOM.getDocument` tree (the top
+/// document only: a frame's nodes live in another JavaScript context).
+fn closed_roots(node: &Value, out: &mut Vec<u64>) {
+    for root in node["shadowRoots"].as_array().into_iter().flatten() {
+        if root["shadowRootType"] == "closed"
+            && let Some(id) = root["backendNodeId"].as_u64()
+        {
+            out.push(id);
+        }
+        closed_roots(root, out);
+    }
+    for child in node["children"].as_array().into_iter().flatten() {
+        closed_roots(child, out);
+    }
+    if let Some(t) = node.get("templateContent") {
+        closed_roots(t, out);
+    }
 }
 
 impl Runner for ChromiumRunner {
@@ -337,8 +437,8 @@ impl Runner for ChromiumRunner {
     fn extensions(&self) -> Vec<ExtensionHandle> {
         self.extensions.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
-    fn cdp(&self) -> Option<&CdpClient> {
-        Some(&self.cdp)
+    fn as_chromium(&self) -> Option<&ChromiumRunner> {
+        Some(self)
     }
     fn load_extension<'a>(&'a self, dir: &'a Path) -> BoxFuture<'a, Result<ExtensionHandle, RunnerError>> {
         Box::pin(self.load(dir))
@@ -366,6 +466,24 @@ impl Runner for ChromiumRunner {
     }
     fn reload_page<'a>(&'a self, target_id: &'a str) -> BoxFuture<'a, Result<(), RunnerError>> {
         Box::pin(self.reload_tab(target_id))
+    }
+    fn open_page<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<PageInfo, RunnerError>> {
+        Box::pin(self.open_tab(url))
+    }
+    fn service_workers<'a>(
+        &'a self,
+        url_prefix: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<PageInfo>, RunnerError>> {
+        Box::pin(self.list_workers(url_prefix))
+    }
+    fn call_with_closed_shadow_roots<'a>(
+        &'a self,
+        target_id: &'a str,
+        function: &'a str,
+        arg: &'a Value,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Option<Value>, RunnerError>> {
+        Box::pin(self.call_with_closed(target_id, function, arg, timeout))
     }
     fn navigate_page<'a>(
         &'a self,
@@ -839,12 +957,7 @@ fn console_event(ev: &CdpEvent, context: Option<&str>) -> Option<ConsoleEvent> {
     }
     let d = &p["exceptionDetails"];
     let frame = &d["stackTrace"]["callFrames"][0];
-    let text = d["exception"]["description"]
-        .as_str()
-        .and_then(|s| s.lines().next())
-        .or_else(|| d["text"].as_str())
-        .unwrap_or("uncaught exception")
-        .to_owned();
+    let text = exception_text(d);
     let url =
         d["url"].as_str().or_else(|| frame["url"].as_str()).filter(|u| !u.is_empty()).map(str::to_owned);
     Some(ConsoleEvent {
@@ -891,6 +1004,34 @@ mod tests {
         assert_eq!((e.kind, e.level, e.text.as_str()), (EventKind::Exception, Level::Error, "Error: boom"));
         assert_eq!((e.line, e.column), (Some(2), Some(7)));
         assert_eq!(extension_of(e.url.as_deref().unwrap()), Some("abc"));
+    }
+
+    #[test]
+    fn exception_details_read_one_way_for_evaluations_and_events() {
+        let thrown = json!({"result": {"type": "object"}, "exceptionDetails": {
+            "text": "Uncaught", "exception": {"description": "TypeError: x is not a function\n    at <anonymous>:1:1"}}});
+        let e = by_value(thrown).unwrap_err();
+        assert_eq!(e.to_string(), "the script threw: TypeError: x is not a function");
+        let bare = json!({"exceptionDetails": {"text": "Uncaught SyntaxError"}});
+        assert!(
+            matches!(by_value(bare), Err(RunnerError::Script { message }) if message == "Uncaught SyntaxError")
+        );
+        assert_eq!(exception_text(&json!({})), "uncaught exception");
+        assert_eq!(by_value(json!({"result": {"type": "number", "value": 3}})).unwrap(), json!(3));
+        assert_eq!(by_value(json!({"result": {"type": "undefined"}})).unwrap(), Value::Null);
+    }
+
+    #[test]
+    fn closed_roots_are_found_at_any_depth_but_not_in_frames() {
+        let tree = json!({"children": [
+            {"shadowRoots": [{"shadowRootType": "open", "backendNodeId": 1,
+                              "children": [{"shadowRoots": [{"shadowRootType": "closed", "backendNodeId": 2}]}]}]},
+            {"shadowRoots": [{"shadowRootType": "closed", "backendNodeId": 3}]},
+            {"contentDocument": {"children": [{"shadowRoots": [{"shadowRootType": "closed", "backendNodeId": 4}]}]}},
+        ]});
+        let mut out = Vec::new();
+        closed_roots(&tree, &mut out);
+        assert_eq!(out, [2, 3]);
     }
 
     #[test]

@@ -38,7 +38,6 @@ use super::log::{ConsoleEvent, EventKind, ExtensionHandle, ExtensionLog, Level, 
 use super::marionette::{self, Marionette};
 use super::process::{self, BrowserProcess, Tail};
 use super::{BoxFuture, Family, PageInfo, Runner, RunnerError, RunnerOptions};
-use crate::runner::cdp::CdpClient;
 
 /// The page Firefox generates for `background.scripts`.
 const GENERATED_BACKGROUND: &str = "_generated_background_page.html";
@@ -228,9 +227,6 @@ impl Runner for FirefoxRunner {
     }
     fn extensions(&self) -> Vec<ExtensionHandle> {
         self.extensions.clone()
-    }
-    fn cdp(&self) -> Option<&CdpClient> {
-        None
     }
     fn load_extension<'a>(&'a self, _dir: &'a Path) -> BoxFuture<'a, Result<ExtensionHandle, RunnerError>> {
         Box::pin(async {

@@ -38,7 +38,10 @@ pub use log::{ConsoleEvent, EventKind, ExtensionHandle, Level, LogStream};
 
 use crate::config::Config;
 use crate::paths::{Env, find_executable, is_executable};
-use cdp::{CdpClient, CdpError};
+use cdp::CdpError;
+
+/// Closed shadow roots handed to [`Runner::call_with_closed_shadow_roots`] at most.
+pub const MAX_CLOSED_ROOTS: usize = 200;
 
 /// A boxed future, so that [`Runner`] stays usable as `dyn Runner`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -182,8 +185,11 @@ pub trait Runner: Send + Sync {
     fn profile_dir(&self) -> &Path;
     /// The extensions loaded so far, in load order.
     fn extensions(&self) -> Vec<ExtensionHandle>;
-    /// The CDP connection (Chromium only).
-    fn cdp(&self) -> Option<&CdpClient>;
+    /// The Chromium runner behind this one, if it is one: what tests use to send CDP
+    /// commands of their own. Code outside the runner uses the trait's methods, never CDP.
+    fn as_chromium(&self) -> Option<&ChromiumRunner> {
+        None
+    }
     /// Loads (or reloads) one more unpacked extension into the running browser.
     fn load_extension<'a>(&'a self, dir: &'a Path) -> BoxFuture<'a, Result<ExtensionHandle, RunnerError>>;
     /// Whether the browser process is still alive.
@@ -218,6 +224,44 @@ pub trait Runner: Send + Sync {
         let _ = (target_id, url);
         let family = self.family();
         Box::pin(async move { Err(RunnerError::Unsupported { family, what: "navigating a tab".into() }) })
+    }
+
+    /// Opens `url` in a new background tab and returns it (without waiting for the load).
+    fn open_page<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<PageInfo, RunnerError>> {
+        let _ = url;
+        let family = self.family();
+        Box::pin(async move { Err(RunnerError::Unsupported { family, what: "opening a tab".into() }) })
+    }
+
+    /// The running service workers whose script URL starts with `url_prefix` (an
+    /// extension's base URL), as targets.
+    fn service_workers<'a>(
+        &'a self,
+        url_prefix: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<PageInfo>, RunnerError>> {
+        let _ = url_prefix;
+        let family = self.family();
+        Box::pin(
+            async move { Err(RunnerError::Unsupported { family, what: "listing service workers".into() }) },
+        )
+    }
+
+    /// Calls `function` (a function expression) in a tab's page as
+    /// `function(arg, ...closedShadowRoots)`: the page's closed shadow roots, which its own
+    /// scripts cannot reach, are handed over as arguments (the top document's, at most
+    /// [`MAX_CLOSED_ROOTS`]). `None` when the page has none (a plain evaluation does then).
+    fn call_with_closed_shadow_roots<'a>(
+        &'a self,
+        target_id: &'a str,
+        function: &'a str,
+        arg: &'a serde_json::Value,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Option<serde_json::Value>, RunnerError>> {
+        let _ = (target_id, function, arg, timeout);
+        let family = self.family();
+        Box::pin(async move {
+            Err(RunnerError::Unsupported { family, what: "reaching closed shadow roots".into() })
+        })
     }
 
     /// Reloads a tab.
@@ -409,6 +453,37 @@ mod tests {
         let env = Env::from_pairs([("WEBEXT_MCP_FIREFOX_BINARY", "/nope/firefox")], 0);
         let err = resolve_binary_with(Family::Firefox, None, &env, None, &|_| None).unwrap_err();
         assert!(err.to_string().contains("WEBEXT_MCP_FIREFOX_BINARY"), "{err}");
+    }
+
+    /// CDP only inside the Chromium runner: no module outside `runner/` sends CDP or reaches
+    /// for the Chromium runner behind the trait.
+    #[test]
+    fn cdp_stays_inside_the_runner() {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    if path.file_name().is_some_and(|n| n != "runner") {
+                        walk(&path, out);
+                    }
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(path);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+        assert!(files.len() > 20, "{files:?}");
+        for path in files {
+            let source = std::fs::read_to_string(&path).unwrap();
+            for needle in [".cdp()", "as_chromium", "CdpClient", "ChromiumRunner"] {
+                assert!(
+                    !source.contains(needle),
+                    "{} uses `{needle}`: CDP belongs to runner/chromium.rs",
+                    path.display()
+                );
+            }
+        }
     }
 
     #[test]

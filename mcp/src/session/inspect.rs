@@ -2,7 +2,7 @@
 //! and its own pages, read from the session's browser.
 //!
 //! ```text
-//! tool ──control {"op":"inspect",…}──▶ session ── pick / open / navigate the tab (CDP)
+//! tool ──control {"op":"inspect",…}──▶ session ── pick / open / navigate the tab (runner)
 //!                                          ├── inspect.js in the page (one Runtime.evaluate)
 //!                                          ├── console: the page's own (runner) + the
 //!                                          │   extension's since its last (re)load (session)
@@ -23,8 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use crate::runner::cdp::CdpClient;
-use crate::runner::{ConsoleEvent, EventKind, ExtensionHandle, Level, PageInfo, Runner};
+use crate::runner::{ConsoleEvent, EventKind, ExtensionHandle, Level, PageInfo, Runner, RunnerError};
 
 /// The page-side collector, a function expression `(opts, ...closedShadowRoots) => result`.
 const SCRIPT: &str = include_str!("inspect.js");
@@ -33,8 +32,6 @@ const SCRIPT: &str = include_str!("inspect.js");
 const LOAD_TIMEOUT: Duration = Duration::from_secs(15);
 /// Deadline of the collector itself.
 const EVAL_TIMEOUT: Duration = Duration::from_secs(10);
-/// Closed shadow roots handed to the collector at most.
-const MAX_CLOSED: usize = 200;
 /// Extension console events kept by a session for summaries.
 pub const RECENT: usize = 500;
 /// Distinct messages listed in a console summary.
@@ -288,86 +285,19 @@ pub async fn inspect(inputs: Inputs<'_>, req: Request) -> Result<Value, ErrorBod
     }))
 }
 
-/// Runs the collector in the tab. With `shadowDom: all` the page's closed shadow roots,
-/// which its own scripts cannot reach, are first found over CDP (`DOM.getDocument` with
-/// `pierce`) and handed to the collector as arguments of `Runtime.callFunctionOn`.
+/// Runs the collector in the tab. With `shadowDom: all` the runner first hands it the
+/// page's closed shadow roots, which the page's own scripts cannot reach (Chromium; other
+/// families, and pages without closed roots, get the plain evaluation).
 async fn collect(runner: &dyn Runner, target: &str, opts: &Value, all: bool) -> Result<Value, String> {
-    if all
-        && let Some(cdp) = runner.cdp()
-        && let Some(v) = collect_with_closed(cdp, target, opts).await?
-    {
-        return Ok(v);
+    if all {
+        match runner.call_with_closed_shadow_roots(target, SCRIPT.trim_end(), opts, EVAL_TIMEOUT).await {
+            Ok(Some(v)) => return Ok(v),
+            Ok(None) | Err(RunnerError::Unsupported { .. }) => {}
+            Err(e) => return Err(e.to_string()),
+        }
     }
     let expression = format!("({})({opts})", SCRIPT.trim_end());
     runner.evaluate_in_page(target, &expression, EVAL_TIMEOUT).await.map_err(|e| e.to_string())
-}
-
-/// `None` when the page has no closed shadow root (the plain evaluation does the rest).
-async fn collect_with_closed(cdp: &CdpClient, target: &str, opts: &Value) -> Result<Option<Value>, String> {
-    // A session of our own, without `Runtime.enable`: the runner's console monitor stays the
-    // only one that reports this tab's console.
-    let attached = cdp
-        .send("Target.attachToTarget", json!({"targetId": target, "flatten": true}))
-        .await
-        .map_err(|e| e.to_string())?;
-    let Some(session) = attached["sessionId"].as_str().map(str::to_owned) else {
-        return Err(format!("cannot attach to tab {target}"));
-    };
-    let result = async {
-        let doc = cdp
-            .send_to(Some(&session), "DOM.getDocument", json!({"depth": -1, "pierce": true}), EVAL_TIMEOUT)
-            .await
-            .map_err(|e| e.to_string())?;
-        let mut closed = Vec::new();
-        closed_roots(&doc["root"], &mut closed);
-        let mut args = vec![json!({ "value": opts })];
-        let mut this = None;
-        for id in closed.into_iter().take(MAX_CLOSED) {
-            let r = cdp
-                .send_to(Some(&session), "DOM.resolveNode", json!({ "backendNodeId": id }), EVAL_TIMEOUT)
-                .await
-                .map_err(|e| e.to_string())?;
-            if let Some(obj) = r["object"]["objectId"].as_str() {
-                args.push(json!({ "objectId": obj }));
-                this.get_or_insert_with(|| obj.to_owned());
-            }
-        }
-        let Some(this) = this else { return Ok(None) };
-        let call = json!({"functionDeclaration": SCRIPT.trim_end(), "objectId": this, "arguments": args,
-                          "returnByValue": true, "awaitPromise": true});
-        let mut reply = cdp
-            .send_to(Some(&session), "Runtime.callFunctionOn", call, EVAL_TIMEOUT)
-            .await
-            .map_err(|e| e.to_string())?;
-        if let Some(d) = reply.get("exceptionDetails") {
-            let text =
-                d["exception"]["description"].as_str().or_else(|| d["text"].as_str()).unwrap_or("threw");
-            return Err(text.lines().next().unwrap_or("threw").to_owned());
-        }
-        Ok(Some(reply["result"].get_mut("value").map(Value::take).unwrap_or(Value::Null)))
-    }
-    .await;
-    cdp.send_detached(None, "Target.detachFromTarget", json!({ "sessionId": session }));
-    result
-}
-
-/// The backend node ids of the closed shadow roots of a `DOM.getDocument` tree (the top
-/// document only: a frame's nodes live in another JavaScript context).
-fn closed_roots(node: &Value, out: &mut Vec<u64>) {
-    for root in node["shadowRoots"].as_array().into_iter().flatten() {
-        if root["shadowRootType"] == "closed"
-            && let Some(id) = root["backendNodeId"].as_u64()
-        {
-            out.push(id);
-        }
-        closed_roots(root, out);
-    }
-    for child in node["children"].as_array().into_iter().flatten() {
-        closed_roots(child, out);
-    }
-    if let Some(t) = node.get("templateContent") {
-        closed_roots(t, out);
-    }
 }
 
 /// The fields every event carries.
@@ -452,15 +382,12 @@ async fn extension_tab(inputs: &Inputs<'_>, context: Context) -> Result<(PageInf
     if let Some(p) = pages.iter().find(|p| same(p)) {
         return Ok((p.clone(), false));
     }
-    let cdp = runner.cdp().ok_or_else(|| {
-        ErrorBody::new(ErrorCode::Unsupported, "opening extension pages needs a Chromium session")
+    let page = runner.open_page(&url).await.map_err(|e| match e {
+        RunnerError::Unsupported { .. } => {
+            ErrorBody::new(ErrorCode::Unsupported, "opening extension pages needs a Chromium session")
+        }
+        e => ErrorBody::internal(format!("cannot open {url}: {e}")),
     })?;
-    let created = cdp
-        .send("Target.createTarget", json!({"url": url, "background": true}))
-        .await
-        .map_err(|e| ErrorBody::internal(format!("cannot open {url}: {e}")))?;
-    let target_id = created["targetId"].as_str().unwrap_or("").to_owned();
-    let page = PageInfo { target_id, url: url.clone() };
     wait_until(
         runner,
         &page.target_id,
@@ -508,18 +435,12 @@ async fn background(inputs: &Inputs<'_>, req: &Request) -> Result<Value, ErrorBo
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or(Value::Null);
     let declared = manifest["background"]["service_worker"].as_str().map(|p| format!("{}{p}", ext.base_url));
-    let mut workers = Vec::new();
-    if let Some(cdp) = inputs.runner.cdp() {
-        let targets =
-            cdp.send("Target.getTargets", json!({})).await.map_err(|e| ErrorBody::internal(e.to_string()))?;
-        for t in targets["targetInfos"].as_array().into_iter().flatten() {
-            if t["type"] == "service_worker"
-                && t["url"].as_str().is_some_and(|u| u.starts_with(&ext.base_url))
-            {
-                workers.push(json!({"url": t["url"], "targetId": t["targetId"]}));
-            }
-        }
-    }
+    // A family that cannot list workers shows none (Firefox: its background is a page).
+    let workers: Vec<Value> = match inputs.runner.service_workers(&ext.base_url).await {
+        Ok(found) => found.into_iter().map(|w| json!({"url": w.url, "targetId": w.target_id})).collect(),
+        Err(RunnerError::Unsupported { .. }) => Vec::new(),
+        Err(e) => return Err(ErrorBody::internal(e.to_string())),
+    };
     let url = declared.clone().unwrap_or_else(|| ext.base_url.clone());
     let frame_id = workers.first().and_then(|w| w["targetId"].as_str()).unwrap_or("").to_owned();
     let base = Envelope { url, title: String::new(), frame_id, context: Context::Background };
@@ -680,19 +601,6 @@ mod tests {
         assert_eq!(top[4]["text"], "hello");
         assert_eq!(top[4]["count"], 2);
         assert_eq!(s["distinct"], 5);
-    }
-
-    #[test]
-    fn closed_roots_are_found_at_any_depth_but_not_in_frames() {
-        let tree = json!({"children": [
-            {"shadowRoots": [{"shadowRootType": "open", "backendNodeId": 1,
-                              "children": [{"shadowRoots": [{"shadowRootType": "closed", "backendNodeId": 2}]}]}]},
-            {"shadowRoots": [{"shadowRootType": "closed", "backendNodeId": 3}]},
-            {"contentDocument": {"children": [{"shadowRoots": [{"shadowRootType": "closed", "backendNodeId": 4}]}]}},
-        ]});
-        let mut out = Vec::new();
-        closed_roots(&tree, &mut out);
-        assert_eq!(out, [2, 3]);
     }
 
     #[test]

@@ -6,21 +6,16 @@
 //! `extension/src/actions.js`); this side shapes arguments and results. Every result says
 //! how the input was made (`synthetic` or `trusted`) and what changed, never a snapshot.
 
-use std::time::Duration;
-
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::methods::{PAGE_ACT, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_WAIT_FOR};
+use webext_mcp_host::protocol::timeouts::{ACTION_TIMEOUT_MS, EVALUATE_TIMEOUT_MS};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use super::pages::{TabTarget, call_tab, decode_with_target, schema_with_target};
 use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
-
-const DEFAULT_TIMEOUT_MS: u64 = 10_000;
-const MAX_TIMEOUT_MS: u64 = 300_000;
-/// The call's own deadline beyond the page-side one (settling a navigation included).
-const CALL_GRACE: Duration = Duration::from_secs(20);
+use crate::bridge::results::{Acted, Evaluated, FormFilled, Waited, to_value};
+use crate::bridge::{TabTarget, Timeout, decode_with_target, schema_with_target};
 
 macro_rules! tool {
     ($name:literal, $title:literal, $effect:expr, $args:ty, $run:ident, $desc:literal) => {
@@ -147,15 +142,9 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-/// Milliseconds the page side may wait (auto-wait, settling, navigation).
-fn timeout_of(ms: Option<u64>) -> Result<(u64, Duration), ErrorBody> {
-    let ms = ms.unwrap_or(DEFAULT_TIMEOUT_MS);
-    if ms == 0 || ms > MAX_TIMEOUT_MS {
-        return Err(ErrorBody::invalid_argument(format!(
-            "`timeoutMs` must be between 1 and {MAX_TIMEOUT_MS}"
-        )));
-    }
-    Ok((ms, Duration::from_millis(ms) + CALL_GRACE))
+/// How long the page side may wait (auto-wait, settling, navigation).
+fn timeout_of(ms: Option<u64>) -> Result<Timeout, ErrorBody> {
+    Timeout::from_arg(ms, ACTION_TIMEOUT_MS)
 }
 
 /// Arguments of the by-ref tools that take only the ref.
@@ -340,40 +329,32 @@ pub struct WaitArgs {
 }
 
 /// One line about an action's result: what was done, how, and what changed.
-fn summary(verb: &str, out: &Value) -> String {
+fn summary(verb: &str, out: &Acted) -> String {
     let mut text = verb.to_owned();
-    for part in [out["ref"].as_str(), out["element"].as_str()].into_iter().flatten() {
+    for part in [out.reference.as_deref(), out.element.as_deref()].into_iter().flatten() {
         text.push(' ');
         text.push_str(part);
     }
-    text.push_str(&format!(" ({} input)", out["input"].as_str().unwrap_or("synthetic")));
-    if out["navigated"] == true {
-        text.push_str(&format!(
-            " — navigated to {} \"{}\"",
-            out["tab"]["url"].as_str().unwrap_or(""),
-            out["tab"]["title"].as_str().unwrap_or("")
-        ));
+    text.push_str(&format!(" ({} input)", out.input));
+    if out.navigated {
+        text.push_str(&format!(" — navigated to {} \"{}\"", out.tab.url, out.tab.title));
         return text;
     }
-    match out.get("changes").filter(|c| !c.is_null()) {
+    match &out.changes {
         None => text.push_str(" — no change"),
         Some(c) => {
-            let added: Vec<&str> =
-                c["added"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-            let removed: Vec<&str> =
-                c["removed"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-            if added.is_empty() && removed.is_empty() {
+            if c.added.is_empty() && c.removed.is_empty() {
                 text.push_str(" — the page changed (no interactive element added or removed)");
             }
-            if !added.is_empty() {
+            if !c.added.is_empty() {
                 text.push_str("\nadded:");
-                for line in added {
+                for line in &c.added {
                     text.push_str("\n  ");
                     text.push_str(line.trim());
                 }
             }
-            if !removed.is_empty() {
-                text.push_str(&format!("\nremoved: {}", removed.join(", ")));
+            if !c.removed.is_empty() {
+                text.push_str(&format!("\nremoved: {}", c.removed.join(", ")));
             }
         }
     }
@@ -381,11 +362,11 @@ fn summary(verb: &str, out: &Value) -> String {
 }
 
 async fn act(ctx: Ctx, target: TabTarget, verb: &str, params: Value, timeout_ms: Option<u64>) -> ToolResult {
-    let (ms, timeout) = timeout_of(timeout_ms)?;
+    let timeout = timeout_of(timeout_ms)?;
     let mut params = params;
-    params["timeoutMs"] = json!(ms);
-    let (_, out) = call_tab(&ctx, &target, PAGE_ACT, params, timeout).await?;
-    Ok(ToolOutput { text: Some(summary(verb, &out)), structured: out })
+    params["timeoutMs"] = json!(timeout.ms());
+    let (_, out): (_, Acted) = ctx.browser.call_tab(&target, PAGE_ACT, params, timeout).await?;
+    Ok(ToolOutput { text: Some(summary(verb, &out)), structured: to_value(&out)? })
 }
 
 async fn click_by_uid(ctx: Ctx, args: Value) -> ToolResult {
@@ -409,13 +390,13 @@ async fn fill_form_by_uid(ctx: Ctx, args: Value) -> ToolResult {
     if a.fields.is_empty() {
         return Err(ErrorBody::invalid_argument("`fields` is empty").with_hint("give [{uid, value}, …]"));
     }
-    let (ms, timeout) = timeout_of(a.timeout_ms)?;
+    let timeout = timeout_of(a.timeout_ms)?;
     let fields: Vec<Value> =
         a.fields.iter().map(|f| json!({ "ref": f.uid, "value": f.value.as_text() })).collect();
-    let (_, out) =
-        call_tab(&ctx, &t, PAGE_FILL_FORM, json!({ "fields": fields, "timeoutMs": ms }), timeout).await?;
-    let n = out["filled"].as_array().map(Vec::len).unwrap_or(0);
-    Ok(ToolOutput { text: Some(summary(&format!("filled {n} fields"), &out)), structured: out })
+    let params = json!({ "fields": fields, "timeoutMs": timeout.ms() });
+    let (_, out): (_, FormFilled) = ctx.browser.call_tab(&t, PAGE_FILL_FORM, params, timeout).await?;
+    let text = summary(&format!("filled {} fields", out.filled.len()), &out.acted);
+    Ok(ToolOutput { text: Some(text), structured: to_value(&out)? })
 }
 
 async fn drag_by_uid_to_uid(ctx: Ctx, args: Value) -> ToolResult {
@@ -523,12 +504,13 @@ async fn evaluate_script(ctx: Ctx, args: Value) -> ToolResult {
     }
     let params =
         json!({ "function": a.function, "args": a.args, "maxBytes": a.max_bytes, "cursor": a.cursor });
-    let (_, out) = call_tab(&ctx, &t, PAGE_EVALUATE, params, Duration::from_secs(30)).await?;
-    let mut text = out["json"].as_str().unwrap_or("").to_owned();
-    if let Some(next) = out["nextCursor"].as_str() {
-        text.push_str(&format!("\n… {} bytes in all; more with cursor={next}", out["totalBytes"]));
+    let (_, out): (_, Evaluated) =
+        ctx.browser.call_tab(&t, PAGE_EVALUATE, params, Timeout::fixed(EVALUATE_TIMEOUT_MS)).await?;
+    let mut text = out.json.clone();
+    if let Some(next) = &out.next_cursor {
+        text.push_str(&format!("\n… {} bytes in all; more with cursor={next}", out.total_bytes));
     }
-    Ok(ToolOutput { text: Some(text), structured: out })
+    Ok(ToolOutput { text: Some(text), structured: to_value(&out)? })
 }
 
 async fn wait_for(ctx: Ctx, args: Value) -> ToolResult {
@@ -537,17 +519,17 @@ async fn wait_for(ctx: Ctx, args: Value) -> ToolResult {
     if given.iter().filter(|g| **g).count() != 1 {
         return Err(ErrorBody::invalid_argument("give exactly one of `text`, `selector`, `uid`, `url`"));
     }
-    let (ms, timeout) = timeout_of(a.timeout_ms)?;
+    let timeout = timeout_of(a.timeout_ms)?;
     let state = match a.state {
         WaitState::Visible => "visible",
         WaitState::Gone => "gone",
     };
     let params = json!({
-        "text": a.text, "selector": a.selector, "ref": a.uid, "url": a.url, "state": state, "timeoutMs": ms,
+        "text": a.text, "selector": a.selector, "ref": a.uid, "url": a.url, "state": state, "timeoutMs": timeout.ms(),
     });
-    let (_, out) = call_tab(&ctx, &t, PAGE_WAIT_FOR, params, timeout).await?;
-    let text = format!("condition met after {} ms", out["waitedMs"]);
-    Ok(ToolOutput { text: Some(text), structured: out })
+    let (_, out): (_, Waited) = ctx.browser.call_tab(&t, PAGE_WAIT_FOR, params, timeout).await?;
+    let text = format!("condition met after {} ms", out.waited_ms);
+    Ok(ToolOutput { text: Some(text), structured: to_value(&out)? })
 }
 
 #[cfg(test)]
@@ -564,13 +546,29 @@ mod tests {
 
     #[test]
     fn summaries_say_what_changed() {
-        let out = json!({"ref": "e3", "element": "button \"Add\"", "input": "synthetic", "navigated": false,
-            "changes": {"added": ["[e9] button \"Delete row 2\""], "removed": []}});
+        let tab = json!({"tabId": 1, "windowId": 1, "index": 0, "url": "http://x/next", "title": "Next",
+                         "active": false, "status": "complete", "container": null});
+        let acted = |v: Value| -> Acted {
+            let mut v = v;
+            v["action"] = json!("click");
+            v["tab"] = tab.clone();
+            v["settledMs"] = json!(50);
+            crate::bridge::results::decode("page.act", v).unwrap()
+        };
+        let out =
+            acted(json!({"ref": "e3", "element": "button \"Add\"", "input": "synthetic", "navigated": false,
+            "changes": {"added": ["[e9] button \"Delete row 2\""], "removed": []}}));
         let text = summary("clicked", &out);
         assert!(text.contains("clicked e3") && text.contains("[e9] button \"Delete row 2\""), "{text}");
-        let none =
-            json!({"ref": "e3", "element": "x", "input": "synthetic", "navigated": false, "changes": null});
+        let none = acted(
+            json!({"ref": "e3", "element": "x", "input": "synthetic", "navigated": false, "changes": null}),
+        );
         assert!(summary("clicked", &none).ends_with("no change"));
+        let nav = acted(json!({"input": "trusted", "navigated": true, "changes": null}));
+        assert_eq!(
+            summary("pressed Enter on", &nav),
+            "pressed Enter on (trusted input) — navigated to http://x/next \"Next\""
+        );
         assert!(timeout_of(Some(0)).is_err());
     }
 }

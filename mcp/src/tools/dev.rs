@@ -10,6 +10,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
+use crate::bridge::timeouts::Timeout;
+use webext_mcp_host::protocol::timeouts::SESSION_WAIT_TIMEOUT_MS;
+
 use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 use crate::build::delegate::DELEGATED_ENV;
 use crate::build::lock::BuildLock;
@@ -130,7 +133,7 @@ pub struct StartArgs {
     /// Return once ready.
     #[serde(default)]
     pub wait: bool,
-    /// How long `wait` waits, in ms (`waitTimeout` is the deprecated name).
+    /// How long `wait` waits, in ms, 1–50000 (default 45000; `waitTimeout` is the deprecated name).
     #[serde(default, alias = "waitTimeout")]
     pub timeout_ms: Option<u64>,
 }
@@ -143,7 +146,7 @@ pub struct WaitArgs {
     /// Default: the project's only session.
     #[serde(default)]
     pub browser: Option<String>,
-    /// Milliseconds (default 60000; `timeout` is the deprecated name).
+    /// Milliseconds, 1–50000 (default 45000; `timeout` is the deprecated name).
     #[serde(default, alias = "timeout")]
     pub timeout_ms: Option<u64>,
 }
@@ -398,7 +401,12 @@ async fn extension_start(ctx: Ctx, args: Value) -> ToolResult {
     if args.polyfill.is_some() {
         tracing::debug!("`polyfill` ignored: Chromium-family browsers need none");
     }
-    let timeout = args.timeout_ms.map(Duration::from_millis);
+    // A given timeoutMs bounds the launch wait (validated like every timeoutMs); a waited start
+    // without one gets the session-wait default, an unwaited one the launcher's own cap.
+    let timeout = match (args.timeout_ms, args.wait) {
+        (None, false) => None,
+        (given, _) => Some(Duration::from_millis(Timeout::from_arg(given, SESSION_WAIT_TIMEOUT_MS)?.ms())),
+    };
     let session = SessionArgs {
         project_path: args.project_path,
         browser: args.browser,
@@ -474,7 +482,7 @@ async fn extension_wait(_ctx: Ctx, args: Value) -> ToolResult {
     let out_dir = project.join("dist");
     let browser = session_browser(&out_dir, args.browser.as_deref())?;
     let dir = session::contract_dir(&out_dir, &browser);
-    let timeout = Duration::from_millis(args.timeout_ms.unwrap_or(60_000));
+    let timeout = Duration::from_millis(Timeout::from_arg(args.timeout_ms, SESSION_WAIT_TIMEOUT_MS)?.ms());
     let deadline = Instant::now() + timeout;
     let mut last: Option<contract::Ready> = None;
     loop {

@@ -13,14 +13,16 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::methods::{PAGE_SNAPSHOT, TABS_LIST};
+use webext_mcp_host::protocol::timeouts::{SNAPSHOT_TIMEOUT_MS, TAB_CALL_TIMEOUT_MS};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use crate::bridge::Timeout;
+use crate::bridge::results::{Snapshot, TabList};
 use crate::session::{self, control, inspect};
 
 /// Deadline of the session's answer (it may navigate and open pages).
 const SESSION_TIMEOUT: Duration = Duration::from_secs(30);
-const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(30);
 /// `page_html` cap unless `maxBytes` says otherwise.
 const DEFAULT_MAX_BYTES: u64 = 64 * 1024;
 const MIN_MAX_BYTES: u64 = 256;
@@ -222,12 +224,12 @@ async fn dom_snapshot(
     let result = snapshot_of(ctx, &session_id, &url, context, max_bytes, redact).await;
     match result {
         Ok(out) => {
-            event["tabId"] = out["tab"]["tabId"].clone();
-            event["snapshotId"] = out["snapshotId"].clone();
-            event["text"] = out["text"].clone();
-            event["totalBytes"] = out["totalBytes"].clone();
-            event["nextCursor"] = out["nextCursor"].clone();
-            event["truncated"] = json!(!out["nextCursor"].is_null());
+            event["tabId"] = json!(out.tab.tab_id);
+            event["snapshotId"] = json!(out.snapshot_id);
+            event["text"] = json!(out.text);
+            event["totalBytes"] = json!(out.total_bytes);
+            event["truncated"] = json!(out.next_cursor.is_some());
+            event["nextCursor"] = json!(out.next_cursor);
         }
         Err(e) => event["error"] = json!(e),
     }
@@ -241,7 +243,7 @@ async fn snapshot_of(
     context: inspect::Context,
     max_bytes: u64,
     redact: inspect::Redact,
-) -> Result<Value, ErrorBody> {
+) -> Result<Snapshot, ErrorBody> {
     if context != inspect::Context::Page {
         return Err(ErrorBody::new(
             ErrorCode::Unsupported,
@@ -252,21 +254,22 @@ async fn snapshot_of(
         )
         .with_hint("use extension_root_tree, selector_probe or page_html there"));
     }
-    let hub = ctx.browser.hub();
-    let (d, tabs) = hub.call(Some(session_id), TABS_LIST, json!({}), SNAPSHOT_TIMEOUT).await.map_err(|e| {
-        e.with_hint(format!(
-            "the session's helper extension is not connected (browser: {session_id}); see dist/extension-js/<browser>/events.ndjson for its `helper` event"
-        ))
-    })?;
-    let list = tabs["tabs"].as_array().cloned().unwrap_or_default();
-    let tab_id = list
+    let (d, tabs): (_, TabList) = ctx
+        .browser
+        .call(Some(session_id), TABS_LIST, json!({}), Timeout::fixed(TAB_CALL_TIMEOUT_MS))
+        .await
+        .map_err(|e| {
+            e.with_hint(format!(
+                "the session's helper extension is not connected (browser: {session_id}); see dist/extension-js/<browser>/events.ndjson for its `helper` event"
+            ))
+        })?;
+    let same_page = |u: &str| u.split('#').next() == url.split('#').next();
+    let tab_id = tabs
+        .tabs
         .iter()
-        .find(|t| t["url"] == url)
-        .or_else(|| {
-            list.iter()
-                .find(|t| t["url"].as_str().is_some_and(|u| u.split('#').next() == url.split('#').next()))
-        })
-        .and_then(|t| t["tabId"].as_i64())
+        .find(|t| t.url == url)
+        .or_else(|| tabs.tabs.iter().find(|t| same_page(&t.url)))
+        .map(|t| t.tab_id)
         .ok_or_else(|| {
             ErrorBody::not_found(format!("the helper sees no tab at {url}"))
                 .with_hint("the page may have navigated since; inspect again")
@@ -275,14 +278,8 @@ async fn snapshot_of(
         inspect::Redact::Off => "off",
         inspect::Redact::Safe | inspect::Redact::Strict => "safe",
     };
-    let client = hub.client(&d).await?;
-    client
-        .call(
-            PAGE_SNAPSHOT,
-            json!({"tabId": tab_id, "maxBytes": max_bytes, "redact": redact}),
-            SNAPSHOT_TIMEOUT,
-        )
-        .await
+    let params = json!({"tabId": tab_id, "maxBytes": max_bytes, "redact": redact});
+    ctx.browser.call_in(&d, PAGE_SNAPSHOT, params, Timeout::fixed(SNAPSHOT_TIMEOUT_MS)).await
 }
 
 #[cfg(test)]

@@ -1,158 +1,20 @@
 //! The page tools: tab management (`list_pages`, `new_page`, `navigate_page`,
-//! `navigate_history`, `select_page`, `close_page`) and [`TabTarget`], how every per-tab tool
-//! names its tab.
+//! `navigate_history`, `select_page`, `close_page`).
 //!
-//! A tool names a tab by `tabId` (preferred) or `pageIdx`, optionally guarded by
-//! `expectTabSet`; the extension resolves them in the same call that acts, so a changed tab
-//! set gives `STALE` with nothing done and a vanished tab is `NOT_FOUND`, never another tab.
-//! With neither, the tool uses this server's current page in that browser: the last tab it
-//! opened or selected (never silently the user's active tab).
-
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::Duration;
+//! How a per-tab tool names its tab (`tabId` / `pageIdx` / `expectTabSet`, else this
+//! server's current page) is the bridge's ([`crate::bridge::targeting`]); so are the
+//! timeouts ([`crate::bridge::timeouts`]) and the helper's result types.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
-use webext_mcp_host::descriptor::Descriptor;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use webext_mcp_host::protocol::ErrorBody;
 use webext_mcp_host::protocol::methods::{TABS_CLOSE, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT};
-use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
+use webext_mcp_host::protocol::timeouts::{LOAD_TIMEOUT_MS, TAB_CALL_TIMEOUT_MS};
 
 use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
-
-/// Load wait of the navigation tools unless `timeoutMs` says otherwise.
-const DEFAULT_LOAD_TIMEOUT_MS: u64 = 15_000;
-/// Deadline of select_page and close_page (no load to wait for).
-const SELECT_TIMEOUT: Duration = Duration::from_secs(15);
-/// Extra time the call gets beyond the page's own deadline.
-const CALL_GRACE: Duration = Duration::from_secs(5);
-
-/// How a per-tab tool names its tab; flattened into every per-tab tool's arguments.
-#[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct TabTarget {
-    // No doc comments on purpose: these four fields are in the schema of every per-tab tool,
-    // so they are explained once, in the server's instructions, not in every tools/list entry.
-    #[serde(default)]
-    pub browser: Option<String>,
-    #[serde(default)]
-    pub tab_id: Option<i64>,
-    #[serde(default)]
-    pub page_idx: Option<i64>,
-    #[serde(default)]
-    pub expect_tab_set: Option<String>,
-}
-
-const TARGET_KEYS: [&str; 4] = ["browser", "tabId", "pageIdx", "expectTabSet"];
-
-/// Splits a per-tab tool's arguments into its [`TabTarget`] and the tool's own arguments.
-pub fn decode_with_target<T: serde::de::DeserializeOwned>(args: Value) -> Result<(TabTarget, T), ErrorBody> {
-    let mut own = match args {
-        Value::Null => Map::new(),
-        Value::Object(m) => m,
-        _ => {
-            return Err(ErrorBody::invalid_argument("arguments must be a JSON object")
-                .with_hint("pass named arguments, e.g. {}"));
-        }
-    };
-    let mut target = Map::new();
-    for key in TARGET_KEYS {
-        if let Some(v) = own.remove(key) {
-            target.insert(key.to_owned(), v);
-        }
-    }
-    let target: TabTarget = decode(Value::Object(target))?;
-    if target.tab_id.is_some() && target.page_idx.is_some() {
-        return Err(
-            ErrorBody::invalid_argument("give `tabId` or `pageIdx`, not both").with_hint("prefer `tabId`")
-        );
-    }
-    Ok((target, decode(Value::Object(own))?))
-}
-
-/// The input schema of a per-tab tool: its own arguments plus [`TabTarget`]'s.
-pub fn schema_with_target<T: JsonSchema>() -> Map<String, Value> {
-    let mut schema = schema_of::<T>();
-    let target = schema_of::<TabTarget>();
-    if let (Some(Value::Object(props)), Some(Value::Object(extra))) =
-        (schema.get_mut("properties"), target.get("properties"))
-    {
-        for (k, v) in extra {
-            props.insert(k.clone(), v.clone());
-        }
-    }
-    schema
-}
-
-/// This server's current page per browser (keyed by session, else profile label).
-#[derive(Default)]
-pub struct CurrentPages(Mutex<HashMap<String, i64>>);
-
-fn browser_key(d: &Descriptor) -> String {
-    d.session.clone().unwrap_or_else(|| d.label.clone())
-}
-
-impl CurrentPages {
-    pub fn get(&self, d: &Descriptor) -> Option<i64> {
-        self.0.lock().ok().and_then(|m| m.get(&browser_key(d)).copied())
-    }
-
-    pub fn set(&self, d: &Descriptor, tab: i64) {
-        if let Ok(mut m) = self.0.lock() {
-            m.insert(browser_key(d), tab);
-        }
-    }
-
-    fn forget(&self, d: &Descriptor, tab: i64) {
-        if let Ok(mut m) = self.0.lock()
-            && m.get(&browser_key(d)) == Some(&tab)
-        {
-            m.remove(&browser_key(d));
-        }
-    }
-}
-
-/// Calls a per-tab `method` with the tab `target` names (or the current page) merged into
-/// `params`; `timeout` is the call's deadline.
-pub async fn call_tab(
-    ctx: &Ctx,
-    target: &TabTarget,
-    method: &str,
-    mut params: Value,
-    timeout: Duration,
-) -> Result<(Descriptor, Value), ErrorBody> {
-    let state = &ctx.browser;
-    let d = state.resolve(target.browser.as_deref())?;
-    if let Value::Object(p) = &mut params {
-        match (target.tab_id, target.page_idx) {
-            (Some(t), _) => {
-                p.insert("tabId".into(), json!(t));
-            }
-            (None, Some(i)) => {
-                p.insert("pageIdx".into(), json!(i));
-            }
-            (None, None) => match state.pages().get(&d) {
-                Some(t) => {
-                    p.insert("tabId".into(), json!(t));
-                }
-                None => {
-                    return Err(ErrorBody::new(
-                        ErrorCode::NotFound,
-                        format!("this server has no current page in {} yet", d.browser),
-                    )
-                    .with_hint("pass `tabId` from list_pages, or open a tab with new_page"));
-                }
-            },
-        }
-        if let Some(fp) = &target.expect_tab_set {
-            p.insert("expectTabSet".into(), json!(fp));
-        }
-    }
-    let client = state.hub().client(&d).await?;
-    let value = client.call(method, params, timeout).await?;
-    Ok((d, value))
-}
+use crate::bridge::results::{Closed, Tab, TabList, TabReply, to_value};
+use crate::bridge::{Timeout, decode_with_target, schema_with_target};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -286,58 +148,54 @@ pub struct SelectPageArgs {
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
-fn tab_id(v: &Value) -> Option<i64> {
-    v.get("tab").and_then(|t| t.get("tabId")).and_then(Value::as_i64)
-}
-
-fn tab_line(t: &Value) -> String {
+fn tab_line(t: &Tab) -> String {
     format!(
         "tabId={} {}\"{}\" {}",
-        t["tabId"],
-        t["container"].as_str().map(|c| format!("[{c}] ")).unwrap_or_default(),
-        t["title"].as_str().unwrap_or(""),
-        t["url"].as_str().unwrap_or(""),
+        t.tab_id,
+        t.container.as_deref().map(|c| format!("[{c}] ")).unwrap_or_default(),
+        t.title,
+        t.url,
     )
 }
 
-fn call_timeout(timeout_ms: Option<u64>) -> (u64, Duration) {
-    let ms = timeout_ms.unwrap_or(DEFAULT_LOAD_TIMEOUT_MS).clamp(1, 300_000);
-    (ms, Duration::from_millis(ms) + CALL_GRACE)
+/// What `list_pages` answers: the helper's list and this server's view of it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PageList<'a> {
+    #[serde(flatten)]
+    list: &'a TabList,
+    current_tab_id: Option<i64>,
+    browser: &'a str,
+    label: &'a str,
 }
 
 async fn list_pages(ctx: Ctx, args: Value) -> ToolResult {
     let ListPagesArgs { browser } = decode(args)?;
-    let (d, mut out) = ctx.browser.call(browser.as_deref(), TABS_LIST, json!({})).await?;
+    let (d, list): (_, TabList) = ctx
+        .browser
+        .call(browser.as_deref(), TABS_LIST, json!({}), Timeout::fixed(TAB_CALL_TIMEOUT_MS))
+        .await?;
     let current = ctx.browser.pages().get(&d);
-    let tabs = out["tabs"].as_array().cloned().unwrap_or_default();
-    let mut text = format!(
-        "{} {} — {} tabs, tabSet={}\n",
-        d.browser,
-        d.label,
-        tabs.len(),
-        out["fingerprint"].as_str().unwrap_or("?")
-    );
-    for (i, t) in tabs.iter().enumerate() {
-        let mark = if Some(t["tabId"].as_i64()) == Some(current) && current.is_some() { "*" } else { " " };
-        let active = if t["active"] == true { " (active)" } else { "" };
+    let mut text =
+        format!("{} {} — {} tabs, tabSet={}\n", d.browser, d.label, list.tabs.len(), list.fingerprint);
+    for (i, t) in list.tabs.iter().enumerate() {
+        let mark = if current == Some(t.tab_id) { "*" } else { " " };
+        let active = if t.active { " (active)" } else { "" };
         text.push_str(&format!("{mark}[{i}] {}{active}\n", tab_line(t)));
     }
-    out["currentTabId"] = json!(current);
-    out["browser"] = json!(d.browser);
-    out["label"] = json!(d.label);
-    Ok(ToolOutput { structured: out, text: Some(text.trim_end().to_owned()) })
+    let structured =
+        to_value(&PageList { list: &list, current_tab_id: current, browser: &d.browser, label: &d.label })?;
+    Ok(ToolOutput { structured, text: Some(text.trim_end().to_owned()) })
 }
 
 async fn new_page(ctx: Ctx, args: Value) -> ToolResult {
     let NewPageArgs { browser, url, active, timeout_ms } = decode(args)?;
-    let (ms, timeout) = call_timeout(timeout_ms);
-    let params = json!({ "url": url, "active": active, "timeoutMs": ms });
-    let (d, out) = ctx.browser.call_within(browser.as_deref(), TABS_NEW, params, timeout).await?;
-    if let Some(id) = tab_id(&out) {
-        ctx.browser.pages().set(&d, id);
-    }
-    let text = format!("opened {} (current page)", tab_line(&out["tab"]));
-    Ok(ToolOutput { structured: out, text: Some(text) })
+    let timeout = Timeout::from_arg(timeout_ms, LOAD_TIMEOUT_MS)?;
+    let params = json!({ "url": url, "active": active, "timeoutMs": timeout.ms() });
+    let (d, out): (_, TabReply) = ctx.browser.call(browser.as_deref(), TABS_NEW, params, timeout).await?;
+    ctx.browser.pages().set(&d, out.tab.tab_id);
+    let text = format!("opened {} (current page)", tab_line(&out.tab));
+    Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
 }
 
 async fn navigate_page(ctx: Ctx, args: Value) -> ToolResult {
@@ -358,11 +216,11 @@ async fn navigate_page(ctx: Ctx, args: Value) -> ToolResult {
     if matches!(kind, NavigationType::Url) && url.is_none() {
         return Err(ErrorBody::invalid_argument("type `url` needs `url`"));
     }
-    let (ms, timeout) = call_timeout(timeout_ms);
-    let params = json!({ "type": kind_name, "url": url, "timeoutMs": ms });
-    let (_, out) = call_tab(&ctx, &target, TABS_NAVIGATE, params, timeout).await?;
-    let text = format!("{kind_name}: now {}", tab_line(&out["tab"]));
-    Ok(ToolOutput { structured: out, text: Some(text) })
+    let timeout = Timeout::from_arg(timeout_ms, LOAD_TIMEOUT_MS)?;
+    let params = json!({ "type": kind_name, "url": url, "timeoutMs": timeout.ms() });
+    let (_, out): (_, TabReply) = ctx.browser.call_tab(&target, TABS_NAVIGATE, params, timeout).await?;
+    let text = format!("{kind_name}: now {}", tab_line(&out.tab));
+    Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
 }
 
 async fn navigate_history(ctx: Ctx, args: Value) -> ToolResult {
@@ -371,60 +229,43 @@ async fn navigate_history(ctx: Ctx, args: Value) -> ToolResult {
         return Err(ErrorBody::invalid_argument("`steps` must not be 0")
             .with_hint("negative goes back, positive forward"));
     }
-    let (ms, timeout) = call_timeout(timeout_ms);
+    let timeout = Timeout::from_arg(timeout_ms, LOAD_TIMEOUT_MS)?;
     let kind = if steps < 0 { "back" } else { "forward" };
-    let params = json!({ "type": kind, "steps": steps.unsigned_abs(), "timeoutMs": ms });
-    let (_, out) = call_tab(&ctx, &target, TABS_NAVIGATE, params, timeout).await?;
-    let text = format!("moved {steps} in history: now {}", tab_line(&out["tab"]));
-    Ok(ToolOutput { structured: out, text: Some(text) })
+    let params = json!({ "type": kind, "steps": steps.unsigned_abs(), "timeoutMs": timeout.ms() });
+    let (_, out): (_, TabReply) = ctx.browser.call_tab(&target, TABS_NAVIGATE, params, timeout).await?;
+    let text = format!("moved {steps} in history: now {}", tab_line(&out.tab));
+    Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
 }
 
 async fn select_page(ctx: Ctx, args: Value) -> ToolResult {
     let (target, SelectPageArgs { url }) = decode_with_target(args)?;
-    let (d, out) = if let Some(url) = url {
+    let timeout = Timeout::fixed(TAB_CALL_TIMEOUT_MS);
+    let (d, out): (_, TabReply) = if let Some(url) = url {
         if target.tab_id.is_some() || target.page_idx.is_some() {
             return Err(ErrorBody::invalid_argument("give `url` or `tabId`/`pageIdx`, not both"));
         }
         let params = json!({ "url": url, "expectTabSet": target.expect_tab_set });
-        ctx.browser.call_within(target.browser.as_deref(), TABS_SELECT, params, SELECT_TIMEOUT).await?
+        ctx.browser.call(target.browser.as_deref(), TABS_SELECT, params, timeout).await?
     } else {
-        call_tab(&ctx, &target, TABS_SELECT, json!({}), SELECT_TIMEOUT).await?
+        ctx.browser.call_tab(&target, TABS_SELECT, json!({}), timeout).await?
     };
-    if let Some(id) = tab_id(&out) {
-        ctx.browser.pages().set(&d, id);
-    }
-    let text = format!("selected {} (current page)", tab_line(&out["tab"]));
-    Ok(ToolOutput { structured: out, text: Some(text) })
+    ctx.browser.pages().set(&d, out.tab.tab_id);
+    let text = format!("selected {} (current page)", tab_line(&out.tab));
+    Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
 }
 
 async fn close_page(ctx: Ctx, args: Value) -> ToolResult {
     let (target, NoArgs {}) = decode_with_target(args)?;
-    let (d, out) = call_tab(&ctx, &target, TABS_CLOSE, json!({}), SELECT_TIMEOUT).await?;
-    if let Some(id) = out.get("closed").and_then(Value::as_i64) {
-        ctx.browser.pages().forget(&d, id);
-    }
-    let text = format!("closed tab {}", out["closed"]);
-    Ok(ToolOutput { structured: out, text: Some(text) })
+    let (d, out): (_, Closed) =
+        ctx.browser.call_tab(&target, TABS_CLOSE, json!({}), Timeout::fixed(TAB_CALL_TIMEOUT_MS)).await?;
+    ctx.browser.pages().forget(&d, out.closed);
+    let text = format!("closed tab {}", out.closed);
+    Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn target_fields_split_from_the_tools_own() {
-        let (t, own): (TabTarget, NavigateArgs) =
-            decode_with_target(json!({"tabId": 7, "url": "http://x/", "browser": "firefox"})).unwrap();
-        assert_eq!(t.tab_id, Some(7));
-        assert_eq!(t.browser.as_deref(), Some("firefox"));
-        assert_eq!(own.url.as_deref(), Some("http://x/"));
-        let err = decode_with_target::<NavigateArgs>(json!({"tabId": 1, "pageIdx": 0})).unwrap_err();
-        assert_eq!(err.code, ErrorCode::InvalidArgument);
-        let err = decode_with_target::<NavigateArgs>(json!({"tabId": "7"})).unwrap_err();
-        assert!(err.message.contains("tabId"), "{}", err.message);
-        let err = decode_with_target::<NavigateArgs>(json!({"tabid": 7})).unwrap_err();
-        assert!(err.message.contains("tabid"), "{}", err.message);
-    }
 
     #[test]
     fn per_tab_schemas_carry_the_target() {

@@ -4,18 +4,19 @@
 //! side only passes arguments and shapes the result: the page of text for the agent, the
 //! figures (snapshot id, next cursor, sizes, timings) as structured content.
 
-use std::time::Duration;
-
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::ErrorBody;
 use webext_mcp_host::protocol::methods::{PAGE_CLEAR_SNAPSHOT, PAGE_RESOLVE_REF, PAGE_SNAPSHOT};
+use webext_mcp_host::protocol::timeouts::SNAPSHOT_TIMEOUT_MS;
 
-use super::pages::{NoArgs, call_tab, decode_with_target, schema_with_target};
+use super::pages::NoArgs;
 use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
+use crate::bridge::results::{Cleared, Resolved, Snapshot, to_value};
+use crate::bridge::{Timeout, decode_with_target, schema_with_target};
 
-const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(30);
+const SNAPSHOT_TIMEOUT: Timeout = Timeout::fixed(SNAPSHOT_TIMEOUT_MS);
 const SMALLEST_PAGE: u64 = 256;
 
 pub fn tools() -> Vec<ToolDef> {
@@ -110,41 +111,37 @@ async fn take_snapshot(ctx: Ctx, args: Value) -> ToolResult {
         "maxDepth": a.max_depth,
         "redact": match a.redact { Redact::Safe => "safe", Redact::Off => "off" },
     });
-    let (_, out) = call_tab(&ctx, &target, PAGE_SNAPSHOT, params, SNAPSHOT_TIMEOUT).await?;
-    let body = out["text"].as_str().unwrap_or_default();
-    let tab = &out["tab"];
+    let (_, out): (_, Snapshot) =
+        ctx.browser.call_tab(&target, PAGE_SNAPSHOT, params, SNAPSHOT_TIMEOUT).await?;
     let mut text = format!(
         "snapshot {} of tabId={} \"{}\" {}",
-        out["snapshotId"].as_str().unwrap_or("?"),
-        tab["tabId"],
-        tab["title"].as_str().unwrap_or(""),
-        tab["url"].as_str().unwrap_or(""),
+        out.snapshot_id, out.tab.tab_id, out.tab.title, out.tab.url
     );
-    match out["nextCursor"].as_str() {
+    match &out.next_cursor {
         Some(next) => text.push_str(&format!(
             " — bytes {}..{} of {}; more with cursor={next}\n",
-            out["offset"],
-            out["offset"].as_u64().unwrap_or(0) + body.len() as u64,
-            out["totalBytes"],
+            out.offset,
+            out.offset + out.text.len() as u64,
+            out.total_bytes,
         )),
-        None if out["offset"].as_u64().unwrap_or(0) > 0 => {
-            text.push_str(&format!(" — last page, {} bytes in all\n", out["totalBytes"]))
-        }
+        None if out.offset > 0 => text.push_str(&format!(" — last page, {} bytes in all\n", out.total_bytes)),
         None => text.push('\n'),
     }
-    text.push_str(body);
-    Ok(ToolOutput { structured: out, text: Some(text.trim_end().to_owned()) })
+    text.push_str(&out.text);
+    Ok(ToolOutput { structured: to_value(&out)?, text: Some(text.trim_end().to_owned()) })
 }
 
 async fn clear_snapshot(ctx: Ctx, args: Value) -> ToolResult {
     let (target, NoArgs {}) = decode_with_target(args)?;
-    let (_, out) = call_tab(&ctx, &target, PAGE_CLEAR_SNAPSHOT, json!({}), SNAPSHOT_TIMEOUT).await?;
-    Ok(ToolOutput::json(out))
+    let (_, out): (_, Cleared) =
+        ctx.browser.call_tab(&target, PAGE_CLEAR_SNAPSHOT, json!({}), SNAPSHOT_TIMEOUT).await?;
+    Ok(ToolOutput::json(to_value(&out)?))
 }
 
 async fn resolve_uid_to_selector(ctx: Ctx, args: Value) -> ToolResult {
     let (target, ResolveArgs { uid }) = decode_with_target(args)?;
-    let (_, out) = call_tab(&ctx, &target, PAGE_RESOLVE_REF, json!({ "ref": uid }), SNAPSHOT_TIMEOUT).await?;
-    let text = format!("{} → {}", uid, out["selector"].as_str().unwrap_or("?"));
-    Ok(ToolOutput { structured: out, text: Some(text) })
+    let (_, out): (_, Resolved) =
+        ctx.browser.call_tab(&target, PAGE_RESOLVE_REF, json!({ "ref": uid }), SNAPSHOT_TIMEOUT).await?;
+    let text = format!("{} → {}", uid, out.selector);
+    Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
 }

@@ -102,6 +102,12 @@ fn compile_error_keeps_the_session_and_profile_in_use_is_busy() {
     assert_eq!(detail["line"], 3, "{v:#}");
     let (c, w) = call(home.path(), "extension_wait", json!({"projectPath": broken, "timeout": 2000}), &[]);
     assert_eq!((c, code(&w)), (1, "BUILD_FAILED"), "{w}");
+    // One timeout policy: beyond what an MCP client waits is refused, naming the range.
+    let (c, w) = call(home.path(), "extension_wait", json!({"projectPath": broken, "timeoutMs": 60000}), &[]);
+    assert_eq!((c, code(&w)), (1, "INVALID_ARGUMENT"), "{w}");
+    assert!(w.to_string().contains("between 1 and 50000"), "{w}");
+    let (c, w) = call(home.path(), "extension_wait", json!({"projectPath": broken, "timeoutMs": 2000}), &[]);
+    assert_eq!((c, code(&w)), (1, "BUILD_FAILED"), "{w}");
 
     // The same project again: BUSY, naming the session.
     let (c, b) = call(

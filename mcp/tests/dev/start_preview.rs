@@ -19,7 +19,7 @@ fn start_waits_for_a_production_build_and_preview_loads_dist() {
     server.initialize();
 
     let args = json!({"projectPath": project, "browser": "chromium", "headless": true, "wait": true,
-                      "waitTimeout": 60000, "polyfill": true, "startingUrl": site.url("/")});
+                      "waitTimeout": 50000, "polyfill": true, "startingUrl": site.url("/")});
     let started = ok(&server.call("extension_start", args), "extension_start");
     assert_eq!(started["status"], "ready", "{started:#}");
     assert_eq!(started["command"], "start");

@@ -215,7 +215,11 @@ async fn chromium_built_popup_talks_to_its_background() {
     let browser = shared(Family::Chromium);
     let handle = browser.runner.load_extension(&built.output("chrome")).await.unwrap();
     handle.wait_background(DEADLINE).await.unwrap();
-    let tab = Tab::open(browser.runner.cdp().unwrap(), &format!("{}popup/popup.html", handle.base_url)).await;
+    let tab = Tab::open(
+        browser.runner.as_chromium().unwrap().cdp(),
+        &format!("{}popup/popup.html", handle.base_url),
+    )
+    .await;
     let deadline = Instant::now() + DEADLINE;
     loop {
         let count = tab

@@ -174,7 +174,7 @@ async fn content_scripts_are_safe_to_inject_twice() {
     let source = Catalog::embedded().sources().next().unwrap();
     let browser = shared(Family::Chromium);
     for (slug, scripts, root) in cases {
-        let tab = Tab::open(browser.runner.cdp().unwrap(), "about:blank").await;
+        let tab = Tab::open(browser.runner.as_chromium().unwrap().cdp(), "about:blank").await;
         let mut program = format!("(async () => {{ const errors = []; {stub}\n");
         for _ in 0..2 {
             for path in scripts {

@@ -81,7 +81,7 @@ async fn unobserved_chromium_helper_reconnects_after_its_worker_was_stopped() {
 async fn reconnects_after_worker_stop(observe_workers: bool) {
     let b = launch_with(Family::Chromium, Host::Installed, observe_workers).await;
     let first = b.wait_host("after hello", |_| true).await;
-    let cdp = b.runner.cdp().unwrap();
+    let cdp = b.runner.as_chromium().unwrap().cdp();
     {
         // Unpacked extensions accept alarm periods under 30 s. The page is closed before the
         // worker stops: its port would wake the worker by itself.

@@ -26,7 +26,7 @@ impl<'a> StatusPage<'a> {
         let page = match b.family {
             Family::Chromium => {
                 let url = format!("chrome-extension://{HELPER_CHROMIUM_ID}/{STATUS_PAGE}");
-                StatusPage::Chromium(Tab::open(b.runner.cdp().unwrap(), &url).await)
+                StatusPage::Chromium(Tab::open(b.runner.as_chromium().unwrap().cdp(), &url).await)
             }
             Family::Firefox => {
                 let url = format!("{}{STATUS_PAGE}", b.runner.extensions()[0].base_url);

@@ -42,7 +42,7 @@ async fn shared_browser_loads_extensions_and_opens_tabs() {
     assert_eq!(browser.runner.pid(), again.runner.pid());
     let handle = browser.runner.load_extension(ext.path()).await.unwrap();
     handle.wait_background(DEADLINE).await.unwrap();
-    let cdp = browser.runner.cdp().unwrap();
+    let cdp = browser.runner.as_chromium().unwrap().cdp();
     let tab = Tab::open(cdp, &server.url("/page.html")).await;
     assert!(server.wait_for_request("/page.html", DEADLINE).await);
     let info = handle.subscribe().wait_for(DEADLINE, |e| e.text == "worker-up").await.unwrap();
@@ -104,7 +104,7 @@ async fn restarted_worker_is_not_left_waiting_for_the_debugger() {
     };
     wait_run("from the first run").await;
 
-    let cdp = browser.runner.cdp().unwrap();
+    let cdp = browser.runner.as_chromium().unwrap().cdp();
     let page = Tab::open(cdp, "about:blank").await;
     let attached = cdp
         .send("Target.attachToTarget", json!({"targetId": page.target_id, "flatten": true}))

@@ -278,7 +278,7 @@ async fn debugger_mode_makes_input_trusted_and_detaches() {
     let family = webext_mcp::runner::Family::Chromium;
     let browser = crate::common::helper::launch(family, crate::common::helper::Host::Installed).await;
     browser.wait_host("connected", |_| true).await;
-    let cdp = browser.runner.cdp().unwrap();
+    let cdp = browser.runner.as_chromium().unwrap().cdp();
     let status = Tab::open(cdp, &format!("chrome-extension://{HELPER_CHROMIUM_ID}/status.html")).await;
     let deadline = std::time::Instant::now() + crate::common::DEADLINE;
     loop {

@@ -15,10 +15,12 @@ mod snapshot_basics;
 mod snapshot_bench;
 mod snapshot_corpus;
 mod tabs;
+mod timeouts;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use webext_mcp::runner::Family;
+use webext_mcp_host::protocol::timeouts::MAX_TIMEOUT_MS;
 
 use common::helper::{HelperBrowser, shared};
 use common::mcp_client::Server;
@@ -83,8 +85,9 @@ impl Agent {
 
     /// Opens `url` in a background tab (this server's current page); its tab id.
     pub fn open(&mut self, url: &str) -> i64 {
-        // The Rust book's print.html (the whole book in one page) takes ~15 s to load here.
-        let out = self.ok("new_page", json!({ "url": url, "timeoutMs": 90_000 }));
+        // The Rust book's print.html (the whole book in one page) takes ~15 s to load here;
+        // the longest load wait a tool allows.
+        let out = self.ok("new_page", json!({ "url": url, "timeoutMs": MAX_TIMEOUT_MS }));
         out["tab"]["tabId"].as_i64().unwrap()
     }
 

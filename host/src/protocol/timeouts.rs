@@ -1,0 +1,95 @@
+//! The timeout policy, in one place: every default, limit and margin of a call from a tool
+//! to a page, in milliseconds. The MCP server's bridge (`mcp/src/bridge/timeouts.rs`)
+//! applies it; `extension/src/protocol.js` is generated with these numbers so the helper
+//! never restates them.
+//!
+//! ```text
+//!  tool's timeoutMs T (validated: MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS, else INVALID_ARGUMENT)
+//!   ├─ page side (the helper's auto-wait, load wait):  T         → TIMEOUT naming what it waited for
+//!   ├─ transport (host router, helper's bridge.js):    T + CALL_MARGIN_MS → TIMEOUT naming the method
+//!   └─ the client's own backstop:                      T + 2 × CALL_MARGIN_MS (a host that stopped answering)
+//! ```
+//!
+//! Every default and maximum keeps the whole call under 55 s: MCP clients give up on a
+//! request after 60 s by default, and progress notifications do not extend that (the
+//! TypeScript SDK's `resetTimeoutOnProgress` defaults to false). The host's own
+//! [`HOST_MAX_TIMEOUT_MS`] is a hard cap for any client; tools never ask for more than
+//! [`MAX_TIMEOUT_MS`] plus the margin.
+
+/// The one margin: the transport deadline is the caller's timeout plus this, so the page's
+/// own `TIMEOUT` (which says what it waited for) arrives first; the client waits one margin
+/// more than the host, so the host's `TIMEOUT` (which names the method) arrives before the
+/// client gives up by itself.
+pub const CALL_MARGIN_MS: u64 = 2_000;
+
+/// Smallest `timeoutMs` a tool accepts.
+pub const MIN_TIMEOUT_MS: u64 = 1;
+
+/// Largest `timeoutMs` a tool accepts: with two margins the slowest answer still comes
+/// within 54 s, under the 60 s MCP clients wait.
+pub const MAX_TIMEOUT_MS: u64 = 50_000;
+
+/// Default `timeoutMs` of the action tools and `wait_for` (`page.act`, `page.fillForm`,
+/// `page.waitFor`): how long the helper waits for the element.
+pub const ACTION_TIMEOUT_MS: u64 = 10_000;
+
+/// Default `timeoutMs` of the tools that load a page (`tabs.new`, `tabs.navigate`).
+pub const LOAD_TIMEOUT_MS: u64 = 15_000;
+
+/// Timeout of the calls that wait for no page (`tabs.list`, `tabs.select`, `tabs.close`,
+/// `browser.info`, `ping`).
+pub const TAB_CALL_TIMEOUT_MS: u64 = 15_000;
+
+/// Timeout of `page.snapshot`, `page.clearSnapshot` and `page.resolveRef`.
+pub const SNAPSHOT_TIMEOUT_MS: u64 = 30_000;
+
+/// Timeout of `page.evaluate`.
+pub const EVALUATE_TIMEOUT_MS: u64 = 30_000;
+
+/// Timeout per host of `list_connected_browsers` (a stuck browser must not stall the list;
+/// with the margin its transport deadline is 3 s).
+pub const LIST_TIMEOUT_MS: u64 = 1_000;
+
+/// Default `timeoutMs` of waiting for a dev session to be ready (`extension_wait`, and
+/// `extension_start` with `wait`).
+pub const SESSION_WAIT_TIMEOUT_MS: u64 = 45_000;
+
+/// Deadline the host gives a request that names none.
+pub const HOST_DEFAULT_TIMEOUT_MS: u64 = 30_000;
+
+/// Longest deadline the host grants any client (a hard cap; tools stay far below it).
+pub const HOST_MAX_TIMEOUT_MS: u64 = 600_000;
+
+/// Whole-call ceiling the tool defaults and maximum must stay under (MCP clients' 60 s
+/// request timeout, less room for connecting).
+pub const CLIENT_BUDGET_MS: u64 = 55_000;
+
+/// The transport deadline of a call whose caller allows `timeout_ms`.
+pub const fn transport_ms(timeout_ms: u64) -> u64 {
+    timeout_ms.saturating_add(CALL_MARGIN_MS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_default_and_the_maximum_answer_within_the_client_budget() {
+        for ms in [
+            MAX_TIMEOUT_MS,
+            ACTION_TIMEOUT_MS,
+            LOAD_TIMEOUT_MS,
+            TAB_CALL_TIMEOUT_MS,
+            SNAPSHOT_TIMEOUT_MS,
+            EVALUATE_TIMEOUT_MS,
+            LIST_TIMEOUT_MS,
+            SESSION_WAIT_TIMEOUT_MS,
+        ] {
+            assert!((MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS).contains(&ms), "{ms}");
+            // The client's backstop is the last moment a call can end.
+            assert!(transport_ms(ms) + CALL_MARGIN_MS < CLIENT_BUDGET_MS, "{ms}");
+        }
+        assert!(transport_ms(MAX_TIMEOUT_MS) <= HOST_MAX_TIMEOUT_MS);
+        assert_eq!(transport_ms(u64::MAX), u64::MAX);
+    }
+}

@@ -1,0 +1,178 @@
+//! The bridge: the one door through which every browser tool reaches a browser.
+//!
+//! ```text
+//! tool ─▶ BrowserState::call (a browser) ─┐
+//!         BrowserState::call_tab (a tab) ─┼─▶ send: the only Client::call ─▶ host ─▶ helper
+//!         BrowserState::call_in (a host) ─┘        │
+//!                                                  └─▶ results::decode::<R>  (typed, INTERNAL on drift)
+//! ```
+//!
+//! - which browser: the tool's `browser` argument, else the choice made by `select_browser`
+//!   (or `--browser` / config `browser` at start), else the only daily browser;
+//!   [`webext_mcp_host::client::Hub`] finds, connects and reconnects;
+//! - which tab ([`targeting`]): `tabId` / `pageIdx` / `expectTabSet`, else this server's
+//!   current page in that browser;
+//! - how long ([`timeouts`]): the caller's validated [`Timeout`] for the page, one margin
+//!   more for the transport;
+//! - what comes back ([`results`]): each method's result as a struct.
+//!
+//! Tools never touch the hub or a client themselves (a test below reads their sources).
+
+pub mod results;
+pub mod targeting;
+pub mod timeouts;
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use webext_mcp_host::client::Hub;
+use webext_mcp_host::descriptor::{Descriptor, DirReport};
+use webext_mcp_host::protocol::ErrorBody;
+
+pub use targeting::{CurrentPages, TabTarget, decode_with_target, schema_with_target};
+pub use timeouts::Timeout;
+
+/// The browser side of a server's [`crate::tools::Context`]: the hosts, the browser chosen
+/// by `select_browser`, and this server's current page per browser.
+pub struct BrowserState {
+    hub: Hub,
+    selected: Mutex<Option<String>>,
+    pages: CurrentPages,
+}
+
+impl BrowserState {
+    /// `dirs` are the runtime dirs to search; `initial` is `--browser` / config `browser`.
+    pub fn new(dirs: &[PathBuf], initial: Option<&str>) -> BrowserState {
+        BrowserState {
+            hub: Hub::searching(dirs.to_vec()),
+            selected: Mutex::new(initial.map(str::to_owned)),
+            pages: Default::default(),
+        }
+    }
+
+    /// This server's current page per browser.
+    pub fn pages(&self) -> &CurrentPages {
+        &self.pages
+    }
+
+    /// The default set by `select_browser` or at start.
+    pub fn selected(&self) -> Option<String> {
+        self.selected.lock().ok().and_then(|s| s.clone())
+    }
+
+    /// Makes the host `browser` names the default; returns it and the key remembered (its
+    /// session, else its label: what survives a browser restart).
+    pub fn select(&self, browser: &str) -> Result<(Descriptor, String), ErrorBody> {
+        let d = self.hub.resolve(Some(browser))?;
+        let key = d.session.clone().unwrap_or_else(|| d.label.clone());
+        if let Ok(mut s) = self.selected.lock() {
+            *s = Some(key.clone());
+        }
+        Ok((d, key))
+    }
+
+    /// What a tool's `browser` argument resolves against.
+    fn choice(&self, arg: Option<&str>) -> Option<String> {
+        arg.map(str::to_owned).or_else(|| self.selected())
+    }
+
+    /// The host a tool with this `browser` argument talks to.
+    pub fn resolve(&self, arg: Option<&str>) -> Result<Descriptor, ErrorBody> {
+        self.hub.resolve(self.choice(arg).as_deref())
+    }
+
+    /// Live hosts, and what was found in each runtime dir searched (refused dirs included).
+    pub fn hosts(&self) -> (Vec<Descriptor>, Vec<DirReport>) {
+        self.hub.search()
+    }
+
+    /// Calls `method` in the browser `browser` names (see the module doc).
+    pub async fn call<R: DeserializeOwned>(
+        &self,
+        browser: Option<&str>,
+        method: &str,
+        params: Value,
+        timeout: Timeout,
+    ) -> Result<(Descriptor, R), ErrorBody> {
+        let d = self.resolve(browser)?;
+        let r = self.call_in(&d, method, params, timeout).await?;
+        Ok((d, r))
+    }
+
+    /// Calls a per-tab `method` with the tab `target` names (or the current page) merged
+    /// into `params`.
+    pub async fn call_tab<R: DeserializeOwned>(
+        &self,
+        target: &TabTarget,
+        method: &str,
+        mut params: Value,
+        timeout: Timeout,
+    ) -> Result<(Descriptor, R), ErrorBody> {
+        let d = self.resolve(target.browser.as_deref())?;
+        targeting::address(target, self.pages.get(&d), &d.browser, &mut params)?;
+        let r = self.call_in(&d, method, params, timeout).await?;
+        Ok((d, r))
+    }
+
+    /// Calls `method` on the host `d` (one already resolved or listed).
+    pub async fn call_in<R: DeserializeOwned>(
+        &self,
+        d: &Descriptor,
+        method: &str,
+        params: Value,
+        timeout: Timeout,
+    ) -> Result<R, ErrorBody> {
+        let value = self.send(d, method, params, timeout).await?;
+        results::decode(method, value)
+    }
+
+    /// The one place a browser tool's call reaches a host.
+    async fn send(
+        &self,
+        d: &Descriptor,
+        method: &str,
+        params: Value,
+        timeout: Timeout,
+    ) -> Result<Value, ErrorBody> {
+        let started = Instant::now();
+        let client = self.hub.client(d).await?;
+        let out = client.call(method, params, timeout.transport()).await;
+        tracing::debug!(
+            method,
+            browser = %d.browser,
+            ms = started.elapsed().as_millis() as u64,
+            ok = out.is_ok(),
+            "bridge call"
+        );
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// One door: no tool reaches the hub or a host client except through the bridge.
+    #[test]
+    fn no_tool_reaches_a_host_except_through_the_bridge() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let source = std::fs::read_to_string(&path).unwrap();
+            for needle in ["hub()", ".client(", "Client::", "client::Hub", "Hub::", "client::Client"] {
+                assert!(
+                    !source.contains(needle),
+                    "{} uses `{needle}`: browser tools call the host through crate::bridge only",
+                    path.display()
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked >= 5, "read only {checked} tool files in {}", dir.display());
+    }
+}

@@ -245,6 +245,40 @@ mod tests {
     //! The samples are the helper's replies as a pages test run saw them (Chromium 156,
     //! `WEBEXT_MCP_EVALUATE_SCRIPT=true`, the corpus' forms and table pages).
     use super::*;
+
+    /// Decodes `value` as `method`'s result type; `None` for a method with no type here.
+    fn decode_for(method: &str, value: Value) -> Option<Result<(), ErrorBody>> {
+        use webext_mcp_host::protocol::methods::*;
+        Some(match method {
+            TABS_LIST => decode::<TabList>(method, value).map(drop),
+            TABS_NEW | TABS_NAVIGATE | TABS_SELECT => decode::<TabReply>(method, value).map(drop),
+            TABS_CLOSE => decode::<Closed>(method, value).map(drop),
+            BROWSER_INFO => decode::<BrowserInfo>(method, value).map(drop),
+            PING => decode::<Pong>(method, value).map(drop),
+            PAGE_SNAPSHOT => decode::<Snapshot>(method, value).map(drop),
+            PAGE_CLEAR_SNAPSHOT => decode::<Cleared>(method, value).map(drop),
+            PAGE_RESOLVE_REF => decode::<Resolved>(method, value).map(drop),
+            PAGE_ACT => decode::<Acted>(method, value).map(drop),
+            PAGE_FILL_FORM => decode::<FormFilled>(method, value).map(drop),
+            PAGE_WAIT_FOR => decode::<Waited>(method, value).map(drop),
+            PAGE_EVALUATE => decode::<Evaluated>(method, value).map(drop),
+            _ => return None,
+        })
+    }
+
+    /// Every method the helper answers has a result type: a method added to the protocol
+    /// table without one fails here. (`debug.digest` is answered raw to the e2e tests that
+    /// check framing; no tool reads it.)
+    #[test]
+    fn every_extension_method_has_a_typed_result() {
+        use webext_mcp_host::protocol::methods::{DEBUG_DIGEST, METHODS, Target};
+        for m in METHODS.iter().filter(|m| m.target == Target::Extension && m.name != DEBUG_DIGEST) {
+            let empty = decode_for(m.name, json!({}))
+                .unwrap_or_else(|| panic!("`{}` has no result type in bridge/results.rs", m.name));
+            let e = empty.expect_err("an empty object lacks the result's fields");
+            assert!(e.message.contains(&format!("`{}` result", m.name)), "{}", e.message);
+        }
+    }
     use serde_json::json;
     use webext_mcp_host::protocol::ErrorCode;
 

@@ -14,6 +14,19 @@
 //!
 //! This file holds only the wasm exports; [`render::render`] and [`page::page`] are the Rust API.
 
+/// A list of names that is both a `const` slice (for generated copies and tests) and a
+/// `matches!` predicate (what the hot paths call: a jump on length and bytes, not a scan).
+macro_rules! name_set {
+    ($(#[$list_doc:meta])* $list:ident, $(#[$fn_doc:meta])* $pred:ident, [$($name:literal),* $(,)?]) => {
+        $(#[$list_doc])*
+        pub const $list: &[&str] = &[$($name),*];
+        $(#[$fn_doc])*
+        pub fn $pred(name: &str) -> bool {
+            matches!(name, $($name)|*)
+        }
+    };
+}
+
 pub mod collapse;
 pub mod dom;
 pub mod error;

@@ -296,32 +296,32 @@ pub fn names_from_content(role: &str) -> bool {
     )
 }
 
-/// Roles listed by `interactiveOnly` (plus anything focusable by `tabindex` or editable).
-/// The helper's page agent gets the same list, generated (`tests/page_constants.rs`).
-pub const INTERACTIVE_ROLES: &[&str] = &[
-    "link",
-    "button",
-    "textbox",
-    "searchbox",
-    "checkbox",
-    "radio",
-    "combobox",
-    "listbox",
-    "option",
-    "slider",
-    "spinbutton",
-    "switch",
-    "tab",
-    "menuitem",
-    "menuitemcheckbox",
-    "menuitemradio",
-    "treeitem",
-];
-
-/// Whether `role` is one of [`INTERACTIVE_ROLES`].
-pub fn is_interactive_role(role: &str) -> bool {
-    INTERACTIVE_ROLES.contains(&role)
-}
+name_set!(
+    /// Roles listed by `interactiveOnly` (plus anything focusable by `tabindex` or editable).
+    /// The helper's page agent gets the same list, generated (`tests/page_constants.rs`).
+    INTERACTIVE_ROLES,
+    /// Whether `role` is one of [`INTERACTIVE_ROLES`].
+    is_interactive_role,
+    [
+        "link",
+        "button",
+        "textbox",
+        "searchbox",
+        "checkbox",
+        "radio",
+        "combobox",
+        "listbox",
+        "option",
+        "slider",
+        "spinbutton",
+        "switch",
+        "tab",
+        "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "treeitem",
+    ]
+);
 
 /// Plural of a role for the collapse line (`links`, `checkboxes`).
 pub fn plural(role: &str) -> String {

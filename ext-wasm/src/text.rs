@@ -81,20 +81,20 @@ pub fn push_escaped(out: &mut String, s: &str) {
     }
 }
 
-/// Elements laid out inline by default: their text joins the surrounding text without a break.
-/// Custom elements count as blocks: CSS makes them inline, but components are nearly always
-/// styled as blocks, and gluing the text of two of them together reads worse than a break.
-/// `label` too, for the same reason (forms stack them).
-pub const INLINE_TAGS: &[&str] = &[
-    "a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em", "font", "i",
-    "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt",
-    "u", "var", "wbr",
-];
-
-/// Whether `tag` is one of [`INLINE_TAGS`].
-pub fn is_inline_tag(tag: &str) -> bool {
-    INLINE_TAGS.contains(&tag)
-}
+name_set!(
+    /// Elements laid out inline by default: their text joins the surrounding text without a break.
+    /// Custom elements count as blocks: CSS makes them inline, but components are nearly always
+    /// styled as blocks, and gluing the text of two of them together reads worse than a break.
+    /// `label` too, for the same reason (forms stack them).
+    INLINE_TAGS,
+    /// Whether `tag` is one of [`INLINE_TAGS`].
+    is_inline_tag,
+    [
+        "a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em", "font", "i",
+        "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt",
+        "u", "var", "wbr",
+    ]
+);
 
 #[cfg(test)]
 mod tests {

@@ -33,10 +33,11 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
-use super::chromium::{browser_env, read_manifest, remove_temp, wait_exit_status};
 use super::log::{ConsoleEvent, EventKind, ExtensionHandle, ExtensionLog, Level, LogStream};
 use super::marionette::{self, Marionette};
 use super::process::{self, BrowserProcess, Tail};
+use super::process::{browser_env, remove_temp, wait_exit_status};
+use super::read_manifest;
 use super::{BoxFuture, Family, PageInfo, Runner, RunnerError, RunnerOptions};
 
 /// The page Firefox generates for `background.scripts`.

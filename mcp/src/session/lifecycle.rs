@@ -33,7 +33,7 @@ use crate::runner::{self, BoxFuture, Family, Runner, RunnerError, RunnerOptions}
 
 /// Runs a session until it is stopped; the exit code says whether it started.
 pub async fn run(spec: Spec) -> ExitCode {
-    let mut session = match Session::open(spec) {
+    let mut session = match Session::open(spec, Box::new(ChromiumLauncher)) {
         Ok(s) => s,
         Err(e) => {
             report(Err(e));
@@ -111,7 +111,7 @@ fn lock_error(e: LockError, what: &str, hint: &str) -> ErrorBody {
 impl Session {
     /// Takes the locks and the control socket, and starts the contract files. Nothing of
     /// another session is touched before the locks are ours.
-    fn open(spec: Spec) -> Result<Session, ErrorBody> {
+    fn open(spec: Spec, launcher: Box<dyn Launcher>) -> Result<Session, ErrorBody> {
         let target = Target::named(&spec.browser)
             .ok_or_else(|| ErrorBody::invalid_argument(format!("unknown browser `{}`", spec.browser)))?;
         if spec.command != Command::Preview && manifest::find_manifest(&spec.project).is_none() {
@@ -224,7 +224,7 @@ impl Session {
             live,
             socket,
             control: Some(control),
-            launcher: Box::new(ChromiumLauncher),
+            launcher,
             _build_lock: build_lock,
             _profile_lock: profile_lock,
             spec,
@@ -524,3 +524,6 @@ fn owner_watch(owned: bool) -> Option<mpsc::Receiver<()>> {
     }
     Some(rx)
 }
+
+#[cfg(test)]
+mod tests;

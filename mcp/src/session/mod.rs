@@ -18,6 +18,8 @@
 mod console;
 pub mod contract;
 pub mod control;
+#[cfg(test)]
+mod fakes;
 pub mod inspect;
 mod lifecycle;
 mod rebuild;

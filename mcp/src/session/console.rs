@@ -3,9 +3,8 @@
 //! design) becomes an error of the session, named by the project file behind its URL.
 
 use serde_json::json;
-use webext_mcp_host::protocol::ErrorCode;
 
-use super::contract::ErrorEntry;
+use super::contract::runtime_error;
 use super::inspect;
 use super::rebuild::Live;
 use super::reload;
@@ -66,22 +65,6 @@ impl Live {
             Some(src) => src.strip_prefix(&self.project).unwrap_or(src).to_string_lossy().into_owned(),
             None => rel,
         }
-    }
-}
-
-pub(super) fn runtime_error(
-    message: String,
-    file: Option<String>,
-    line: Option<u32>,
-    column: Option<u32>,
-) -> ErrorEntry {
-    ErrorEntry {
-        source: "runtime".into(),
-        message,
-        file,
-        line,
-        column,
-        code: ErrorCode::ScriptError.as_str().into(),
     }
 }
 

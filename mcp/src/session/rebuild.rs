@@ -20,8 +20,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use super::console::runtime_error;
-use super::contract::{Contract, ErrorEntry, Ready, Status};
+use super::contract::{Contract, ErrorEntry, Ready, Status, runtime_error};
 use super::inspect;
 use super::reload::{self, Kind, Roles};
 use crate::build::dev::{self, DevChange};

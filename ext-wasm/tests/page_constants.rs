@@ -74,7 +74,7 @@ fn the_collector_skips_exactly_the_engines_bare_inline_tags() {
 #[test]
 fn the_agent_knows_exactly_the_engines_interactive_roles() {
     check(
-        "extension/src/page/agent.js",
+        "extension/src/page/identity.js",
         "interactive-roles",
         &set_literal("INTERACTIVE_ROLES", INTERACTIVE_ROLES),
     );

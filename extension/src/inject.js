@@ -1,12 +1,13 @@
-// Calling the page agent (page/agent.js) in a tab's frames: the agent is injected once per
+// Calling the page agent (page/identity.js … page/settle.js) in a tab's frames: the agent is injected once per
 // document, on first need; every call seeds a new document's ids from the tab's counter and
 // reports the counter back.
 import { api } from "./api.js";
 import { HelperError } from "./errors.js";
 import { ERROR_CODES } from "./protocol.js";
 
-// The collector first: the agent walks with it (page/collector.js).
-const AGENT_FILES = ["page/collector.js", "page/agent.js"];
+// The collector first (the agent walks with it), then the agent in its order: identity.js
+// starts it, settle.js publishes it.
+const AGENT_FILES = ["page/collector.js", "page/identity.js", "page/locate.js", "page/input.js", "page/settle.js"];
 
 // Runs in the page's isolated world: calls the agent by name, or says it is missing.
 function callInPage(name, args, seed) {

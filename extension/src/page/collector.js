@@ -1,8 +1,8 @@
 // The snapshot collector: one walk of a frame's DOM into the compact table of
 // ext-wasm/TABLE.md. Injected twice per document (scripting.executeScript with `files`):
 //
-// - into the isolated world, before page/agent.js, which owns element identity (ids, refs,
-//   actions) and walks with this code when it has to;
+// - into the isolated world, before the agent (page/identity.js …), which owns element
+//   identity (ids, refs, actions) and walks with this code when it has to;
 // - into the page's main world, where the same walk runs several times faster: DOM calls
 //   from an isolated world pay for a second set of wrappers (Chromium) or for Xray
 //   wrappers (Firefox, about 5× the walk). There it only answers the agent's synchronous

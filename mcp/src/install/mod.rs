@@ -17,30 +17,35 @@
 //! registry keys of [`locations::registry_keys`] at them.
 
 pub mod doctor;
+mod journal;
 pub mod locations;
 mod permissions;
+mod record;
 mod registry;
+mod report;
 pub mod safety;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-use sha2::Digest;
+use serde_json::json;
 use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME};
 
 use crate::helper;
 use crate::paths::{Env, Paths};
 use crate::runner::Family;
 
+use journal::{Journal, write_atomic};
 pub use locations::{Location, Os, Roots, Target};
+pub use record::{RECORD_FILE, Record, RecordedFile, read_record};
+use record::{RECORD_VERSION, sha256_hex};
+pub use report::{
+    BrowserEntry, FileWrite, InstallReport, RegistryWrite, Skipped, UninstallReport, install_text,
+    uninstall_text,
+};
 
 const CHROMIUM_TEMPLATE: &str = include_str!("../../../manifests/chromium.json");
 const GECKO_TEMPLATE: &str = include_str!("../../../manifests/gecko.json");
-/// File name of the install record in the data dir.
-pub const RECORD_FILE: &str = "install.json";
-const RECORD_VERSION: u32 = 1;
 
 /// Why `install` or `uninstall` could not do its work. Nothing is left half-written.
 #[derive(Debug, thiserror::Error)]
@@ -72,7 +77,10 @@ pub enum InstallError {
     UnsafeBinary(Box<safety::Unsafe>),
 }
 
-fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> InstallError + 'a {
+pub(super) fn io<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> InstallError + 'a {
     move |source| InstallError::Io { action, path: path.to_path_buf(), source }
 }
 
@@ -157,113 +165,6 @@ pub fn render_manifest(family: Family, binary: &Path) -> Result<String, InstallE
         .replace("@PATH@", escaped)
         .replace("@CHROMIUM_ID@", HELPER_CHROMIUM_ID)
         .replace("@GECKO_ID@", HELPER_GECKO_ID))
-}
-
-/// What install writes for one browser.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BrowserEntry {
-    pub id: &'static str,
-    pub name: &'static str,
-    pub family: &'static str,
-    /// Its config dir exists.
-    pub detected: bool,
-    #[serde(flatten)]
-    pub location: Location,
-    /// The unpacked helper (or, for Gecko, the xpi) the user loads.
-    pub helper: PathBuf,
-    /// What the user must do next, in order.
-    pub next_steps: Vec<String>,
-}
-
-/// A known browser install did not write for.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Skipped {
-    pub id: &'static str,
-    pub name: &'static str,
-    pub reason: String,
-}
-
-/// One file install writes.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FileWrite {
-    pub path: PathBuf,
-    /// `manifest`, `helper`, `xpi` or `record`.
-    pub kind: &'static str,
-    /// `create`, `replace` or `unchanged`.
-    pub action: &'static str,
-    #[serde(skip)]
-    bytes: Vec<u8>,
-    #[serde(skip)]
-    existing: Option<Vec<u8>>,
-}
-
-/// The outcome of `install` (or what it would do, with `dry_run`).
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct InstallReport {
-    pub dry_run: bool,
-    pub os: Os,
-    pub binary: PathBuf,
-    pub browsers: Vec<BrowserEntry>,
-    pub skipped: Vec<Skipped>,
-    pub writes: Vec<FileWrite>,
-    pub registry: Vec<RegistryWrite>,
-    /// Where the list of written files is kept (absent when nothing was installed).
-    pub record: Option<PathBuf>,
-}
-
-/// A Windows registry value install sets.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct RegistryWrite {
-    pub key: String,
-    pub value: String,
-    /// The default value the key had before, restored by `uninstall`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub previous: Option<String>,
-}
-
-/// What install wrote, so that uninstall removes exactly that.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Record {
-    pub version: u32,
-    pub binary: PathBuf,
-    pub files: Vec<RecordedFile>,
-    /// Directories install created, parents first.
-    pub dirs: Vec<PathBuf>,
-    #[serde(default)]
-    pub registry: Vec<RegistryWrite>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct RecordedFile {
-    pub path: PathBuf,
-    /// sha256 of what install wrote: a file changed since is left alone.
-    pub sha256: String,
-    /// The file's contents before install replaced it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub previous: Option<String>,
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Reads the record; `None` when there is none.
-pub fn read_record(path: &Path) -> Result<Option<Record>, InstallError> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io("cannot read", path)(e)),
-    };
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|e| InstallError::BadRecord { path: path.to_path_buf(), reason: e.to_string() })
 }
 
 fn read_existing(path: &Path) -> Result<Option<Vec<u8>>, InstallError> {
@@ -435,76 +336,6 @@ pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallEr
     })
 }
 
-/// What a failed install undoes, newest first.
-enum Undo {
-    RemoveFile(PathBuf),
-    Restore(PathBuf, Vec<u8>),
-    RemoveDir(PathBuf),
-    Registry(RegistryWrite),
-}
-
-struct Journal(Vec<Undo>);
-
-impl Journal {
-    fn rollback(self) {
-        for undo in self.0.into_iter().rev() {
-            let result = match &undo {
-                Undo::RemoveFile(p) => std::fs::remove_file(p).map_err(|e| e.to_string()),
-                Undo::Restore(p, bytes) => std::fs::write(p, bytes).map_err(|e| e.to_string()),
-                Undo::RemoveDir(p) => std::fs::remove_dir(p).map_err(|e| e.to_string()),
-                Undo::Registry(w) => registry::restore(&w.key, w.previous.as_deref()),
-            };
-            if let Err(e) = result {
-                tracing::warn!("rolling back the install: {e}");
-            }
-        }
-    }
-
-    /// Creates `dir` and its missing parents, returning the ones it created (parents first).
-    fn create_dirs(&mut self, dir: &Path) -> Result<Vec<PathBuf>, InstallError> {
-        let mut missing = Vec::new();
-        let mut cur = Some(dir);
-        while let Some(d) = cur {
-            if d.exists() {
-                break;
-            }
-            missing.push(d.to_path_buf());
-            cur = d.parent();
-        }
-        missing.reverse();
-        for d in &missing {
-            std::fs::create_dir(d).map_err(io("cannot create", d))?;
-            self.0.push(Undo::RemoveDir(d.clone()));
-        }
-        Ok(missing)
-    }
-
-    fn write(&mut self, w: &FileWrite) -> Result<(), InstallError> {
-        write_atomic(&w.path, &w.bytes)?;
-        self.0.push(match &w.existing {
-            Some(old) => Undo::Restore(w.path.clone(), old.clone()),
-            None => Undo::RemoveFile(w.path.clone()),
-        });
-        Ok(())
-    }
-}
-
-/// Writes through a temporary file in the same directory, then renames.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), InstallError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".webext-mcp-")
-        .tempfile_in(dir)
-        .map_err(io("cannot write into", dir))?;
-    std::io::Write::write_all(&mut tmp, bytes).map_err(io("cannot write", path))?;
-    tmp.persist(path).map_err(|e| InstallError::Io {
-        action: "cannot write",
-        path: path.to_path_buf(),
-        source: e.error,
-    })?;
-    Ok(())
-}
-
 /// Refuses a binary that another local user could replace ([`safety`]).
 pub fn check_binary(binary: &Path) -> Result<(), InstallError> {
     safety::check_binary(binary).map_err(|e| match e {
@@ -534,7 +365,7 @@ pub fn install(setup: &Setup, request: &Request) -> Result<InstallReport, Instal
         previous.files.iter().map(|f| (f.path.clone(), f.clone())).collect();
     let mut dirs: Vec<PathBuf> = previous.dirs.clone();
     let mut registry_record = previous.registry.clone();
-    let mut journal = Journal(Vec::new());
+    let mut journal = Journal::new();
     let result = (|| -> Result<(), InstallError> {
         // Files of an older helper that the new one no longer has.
         let unpacked: BTreeSet<&Path> = report.writes.iter().map(|w| w.path.as_path()).collect();
@@ -550,7 +381,7 @@ pub fn install(setup: &Setup, request: &Request) -> Result<InstallReport, Instal
             {
                 if let Some(bytes) = read_existing(&old.path)? {
                     std::fs::remove_file(&old.path).map_err(io("cannot remove", &old.path))?;
-                    journal.0.push(Undo::Restore(old.path.clone(), bytes));
+                    journal.removed(old.path.clone(), bytes);
                 }
                 files.remove(&old.path);
             }
@@ -586,7 +417,7 @@ pub fn install(setup: &Setup, request: &Request) -> Result<InstallReport, Instal
                 None => registry::read_default(&r.key)?,
             };
             registry::write_default(&r.key, &r.value)?;
-            journal.0.push(Undo::Registry(r.clone()));
+            journal.registry(r.clone());
             registry_record.retain(|x| x.key != r.key);
             registry_record.push(r.clone());
         }
@@ -617,24 +448,6 @@ pub fn install(setup: &Setup, request: &Request) -> Result<InstallReport, Instal
             Err(e)
         }
     }
-}
-
-/// The outcome of `uninstall`.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UninstallReport {
-    pub dry_run: bool,
-    pub record: PathBuf,
-    /// False when no record exists: nothing was installed for this home.
-    pub installed: bool,
-    pub removed: Vec<PathBuf>,
-    pub restored: Vec<PathBuf>,
-    /// Files changed since install, left in place.
-    pub kept: Vec<Value>,
-    pub removed_dirs: Vec<PathBuf>,
-    pub registry: Vec<String>,
-    #[serde(skip)]
-    helper_dir: PathBuf,
 }
 
 /// Removes what the record says install wrote, and the record itself.
@@ -696,86 +509,10 @@ pub fn uninstall(setup: &Setup, dry_run: bool) -> Result<UninstallReport, Instal
     Ok(report)
 }
 
-/// The human form of an install report.
-pub fn install_text(r: &InstallReport) -> String {
-    let mut out = String::new();
-    if r.browsers.is_empty() {
-        out.push_str("no browser detected, nothing installed. Looked for:\n");
-        for s in &r.skipped {
-            out.push_str(&format!("  {:<28} {}\n", s.name, s.reason));
-        }
-        out.push_str("pass --browser NAME (e.g. --browser chromium) to install for a browser anyway\n");
-        return out;
-    }
-    let verb = if r.dry_run { "would write" } else { "wrote" };
-    for w in &r.writes {
-        if w.kind == "helper" {
-            continue;
-        }
-        let note = if w.action == "unchanged" { " (unchanged)" } else { "" };
-        out.push_str(&format!("{verb} {} {}{note}\n", w.kind, w.path.display()));
-    }
-    let helper_files = r.writes.iter().filter(|w| w.kind == "helper").count();
-    if helper_files > 0 {
-        out.push_str(&format!("{verb} the helper extension ({helper_files} files) under its data dir\n"));
-    }
-    for k in &r.registry {
-        out.push_str(&format!("{verb} HKCU\\{} = {}\n", k.key, k.value));
-    }
-    for b in &r.browsers {
-        let how = if b.detected { "" } else { " (forced)" };
-        out.push_str(&format!("\n{}{how}: host manifest {}\n", b.name, b.location.manifest.display()));
-        for (i, step) in b.next_steps.iter().enumerate() {
-            out.push_str(&format!("  {}. {step}\n", i + 1));
-        }
-    }
-    if r.dry_run {
-        out.push_str("\ndry run: nothing was written\n");
-    }
-    out
-}
-
-/// The human form of an uninstall report.
-pub fn uninstall_text(r: &UninstallReport) -> String {
-    if !r.installed {
-        return format!("nothing to uninstall: no install record at {}\n", r.record.display());
-    }
-    let verb = if r.dry_run { "would remove" } else { "removed" };
-    let mut out = String::new();
-    let in_helper = |p: &&PathBuf| p.starts_with(&r.helper_dir);
-    let helper_files = r.removed.iter().filter(in_helper).count();
-    for p in r.removed.iter().filter(|p| !in_helper(p)) {
-        out.push_str(&format!("{verb} {}\n", p.display()));
-    }
-    if helper_files > 0 {
-        out.push_str(&format!(
-            "{verb} the helper extension and its xpi ({helper_files} files) from {}\n",
-            r.helper_dir.display()
-        ));
-    }
-    for p in &r.restored {
-        out.push_str(&format!(
-            "{} {} (the file that was there before install)\n",
-            if r.dry_run { "would restore" } else { "restored" },
-            p.display()
-        ));
-    }
-    for k in &r.kept {
-        out.push_str(&format!(
-            "kept {} ({})\n",
-            k["path"].as_str().unwrap_or(""),
-            k["reason"].as_str().unwrap_or("")
-        ));
-    }
-    for k in &r.registry {
-        out.push_str(&format!("{verb} HKCU\\{k}\n"));
-    }
-    out.push_str(&format!("{verb} {} directories install had created\n", r.removed_dirs.len()));
-    out
-}
-
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
 
     #[test]

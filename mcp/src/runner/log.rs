@@ -130,6 +130,24 @@ impl ExtensionHandle {
         self.log.subscribe()
     }
 
+    /// A handle with a log of its own and no browser behind it, for fake runners in tests.
+    #[cfg(test)]
+    pub(crate) fn detached(dir: PathBuf, id: &str, has_background: bool) -> ExtensionHandle {
+        ExtensionHandle {
+            dir,
+            id: id.to_owned(),
+            base_url: format!("chrome-extension://{id}/"),
+            has_background,
+            log: ExtensionLog::new(),
+        }
+    }
+
+    /// Records an event as the runner would (tests).
+    #[cfg(test)]
+    pub(crate) fn record(&self, event: ConsoleEvent) {
+        self.log.push(event);
+    }
+
     /// Everything recorded so far.
     pub fn history(&self) -> Vec<ConsoleEvent> {
         self.log.history().iter().cloned().collect()

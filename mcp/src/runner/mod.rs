@@ -294,6 +294,17 @@ pub trait Runner: Send + Sync {
     }
 }
 
+/// The `manifest.json` of an unpacked extension directory.
+pub(crate) fn read_manifest(dir: &Path) -> Result<serde_json::Value, RunnerError> {
+    let path = dir.join("manifest.json");
+    let bytes = std::fs::read(&path)
+        .map_err(|e| RunnerError::BadExtension { dir: dir.to_owned(), reason: e.to_string() })?;
+    serde_json::from_slice(&bytes).map_err(|e| RunnerError::BadExtension {
+        dir: dir.to_owned(),
+        reason: format!("manifest.json is not valid JSON: {e}"),
+    })
+}
+
 /// Launches a browser of `family`, resolving its binary from the options, `env` and `config`.
 pub async fn launch(
     family: Family,

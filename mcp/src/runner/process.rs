@@ -12,7 +12,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::RunnerError;
+use super::{RunnerError, RunnerOptions};
 
 /// Lines of browser output kept for error messages.
 const TAIL_LINES: usize = 12;
@@ -272,4 +272,54 @@ fn renumber(fd: OwnedFd) -> std::io::Result<OwnedFd> {
     }
     // SAFETY: n is a fresh descriptor returned by fcntl.
     Ok(unsafe { OwnedFd::from_raw_fd(n) })
+}
+
+pub(crate) fn remove_temp(temp: &Mutex<Option<tempfile::TempDir>>) {
+    if let Some(dir) = temp.lock().unwrap_or_else(PoisonError::into_inner).take() {
+        let path = dir.path().to_owned();
+        if let Err(e) = dir.close() {
+            tracing::debug!(error = %e, path = %path.display(), "temporary browser dir not fully removed; retrying");
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
+pub(crate) async fn wait_exit_status(process: &BrowserProcess) -> String {
+    for _ in 0..20 {
+        if let Some(status) = process.exited() {
+            return status.to_string();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    "still running".to_owned()
+}
+
+pub(crate) fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The browser's environment: inherited, with its own `HOME` (Chromium writes there even
+/// with `--user-data-dir`), XDG dirs following it, and the session variables only when given.
+pub(crate) fn browser_env(cmd: &mut std::process::Command, opts: &RunnerOptions, home: &std::path::Path) {
+    for key in [
+        "WEBEXT_MCP_RUNTIME_DIR",
+        "WEBEXT_MCP_SESSION",
+        "XDG_CONFIG_HOME",
+        "XDG_CACHE_HOME",
+        "XDG_DATA_HOME",
+        "XDG_STATE_HOME",
+    ] {
+        cmd.env_remove(key);
+    }
+    cmd.env("HOME", home);
+    if let Some(dir) = &opts.runtime_dir {
+        cmd.env("WEBEXT_MCP_RUNTIME_DIR", dir);
+    }
+    if let Some(session) = &opts.session {
+        cmd.env("WEBEXT_MCP_SESSION", session);
+    }
+    for (k, v) in &opts.env {
+        cmd.env(k, v);
+    }
 }

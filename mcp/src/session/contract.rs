@@ -70,6 +70,23 @@ impl ErrorEntry {
     }
 }
 
+/// An uncaught exception of the extension (or a failed re-injection) as a session error.
+pub fn runtime_error(
+    message: String,
+    file: Option<String>,
+    line: Option<u32>,
+    column: Option<u32>,
+) -> ErrorEntry {
+    ErrorEntry {
+        source: "runtime".into(),
+        message,
+        file,
+        line,
+        column,
+        code: webext_mcp_host::protocol::ErrorCode::ScriptError.as_str().into(),
+    }
+}
+
 /// `ready.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

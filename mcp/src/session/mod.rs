@@ -15,11 +15,15 @@
 //! MCP it belongs to the server that started it (it reads its stdin, a pipe the server holds;
 //! end of file means the server exited) unless detached.
 
+mod console;
 pub mod contract;
 pub mod control;
+#[cfg(test)]
+mod fakes;
 pub mod inspect;
+mod lifecycle;
+mod rebuild;
 mod reload;
-mod run;
 pub mod watch;
 
 use std::path::{Path, PathBuf};
@@ -36,7 +40,7 @@ use crate::manifest::{self, Target};
 use crate::paths::{Env, find_executable, is_executable};
 use crate::runner::{self, Family};
 
-pub use run::run;
+pub use lifecycle::run;
 
 /// What a session does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -132,66 +132,16 @@ impl Roles {
     }
 }
 
-/// The script evaluated in the extension's worker after a reload: for every content-script
-/// entry, find the open tabs it matches; reload the tabs of entries the dev build could not
-/// wrap; elsewhere remove what the old copy rendered (`[data-extension-root]`, the
-/// Extension.js convention), count the injection in the document (`data-webext-mcp-generation`
-/// on `<html>`: absent = 1, the browser's own injection; `extension_source_inspect` reports it)
-/// and inject the entry's CSS and scripts again. Answers one row per tab.
+/// The function evaluated in the extension's worker after a reload (`reinject.js` says what
+/// it does); it answers one row per tab.
+const REINJECT_JS: &str = include_str!("reinject.js");
+
+/// The re-injection call: [`REINJECT_JS`] applied to its arguments as JSON (the indexes of
+/// the content-script entries whose tabs are reloaded instead, because the dev build could
+/// not wrap them).
 pub fn reinject_script(reload_entries: &[usize]) -> String {
-    let reload = serde_json::to_string(reload_entries).unwrap_or_else(|_| "[]".into());
-    format!(
-        r#"(async () => {{
-  const reloadEntries = new Set({reload});
-  const entries = chrome.runtime.getManifest().content_scripts || [];
-  const plans = new Map();
-  for (let i = 0; i < entries.length; i++) {{
-    const cs = entries[i];
-    if (!cs.matches || !cs.matches.length) continue;
-    let tabs = [];
-    try {{ tabs = await chrome.tabs.query({{ url: cs.matches }}); }} catch (e) {{ continue; }}
-    let excluded = new Set();
-    if (cs.exclude_matches && cs.exclude_matches.length) {{
-      try {{ excluded = new Set((await chrome.tabs.query({{ url: cs.exclude_matches }})).map(t => t.id)); }} catch (e) {{}}
-    }}
-    for (const t of tabs) {{
-      if (excluded.has(t.id)) continue;
-      const p = plans.get(t.id) || {{ url: t.url, reload: false, inject: [] }};
-      if (reloadEntries.has(i)) p.reload = true; else p.inject.push(i);
-      plans.set(t.id, p);
-    }}
-  }}
-  const out = [];
-  for (const [tabId, p] of plans) {{
-    try {{
-      if (p.reload) {{
-        await chrome.tabs.reload(tabId);
-        out.push({{ tabId, url: p.url, action: "reloaded" }});
-        continue;
-      }}
-      await chrome.scripting.executeScript({{
-        target: {{ tabId, allFrames: true }},
-        func: () => {{
-          const d = document.documentElement;
-          const g = parseInt(d.getAttribute("data-webext-mcp-generation") || "1", 10) || 1;
-          d.setAttribute("data-webext-mcp-generation", String(g + 1));
-          for (const e of document.querySelectorAll("[data-extension-root]")) e.remove();
-        }},
-      }});
-      for (const i of p.inject) {{
-        const cs = entries[i];
-        const target = {{ tabId, allFrames: !!cs.all_frames }};
-        if (cs.css && cs.css.length) await chrome.scripting.insertCSS({{ target, files: cs.css }});
-        if (cs.js && cs.js.length) await chrome.scripting.executeScript({{ target, files: cs.js, injectImmediately: true }});
-      }}
-      out.push({{ tabId, url: p.url, action: "reinjected", entries: p.inject }});
-    }} catch (e) {{
-      out.push({{ tabId, url: p.url, action: "failed", error: String((e && e.message) || e) }});
-    }}
-  }}
-  return out;
-}})()"#
-    )
+    let args = serde_json::to_string(&[reload_entries]).unwrap_or_else(|_| "[[]]".into());
+    format!("({}).apply(null, {args})", REINJECT_JS.trim_end())
 }
 
 /// Whether an exception is noise a reload causes by design: the old content script's
@@ -237,7 +187,8 @@ mod tests {
     #[test]
     fn reinjection_script_names_the_entries_to_reload() {
         let s = reinject_script(&[1, 3]);
-        assert!(s.contains("new Set([1,3])"));
+        assert!(s.ends_with(").apply(null, [[1,3]])"), "{s}");
         assert!(s.contains("chrome.scripting.executeScript"));
+        assert!(s.contains("new Set(reloadIndexes)"));
     }
 }

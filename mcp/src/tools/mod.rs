@@ -5,7 +5,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 
-use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use webext_mcp_host::protocol::ErrorBody;
@@ -23,7 +22,10 @@ pub mod inspect;
 mod install;
 mod meta;
 pub mod pages;
+mod schema;
 pub mod snapshot;
+
+pub use schema::schema_of;
 
 /// A group of tools, by topic. `tools/list` shows the default tools (a curated few from
 /// several groups, [`DEFAULT_TOOLS`]) plus every group the user turned on with `--toolsets`,
@@ -383,116 +385,10 @@ pub fn decode<T: DeserializeOwned>(args: Value) -> Result<T, ErrorBody> {
     })
 }
 
-/// Drops what costs bytes in every tools/list without telling a client anything: `null` in
-/// the types of optional fields (`required` already says they are optional), `default:
-/// null`, integer `format`s and their `minimum: 0`, line breaks in descriptions.
-fn compact_schema(v: &mut Value) {
-    match v {
-        Value::Object(o) => {
-            if let Some(Value::Array(types)) = o.get("type")
-                && types.len() == 2
-                && types.iter().any(|t| t == "null")
-                && let Some(t) = types.iter().find(|t| *t != "null").cloned()
-            {
-                o.insert("type".into(), t);
-            }
-            if let Some(Value::Array(alts)) = o.get("anyOf")
-                && alts.len() == 2
-                && let Some(null_at) = alts.iter().position(|a| a.get("type") == Some(&Value::from("null")))
-                && let Some(Value::Object(other)) = alts.get(1 - null_at).cloned()
-            {
-                o.remove("anyOf");
-                for (k, val) in other {
-                    o.entry(k).or_insert(val);
-                }
-            }
-            if o.get("default") == Some(&Value::Null) {
-                o.remove("default");
-            }
-            if o.remove("format").is_some() && o.get("minimum") == Some(&Value::from(0)) {
-                o.remove("minimum");
-            }
-            if let Some(Value::String(d)) = o.get_mut("description") {
-                *d = d.replace('\n', " ");
-            }
-            for child in o.values_mut() {
-                compact_schema(child);
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(compact_schema),
-        _ => {}
-    }
-}
-
-/// Replaces `$ref`s to string enums (schemars writes `oneOf` of `const`s with a description
-/// each) with a plain `enum`, keeping the field's own description; other `$ref`s are inlined.
-fn inline_enums(v: &mut Value, defs: &Map<String, Value>) {
-    match v {
-        Value::Object(o) => {
-            if let Some(Value::String(r)) = o.get("$ref")
-                && let Some(name) = r.strip_prefix("#/$defs/")
-                && let Some(def) = defs.get(name)
-            {
-                let consts: Option<Vec<Value>> = def
-                    .get("oneOf")
-                    .or_else(|| def.get("anyOf"))
-                    .and_then(Value::as_array)
-                    .and_then(|alts| alts.iter().map(|a| a.get("const").cloned()).collect());
-                o.remove("$ref");
-                match consts.or_else(|| def.get("enum").and_then(Value::as_array).cloned()) {
-                    Some(values) => {
-                        o.insert("type".into(), Value::from("string"));
-                        o.insert("enum".into(), Value::Array(values));
-                    }
-                    None => {
-                        let mut def = def.clone();
-                        compact_schema(&mut def);
-                        if let Value::Object(d) = def {
-                            for (k, val) in d {
-                                if k != "description" {
-                                    o.entry(k).or_insert(val);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            for child in o.values_mut() {
-                inline_enums(child, defs);
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|i| inline_enums(i, defs)),
-        _ => {}
-    }
-}
-
-/// The JSON Schema of a tool's argument struct, kept small: no `$schema`, no `title`.
-pub fn schema_of<T: JsonSchema>() -> Map<String, Value> {
-    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.meta_schema = None);
-    let schema = settings.into_generator().into_root_schema_for::<T>();
-    let mut object = match serde_json::to_value(schema) {
-        Ok(Value::Object(o)) => o,
-        _ => Map::new(),
-    };
-    object.remove("title");
-    object.remove("$schema");
-    // The struct's own doc comment says nothing the tool's description does not.
-    object.remove("description");
-    let defs = object.remove("$defs");
-    for v in object.values_mut() {
-        compact_schema(v);
-        if let Some(Value::Object(defs)) = &defs {
-            inline_enums(v, defs);
-            compact_schema(v);
-        }
-    }
-    object.entry("type").or_insert_with(|| Value::String("object".into()));
-    object.entry("properties").or_insert_with(|| Value::Object(Map::new()));
-    object
-}
-
 #[cfg(test)]
 mod tests {
+    use schemars::JsonSchema;
+
     use super::*;
 
     #[derive(Debug, serde::Deserialize, JsonSchema)]

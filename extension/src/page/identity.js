@@ -1,0 +1,260 @@
+// Part of the page agent: classic scripts injected on demand (scripting.executeScript with
+// `files`, in the order of AGENT_FILES in ../inject.js) into a frame's isolated world, once
+// per document: identity.js, locate.js, input.js, settle.js. identity.js starts the agent's
+// shared parts (`globalThis.__webextMcpAgent`, internal); each later file adds to them and
+// to the API; settle.js, the last, publishes it as `globalThis.__webextMcp`, which later
+// injections call by name. Each file runs once per document, however often it is injected.
+// Everything that waits or measures time is driven by the background: page timers are
+// clamped and rAF never fires in background tabs, so nothing here uses either.
+//
+// identity.js: element identity (ids from the per-tab counter the background seeds each
+// document with, so an id from an older document never names an element of a newer one),
+// the mutation log, and the relay to the snapshot collector (the walk itself is
+// page/collector.js, run in the page's main world when it answers, here otherwise).
+(() => {
+  if (globalThis.__webextMcp || globalThis.__webextMcpAgent) return;
+  const { walk, REQUEST, REPLY, TREE } = globalThis.__webextMcpCollector;
+  const INTERACTIVE_TAGS = new Set(["a", "button", "input", "select", "textarea", "summary", "option", "details", "label"]);
+  // @generated interactive-roles (ext-wasm tests/page_constants.rs: role::INTERACTIVE_ROLES)
+  const INTERACTIVE_ROLES = new Set(["link", "button", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option", "slider", "spinbutton", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem"]);
+  const MAX_LOGGED = 5000;
+
+  const state = {
+    doc: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`,
+    next: 0,
+    ids: new WeakMap(),
+    byId: new Map(),
+    dirty: true,
+    key: "",
+  };
+
+  // The mutation log: when the DOM last changed, and what was added and removed since the
+  // last mark (an action's dispatch).
+  const log = { last: performance.now(), seq: 0, added: [], removed: [], overflow: false };
+  const markDirty = () => {
+    state.dirty = true;
+  };
+  /** Logs mutation records; true when any of them added or removed nodes. */
+  function logMutations(records) {
+    if (records.length === 0) return false;
+    state.dirty = true;
+    log.last = performance.now();
+    log.seq += records.length;
+    let tree = false;
+    for (const r of records) {
+      if (r.type !== "childList") continue;
+      tree = true;
+      for (const n of r.addedNodes) if (n.nodeType === 1) remember(log.added, n);
+      for (const n of r.removedNodes) if (n.nodeType === 1) remember(log.removed, n);
+    }
+    return tree;
+  }
+  const observer = new MutationObserver(logMutations);
+  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  for (const type of ["input", "change", "toggle", "scroll", "resize"]) {
+    addEventListener(type, markDirty, { capture: true, passive: true });
+  }
+  // A navigation away starts: the background then waits for the next document.
+  addEventListener("beforeunload", () => {
+    log.unloading = true;
+  });
+  addEventListener("pagehide", () => {
+    log.unloading = true;
+  });
+  addEventListener("pageshow", () => {
+    log.unloading = false;
+  });
+  function remember(list, node) {
+    if (list.length < MAX_LOGGED) list.push(node);
+    else log.overflow = true;
+  }
+
+  function idOf(el) {
+    let id = state.ids.get(el);
+    if (id === undefined) {
+      id = state.next++;
+      state.ids.set(el, id);
+      state.byId.set(id, new WeakRef(el));
+    }
+    return id;
+  }
+
+  function elementById(id) {
+    const el = state.byId.get(id)?.deref();
+    return el && el.isConnected ? el : null;
+  }
+
+  function framePath() {
+    const path = [];
+    try {
+      let w = window;
+      while (w !== w.parent) {
+        const parent = w.parent;
+        let index = -1;
+        for (let i = 0; i < parent.frames.length; i++) {
+          if (parent.frames[i] === w) {
+            index = i;
+            break;
+          }
+        }
+        path.unshift(index);
+        w = parent;
+      }
+    } catch {
+      path.unshift(-1);
+    }
+    return path;
+  }
+
+  /** The closed shadow root of `el`, or null (only content scripts can ask). */
+  function closedRootOf(el) {
+    try {
+      if (globalThis.chrome?.dom?.openOrClosedShadowRoot) return globalThis.chrome.dom.openOrClosedShadowRoot(el);
+      return el.openOrClosedShadowRoot ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  function isInteractive(el, tag = el.localName) {
+    if (INTERACTIVE_TAGS.has(tag)) return tag !== "a" || el.hasAttribute("href");
+    const role = el.getAttribute("role");
+    if (role && INTERACTIVE_ROLES.has(role.trim().split(/\s+/)[0])) return true;
+    if (el.hasAttribute("tabindex") && el.tabIndex >= 0) return true;
+    if (el.getAttribute("draggable") === "true") return true;
+    return el.isContentEditable && !el.parentElement?.isContentEditable;
+  }
+
+  const api = {};
+
+  /** Seeds this document's ids from the background's per-tab counter (first call only). */
+  api.seed = (seed) => {
+    if (state.next === 0) state.next = Math.max(1, seed | 0);
+  };
+  api.next = () => state.next;
+
+  // ---- the collector (page/collector.js walks) -----------------------------------------
+  // The main-world collector's answer to a REQUEST dispatched from here: it arrives
+  // synchronously, inside dispatchEvent.
+  let reply = null;
+  document.addEventListener(REPLY, (event) => {
+    if (typeof event.detail === "string") reply = event.detail;
+  }, true);
+  // Whether this document's main world answers (null: not asked yet).
+  let mainWorld = null;
+
+  /**
+   * The table walked in the main world with this world's ids, or why not: `"absent"` (no
+   * main-world collector answered) or `"mismatch"` (the DOM changed during the walk, or a
+   * position did not name an element of the reported tag: the caller walks here instead).
+   */
+  function collectInMain(options) {
+    logMutations(observer.takeRecords());
+    reply = null;
+    document.dispatchEvent(new CustomEvent(REQUEST, { detail: JSON.stringify(options) }));
+    const answer = reply;
+    reply = null;
+    if (answer === null) return "absent";
+    const started = performance.now();
+    const cut = answer.indexOf("\n");
+    if (cut < 0) return "mismatch";
+    let head;
+    try {
+      head = JSON.parse(answer.slice(0, cut));
+    } catch {
+      return "mismatch";
+    }
+    const { positions, hosts, custom } = head;
+    if (!Array.isArray(positions) || !Array.isArray(hosts) || !Array.isArray(custom)) return "mismatch";
+    const trees = [document.querySelectorAll("*")];
+    const at = (position) => (Number.isInteger(position) && position >= 0 ? trees[Math.floor(position / TREE)]?.[position % TREE] : undefined);
+    for (const host of hosts) {
+      const root = at(host)?.shadowRoot;
+      if (!root) return "mismatch";
+      trees.push(root.querySelectorAll("*"));
+    }
+    const tags = String(head.tags).split(" ");
+    if (tags.length !== positions.length && positions.length > 0) return "mismatch";
+    const ids = new Array(positions.length);
+    for (let k = 0; k < positions.length; k++) {
+      const el = at(positions[k]);
+      if (!el || el.localName !== tags[k]) return "mismatch";
+      ids[k] = idOf(el);
+    }
+    const closed = [];
+    for (const k of custom) {
+      const el = Number.isInteger(k) ? at(positions[k]) : undefined;
+      if (el && closedRootOf(el)) closed.push(k);
+    }
+    // Positions are only meaningful in the tree the walk saw.
+    if (logMutations(observer.takeRecords())) return "mismatch";
+    // Strings cross to the background much faster than arrays (Firefox clones arrays
+    // element by element); the background splices both into the engine input.
+    return { nodes: answer.slice(cut + 1), elements: ids.length, ids: JSON.stringify(ids), closed: JSON.stringify(closed), walkMs: Number(head.walkMs) || 0, mapMs: performance.now() - started };
+  }
+
+  /** The walk in this world: slower, but needs nothing from the page. */
+  function collectHere({ viewportOnly, maxNodes }) {
+    const started = performance.now();
+    const { json, count } = document.documentElement
+      ? walk([document.documentElement], { viewportOnly, maxNodes, idOf, closedRoot: (el) => Boolean(closedRootOf(el)) })
+      : { json: "[]", count: 0 };
+    // The walk writes its JSON as it goes: there is no separate stage to time.
+    return { nodes: json, elements: count, walkMs: performance.now() - started };
+  }
+
+  /**
+   * The frame table, or `{same: true, doc, path}` when `doc` is in `cached` and nothing
+   * changed since the last collection, or `{needsMainWorld: true}` when the main-world
+   * collector should be injected first (`mainInjected` says it just was). `here` walks in
+   * this world whatever the main world would answer.
+   */
+  api.collect = ({ viewportOnly = false, cached = [], maxNodes = 200000, mainInjected = false, here = false } = {}) => {
+    const path = framePath();
+    const key = viewportOnly ? "viewport" : "all";
+    if (!state.dirty && state.key === key && cached.includes(state.doc)) return { same: true, doc: state.doc, path };
+    let table = null;
+    let why = here ? "asked" : "absent";
+    if (mainWorld !== false && !here) {
+      const started = performance.now();
+      const out = collectInMain({ viewportOnly, maxNodes });
+      if (typeof out === "object") {
+        mainWorld = true;
+        table = { ...out, walker: "main", jsonMs: performance.now() - started - out.walkMs - out.mapMs };
+      } else if (out === "absent" && !mainInjected && mainWorld === null) {
+        return { needsMainWorld: true, doc: state.doc, path };
+      } else {
+        if (out === "absent") mainWorld = false;
+        why = out;
+      }
+    }
+    if (!table) {
+      table = { ...collectHere({ viewportOnly, maxNodes }), jsonMs: 0, walker: "isolated", why };
+    }
+    if (state.byId.size > 2 * table.elements + 1000) {
+      for (const [id, ref] of state.byId) if (!ref.deref()) state.byId.delete(id);
+    }
+    state.dirty = false;
+    state.key = key;
+    return {
+      ...table,
+      doc: state.doc,
+      path,
+      url: location.href,
+      title: document.title,
+      viewport: [Math.round(scrollX), Math.round(scrollY), innerWidth, innerHeight],
+      visibility: document.visibilityState,
+      sentAt: Date.now(),
+    };
+  };
+
+  globalThis.__webextMcpAgent = {
+    loaded: new Set(["identity"]),
+    api,
+    state,
+    log,
+    idOf,
+    elementById,
+    isInteractive,
+  };
+})();

@@ -1,0 +1,90 @@
+//! The launcher seam: a session boots on whatever browser its [`Launcher`] gives it.
+
+use std::sync::Mutex;
+
+use super::super::fakes::{Calls, FakeRunner, calls};
+use super::*;
+use crate::runner::ExtensionHandle;
+
+/// Hands out one [`FakeRunner`] and records the options it was asked to launch with.
+struct FakeLauncher {
+    runner: Mutex<Option<FakeRunner>>,
+    asked: Mutex<Vec<RunnerOptions>>,
+}
+
+impl Launcher for FakeLauncher {
+    fn launch(&self, opts: RunnerOptions) -> BoxFuture<'_, Result<Box<dyn Runner>, RunnerError>> {
+        self.asked.lock().unwrap().push(opts);
+        let runner = self.runner.lock().unwrap().take();
+        Box::pin(async move {
+            match runner {
+                Some(r) => Ok(Box::new(r) as Box<dyn Runner>),
+                None => Err(RunnerError::Script { message: "launched twice".into() }),
+            }
+        })
+    }
+}
+
+impl Launcher for std::sync::Arc<FakeLauncher> {
+    fn launch(&self, opts: RunnerOptions) -> BoxFuture<'_, Result<Box<dyn Runner>, RunnerError>> {
+        self.as_ref().launch(opts)
+    }
+}
+
+#[tokio::test]
+async fn preview_boots_on_the_launched_browser_and_loads_dist() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("p");
+    let out_dir = project.join("dist");
+    let dist = out_dir.join("chromium");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("manifest.json"), r#"{"manifest_version":3,"name":"x","version":"1"}"#).unwrap();
+    let spec = Spec {
+        command: Command::Preview,
+        project: project.clone(),
+        browser: "chromium".into(),
+        binary: PathBuf::from("/fake/chromium"),
+        out_dir: out_dir.clone(),
+        profile: tmp.path().join("profile"),
+        headless: true,
+        starting_url: None,
+        session_id: "s-test".into(),
+        owned: false,
+        runtime_dir: tmp.path().join("rt"),
+        node: None,
+        allow_delegation: false,
+        home: tmp.path().to_owned(),
+    };
+    let calls_seen = Calls::default();
+    let ext = ExtensionHandle::detached(dist.clone(), "abcdefghijklmnopabcdefghijklmnop", false);
+    let launcher = std::sync::Arc::new(FakeLauncher {
+        runner: Mutex::new(Some(FakeRunner {
+            calls: calls_seen.clone(),
+            home: tmp.path().to_owned(),
+            pages: Vec::new(),
+            refuse_load: false,
+            ext: ext.clone(),
+        })),
+        asked: Mutex::new(Vec::new()),
+    });
+    let mut session = Session::open(spec, Box::new(launcher.clone())).unwrap();
+    session.boot().await.unwrap();
+    let asked = launcher.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].binary.as_deref(), Some(Path::new("/fake/chromium")));
+    assert_eq!(asked[0].profile_dir.as_deref(), Some(tmp.path().join("profile").as_path()));
+    assert_eq!(asked[0].session.as_deref(), Some("s-test"));
+    assert!(asked[0].headless);
+    // The built extension first, then the helper (when this build embeds one).
+    let seen = calls(&calls_seen);
+    assert_eq!(seen.first().map(String::as_str), Some("load chromium"), "{seen:?}");
+    if crate::helper::is_embedded(Family::Chromium) {
+        assert_eq!(seen.get(1).map(String::as_str), Some("load helper"), "{seen:?}");
+    }
+    assert_eq!(session.live.ready.status, Status::Ready);
+    assert_eq!(session.live.ready.browser_pid, Some(4242));
+    assert_eq!(session.live.ready.extension_id.as_deref(), Some(ext.id.as_str()));
+    session.finish("test over").await;
+    let ready = super::super::contract::read_ready(&contract_dir(&out_dir, "chromium")).unwrap();
+    assert_eq!(ready.status, Status::Stopped);
+}

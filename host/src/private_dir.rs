@@ -12,6 +12,18 @@
 
 use std::path::{Path, PathBuf};
 
+/// The real user id of this process (0 where the platform has none).
+#[cfg(unix)]
+pub fn current_uid() -> u32 {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    unsafe { libc::getuid() }
+}
+
+#[cfg(not(unix))]
+pub fn current_uid() -> u32 {
+    0
+}
+
 /// What is wrong with a directory that was not used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DirProblem {
@@ -43,10 +55,7 @@ impl DirProblem {
             DirProblem::Symlink => format!("{p} is a symlink, which is never followed"),
             DirProblem::NotADirectory => format!("{p} is not a directory"),
             DirProblem::ForeignOwner { owner } => {
-                format!(
-                    "{p} belongs to uid {owner}, not to this user (uid {})",
-                    crate::runtime::current_uid()
-                )
+                format!("{p} belongs to uid {owner}, not to this user (uid {})", current_uid())
             }
             DirProblem::OpenMode { mode } => {
                 format!("{p} has mode {mode:04o}; other users could plant files in it")
@@ -136,7 +145,6 @@ mod imp {
     use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
     use super::*;
-    use crate::runtime::current_uid;
 
     fn io(e: rustix::io::Errno) -> std::io::Error {
         std::io::Error::from(e)

@@ -63,17 +63,8 @@ pub fn runtime_dir_from_env() -> PathBuf {
     runtime_dir(|k| std::env::var(k).ok(), current_uid())
 }
 
-/// The real user id of this process (0 where the platform has none).
-#[cfg(unix)]
-pub fn current_uid() -> u32 {
-    // SAFETY: getuid has no preconditions and cannot fail.
-    unsafe { libc::getuid() }
-}
-
-#[cfg(not(unix))]
-pub fn current_uid() -> u32 {
-    0
-}
+/// The real user id of this process (kept with the ownership checks that use it).
+pub use crate::private_dir::current_uid;
 
 /// Creates the runtime dir (0700) or checks an existing one: tightened when ours and too
 /// open, refused when anyone else's or a symlink.

@@ -6,15 +6,15 @@
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use crate::error::to_call_result;
-use crate::tools::{self, Ctx};
+use crate::tools::{self, Ctx, ToolResult};
 
 const INSTRUCTIONS: &str = "webext-mcp builds browser extensions and drives real browsers. \
 Failures come back as tool results whose text starts with a stable code (e.g. NOT_FOUND) \
@@ -24,11 +24,6 @@ browser). Per-tab tools take `tabId` (from list_pages, preferred) or `pageIdx` (
 list_pages), optionally `expectTabSet` (list_pages' tabSet: STALE, nothing done, if the tab \
 set changed); with neither, the last page this server opened or selected. Refs like e12 \
 come from take_snapshot.";
-
-/// The MCP protocol revision this server announces.
-pub fn mcp_protocol_version() -> String {
-    ProtocolVersion::LATEST_WITH_INITIALIZE.to_string()
-}
 
 #[derive(Clone)]
 pub struct WebextServer {
@@ -162,10 +157,55 @@ fn progress_sink(context: &RequestContext<RoleServer>) -> Option<tools::Progress
     }))
 }
 
+/// A tool's outcome as MCP sees it. Failures are results with `isError: true`, the error
+/// object in `structuredContent.error` and the text `CODE: message — hint`.
+pub fn to_call_result(result: ToolResult) -> CallToolResult {
+    match result {
+        Ok(out) => {
+            let mut r = CallToolResult::success(vec![ContentBlock::text(out.text())]);
+            r.structured_content = Some(out.structured);
+            r
+        }
+        Err(err) => {
+            let mut r = CallToolResult::error(vec![ContentBlock::text(err.line())]);
+            r.structured_content = Some(json!({ "error": err }));
+            r
+        }
+    }
+}
+
 /// Serves MCP on stdin/stdout until the client closes stdin.
 pub async fn serve_stdio(ctx: Ctx) -> anyhow::Result<()> {
     let service = WebextServer::new(ctx).serve(rmcp::transport::stdio()).await?;
     let reason = service.waiting().await?;
     tracing::debug!(?reason, "MCP session ended");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
+
+    use super::*;
+    use crate::tools::ToolOutput;
+
+    #[test]
+    fn failure_maps_to_is_error_with_structured_error_and_line() {
+        let err = ErrorBody::new(ErrorCode::Stale, "tab set changed").with_hint("call list_pages");
+        let r = to_call_result(Err(err));
+        assert_eq!(r.is_error, Some(true));
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["structuredContent"]["error"]["code"], "STALE");
+        assert_eq!(v["content"][0]["text"], "STALE: tab set changed — call list_pages");
+    }
+
+    #[test]
+    fn success_carries_structured_content_and_text() {
+        let r = to_call_result(Ok(ToolOutput::json(json!({"a": 1}))));
+        assert_eq!(r.is_error, Some(false));
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["structuredContent"]["a"], 1);
+        assert_eq!(v["content"][0]["text"], r#"{"a":1}"#);
+    }
 }

@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use webext_mcp_host::descriptor::Descriptor;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use crate::tools::{decode, schema_of};
+use crate::tools::schema::{decode, schema_of};
 
 /// How a per-tab tool names its tab; flattened into every per-tab tool's arguments.
 #[derive(Debug, Default, Clone, Deserialize, JsonSchema)]

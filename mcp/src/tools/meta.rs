@@ -75,6 +75,11 @@ async fn enable_toolsets(ctx: Ctx, args: Value) -> ToolResult {
     })
 }
 
+/// The MCP protocol revision this server announces.
+pub fn mcp_protocol_version() -> String {
+    rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE.to_string()
+}
+
 /// Takes no arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -90,7 +95,7 @@ async fn server_info(ctx: Ctx, args: Value) -> ToolResult {
     let info = json!({
         "name": env!("CARGO_PKG_NAME"),
         "version": env!("CARGO_PKG_VERSION"),
-        "mcpProtocolVersion": crate::server::mcp_protocol_version(),
+        "mcpProtocolVersion": mcp_protocol_version(),
         "wireProtocolVersion": PROTOCOL_VERSION,
         "toolsets": { "default": selection.defaults, "enabled": enabled, "available": available },
         "toolCount": tool_count,

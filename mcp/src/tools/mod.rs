@@ -5,7 +5,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use webext_mcp_host::protocol::ErrorBody;
 
@@ -22,10 +21,10 @@ pub mod inspect;
 mod install;
 mod meta;
 pub mod pages;
-mod schema;
+pub mod schema;
 pub mod snapshot;
 
-pub use schema::schema_of;
+pub use schema::{decode, schema_of};
 
 /// A group of tools, by topic. `tools/list` shows the default tools (a curated few from
 /// several groups, [`DEFAULT_TOOLS`]) plus every group the user turned on with `--toolsets`,
@@ -366,23 +365,6 @@ pub async fn call(ctx: &Ctx, call: Call, name: &str, args: Value) -> Option<Tool
             }
         }
     }
-}
-
-/// Decodes a tool's arguments. Wrong types and unknown fields become `INVALID_ARGUMENT`
-/// naming the offending field, never a generic deserializer message.
-pub fn decode<T: DeserializeOwned>(args: Value) -> Result<T, ErrorBody> {
-    let args = if args.is_null() { Value::Object(Map::new()) } else { args };
-    if !args.is_object() {
-        return Err(ErrorBody::invalid_argument("arguments must be a JSON object")
-            .with_hint("pass named arguments, e.g. {}"));
-    }
-    serde_path_to_error::deserialize(args).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner().to_string();
-        let message =
-            if path == "." { format!("bad arguments: {inner}") } else { format!("`{path}`: {inner}") };
-        ErrorBody::invalid_argument(message).with_hint("see the tool's inputSchema in tools/list")
-    })
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 //! macOS write manifest files; Windows writes them into the data dir and points the HKCU
 //! registry keys of [`locations::registry_keys`] at them.
 
+mod codes;
 pub mod doctor;
 pub mod locations;
 mod permissions;

@@ -14,15 +14,15 @@
 use serde_json::Value;
 use webext_mcp_host::protocol::permissions::{Kind, Permission, PermissionSet, missing_required};
 
-use super::doctor::Problem;
+use super::doctor::{DoctorCode, Problem};
 use crate::runner::Family;
 
 /// A required API permission is missing (manifest or grants): the helper must be reinstalled
 /// or reloaded and its new permissions approved.
-pub const CHANGED: &str = "HELPER_PERMISSIONS_CHANGED";
+pub const CHANGED: DoctorCode = DoctorCode::HelperPermissionsChanged;
 /// A loaded helper holds every required API permission but not a required host pattern: the
 /// user withheld site access (or the loaded copy predates the pattern).
-pub const SITE_ACCESS_WITHHELD: &str = "HELPER_SITE_ACCESS_WITHHELD";
+pub const SITE_ACCESS_WITHHELD: DoctorCode = DoctorCode::HelperSiteAccessWithheld;
 
 fn names(ps: &[&Permission]) -> String {
     ps.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use sha2::Digest;
+use webext_mcp_host::protocol::sha256_hex;
 use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME};
 
 use crate::helper;
@@ -249,10 +249,6 @@ pub struct RecordedFile {
     /// The file's contents before install replaced it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous: Option<String>,
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Reads the record; `None` when there is none.

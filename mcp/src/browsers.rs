@@ -27,6 +27,8 @@ pub struct Browser {
     pub engine: Engine,
     /// Programs tried, in order, to run it when no binary is configured.
     pub binaries: Binaries,
+    /// The page that lists extensions (where the helper is loaded unpacked or from a file).
+    pub extensions_page: &'static str,
     /// The installations `install` registers with; empty where no per-user native-messaging
     /// location is known (Opera, Waterfox).
     pub channels: &'static [Channel],
@@ -137,6 +139,7 @@ pub const BROWSERS: [Browser; 11] = [
     Browser {
         name: "chrome",
         engine: Engine::Chromium,
+        extensions_page: "chrome://extensions",
         binaries: Binaries {
             unix: &["google-chrome", "google-chrome-stable", "/opt/google/chrome/chrome"],
             macos: &["/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"],
@@ -180,6 +183,7 @@ pub const BROWSERS: [Browser; 11] = [
     Browser {
         name: "chromium",
         engine: Engine::Chromium,
+        extensions_page: "chrome://extensions",
         // The real binary first: Debian's `/usr/bin/chromium` wrapper adds flags of its own.
         binaries: Binaries {
             unix: &["/usr/lib/chromium/chromium", "chromium", "chromium-browser"],
@@ -212,6 +216,7 @@ pub const BROWSERS: [Browser; 11] = [
     Browser {
         name: "edge",
         engine: Engine::Chromium,
+        extensions_page: "edge://extensions",
         binaries: Binaries {
             unix: &["microsoft-edge", "microsoft-edge-stable", "/opt/microsoft/msedge/msedge"],
             macos: &["/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge"],
@@ -258,6 +263,7 @@ pub const BROWSERS: [Browser; 11] = [
     Browser {
         name: "brave",
         engine: Engine::Chromium,
+        extensions_page: "brave://extensions",
         binaries: Binaries {
             unix: &["brave-browser", "brave", "/opt/brave.com/brave/brave"],
             macos: &["/Applications/Brave Browser.app/Contents/MacOS/Brave Browser"],
@@ -285,12 +291,14 @@ pub const BROWSERS: [Browser; 11] = [
     Browser {
         name: "opera",
         engine: Engine::Chromium,
+        extensions_page: "opera://extensions",
         binaries: Binaries { unix: &["opera"], macos: &["/Applications/Opera.app/Contents/MacOS/Opera"] },
         channels: &[],
     },
     Browser {
         name: "vivaldi",
         engine: Engine::Chromium,
+        extensions_page: "vivaldi://extensions",
         binaries: Binaries {
             unix: &["vivaldi", "vivaldi-stable"],
             macos: &["/Applications/Vivaldi.app/Contents/MacOS/Vivaldi"],
@@ -309,6 +317,7 @@ pub const BROWSERS: [Browser; 11] = [
     Browser {
         name: "firefox",
         engine: Engine::Gecko,
+        extensions_page: "about:addons",
         // ESR first: the Firefox of these machines; Developer Edition and Nightly are
         // channels of the same browser (they report `firefox` too).
         binaries: Binaries {
@@ -328,6 +337,7 @@ pub const BROWSERS: [Browser; 11] = [
     Browser {
         name: "librewolf",
         engine: Engine::Gecko,
+        extensions_page: "about:addons",
         binaries: Binaries { unix: &["librewolf"], macos: &[] },
         channels: &[Channel {
             id: ChannelId::Librewolf,
@@ -342,6 +352,7 @@ pub const BROWSERS: [Browser; 11] = [
     Browser {
         name: "zen",
         engine: Engine::Gecko,
+        extensions_page: "about:addons",
         binaries: Binaries::NONE,
         channels: &[Channel {
             id: ChannelId::Zen,
@@ -356,6 +367,7 @@ pub const BROWSERS: [Browser; 11] = [
     Browser {
         name: "floorp",
         engine: Engine::Gecko,
+        extensions_page: "about:addons",
         binaries: Binaries::NONE,
         channels: &[Channel {
             id: ChannelId::Floorp,
@@ -368,7 +380,13 @@ pub const BROWSERS: [Browser; 11] = [
             windows: roaming("Floorp"),
         }],
     },
-    Browser { name: "waterfox", engine: Engine::Gecko, binaries: Binaries::NONE, channels: &[] },
+    Browser {
+        name: "waterfox",
+        engine: Engine::Gecko,
+        extensions_page: "about:addons",
+        binaries: Binaries::NONE,
+        channels: &[],
+    },
 ];
 
 /// The browser called `name` (case-insensitive, trimmed).
@@ -508,6 +526,18 @@ mod tests {
                 assert_eq!(c.id.entry().0.name, b.name);
             }
         }
+    }
+
+    #[test]
+    fn every_browser_names_its_extensions_page() {
+        for b in &BROWSERS {
+            let ok = match b.engine {
+                Engine::Chromium => b.extensions_page.ends_with("://extensions"),
+                Engine::Gecko => b.extensions_page == "about:addons",
+            };
+            assert!(ok, "{}: {}", b.name, b.extensions_page);
+        }
+        assert_eq!(ChannelId::EdgeDev.entry().0.extensions_page, "edge://extensions");
     }
 
     #[test]

@@ -283,12 +283,7 @@ fn file_write(path: PathBuf, kind: &'static str, bytes: Vec<u8>) -> Result<FileW
 
 /// The next steps a user takes for `target` after install.
 pub fn next_steps(target: Target, helper_dir: &Path, xpi: &Path) -> Vec<String> {
-    let scheme = match target {
-        Target::Edge | Target::EdgeBeta | Target::EdgeDev => "edge://extensions",
-        Target::Brave => "brave://extensions",
-        Target::Vivaldi => "vivaldi://extensions",
-        _ => "chrome://extensions",
-    };
+    let scheme = target.entry().0.extensions_page;
     let doctor = "run `webext-mcp doctor` to confirm the helper connected".to_owned();
     match target.family() {
         Family::Chromium => vec![

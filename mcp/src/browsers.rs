@@ -5,9 +5,13 @@
 //!                 ├─▶ install::locations native-messaging locations per channel and OS
 //! BROWSERS (here) ┼─▶ runner             binary env/config keys, fallback binaries per engine
 //!                 ├─▶ session            binaries per browser name (`chrome` is never Chromium)
-//!                 └─▶ install::doctor    which install channel a connected helper belongs to
+//!                 └─▶ install, doctor    channel ids and names, extensions page, a helper's engine
 //! webext_mcp_host::browsers::REPORTED ─▶ host::select (`gecko-based` …), checked against BROWSERS
 //! ```
+//!
+//! There is one engine enum, [`Engine`] (defined in the host crate, which cannot depend on
+//! this one); `runner::Family` and `manifest::Family` are re-exports of it, and
+//! `Family::Firefox` is the runner's name for [`Engine::Gecko`].
 //!
 //! A [`Browser`] is what a `browser` argument names: its name is also the build target, the
 //! `dist/` folder and the name the helper reports in its `hello`. A [`Channel`] is one

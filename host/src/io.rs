@@ -1,8 +1,8 @@
 //! Async framing over any byte stream (socket or pipe), built on [`crate::protocol::codec`].
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt};
 
-use crate::protocol::codec::{FrameDecoder, FrameError, encode_frame, encode_header};
+use crate::protocol::codec::{FrameDecoder, FrameError, encode_header};
 
 /// Reads frames from a stream.
 pub struct FrameReader<R> {
@@ -44,12 +44,4 @@ pub fn push_frame(out: &mut Vec<u8>, body: &[u8], cap: usize) -> Result<(), Fram
     out.extend_from_slice(&encode_header(body.len(), cap)?);
     out.extend_from_slice(body);
     Ok(())
-}
-
-/// Writes one frame and flushes.
-pub async fn write_frame<W: AsyncWrite + Unpin>(w: &mut W, body: &[u8], cap: usize) -> std::io::Result<()> {
-    let framed =
-        encode_frame(body, cap).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
-    w.write_all(&framed).await?;
-    w.flush().await
 }

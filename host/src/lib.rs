@@ -16,6 +16,7 @@
 //! [`router`] is the host's routing state; [`native`] runs host mode; [`client`] is what the
 //! MCP server uses; [`peer`] plays the extension in tests and benchmarks.
 
+pub mod browsers;
 pub mod client;
 pub mod descriptor;
 pub mod io;

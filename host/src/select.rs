@@ -7,11 +7,9 @@
 
 use serde_json::{Value, json};
 
+use crate::browsers::engine_of_reported;
 use crate::descriptor::Descriptor;
 use crate::protocol::{ErrorBody, ErrorCode};
-
-const CHROMIUM_FAMILY: &[&str] = &["chrome", "chromium", "edge", "brave", "vivaldi", "opera"];
-const GECKO_FAMILY: &[&str] = &["firefox", "zen", "librewolf", "floorp", "waterfox"];
 
 /// Pure: does `choice` name this host?
 pub fn matches(d: &Descriptor, choice: &str) -> bool {
@@ -21,8 +19,7 @@ pub fn matches(d: &Descriptor, choice: &str) -> bool {
         || choice == d.label
         || d.session.as_deref() == Some(choice)
         || c == d.pid.to_string()
-        || (c == "chromium-based" && CHROMIUM_FAMILY.iter().any(|f| browser.starts_with(f)))
-        || (c == "gecko-based" && GECKO_FAMILY.iter().any(|f| browser.starts_with(f)))
+        || engine_of_reported(&browser).is_some_and(|e| c == e.any_name())
 }
 
 /// A host as shown in lists and errors.
@@ -159,5 +156,19 @@ mod tests {
         let hint = e.hint.unwrap();
         assert!(hint.contains("work") && hint.contains("home"), "{hint}");
         assert_eq!(e.data.unwrap()["candidates"].as_array().unwrap().len(), 2);
+    }
+
+    /// The family names cover every browser the helper reports (floorp was missing from one
+    /// of the old tables), channel suffixes included, and nothing else.
+    #[test]
+    fn family_choices_cover_every_reported_browser() {
+        for (name, engine) in crate::browsers::REPORTED {
+            let d = host(name, "l", None, 1);
+            assert!(matches(&d, engine.any_name()), "{name}");
+            let other = crate::browsers::Engine::ALL.into_iter().find(|e| *e != engine).unwrap();
+            assert!(!matches(&d, other.any_name()), "{name}");
+        }
+        assert!(matches(&host("firefox-developer-edition", "l", None, 1), "gecko-based"));
+        assert!(!matches(&host("unknown", "l", None, 1), "chromium-based"));
     }
 }

@@ -44,7 +44,7 @@ impl From<RunnerError> for ErrorBody {
             }
             RunnerError::LoadRefused { .. } => (
                 ErrorCode::LoadRefused,
-                "run `validate` on the extension and fix the manifest errors it reports",
+                "the message says which manifest key or file the browser refused; fix it, then build again with `extension_build` (its findings list what it checked)",
             ),
             RunnerError::StartTimeout { .. } => (
                 ErrorCode::Timeout,
@@ -65,9 +65,10 @@ impl From<RunnerError> for ErrorBody {
             RunnerError::Script { .. } => {
                 (ErrorCode::ScriptError, "fix the expression; the message is the exception it threw")
             }
-            RunnerError::Unsupported { .. } => {
-                (ErrorCode::Unsupported, "restart the browser with the extension listed")
-            }
+            RunnerError::Unsupported { .. } => (
+                ErrorCode::Unsupported,
+                "this browser family cannot do that here; use a Chromium-family browser (browser: \"chromium\") for it",
+            ),
             RunnerError::Cdp(CdpError::Closed) => {
                 (ErrorCode::NotConnected, "the browser has exited; start it again")
             }
@@ -238,5 +239,82 @@ impl From<CatalogError> for ErrorBody {
             CatalogError::Io { .. } => ErrorBody::new(ErrorCode::Internal, message)
                 .with_hint("nothing was left behind; check free disk space and retry"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+
+    /// Words in string literals that name a tool: `run `x``, `call `x``, `tool `x`` and
+    /// snake_case words that start like a registered tool's name (`extension_…`, `list_…`).
+    fn tool_mentions(source: &str, prefixes: &[&str]) -> Vec<String> {
+        let mut out = Vec::new();
+        for line in source.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for literal in line.split('"').skip(1).step_by(2) {
+                for lead in ["run `", "call `", "tool `", "call "] {
+                    for (at, _) in literal.match_indices(lead) {
+                        let rest = &literal[at + lead.len()..];
+                        let word: String =
+                            rest.chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
+                        let after = rest[word.len()..].chars().next();
+                        let whole = if lead.ends_with('`') { after == Some('`') } else { word.contains('_') };
+                        if !word.is_empty() && whole && !out.contains(&word) {
+                            out.push(word);
+                        }
+                    }
+                }
+                for word in literal.split(|c: char| !(c.is_ascii_lowercase() || c == '_')) {
+                    let first = word.split('_').next().unwrap_or("");
+                    let seen = out.iter().any(|w| w == word);
+                    if word.contains('_') && !word.ends_with('_') && prefixes.contains(&first) && !seen {
+                        out.push(word.to_owned());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Every tool a hint or message tells the agent to call exists (a hint once sent agents
+    /// to a `validate` tool there is none of).
+    #[test]
+    fn every_tool_a_hint_names_exists() {
+        // Words shaped like tool names that name something else: a page action, an MCP
+        // notification, an inspect event, a console source.
+        const NOT_TOOLS: [&str; 4] = ["fill_form", "list_changed", "extension_root_tree", "extension_page"];
+        let names: Vec<&str> = crate::tools::registry().iter().map(|t| t.name).collect();
+        let prefixes: Vec<&str> = names.iter().filter_map(|n| n.split('_').next()).collect();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        let mut dirs = vec![root.join("mcp/src"), root.join("host/src")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    files.push(path);
+                }
+            }
+        }
+        assert!(files.len() > 30);
+        let mut unknown = Vec::new();
+        for path in files {
+            let source = std::fs::read_to_string(&path).unwrap();
+            // Tests name tools that must not exist; only the code's own strings count.
+            let code = source.split("#[cfg(test)]").next().unwrap_or("");
+            for word in tool_mentions(code, &prefixes) {
+                if !names.contains(&word.as_str()) && !NOT_TOOLS.contains(&word.as_str()) {
+                    unknown.push(format!("{}: {word}", path.display()));
+                }
+            }
+        }
+        assert!(unknown.is_empty(), "hints name tools that do not exist: {unknown:#?}");
+        assert_eq!(tool_mentions(r#"x("run `validate` on it")"#, &prefixes), ["validate"]);
+        assert_eq!(
+            tool_mentions(r#"x("call list_pages, then `extension_nope`")"#, &prefixes),
+            ["list_pages", "extension_nope"]
+        );
+        assert!(tool_mentions(r#"x("run `webext-mcp install`")"#, &prefixes).is_empty());
     }
 }

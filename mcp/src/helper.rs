@@ -10,8 +10,6 @@
 
 use std::path::{Path, PathBuf};
 
-use webext_mcp_host::protocol::permissions::Engine;
-
 use crate::runner::Family;
 
 mod embedded {
@@ -23,15 +21,6 @@ pub const fn dist_name(family: Family) -> &'static str {
     match family {
         Family::Chromium => "chrome",
         Family::Firefox => "firefox",
-    }
-}
-
-/// The column of the permission table (`webext_mcp_host::protocol::permissions`) that
-/// `family`'s manifest follows.
-pub const fn engine(family: Family) -> Engine {
-    match family {
-        Family::Chromium => Engine::Chromium,
-        Family::Firefox => Engine::Gecko,
     }
 }
 
@@ -183,7 +172,7 @@ mod tests {
             // The permission keys follow the table (checked in webext-mcp-host's permissions
             // tests); here: the manifest this family reads is that engine's.
             assert_eq!(
-                Path::new(engine(family).manifest_path()).file_name().and_then(|n| n.to_str()),
+                Path::new(family.manifest_path()).file_name().and_then(|n| n.to_str()),
                 Some(format!("manifest.{name}.json").as_str())
             );
             assert_eq!(m["background"]["type"], "module", "{name}");

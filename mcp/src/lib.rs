@@ -12,6 +12,7 @@
 //! reach the same function through the same registry, so they cannot drift.
 
 pub mod bridge;
+pub mod browsers;
 pub mod build;
 pub mod catalog;
 pub mod cli;

@@ -32,31 +32,14 @@ use super::methods::{
     TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT, Target,
 };
 
-/// A browser engine family, as far as manifests are concerned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Engine {
-    /// Chrome, Chromium, Edge, Brave, …: `extension/manifest.chrome.json`.
-    Chromium,
-    /// Firefox, Zen, LibreWolf, …: `extension/manifest.firefox.json`.
-    Gecko,
-}
+pub use crate::browsers::Engine;
 
 impl Engine {
-    pub const ALL: [Engine; 2] = [Engine::Chromium, Engine::Gecko];
-
     /// The engine's committed manifest, relative to the workspace root.
     pub const fn manifest_path(self) -> &'static str {
         match self {
             Engine::Chromium => "extension/manifest.chrome.json",
             Engine::Gecko => "extension/manifest.firefox.json",
-        }
-    }
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            Engine::Chromium => "chromium",
-            Engine::Gecko => "gecko",
         }
     }
 }

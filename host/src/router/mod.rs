@@ -182,10 +182,6 @@ impl Router {
         self.pending.len()
     }
 
-    pub fn client_count(&self) -> usize {
-        self.clients.len()
-    }
-
     pub fn client_connected(&mut self, client: ClientId) {
         self.clients.insert(client, ClientState::default());
     }

@@ -30,6 +30,7 @@ use webext_mcp_host::protocol::{
 };
 
 use super::Setup;
+pub use super::codes::DoctorCode;
 use super::locations::{self, Location, Target};
 use super::permissions;
 use crate::paths::is_executable;
@@ -43,12 +44,12 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Problem {
     /// Stable code, e.g. `HOST_MANIFEST_MISSING`.
-    pub code: &'static str,
+    pub code: DoctorCode,
     pub message: String,
     pub fix: String,
 }
 
-fn problem(code: &'static str, message: impl Into<String>, fix: impl Into<String>) -> Problem {
+fn problem(code: DoctorCode, message: impl Into<String>, fix: impl Into<String>) -> Problem {
     Problem { code, message: message.into(), fix: fix.into() }
 }
 
@@ -75,13 +76,13 @@ pub fn check_manifest(
                 format!("cannot read {}: {e}", path.display())
             };
             problems.push(problem(
-                "HOST_MANIFEST_MISSING",
+                DoctorCode::HostManifestMissing,
                 msg,
                 format!("run `webext-mcp install --browser {}`", target.id()),
             ));
             if let Some(wrong) = misplaced.filter(|p| p.is_file()) {
                 problems.push(problem(
-                    "HOST_MANIFEST_WRONG_PLACE",
+                    DoctorCode::HostManifestWrongPlace,
                     format!(
                         "a manifest is at {}, which {} does not read (it reads only {})",
                         wrong.display(),
@@ -102,7 +103,7 @@ pub fn check_manifest(
         Ok(v @ Value::Object(_)) => v,
         Ok(_) => {
             problems.push(problem(
-                "HOST_MANIFEST_INVALID_JSON",
+                DoctorCode::HostManifestInvalidJson,
                 format!("{} is not a JSON object", path.display()),
                 reinstall(target),
             ));
@@ -110,7 +111,7 @@ pub fn check_manifest(
         }
         Err(e) => {
             problems.push(problem(
-                "HOST_MANIFEST_INVALID_JSON",
+                DoctorCode::HostManifestInvalidJson,
                 format!("{} is not valid JSON: {e}", path.display()),
                 reinstall(target),
             ));
@@ -120,14 +121,14 @@ pub fn check_manifest(
     let name = manifest.get("name").and_then(Value::as_str);
     if name != Some(NATIVE_HOST_NAME) {
         problems.push(problem(
-            "HOST_MANIFEST_WRONG_NAME",
+            DoctorCode::HostManifestWrongName,
             format!("the manifest's name is {name:?}, the helper connects to \"{NATIVE_HOST_NAME}\""),
             reinstall(target),
         ));
     }
     if manifest.get("type").and_then(Value::as_str) != Some("stdio") {
         problems.push(problem(
-            "HOST_MANIFEST_WRONG_TYPE",
+            DoctorCode::HostManifestWrongType,
             "the manifest's type is not \"stdio\"",
             reinstall(target),
         ));
@@ -138,14 +139,14 @@ pub fn check_manifest(
     let mut unsafe_binary =
         host_path.as_deref().filter(|p| p.is_absolute() && is_executable(p)).and_then(check_host_binary);
     match &host_path {
-        None => problems.push(problem("HOST_PATH_NOT_ABSOLUTE", "the manifest has no path", reinstall(target))),
+        None => problems.push(problem(DoctorCode::HostPathNotAbsolute, "the manifest has no path", reinstall(target))),
         Some(p) if !p.is_absolute() => problems.push(problem(
-            "HOST_PATH_NOT_ABSOLUTE",
+            DoctorCode::HostPathNotAbsolute,
             format!("the manifest's path {} is not absolute", p.display()),
             reinstall(target),
         )),
         Some(p) if !p.is_file() => problems.push(problem(
-            "HOST_BINARY_MISSING",
+            DoctorCode::HostBinaryMissing,
             format!("the manifest's path {} does not exist", p.display()),
             format!(
                 "the binary moved or was removed: run `webext-mcp install --browser {}` with the webext-mcp you use now",
@@ -153,7 +154,7 @@ pub fn check_manifest(
             ),
         )),
         Some(p) if !is_executable(p) => problems.push(problem(
-            "HOST_BINARY_NOT_EXECUTABLE",
+            DoctorCode::HostBinaryNotExecutable,
             format!("{} is not executable", p.display()),
             format!("run `chmod +x {}`, or `webext-mcp install --browser {}`", p.display(), target.id()),
         )),
@@ -163,7 +164,7 @@ pub fn check_manifest(
             Ok(v) => {
                 binary = json!({ "path": p, "version": v });
                 problems.push(problem(
-                    "HOST_VERSION_SKEW",
+                    DoctorCode::HostVersionSkew,
                     format!("the manifest starts webext-mcp {v}, this is webext-mcp {VERSION}"),
                     format!(
                         "run `webext-mcp install --browser {}` with the webext-mcp your MCP client runs, so both are one version",
@@ -172,7 +173,7 @@ pub fn check_manifest(
                 ));
             }
             Err(why) => problems.push(problem(
-                "HOST_BINARY_NOT_WEBEXT_MCP",
+                DoctorCode::HostBinaryNotWebextMcp,
                 format!("{} does not answer like webext-mcp: {why}", p.display()),
                 reinstall(target),
             )),
@@ -189,7 +190,7 @@ pub fn check_manifest(
         .unwrap_or_default();
     if !allowed.contains(&wanted.as_str()) {
         problems.push(problem(
-            "HOST_ID_NOT_ALLOWED",
+            DoctorCode::HostIdNotAllowed,
             format!("`{key}` is {allowed:?}; it must contain \"{wanted}\" (the helper's id)"),
             reinstall(target),
         ));
@@ -210,9 +211,11 @@ pub fn check_manifest(
 fn check_host_binary(path: &Path) -> Option<Problem> {
     match super::safety::check_binary(path) {
         Ok(()) => None,
-        Err(super::safety::CheckError::Unsafe(u)) => Some(problem("PERMISSION_DENIED", u.message(), u.fix())),
+        Err(super::safety::CheckError::Unsafe(u)) => {
+            Some(problem(DoctorCode::PermissionDenied, u.message(), u.fix()))
+        }
         Err(super::safety::CheckError::Unreadable { path, source }) => Some(problem(
-            "PERMISSION_DENIED",
+            DoctorCode::PermissionDenied,
             format!("cannot check who may replace {}: {source}", path.display()),
             "check the permissions of that path, then run `webext-mcp doctor` again",
         )),
@@ -264,28 +267,28 @@ pub fn parse_version_line(text: &str) -> Option<String> {
 
 /// Messages the browsers give a helper whose native host fails (Chromium's, then Firefox's
 /// wording), with the problem each one means.
-const BROWSER_ERRORS: &[(&[&str], &str, &str, &str)] = &[
+const BROWSER_ERRORS: &[(&[&str], DoctorCode, &str, &str)] = &[
     (
         &["specified native messaging host not found", "no such native application"],
-        "HOST_MANIFEST_MISSING",
+        DoctorCode::HostManifestMissing,
         "the browser found no host manifest under the name the helper asks for",
         "run `webext-mcp install` (or `--browser <name>`), then restart the browser",
     ),
     (
         &["access to the specified native messaging host is forbidden", "does not have permission"],
-        "HOST_ID_NOT_ALLOWED",
+        DoctorCode::HostIdNotAllowed,
         "the manifest does not allow the helper's extension id",
         "run `webext-mcp install`; load the helper from the directory it names so its id is the fixed one",
     ),
     (
         &["does not exist, or is not executable", "failed to start native messaging host"],
-        "HOST_BINARY_MISSING",
+        DoctorCode::HostBinaryMissing,
         "the manifest's path does not start a program",
         "run `webext-mcp install` with the webext-mcp you use now",
     ),
     (
         &["native host has exited", "error when communicating with the native messaging host"],
-        "HOST_EXITED",
+        DoctorCode::HostExited,
         "the host started and then stopped or broke the framing",
         "read the host log (h-<pid>.log in the runtime dir) and check the versions with `webext-mcp doctor`",
     ),
@@ -296,7 +299,7 @@ pub fn explain_browser_error(text: &str) -> Option<Problem> {
     let t = text.to_ascii_lowercase();
     let (_, code, cause, fix) =
         BROWSER_ERRORS.iter().find(|(needles, ..)| needles.iter().any(|n| t.contains(n)))?;
-    Some(problem(code, format!("the browser said \"{}\": {cause}", text.trim()), *fix))
+    Some(problem(*code, format!("the browser said \"{}\": {cause}", text.trim()), *fix))
 }
 
 /// The unpacked helper of one family.
@@ -308,12 +311,12 @@ fn check_helper(setup: &Setup, family: Family) -> (Value, Vec<Problem>) {
     let mut problems = Vec::new();
     match &version {
         None => problems.push(problem(
-            "HELPER_NOT_UNPACKED",
+            DoctorCode::HelperNotUnpacked,
             format!("no {} helper at {}", family.name(), dir.display()),
             "run `webext-mcp install`",
         )),
         Some(v) if v != VERSION => problems.push(problem(
-            "HELPER_OUTDATED",
+            DoctorCode::HelperOutdated,
             format!("the unpacked {} helper is {v}, this webext-mcp is {VERSION}", family.name()),
             "run `webext-mcp install`, then reload the helper in the browser's extensions page",
         )),
@@ -338,16 +341,16 @@ async fn check_host(d: &Descriptor) -> (Value, Vec<Problem>) {
     if let Some(e) = &error {
         let (code, fix) = match e.code {
             ErrorCode::VersionSkew => (
-                "PROTOCOL_SKEW",
+                DoctorCode::ProtocolSkew,
                 "install one webext-mcp for both the MCP client and the browsers (`webext-mcp install`)",
             ),
             ErrorCode::PermissionDenied => (
-                "PERMISSION_DENIED",
+                DoctorCode::PermissionDenied,
                 "this is not your host (another user's process or a forged socket); nothing was sent to it. \
                  Remove the runtime dir it came from as its owner, or set XDG_RUNTIME_DIR to a private directory",
             ),
             _ => (
-                "HOST_UNREACHABLE",
+                DoctorCode::HostUnreachable,
                 "restart the browser; if it persists read the host log h-<pid>.log in the runtime dir",
             ),
         };
@@ -356,21 +359,21 @@ async fn check_host(d: &Descriptor) -> (Value, Vec<Problem>) {
     let error = error.map(|e| e.line());
     if d.protocol != PROTOCOL_VERSION && error.is_none() {
         problems.push(problem(
-            "PROTOCOL_SKEW",
+            DoctorCode::ProtocolSkew,
             format!("{who} speaks protocol {}, this server {PROTOCOL_VERSION}", d.protocol),
             "install one webext-mcp for both the MCP client and the browsers (`webext-mcp install`)",
         ));
     }
     if d.ext_version != VERSION {
         problems.push(problem(
-            "EXTENSION_VERSION_SKEW",
+            DoctorCode::ExtensionVersionSkew,
             format!("{who} runs helper {}, this server is {VERSION}", d.ext_version),
             "run `webext-mcp install`, then reload the helper in the browser's extensions page",
         ));
     }
     // Only a helper of this version is held to this version's table (an older one is
     // EXTENSION_VERSION_SKEW already); a browser name doctor does not know is skipped.
-    let family = Target::ALL.iter().find(|t| t.reported_name() == d.browser).map(|t| t.family());
+    let family = crate::browsers::engine_of_reported(&d.browser);
     if let (Some(family), Some(granted), true) = (family, &granted, d.ext_version == VERSION) {
         problems.extend(permissions::check_granted(family, &who, granted));
     }
@@ -505,7 +508,7 @@ fn runtime_dirs(searched: &[descriptor::DirReport]) -> (Vec<Value>, Vec<Problem>
                 row["owner"] = json!(owner);
             }
             problems.push(problem(
-                "PERMISSION_DENIED",
+                DoctorCode::PermissionDenied,
                 format!("{}; nothing in it is used", p.describe(&r.path)),
                 p.fix(&r.path),
             ));
@@ -524,7 +527,7 @@ pub async fn doctor(setup: &Setup, request: &Request) -> Value {
         Ok(found) => found,
         Err(e) => {
             let p = problem(
-                "DOCTOR_FAILED",
+                DoctorCode::DoctorFailed,
                 format!("the file checks stopped: {e}"),
                 "report this with the message",
             );
@@ -638,7 +641,7 @@ mod tests {
         ];
         for (text, code) in cases {
             let p = explain_browser_error(text).unwrap_or_else(|| panic!("{text}"));
-            assert_eq!(p.code, code, "{text}");
+            assert_eq!(p.code.as_str(), code, "{text}");
             assert!(p.message.contains(text.trim()) && !p.fix.is_empty());
         }
         assert!(explain_browser_error("something else").is_none());
@@ -665,7 +668,7 @@ mod tests {
     async fn a_host_with_an_old_helper_is_version_skew_and_a_dead_socket_is_unreachable() {
         let dir = tempfile::tempdir().unwrap();
         let (row, problems) = check_host(&descriptor("0.0.1", &dir.path().join("gone.sock"))).await;
-        let codes: Vec<&str> = problems.iter().map(|p| p.code).collect();
+        let codes: Vec<&str> = problems.iter().map(|p| p.code.as_str()).collect();
         assert_eq!(codes, ["HOST_UNREACHABLE", "EXTENSION_VERSION_SKEW"]);
         assert!(problems[1].message.contains("0.0.1") && problems[1].fix.contains("reload the helper"));
         assert_eq!(row["reachable"], false);

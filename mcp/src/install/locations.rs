@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use webext_mcp_host::protocol::NATIVE_HOST_NAME;
 
+use crate::browsers::{self, AppData, Place};
 use crate::runner::Family;
 
 /// The operating systems with a known layout.
@@ -33,25 +34,9 @@ impl Os {
     }
 }
 
-/// One browser (or one channel of a browser) `install` knows how to register with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Target {
-    Chrome,
-    ChromeBeta,
-    ChromeUnstable,
-    Chromium,
-    ChromiumSnap,
-    Edge,
-    EdgeBeta,
-    EdgeDev,
-    Brave,
-    Vivaldi,
-    Firefox,
-    Zen,
-    Librewolf,
-    Floorp,
-}
+/// One browser (or one channel of a browser) `install` knows how to register with: a key
+/// into the catalog ([`crate::browsers`]), which holds its names and locations.
+pub use crate::browsers::ChannelId as Target;
 
 impl Target {
     pub const ALL: [Target; 14] = [
@@ -72,65 +57,22 @@ impl Target {
     ];
 
     /// The id used by `--browser` and in reports.
-    pub const fn id(self) -> &'static str {
-        match self {
-            Target::Chrome => "chrome",
-            Target::ChromeBeta => "chrome-beta",
-            Target::ChromeUnstable => "chrome-unstable",
-            Target::Chromium => "chromium",
-            Target::ChromiumSnap => "chromium-snap",
-            Target::Edge => "edge",
-            Target::EdgeBeta => "edge-beta",
-            Target::EdgeDev => "edge-dev",
-            Target::Brave => "brave",
-            Target::Vivaldi => "vivaldi",
-            Target::Firefox => "firefox",
-            Target::Zen => "zen",
-            Target::Librewolf => "librewolf",
-            Target::Floorp => "floorp",
-        }
+    pub fn id(self) -> &'static str {
+        self.entry().1.name
     }
 
     /// The name users know.
-    pub const fn display_name(self) -> &'static str {
-        match self {
-            Target::Chrome => "Google Chrome",
-            Target::ChromeBeta => "Google Chrome Beta",
-            Target::ChromeUnstable => "Google Chrome Dev (unstable)",
-            Target::Chromium => "Chromium",
-            Target::ChromiumSnap => "Chromium (snap)",
-            Target::Edge => "Microsoft Edge",
-            Target::EdgeBeta => "Microsoft Edge Beta",
-            Target::EdgeDev => "Microsoft Edge Dev",
-            Target::Brave => "Brave",
-            Target::Vivaldi => "Vivaldi",
-            Target::Firefox => "Firefox",
-            Target::Zen => "Zen",
-            Target::Librewolf => "LibreWolf",
-            Target::Floorp => "Floorp",
-        }
+    pub fn display_name(self) -> &'static str {
+        self.entry().1.display_name
     }
 
-    pub const fn family(self) -> Family {
-        match self {
-            Target::Firefox | Target::Zen | Target::Librewolf | Target::Floorp => Family::Firefox,
-            _ => Family::Chromium,
-        }
+    pub fn family(self) -> Family {
+        self.engine()
     }
 
     /// The name the helper reports for this browser in its `hello` (descriptor `browser`).
-    pub const fn reported_name(self) -> &'static str {
-        match self {
-            Target::Chrome | Target::ChromeBeta | Target::ChromeUnstable => "chrome",
-            Target::Chromium | Target::ChromiumSnap => "chromium",
-            Target::Edge | Target::EdgeBeta | Target::EdgeDev => "edge",
-            Target::Brave => "brave",
-            Target::Vivaldi => "vivaldi",
-            Target::Firefox => "firefox",
-            Target::Zen => "zen",
-            Target::Librewolf => "librewolf",
-            Target::Floorp => "floorp",
-        }
+    pub fn reported_name(self) -> &'static str {
+        self.entry().0.name
     }
 
     /// Resolves a `--browser` value: a target id, or a browser name that covers its channels
@@ -139,25 +81,23 @@ impl Target {
         let mut out = Vec::new();
         for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let name = name.to_ascii_lowercase();
-            match name.as_str() {
-                "all" => out.extend(Target::ALL),
-                "chromium-based" => {
-                    out.extend(Target::ALL.into_iter().filter(|t| t.family() == Family::Chromium))
+            if name == "all" {
+                out.extend(Target::ALL);
+                continue;
+            }
+            if let Some(engine) = Family::ALL.into_iter().find(|e| e.any_name() == name) {
+                out.extend(Target::ALL.into_iter().filter(|t| t.family() == engine));
+                continue;
+            }
+            match browsers::channels().find(|(_, c)| c.name == name || c.aliases.contains(&name.as_str())) {
+                Some((_, c)) => out.push(c.id),
+                None => {
+                    let known: Vec<&str> = Target::ALL.iter().map(|t| t.id()).collect();
+                    return Err(format!(
+                        "unknown browser `{name}`; use one of {}, chromium-based, gecko-based or all",
+                        known.join(", ")
+                    ));
                 }
-                "gecko-based" => {
-                    out.extend(Target::ALL.into_iter().filter(|t| t.family() == Family::Firefox))
-                }
-                "firefox-esr" => out.push(Target::Firefox),
-                other => match Target::ALL.into_iter().find(|t| t.id() == other) {
-                    Some(t) => out.push(t),
-                    None => {
-                        let known: Vec<&str> = Target::ALL.iter().map(|t| t.id()).collect();
-                        return Err(format!(
-                            "unknown browser `{other}`; use one of {}, chromium-based, gecko-based or all",
-                            known.join(", ")
-                        ));
-                    }
-                },
             }
         }
         if out.is_empty() {
@@ -202,104 +142,40 @@ pub fn manifest_file_name() -> String {
 /// `Software\…\NativeMessagingHosts\<name>` keys under `HKEY_CURRENT_USER` that make `target`
 /// find the host on Windows. Pure, so tested on every platform.
 pub fn registry_keys(target: Target) -> Vec<String> {
-    let key = |vendor: &str| format!(r"Software\{vendor}\NativeMessagingHosts\{NATIVE_HOST_NAME}");
-    match target {
-        Target::Chrome | Target::ChromeBeta | Target::ChromeUnstable => vec![key(r"Google\Chrome")],
-        Target::Chromium | Target::ChromiumSnap => vec![key("Chromium")],
-        Target::Edge | Target::EdgeBeta | Target::EdgeDev => vec![key(r"Microsoft\Edge")],
-        // Brave reads its own key and falls back to Chrome's.
-        Target::Brave => vec![key(r"BraveSoftware\Brave-Browser"), key(r"Google\Chrome")],
-        Target::Vivaldi => vec![key(r"Google\Chrome")],
-        Target::Firefox | Target::Zen | Target::Librewolf | Target::Floorp => vec![key("Mozilla")],
-    }
+    let vendors = target.entry().1.windows.map(|w| w.registry_vendors).unwrap_or_default();
+    vendors
+        .iter()
+        .map(|vendor| format!(r"Software\{vendor}\NativeMessagingHosts\{NATIVE_HOST_NAME}"))
+        .collect()
 }
 
 /// Where `target` is on `os`; `None` where the browser has no known per-user location
 /// there (snap and some channels are Linux-only; Floorp on macOS is unverified).
 pub fn location(target: Target, os: Os, roots: &Roots) -> Option<Location> {
     let name = manifest_file_name();
-    let home = &roots.home;
-    let hosts = |config: PathBuf, sub: &str| {
-        let manifest = config.join(sub).join(&name);
-        Location { config_dir: config, manifest, registry_keys: Vec::new() }
+    let channel = target.entry().1;
+    let at = |root: &Path, place: Place| Location {
+        config_dir: root.join(place.config_dir),
+        manifest: root.join(place.hosts_dir).join(&name),
+        registry_keys: Vec::new(),
     };
     match os {
-        Os::Linux => {
-            let cfg = home.join(".config");
-            Some(match target {
-                Target::Chrome => hosts(cfg.join("google-chrome"), "NativeMessagingHosts"),
-                Target::ChromeBeta => hosts(cfg.join("google-chrome-beta"), "NativeMessagingHosts"),
-                Target::ChromeUnstable => hosts(cfg.join("google-chrome-unstable"), "NativeMessagingHosts"),
-                Target::Chromium => hosts(cfg.join("chromium"), "NativeMessagingHosts"),
-                Target::ChromiumSnap => {
-                    hosts(home.join("snap/chromium/common/chromium"), "NativeMessagingHosts")
-                }
-                Target::Edge => hosts(cfg.join("microsoft-edge"), "NativeMessagingHosts"),
-                Target::EdgeBeta => hosts(cfg.join("microsoft-edge-beta"), "NativeMessagingHosts"),
-                Target::EdgeDev => hosts(cfg.join("microsoft-edge-dev"), "NativeMessagingHosts"),
-                Target::Brave => hosts(cfg.join("BraveSoftware/Brave-Browser"), "NativeMessagingHosts"),
-                Target::Vivaldi => hosts(cfg.join("vivaldi"), "NativeMessagingHosts"),
-                // Firefox and Zen both read ~/.mozilla, never the XDG ~/.config/mozilla.
-                Target::Firefox => hosts(home.join(".mozilla"), "native-messaging-hosts"),
-                Target::Zen => Location {
-                    config_dir: home.join(".zen"),
-                    manifest: home.join(".mozilla/native-messaging-hosts").join(&name),
-                    registry_keys: Vec::new(),
-                },
-                Target::Librewolf => hosts(home.join(".librewolf"), "native-messaging-hosts"),
-                Target::Floorp => hosts(home.join(".floorp"), "native-messaging-hosts"),
-            })
-        }
-        Os::Macos => {
-            let support = home.join("Library/Application Support");
-            let mozilla = support.join("Mozilla/NativeMessagingHosts").join(&name);
-            let gecko = |config: &str, manifest: PathBuf| Location {
-                config_dir: support.join(config),
-                manifest,
-                registry_keys: Vec::new(),
-            };
-            Some(match target {
-                Target::Chrome => hosts(support.join("Google/Chrome"), "NativeMessagingHosts"),
-                Target::Chromium => hosts(support.join("Chromium"), "NativeMessagingHosts"),
-                Target::Edge => hosts(support.join("Microsoft Edge"), "NativeMessagingHosts"),
-                Target::Brave => hosts(support.join("BraveSoftware/Brave-Browser"), "NativeMessagingHosts"),
-                Target::Vivaldi => hosts(support.join("Vivaldi"), "NativeMessagingHosts"),
-                Target::Firefox => gecko("Firefox", mozilla),
-                Target::Zen => gecko("zen", mozilla),
-                Target::Librewolf => {
-                    gecko("librewolf", support.join("LibreWolf/NativeMessagingHosts").join(&name))
-                }
-                Target::ChromeBeta
-                | Target::ChromeUnstable
-                | Target::ChromiumSnap
-                | Target::EdgeBeta
-                | Target::EdgeDev
-                | Target::Floorp => return None,
-            })
-        }
+        Os::Linux => channel.linux.map(|p| at(&roots.home, p)),
+        Os::Macos => channel.macos.map(|p| at(&roots.home.join("Library/Application Support"), p)),
         Os::Windows => {
-            let local = |rel: &str| roots.local_app_data.join(rel);
-            let roaming = |rel: &str| roots.app_data.join(rel);
-            let config_dir = match target {
-                Target::Chrome => local(r"Google\Chrome\User Data"),
-                Target::ChromeBeta => local(r"Google\Chrome Beta\User Data"),
-                Target::ChromeUnstable => local(r"Google\Chrome Dev\User Data"),
-                Target::Chromium => local(r"Chromium\User Data"),
-                Target::Edge => local(r"Microsoft\Edge\User Data"),
-                Target::EdgeBeta => local(r"Microsoft\Edge Beta\User Data"),
-                Target::EdgeDev => local(r"Microsoft\Edge Dev\User Data"),
-                Target::Brave => local(r"BraveSoftware\Brave-Browser\User Data"),
-                Target::Vivaldi => local(r"Vivaldi\User Data"),
-                Target::Firefox => roaming(r"Mozilla\Firefox"),
-                Target::Zen => roaming(r"zen"),
-                Target::Librewolf => roaming(r"librewolf"),
-                Target::Floorp => roaming(r"Floorp"),
-                Target::ChromiumSnap => return None,
+            let w = channel.windows?;
+            let root = match w.root {
+                AppData::Local => &roots.local_app_data,
+                AppData::Roaming => &roots.app_data,
             };
             // One manifest per family, kept with webext-mcp's data; the registry points at it.
             let family = target.family().name();
             let manifest = roots.data_dir.join("hosts").join(family).join(&name);
-            Some(Location { config_dir, manifest, registry_keys: registry_keys(target) })
+            Some(Location {
+                config_dir: root.join(w.config_dir),
+                manifest,
+                registry_keys: registry_keys(target),
+            })
         }
     }
 }

@@ -16,6 +16,7 @@
 //! macOS write manifest files; Windows writes them into the data dir and points the HKCU
 //! registry keys of [`locations::registry_keys`] at them.
 
+mod codes;
 pub mod doctor;
 mod journal;
 pub mod locations;
@@ -37,12 +38,13 @@ use crate::runner::Family;
 
 use journal::{Journal, write_atomic};
 pub use locations::{Location, Os, Roots, Target};
+use record::RECORD_VERSION;
 pub use record::{RECORD_FILE, Record, RecordedFile, read_record};
-use record::{RECORD_VERSION, sha256_hex};
 pub use report::{
     BrowserEntry, FileWrite, InstallReport, RegistryWrite, Skipped, UninstallReport, install_text,
     uninstall_text,
 };
+use webext_mcp_host::protocol::sha256_hex;
 
 const CHROMIUM_TEMPLATE: &str = include_str!("../../../manifests/chromium.json");
 const GECKO_TEMPLATE: &str = include_str!("../../../manifests/gecko.json");
@@ -187,12 +189,7 @@ fn file_write(path: PathBuf, kind: &'static str, bytes: Vec<u8>) -> Result<FileW
 
 /// The next steps a user takes for `target` after install.
 pub fn next_steps(target: Target, helper_dir: &Path, xpi: &Path) -> Vec<String> {
-    let scheme = match target {
-        Target::Edge | Target::EdgeBeta | Target::EdgeDev => "edge://extensions",
-        Target::Brave => "brave://extensions",
-        Target::Vivaldi => "vivaldi://extensions",
-        _ => "chrome://extensions",
-    };
+    let scheme = target.entry().0.extensions_page;
     let doctor = "run `webext-mcp doctor` to confirm the helper connected".to_owned();
     match target.family() {
         Family::Chromium => vec![

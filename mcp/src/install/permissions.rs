@@ -14,16 +14,15 @@
 use serde_json::Value;
 use webext_mcp_host::protocol::permissions::{Kind, Permission, PermissionSet, missing_required};
 
-use super::doctor::Problem;
-use crate::helper;
+use super::doctor::{DoctorCode, Problem};
 use crate::runner::Family;
 
 /// A required API permission is missing (manifest or grants): the helper must be reinstalled
 /// or reloaded and its new permissions approved.
-pub const CHANGED: &str = "HELPER_PERMISSIONS_CHANGED";
+pub const CHANGED: DoctorCode = DoctorCode::HelperPermissionsChanged;
 /// A loaded helper holds every required API permission but not a required host pattern: the
 /// user withheld site access (or the loaded copy predates the pattern).
-pub const SITE_ACCESS_WITHHELD: &str = "HELPER_SITE_ACCESS_WITHHELD";
+pub const SITE_ACCESS_WITHHELD: DoctorCode = DoctorCode::HelperSiteAccessWithheld;
 
 fn names(ps: &[&Permission]) -> String {
     ps.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
@@ -47,7 +46,7 @@ fn reapprove(family: Family) -> &'static str {
 /// The problem with an unpacked helper's `manifest` (its data dir copy), if it lacks a
 /// permission `family` requires by this version's table.
 pub fn check_manifest(family: Family, manifest: &Value) -> Option<Problem> {
-    let missing = missing_required(helper::engine(family), &PermissionSet::required_by_manifest(manifest));
+    let missing = missing_required(family, &PermissionSet::required_by_manifest(manifest));
     (!missing.is_empty()).then(|| Problem {
         code: CHANGED,
         message: format!(
@@ -62,7 +61,7 @@ pub fn check_manifest(family: Family, manifest: &Value) -> Option<Problem> {
 /// The problems with what a loaded helper of `family` says it holds (`hello.permissions`);
 /// `who` names the host in messages.
 pub fn check_granted(family: Family, who: &str, granted: &PermissionSet) -> Vec<Problem> {
-    let missing = missing_required(helper::engine(family), granted);
+    let missing = missing_required(family, granted);
     let (apis, hosts): (Vec<&Permission>, Vec<&Permission>) =
         missing.into_iter().partition(|p| p.kind == Kind::Api);
     let mut problems = Vec::new();
@@ -98,7 +97,7 @@ mod tests {
     use serde_json::json;
 
     fn full(family: Family) -> Value {
-        let want = webext_mcp_host::protocol::permissions::manifest_keys(helper::engine(family));
+        let want = webext_mcp_host::protocol::permissions::manifest_keys(family);
         Value::Object(want.into_iter().map(|(k, v)| (k.to_owned(), json!(v))).collect())
     }
 

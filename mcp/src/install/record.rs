@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::Digest;
 
 use super::report::RegistryWrite;
 use super::{InstallError, io};
@@ -36,10 +35,6 @@ pub struct RecordedFile {
     /// The file's contents before install replaced it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous: Option<String>,
-}
-
-pub(super) fn sha256_hex(bytes: &[u8]) -> String {
-    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Reads the record; `None` when there is none.

@@ -41,14 +41,6 @@ pub struct SourceManifest {
     pub findings: Vec<Finding>,
 }
 
-impl SourceManifest {
-    /// A top-level string field with `__MSG_x__` resolved from the default locale.
-    pub fn localized(&self, field: &str) -> Option<String> {
-        let raw = self.json.get(field)?.as_str()?;
-        Some(substitute(raw, self.messages.as_ref()).text)
-    }
-}
-
 /// Where Extension.js looks for the manifest: `src/manifest.json`, then `manifest.json`.
 pub fn find_manifest(project: &Path) -> Option<PathBuf> {
     [project.join("src").join("manifest.json"), project.join("manifest.json")]

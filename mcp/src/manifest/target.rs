@@ -1,19 +1,14 @@
-//! Build targets: the browser names a build accepts and the engine family each belongs to.
+//! Build targets: the browser names a build accepts and the engine each belongs to, read
+//! from the browser catalog ([`crate::browsers`]) plus `chromium-based` / `gecko-based`.
 //!
 //! The names follow Extension.js 4.1 (`extension build --browser`): one name, a comma list,
 //! or `all` (= chrome, edge, firefox). `zen` is not an Extension.js target; here it is a
 //! Gecko browser, like the Firefox fork it is.
 
-use serde::Serialize;
+use crate::browsers::{BROWSERS, Engine};
 
-/// The engine family, which decides the family-prefixed manifest keys and the background
-/// rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Family {
-    Chromium,
-    Gecko,
-}
+/// The engine, under the name the build code has always used for it.
+pub use crate::browsers::Engine as Family;
 
 /// A build target: the name as the user gave it (it names `dist/<name>/`) and its family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -22,20 +17,13 @@ pub struct Target {
     pub family: Family,
 }
 
-/// Every accepted target name, in display order.
-pub const TARGETS: [Target; 11] = [
-    Target { name: "chrome", family: Family::Chromium },
-    Target { name: "chromium", family: Family::Chromium },
-    Target { name: "edge", family: Family::Chromium },
-    Target { name: "brave", family: Family::Chromium },
-    Target { name: "opera", family: Family::Chromium },
-    Target { name: "vivaldi", family: Family::Chromium },
-    Target { name: "firefox", family: Family::Gecko },
-    Target { name: "librewolf", family: Family::Gecko },
-    Target { name: "zen", family: Family::Gecko },
-    Target { name: "chromium-based", family: Family::Chromium },
-    Target { name: "gecko-based", family: Family::Gecko },
-];
+/// Every accepted target name, in display order: the catalog's browsers, then the engines.
+pub fn targets() -> impl Iterator<Item = Target> {
+    BROWSERS
+        .iter()
+        .map(|b| Target { name: b.name, family: b.engine })
+        .chain(Engine::ALL.into_iter().map(|e| Target { name: e.any_name(), family: e }))
+}
 
 /// What `all` means (Extension.js `vendors('all')`).
 pub const ALL_TARGETS: [&str; 3] = ["chrome", "edge", "firefox"];
@@ -46,14 +34,13 @@ pub const GECKO_FAMILY_PREFIXES: [&str; 2] = ["gecko", "firefox"];
 
 /// Browser names that are valid key prefixes elsewhere (other tools, other Extension.js
 /// targets) and are dropped silently rather than reported as unknown.
-const OTHER_KNOWN_PREFIXES: [&str; 6] =
-    ["safari", "webkit", "webkit-based", "yandex", "waterfox", "firefox-based"];
+const OTHER_KNOWN_PREFIXES: [&str; 5] = ["safari", "webkit", "webkit-based", "yandex", "firefox-based"];
 
 impl Target {
     /// Looks a single name up (case-insensitive, trimmed).
     pub fn named(name: &str) -> Option<Target> {
         let name = name.trim();
-        TARGETS.iter().copied().find(|t| t.name.eq_ignore_ascii_case(name))
+        targets().find(|t| t.name.eq_ignore_ascii_case(name))
     }
 
     /// The family prefixes that apply to this target.
@@ -67,7 +54,7 @@ impl Target {
 
 /// Whether a key prefix names some browser or family (this target's or another's).
 pub fn is_known_prefix(prefix: &str) -> bool {
-    TARGETS.iter().any(|t| t.name == prefix)
+    targets().any(|t| t.name == prefix)
         || CHROMIUM_FAMILY_PREFIXES.contains(&prefix)
         || GECKO_FAMILY_PREFIXES.contains(&prefix)
         || OTHER_KNOWN_PREFIXES.contains(&prefix)
@@ -79,7 +66,7 @@ pub struct UnknownTarget(pub String);
 
 impl std::fmt::Display for UnknownTarget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let known: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
+        let known: Vec<&str> = targets().map(|t| t.name).collect();
         write!(f, "unknown browser `{}`; use `all` or any of: {}", self.0, known.join(", "))
     }
 }
@@ -107,7 +94,7 @@ pub fn parse_targets(spec: &[String]) -> Result<Vec<Target>, UnknownTarget> {
         }
     }
     if out.is_empty() {
-        out.push(TARGETS[0]);
+        out.extend(targets().take(1));
     }
     Ok(out)
 }
@@ -147,8 +134,21 @@ mod tests {
             ("librewolf", Family::Gecko),
             ("zen", Family::Gecko),
             ("gecko-based", Family::Gecko),
+            ("floorp", Family::Gecko),
+            ("waterfox", Family::Gecko),
         ] {
             assert_eq!(Target::named(name).unwrap().family, family, "{name}");
         }
+    }
+
+    /// Every catalog browser can be built for, under its own name.
+    #[test]
+    fn every_catalog_browser_is_a_build_target() {
+        for b in &BROWSERS {
+            assert_eq!(Target::named(b.name), Some(Target { name: b.name, family: b.engine }));
+            assert!(is_known_prefix(b.name));
+        }
+        assert_eq!(targets().count(), BROWSERS.len() + 2);
+        assert_eq!(targets().next().map(|t| t.name), Some("chrome"));
     }
 }

@@ -36,7 +36,9 @@ pub use chromium::ChromiumRunner;
 pub use firefox::FirefoxRunner;
 pub use log::{ConsoleEvent, EventKind, ExtensionHandle, Level, LogStream};
 
+use crate::browsers;
 use crate::config::Config;
+use crate::install::Os;
 use crate::paths::{Env, find_executable, is_executable};
 use cdp::CdpError;
 
@@ -46,64 +48,12 @@ pub const MAX_CLOSED_ROOTS: usize = 200;
 /// A boxed future, so that [`Runner`] stays usable as `dyn Runner`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// A browser engine family; one runner implementation each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Family {
-    Chromium,
-    Firefox,
-}
-
-impl Family {
-    pub const fn name(self) -> &'static str {
-        match self {
-            Family::Chromium => "chromium",
-            Family::Firefox => "firefox",
-        }
-    }
-
-    /// The environment variable that overrides the binary.
-    pub const fn binary_env(self) -> &'static str {
-        match self {
-            Family::Chromium => "WEBEXT_MCP_CHROMIUM_BINARY",
-            Family::Firefox => "WEBEXT_MCP_FIREFOX_BINARY",
-        }
-    }
-
-    /// The configuration key that overrides the binary.
-    pub const fn binary_key(self) -> &'static str {
-        match self {
-            Family::Chromium => "browsers.chromium.binary",
-            Family::Firefox => "browsers.firefox.binary",
-        }
-    }
-
-    /// Binaries tried in order when nothing is configured. Chromium's real binary comes first:
-    /// Debian's `/usr/bin/chromium` wrapper adds flags of its own.
-    pub const fn candidates(self) -> &'static [&'static str] {
-        match self {
-            Family::Chromium => &[
-                "/usr/lib/chromium/chromium",
-                "chromium",
-                "chromium-browser",
-                "google-chrome",
-                "google-chrome-stable",
-                "microsoft-edge",
-                "brave-browser",
-            ],
-            Family::Firefox => {
-                &["firefox-esr", "firefox", "firefox-developer-edition", "firefox-nightly", "librewolf"]
-            }
-        }
-    }
-
-    const fn install_hint(self) -> &'static str {
-        match self {
-            Family::Chromium => "install it (`apt-get install chromium`) or set WEBEXT_MCP_CHROMIUM_BINARY",
-            Family::Firefox => "install it (`apt-get install firefox-esr`) or set WEBEXT_MCP_FIREFOX_BINARY",
-        }
-    }
-}
+/// A browser engine family; one runner implementation each. The catalog's [`Engine`]
+/// (`Family::Firefox` is [`Engine::Gecko`]).
+///
+/// [`Engine`]: crate::browsers::Engine
+/// [`Engine::Gecko`]: crate::browsers::Engine::Gecko
+pub use crate::browsers::Engine as Family;
 
 /// What to launch and how.
 #[derive(Debug, Clone)]
@@ -321,7 +271,8 @@ pub async fn launch(
 }
 
 /// The binary to launch: explicit argument > `WEBEXT_MCP_<FAMILY>_BINARY` > config key
-/// `browsers.<family>.binary` > the first installed [`Family::candidates`].
+/// `browsers.<family>.binary` > the first installed of the catalog's binaries for the
+/// engine ([`browsers::engine_binaries`]).
 pub fn resolve_binary(
     family: Family,
     explicit: Option<&Path>,
@@ -339,26 +290,27 @@ pub fn resolve_binary_with(
     config: Option<&Config>,
     find: &dyn Fn(&str) -> Option<PathBuf>,
 ) -> Result<PathBuf, RunnerError> {
+    let (env_key, config_key) = (browsers::binary_env(family), browsers::binary_key(family));
     let chosen = explicit
         .map(|p| (p.to_string_lossy().into_owned(), "the `binary` argument".to_owned()))
-        .or_else(|| env.get(family.binary_env()).map(|v| (v.to_owned(), family.binary_env().to_owned())))
+        .or_else(|| env.get(env_key).map(|v| (v.to_owned(), env_key.to_owned())))
         .or_else(|| {
             config
-                .and_then(|c| c.text(family.binary_key()))
-                .map(|v| (v.to_owned(), format!("config key `{}`", family.binary_key())))
+                .and_then(|c| c.text(config_key))
+                .map(|v| (v.to_owned(), format!("config key `{config_key}`")))
         });
     if let Some((name, origin)) = chosen {
         return find(&name).ok_or(RunnerError::BinaryMissing { family, binary: name, origin });
     }
-    family
-        .candidates()
+    let candidates = browsers::engine_binaries(family, Os::current());
+    candidates
         .iter()
         .find_map(|c| find(c))
-        .ok_or_else(|| RunnerError::NotInstalled { family, tried: family.candidates().join(", ") })
+        .ok_or_else(|| RunnerError::NotInstalled { family, tried: candidates.join(", ") })
 }
 
 /// A name with a slash is a path that must exist; a bare name is looked up in `PATH`.
-fn find_program(name: &str) -> Option<PathBuf> {
+pub fn find_program(name: &str) -> Option<PathBuf> {
     if name.contains('/') {
         let p = PathBuf::from(name);
         return is_executable(&p).then_some(p);
@@ -370,7 +322,7 @@ fn find_program(name: &str) -> Option<PathBuf> {
 #[derive(Debug, thiserror::Error)]
 pub enum RunnerError {
     /// No browser of the family was found.
-    #[error("no {} browser found (tried {tried}); {}", family.name(), family.install_hint())]
+    #[error("no {} browser found (tried {tried}); {}", family.name(), browsers::install_hint(*family))]
     NotInstalled { family: Family, tried: String },
     /// The configured binary does not exist or is not executable.
     #[error("{} binary `{binary}` (from {origin}) is not an executable file; fix the path or unset it", family.name())]

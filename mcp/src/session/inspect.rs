@@ -171,12 +171,7 @@ pub struct Logged {
     pub event: ConsoleEvent,
 }
 
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or_default()
-}
+pub use webext_mcp_host::descriptor::now_ms;
 
 /// Keeps the newest [`RECENT`] events.
 pub fn remember(recent: &mut VecDeque<Logged>, event: &ConsoleEvent) {

@@ -35,9 +35,11 @@ use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
+use crate::browsers;
 use crate::config::Config;
+use crate::install::Os;
 use crate::manifest::{self, Target};
-use crate::paths::{Env, find_executable, is_executable};
+use crate::paths::Env;
 use crate::runner::{self, Family};
 
 pub use lifecycle::run;
@@ -131,26 +133,18 @@ pub struct BrowserChoice {
     pub binary: PathBuf,
 }
 
-/// Programs tried for each browser name when no binary is configured. `chrome` means Google
-/// Chrome, never Chromium.
-fn candidates(name: &str) -> &'static [&'static str] {
-    match name {
-        "chrome" => &["google-chrome", "google-chrome-stable", "/opt/google/chrome/chrome"],
-        "chromium" => &["/usr/lib/chromium/chromium", "chromium", "chromium-browser"],
-        "edge" => &["microsoft-edge", "microsoft-edge-stable", "/opt/microsoft/msedge/msedge"],
-        "brave" => &["brave-browser", "brave", "/opt/brave.com/brave/brave"],
-        "opera" => &["opera"],
-        "vivaldi" => &["vivaldi", "vivaldi-stable"],
-        _ => Family::Chromium.candidates(),
+/// Programs tried for a browser name when no binary is configured (`chrome` means Google
+/// Chrome, never Chromium; `chromium-based` any Chromium-engine browser).
+fn candidates(name: &str) -> Vec<&'static str> {
+    match browsers::browser(name) {
+        Some(b) => b.binaries.on(Os::current()).collect(),
+        None => browsers::engine_binaries(Family::Chromium, Os::current()),
     }
 }
 
-fn find_program(name: &str) -> Option<PathBuf> {
-    if name.contains('/') {
-        let p = PathBuf::from(name);
-        return is_executable(&p).then_some(p);
-    }
-    find_executable(name, std::env::var_os("PATH").as_deref())
+/// The browsers dev sessions run in, by name.
+fn chromium_names() -> Vec<&'static str> {
+    browsers::BROWSERS.iter().filter(|b| b.engine == Family::Chromium).map(|b| b.name).collect()
 }
 
 /// Resolves `browser` (default `chrome`) and its binary: `binary` argument >
@@ -165,7 +159,7 @@ pub fn resolve_browser(
     let name = name.map(str::trim).filter(|n| !n.is_empty()).unwrap_or("chrome").to_ascii_lowercase();
     let target = Target::named(&name).ok_or_else(|| {
         ErrorBody::invalid_argument(format!("unknown browser `{name}`"))
-            .with_hint("use chrome, chromium, edge, brave, opera, vivaldi or chromium-based")
+            .with_hint(format!("use {} or chromium-based", chromium_names().join(", ")))
     })?;
     if target.family == manifest::Family::Gecko {
         return Err(ErrorBody::new(
@@ -176,12 +170,12 @@ pub fn resolve_browser(
     }
     let family = Family::Chromium;
     let configured = binary.is_some()
-        || env.get(family.binary_env()).is_some()
-        || config.text(family.binary_key()).is_some_and(|v| !v.is_empty());
+        || env.get(browsers::binary_env(family)).is_some()
+        || config.text(browsers::binary_key(family)).is_some_and(|v| !v.is_empty());
     let binary = if configured {
         runner::resolve_binary(family, binary, env, Some(config)).map_err(ErrorBody::from)?
     } else {
-        candidates(target.name).iter().find_map(|c| find_program(c)).ok_or_else(|| {
+        candidates(target.name).into_iter().find_map(runner::find_program).ok_or_else(|| {
             let hint = if target.name == "chrome" {
                 "Google Chrome is not installed here; pass browser: \"chromium\" to use Chromium, or set the binary (`binary`, WEBEXT_MCP_CHROMIUM_BINARY)".to_owned()
             } else {
@@ -384,4 +378,26 @@ pub async fn stop(
     }
     let dir = contract_dir(out_dir, browser);
     Ok(contract::read_ready(&dir).and_then(|r| serde_json::to_value(r).ok()).unwrap_or(status))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `chrome` means Google Chrome: its programs never include Chromium's, while an engine
+    /// name tries every Chromium-engine browser of the catalog.
+    #[test]
+    fn chrome_is_never_chromium_and_the_engine_name_tries_all() {
+        let chrome = candidates("chrome");
+        assert!(
+            chrome.contains(&"google-chrome") && !chrome.iter().any(|c| c.contains("chromium")),
+            "{chrome:?}"
+        );
+        assert_eq!(candidates("chromium")[0], "/usr/lib/chromium/chromium");
+        let any = candidates("chromium-based");
+        for b in browsers::BROWSERS.iter().filter(|b| b.engine == Family::Chromium) {
+            assert!(b.binaries.unix.iter().all(|c| any.contains(c)), "{}", b.name);
+        }
+        assert!(chromium_names().contains(&"opera") && !chromium_names().contains(&"firefox"));
+    }
 }

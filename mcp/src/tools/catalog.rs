@@ -13,6 +13,7 @@ use crate::catalog::create::{self, CreateRequest};
 use crate::catalog::search::{self, Filters, SURFACES};
 use crate::catalog::{Catalog, DEFAULT_TEMPLATE, Template};
 use crate::paths::{find_executable, resolve_lexically};
+use crate::session::inspect::truncate_utf8;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -241,7 +242,7 @@ pub fn template_source(catalog: &Catalog, args: &SourceArgs) -> Result<Value, Er
             Err(_) => entry["binary"] = json!(true),
             Ok(text) => {
                 let cap = max_bytes.min(remaining);
-                let (content, truncated) = cut(text, cap);
+                let (content, truncated) = truncate_utf8(text, cap);
                 remaining -= content.len();
                 entry["content"] = json!(content);
                 if truncated {
@@ -265,18 +266,6 @@ pub fn template_source(catalog: &Catalog, args: &SourceArgs) -> Result<Value, Er
         value["missing"] = json!(missing);
     }
     Ok(value)
-}
-
-/// At most `cap` bytes of `text`, cut at a character boundary; whether it was cut.
-fn cut(text: &str, cap: usize) -> (&str, bool) {
-    if text.len() <= cap {
-        return (text, false);
-    }
-    let mut end = cap;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    (&text[..end], true)
 }
 
 /// `./src/x.js` and `/src/x.js` → `src/x.js`; `None` for paths with `..`.
@@ -407,8 +396,8 @@ mod tests {
 
     #[test]
     fn cut_respects_char_boundaries() {
-        assert_eq!(cut("héllo", 2), ("h", true));
-        assert_eq!(cut("abc", 3), ("abc", false));
+        assert_eq!(truncate_utf8("héllo", 2), ("h", true));
+        assert_eq!(truncate_utf8("abc", 3), ("abc", false));
     }
 
     #[test]

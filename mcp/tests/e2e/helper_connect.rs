@@ -19,7 +19,7 @@ fn in_order(mut set: PermissionSet) -> PermissionSet {
 
 /// What the permission table requires of `family`'s helper, as `permissions.getAll()` says it.
 fn required_permissions(family: Family) -> PermissionSet {
-    let engine = webext_mcp::helper::engine(family);
+    let engine = family;
     let mut set = PermissionSet::default();
     for p in PERMISSIONS.iter().filter(|p| p.need(engine) == Need::Required) {
         match p.kind {

@@ -195,7 +195,7 @@ async fn status_page_lists_the_permission_table(family: Family) -> (HelperBrowse
     let b = launch_for_page(family, Host::Installed).await;
     let d = b.wait_host("after hello", |_| true).await;
     let page = StatusPage::open(&b).await;
-    let engine = webext_mcp::helper::engine(family);
+    let engine = family;
     let want: Vec<&Permission> = PERMISSIONS.iter().filter(|p| p.need(engine) != Need::Absent).collect();
     let rows = permission_rows(&page, |rows| !rows.is_empty() && rows.iter().all(|r| r["state"] != "")).await;
     let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();

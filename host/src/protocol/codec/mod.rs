@@ -155,11 +155,6 @@ pub fn escaped_len(c: char) -> usize {
     }
 }
 
-/// Length of `s` once escaped inside a JSON string (quotes excluded).
-pub fn escaped_str_len(s: &str) -> usize {
-    s.chars().map(escaped_len).sum()
-}
-
 /// Splits `payload` (the JSON text of one message) into chunk frame bodies whose encoded
 /// length never exceeds `cap`. Slices follow UTF-8 boundaries; concatenating their `data`
 /// restores `payload` exactly.

@@ -3,7 +3,6 @@
 //! ```text
 //! {"op":"status"}                      → {"ok": <ready.json>}
 //! {"op":"stop"}                        → {"ok": {"stopping": true}}, then the session ends
-//! {"op":"pages"}                       → {"ok": [{"targetId","url"}…]}
 //! {"op":"evaluate","expression":"…",   → {"ok": <value>} evaluated in the first tab whose
 //!  "url":"<substring>"}                   URL contains `url` (default: the first http(s) tab)
 //! {"op":"inspect", …inspect::Request}  → {"ok": {sessionId, tab, events}} (extension_source_inspect)
@@ -107,7 +106,6 @@ pub fn locate(dirs: &[PathBuf], project: &Path, browser: &str) -> Result<Endpoin
 pub enum Request {
     Status,
     Stop,
-    Pages,
     Evaluate {
         expression: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]

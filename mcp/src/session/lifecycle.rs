@@ -413,10 +413,6 @@ impl Session {
             .ok_or_else(|| ErrorBody::new(ErrorCode::NotConnected, "the browser is not running"))?;
         match req {
             Request::Status | Request::Stop => Ok(self.live.ready_value()),
-            Request::Pages => {
-                let pages = runner.pages().await.map_err(ErrorBody::from)?;
-                serde_json::to_value(pages).map_err(|e| ErrorBody::internal(e.to_string()))
-            }
             Request::Evaluate { expression, url } => {
                 let pages = runner.pages().await.map_err(ErrorBody::from)?;
                 let page = pages

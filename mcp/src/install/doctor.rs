@@ -31,6 +31,8 @@ use webext_mcp_host::protocol::{
 
 use super::Setup;
 pub use super::codes::DoctorCode;
+pub use super::doctor_text::text;
+pub use super::explain::explain_browser_error;
 use super::locations::{self, Location, Target};
 use super::permissions;
 use crate::paths::is_executable;
@@ -49,7 +51,7 @@ pub struct Problem {
     pub fix: String,
 }
 
-fn problem(code: DoctorCode, message: impl Into<String>, fix: impl Into<String>) -> Problem {
+pub(super) fn problem(code: DoctorCode, message: impl Into<String>, fix: impl Into<String>) -> Problem {
     Problem { code, message: message.into(), fix: fix.into() }
 }
 
@@ -263,43 +265,6 @@ pub fn parse_version_line(text: &str) -> Option<String> {
     let line = text.lines().next()?.trim();
     let v = line.strip_prefix("webext-mcp ")?.trim();
     (!v.is_empty()).then(|| v.to_owned())
-}
-
-/// Messages the browsers give a helper whose native host fails (Chromium's, then Firefox's
-/// wording), with the problem each one means.
-const BROWSER_ERRORS: &[(&[&str], DoctorCode, &str, &str)] = &[
-    (
-        &["specified native messaging host not found", "no such native application"],
-        DoctorCode::HostManifestMissing,
-        "the browser found no host manifest under the name the helper asks for",
-        "run `webext-mcp install` (or `--browser <name>`), then restart the browser",
-    ),
-    (
-        &["access to the specified native messaging host is forbidden", "does not have permission"],
-        DoctorCode::HostIdNotAllowed,
-        "the manifest does not allow the helper's extension id",
-        "run `webext-mcp install`; load the helper from the directory it names so its id is the fixed one",
-    ),
-    (
-        &["does not exist, or is not executable", "failed to start native messaging host"],
-        DoctorCode::HostBinaryMissing,
-        "the manifest's path does not start a program",
-        "run `webext-mcp install` with the webext-mcp you use now",
-    ),
-    (
-        &["native host has exited", "error when communicating with the native messaging host"],
-        DoctorCode::HostExited,
-        "the host started and then stopped or broke the framing",
-        "read the host log (h-<pid>.log in the runtime dir) and check the versions with `webext-mcp doctor`",
-    ),
-];
-
-/// The cause of an error message the browser gave the helper (as its status page shows it).
-pub fn explain_browser_error(text: &str) -> Option<Problem> {
-    let t = text.to_ascii_lowercase();
-    let (_, code, cause, fix) =
-        BROWSER_ERRORS.iter().find(|(needles, ..)| needles.iter().any(|n| t.contains(n)))?;
-    Some(problem(*code, format!("the browser said \"{}\": {cause}", text.trim()), *fix))
 }
 
 /// The unpacked helper of one family.
@@ -563,89 +528,9 @@ pub async fn doctor(setup: &Setup, request: &Request) -> Value {
     })
 }
 
-/// The human form of a doctor report.
-pub fn text(report: &Value) -> String {
-    let mut out = String::new();
-    let s = |v: &Value| v.as_str().unwrap_or("").to_owned();
-    out.push_str(&format!(
-        "webext-mcp {} (protocol {})\n",
-        s(&report["server"]["version"]),
-        report["server"]["protocol"]
-    ));
-    let browsers = report["browsers"].as_array().cloned().unwrap_or_default();
-    if browsers.is_empty() {
-        out.push_str("no browser detected and no host manifest found\n");
-    }
-    for b in &browsers {
-        let ok = b["problems"].as_array().is_none_or(Vec::is_empty);
-        let state = match (ok, b["connected"].as_bool() == Some(true)) {
-            (true, true) => "ok, connected",
-            (true, false) => "ok, not connected (is the browser running with the helper loaded?)",
-            (false, true) => "problems, connected",
-            (false, false) => "problems",
-        };
-        out.push_str(&format!("{:<28} {state}\n", s(&b["name"])));
-    }
-    for d in report["runtimeDirs"].as_array().into_iter().flatten() {
-        out.push_str(&format!("runtime dir {}: {}", s(&d["path"]), s(&d["verdict"])));
-        match d["verdict"].as_str() {
-            Some("used") => out.push_str(&format!(" ({} hosts)\n", d["hosts"])),
-            Some("refused") => out.push_str(&format!(" ({})\n", s(&d["problem"]))),
-            _ => out.push('\n'),
-        }
-    }
-    for h in report["hosts"].as_array().into_iter().flatten() {
-        out.push_str(&format!(
-            "host {} {} (label {}): helper {}, protocol {}, {}\n",
-            s(&h["browser"]),
-            s(&h["browserVersion"]),
-            s(&h["label"]),
-            s(&h["extVersion"]),
-            h["protocol"],
-            if h["reachable"] == true { "reachable" } else { "unreachable" }
-        ));
-    }
-    let problems = report["problems"].as_array().cloned().unwrap_or_default();
-    if problems.is_empty() {
-        out.push_str("no problems found\n");
-    }
-    for p in &problems {
-        out.push_str(&format!(
-            "{} [{}]: {}\n  fix: {}\n",
-            s(&p["code"]),
-            s(&p["scope"]),
-            s(&p["message"]),
-            s(&p["fix"])
-        ));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_browsers_own_messages_are_recognised() {
-        let cases = [
-            ("Specified native messaging host not found.", "HOST_MANIFEST_MISSING"),
-            ("Access to the specified native messaging host is forbidden.", "HOST_ID_NOT_ALLOWED"),
-            ("No such native application dev.webext_mcp.bridge", "HOST_MANIFEST_MISSING"),
-            (
-                "This extension does not have permission to use native application dev.webext_mcp.bridge",
-                "HOST_ID_NOT_ALLOWED",
-            ),
-            ("File at path /x/webext-mcp does not exist, or is not executable", "HOST_BINARY_MISSING"),
-            ("Native host has exited.", "HOST_EXITED"),
-            ("Error when communicating with the native messaging host.", "HOST_EXITED"),
-        ];
-        for (text, code) in cases {
-            let p = explain_browser_error(text).unwrap_or_else(|| panic!("{text}"));
-            assert_eq!(p.code.as_str(), code, "{text}");
-            assert!(p.message.contains(text.trim()) && !p.fix.is_empty());
-        }
-        assert!(explain_browser_error("something else").is_none());
-    }
 
     fn descriptor(ext_version: &str, socket: &Path) -> Descriptor {
         Descriptor {

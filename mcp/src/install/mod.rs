@@ -18,6 +18,8 @@
 
 mod codes;
 pub mod doctor;
+mod doctor_text;
+mod explain;
 mod journal;
 pub mod locations;
 mod permissions;

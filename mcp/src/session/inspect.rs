@@ -10,9 +10,10 @@
 //! ```
 //!
 //! The page-side collector is `inspect.js` (read-only DOM walk: meta, counts, probes, the
-//! `[data-extension-root]` trees, redacted HTML); the pure parts (console summary, byte
-//! cap, which file a context opens) are here with their tests. `dom_snapshot` is not made
-//! here: the tool asks the helper extension, which runs in the same browser.
+//! `[data-extension-root]` trees, redacted HTML); the pure parts are beside it with their
+//! tests (which file a context opens here, the console summary and byte cap in
+//! `inspect/console_summary.rs`). `dom_snapshot` is not made here: the tool asks the helper
+//! extension, which runs in the same browser.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -23,7 +24,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use crate::runner::{ConsoleEvent, EventKind, ExtensionHandle, Level, PageInfo, Runner, RunnerError};
+use crate::runner::{ConsoleEvent, ExtensionHandle, PageInfo, Runner, RunnerError};
+
+mod console_summary;
+pub use console_summary::{console_summary, truncate_utf8};
 
 /// The page-side collector, a function expression `(opts, ...closedShadowRoots) => result`.
 const SCRIPT: &str = include_str!("inspect.js");
@@ -34,8 +38,6 @@ const LOAD_TIMEOUT: Duration = Duration::from_secs(15);
 const EVAL_TIMEOUT: Duration = Duration::from_secs(10);
 /// Extension console events kept by a session for summaries.
 pub const RECENT: usize = 500;
-/// Distinct messages listed in a console summary.
-const TOP: usize = 5;
 
 /// Which part of the extension to look at.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -465,146 +467,9 @@ async fn background(inputs: &Inputs<'_>, req: &Request) -> Result<Value, ErrorBo
     }))
 }
 
-/// Where a console event came from.
-fn source_of(ev: &ConsoleEvent, base_url: Option<&str>) -> &'static str {
-    let context = ev.context.as_deref().unwrap_or("");
-    if context == "service worker registration" {
-        return "worker";
-    }
-    match base_url {
-        Some(base) if context.starts_with(base) => {
-            let path = context.split(['?', '#']).next().unwrap_or(context);
-            if path.ends_with(".js") || path.ends_with(".mjs") { "worker" } else { "extension_page" }
-        }
-        _ => "content_script",
-    }
-}
-
-fn level_name(level: Level) -> &'static str {
-    match level {
-        Level::Debug => "debug",
-        Level::Log => "log",
-        Level::Info => "info",
-        Level::Warn => "warn",
-        Level::Error => "error",
-    }
-}
-
-/// Counts by level and by source, and the [`TOP`] most frequent distinct messages (errors
-/// first). `page` are the tab's own messages; `ext` the extension's (content scripts,
-/// worker, extension pages).
-pub fn console_summary(page: &[ConsoleEvent], ext: &[ConsoleEvent], base_url: Option<&str>) -> Value {
-    let mut levels = serde_json::Map::new();
-    for l in ["error", "warn", "info", "log", "debug"] {
-        levels.insert(l.to_owned(), json!(0));
-    }
-    let mut sources = serde_json::Map::new();
-    // (source, level, text) → (count, first event)
-    let mut distinct: Vec<((&'static str, Level, String), usize, &ConsoleEvent)> = Vec::new();
-    let tagged = page.iter().map(|e| ("page", e)).chain(ext.iter().map(|e| (source_of(e, base_url), e)));
-    let mut total = 0usize;
-    for (source, ev) in tagged {
-        total += 1;
-        let level = level_name(ev.level);
-        let n = levels.get(level).and_then(Value::as_u64).unwrap_or(0);
-        levels.insert(level.to_owned(), json!(n + 1));
-        let by = sources.entry(source).or_insert_with(|| json!({}));
-        by[level] = json!(by[level].as_u64().unwrap_or(0) + 1);
-        let key = (source, ev.level, ev.text.clone());
-        match distinct.iter_mut().find(|d| d.0 == key) {
-            Some(d) => d.1 += 1,
-            None => distinct.push((key, 1, ev)),
-        }
-    }
-    // Most severe first, then most frequent; ties keep arrival order.
-    distinct.sort_by(|a, b| b.0.1.cmp(&a.0.1).then(b.1.cmp(&a.1)));
-    let top: Vec<Value> = distinct
-        .iter()
-        .take(TOP)
-        .map(|((source, level, text), count, ev)| {
-            json!({
-                "level": level_name(*level),
-                "source": source,
-                "text": clip(text, 300),
-                "count": count,
-                "exception": ev.kind == EventKind::Exception,
-                "url": ev.url,
-                "line": ev.line,
-                "column": ev.column,
-            })
-        })
-        .collect();
-    json!({"total": total, "counts": levels, "bySource": sources, "distinct": distinct.len(), "top": top})
-}
-
-fn clip(s: &str, max: usize) -> String {
-    let (kept, cut) = truncate_utf8(s, max);
-    if cut { format!("{kept}…") } else { kept.to_owned() }
-}
-
-/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary, and
-/// whether anything was cut.
-pub fn truncate_utf8(s: &str, max: usize) -> (&str, bool) {
-    if s.len() <= max {
-        return (s, false);
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    (&s[..end], true)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ev(level: Level, text: &str, context: Option<&str>) -> ConsoleEvent {
-        ConsoleEvent {
-            kind: EventKind::Console,
-            level,
-            text: text.to_owned(),
-            url: None,
-            line: None,
-            column: None,
-            context: context.map(str::to_owned),
-        }
-    }
-
-    #[test]
-    fn console_summary_counts_by_level_and_source_and_ranks_errors_first() {
-        let base = "chrome-extension://abc/";
-        let page = [ev(Level::Log, "hello", None), ev(Level::Log, "hello", None)];
-        let ext = [
-            ev(Level::Error, "cs failed", Some("http://127.0.0.1/")),
-            ev(Level::Error, "worker failed", Some("chrome-extension://abc/bg.js")),
-            ev(Level::Warn, "popup warn", Some("chrome-extension://abc/popup.html")),
-            ev(Level::Error, "late", Some("service worker registration")),
-        ];
-        let s = console_summary(&page, &ext, Some(base));
-        assert_eq!(s["total"], 6);
-        assert_eq!(s["counts"]["error"], 3);
-        assert_eq!(s["counts"]["log"], 2);
-        assert_eq!(s["bySource"]["content_script"]["error"], 1);
-        assert_eq!(s["bySource"]["worker"]["error"], 2);
-        assert_eq!(s["bySource"]["extension_page"]["warn"], 1);
-        assert_eq!(s["bySource"]["page"]["log"], 2);
-        let top = s["top"].as_array().unwrap();
-        assert_eq!(top.len(), 5);
-        assert_eq!(top[0]["text"], "cs failed");
-        assert_eq!(top[3]["text"], "popup warn");
-        assert_eq!(top[4]["text"], "hello");
-        assert_eq!(top[4]["count"], 2);
-        assert_eq!(s["distinct"], 5);
-    }
-
-    #[test]
-    fn truncation_keeps_whole_characters() {
-        assert_eq!(truncate_utf8("abc", 5), ("abc", false));
-        assert_eq!(truncate_utf8("aé", 2), ("a", true));
-        assert_eq!(truncate_utf8("aé", 3), ("aé", false));
-        assert_eq!(truncate_utf8("", 0), ("", false));
-    }
 
     #[test]
     fn contexts_map_to_manifest_pages() {

@@ -161,10 +161,11 @@ fn declared_but_uninstalled_toolchain_says_npm_install() {
 fn a_cancelled_build_stops_its_toolchain_and_reported_progress() {
     let p = esm_project();
     p.write("package.json", r#"{"name":"slow","private":true,"scripts":{"build":"sh ./slow-build.sh"}}"#);
+    // The pid file is in place before the line that announces it: the progress implies it.
     executable(
         &p,
         "slow-build.sh",
-        "#!/bin/sh\necho \"slow bundler: started\"\necho $$ > started.pid\nsleep 60\n",
+        "#!/bin/sh\necho $$ > started.pid.tmp\nmv started.pid.tmp started.pid\necho \"slow bundler: started\"\nsleep 60\n",
     );
     let home = tempfile::tempdir().unwrap();
     let mut server = crate::mcp_client::Server::start(home.path(), &[]);

@@ -320,14 +320,7 @@ impl Dirs {
 /// The live hosts of `runtime`, checked as a client checks it; nothing when the dir fails a
 /// check.
 pub fn discover(runtime: &Path) -> Vec<Descriptor> {
-    match Dirs::open(runtime) {
-        Ok(dirs) => dirs.discover(),
-        Err(DirProblem::Missing) => Vec::new(),
-        Err(p) => {
-            tracing::warn!("not searching {}: {}", runtime.display(), p.describe(runtime));
-            Vec::new()
-        }
-    }
+    search(&[runtime.to_path_buf()]).0
 }
 
 /// What searching one candidate runtime dir found.

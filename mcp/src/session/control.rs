@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
-use webext_mcp_host::descriptor::{Dirs, Token};
+use webext_mcp_host::descriptor::Token;
 use webext_mcp_host::private_dir::PrivateDir;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 use webext_mcp_host::transport::{PeerVerdict, Platform, Transport};
@@ -71,7 +71,8 @@ pub fn locate(dirs: &[PathBuf], project: &Path, browser: &str) -> Result<Endpoin
     let tag = super::tag(project, browser);
     let mut refused = Vec::new();
     for dir in dirs {
-        let checked = match Dirs::open(dir) {
+        // Only the ticket is read here; the socket is proven by `request` when connecting.
+        let checked = match PrivateDir::open(dir) {
             Ok(d) => d,
             Err(p) => {
                 if p.is_unsafe() {
@@ -80,7 +81,7 @@ pub fn locate(dirs: &[PathBuf], project: &Path, browser: &str) -> Result<Endpoin
                 continue;
             }
         };
-        let Ok(bytes) = checked.runtime.read_private(&ticket_name(&tag), MAX_TICKET) else { continue };
+        let Ok(bytes) = checked.read_private(&ticket_name(&tag), MAX_TICKET) else { continue };
         let Ok(ticket) = serde_json::from_slice::<Ticket>(&bytes) else { continue };
         // The ticket must name exactly the socket this dir gives this session.
         if ticket.socket != super::socket_path(dir, project, browser) {

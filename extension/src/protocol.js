@@ -8,6 +8,7 @@ export const HELPER_CHROMIUM_ID = "dkcbnncejeekhnnfjnepngcdiipdcakc";
 
 export const LIMITS = Object.freeze({
   "browserToHostFrame": 67108864,
+  "callMarginMs": 2000,
   "chunkDeadlineMs": 30000,
   "defaultCallTimeoutMs": 30000,
   "hostToBrowserFrame": 1048576,
@@ -46,6 +47,7 @@ export const METHODS = Object.freeze({
   "HOST_INFO": "host.info",
   "PAGE_ACT": "page.act",
   "PAGE_CLEAR_SNAPSHOT": "page.clearSnapshot",
+  "PAGE_DIALOG": "page.dialog",
   "PAGE_EVALUATE": "page.evaluate",
   "PAGE_FILL_FORM": "page.fillForm",
   "PAGE_RESOLVE_REF": "page.resolveRef",
@@ -213,6 +215,38 @@ export const METHOD_SPECS = Object.freeze({
       }
     },
     "result": "{cleared: bool}",
+    "target": "extension"
+  },
+  "page.dialog": {
+    "doc": "accept_dialog / dismiss_dialog: arms the answer to the tab's next dialog (its hook answers at once); a tab a native dialog blocks is answered through the debugger (Chromium, debugger mode) or is BLOCKED.",
+    "params": {
+      "accept": {
+        "doc": "true: OK (accept); false: Cancel (dismiss)",
+        "required": true,
+        "type": "boolean"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "promptText": {
+        "doc": "prompt(): the text to answer with when accepting",
+        "required": false,
+        "type": "string"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{tab, armed?: {action, promptText?}, answered?: {via, answered}, dialogs: [{type, message, answered}]}",
     "target": "extension"
   },
   "page.evaluate": {

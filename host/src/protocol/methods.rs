@@ -111,6 +111,7 @@ pub const PAGE_ACT: &str = "page.act";
 pub const PAGE_FILL_FORM: &str = "page.fillForm";
 pub const PAGE_EVALUATE: &str = "page.evaluate";
 pub const PAGE_WAIT_FOR: &str = "page.waitFor";
+pub const PAGE_DIALOG: &str = "page.dialog";
 
 /// The extension's first event.
 pub const EVENT_HELLO: &str = "hello";
@@ -344,6 +345,18 @@ pub const METHODS: &[Method] = &[
             timeout_ms("how long to wait", ACTION_TIMEOUT_MS),
         ],
         result: "{met: true, waitedMs, element?, ref?}",
+    },
+    Method {
+        name: PAGE_DIALOG,
+        target: Target::Extension,
+        doc: "accept_dialog / dismiss_dialog: arms the answer to the tab's next dialog (its hook answers \
+              at once); a tab a native dialog blocks is answered through the debugger (Chromium, \
+              debugger mode) or is BLOCKED.",
+        params: tab_params![
+            p("accept", "boolean", true, "true: OK (accept); false: Cancel (dismiss)"),
+            p("promptText", "string", false, "prompt(): the text to answer with when accepting"),
+        ],
+        result: "{tab, armed?: {action, promptText?}, answered?: {via, answered}, dialogs: [{type, message, answered}]}",
     },
 ];
 

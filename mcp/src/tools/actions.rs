@@ -328,8 +328,10 @@ async fn evaluate_script(ctx: Ctx, args: Value) -> ToolResult {
     }
     let params =
         json!({ "function": a.function, "args": a.args, "maxBytes": a.max_bytes, "cursor": a.cursor });
-    let (_, out): (_, Evaluated) =
-        ctx.browser.call_tab(&t, PAGE_EVALUATE, params, Timeout::fixed(EVALUATE_TIMEOUT_MS)).await?;
+    let (_, out): (_, Evaluated) = ctx
+        .browser
+        .call_tab(&t, PAGE_EVALUATE, params, Timeout::from_arg(a.timeout_ms, EVALUATE_TIMEOUT_MS)?)
+        .await?;
     let mut text = out.json.clone();
     if let Some(next) = &out.next_cursor {
         text.push_str(&format!("\n… {} bytes in all; more with cursor={next}", out.total_bytes));

@@ -10,6 +10,7 @@ mod common;
 
 mod actions;
 mod corpus;
+mod dialogs;
 mod progress;
 mod snapshot_basics;
 mod snapshot_bench;

@@ -1,0 +1,224 @@
+// Dialogs and dead tabs, for every call that reaches a page:
+//
+//   new_page / navigate_page ──▶ agent tab ──▶ webNavigation.onCommitted ──▶ hook (MAIN world,
+//                                                 injectImmediately)        answers by policy
+//   accept_dialog / dismiss_dialog ──▶ arm the tab's next answer (pushed into its documents)
+//   every page call ──▶ guard: crash poll (tabs API) · at the call's own deadline a probe
+//                      script: no answer ⇒ BLOCKED · afterwards the hook's records ⇒ `dialogs`
+//
+// Only tabs the agent opened or navigated get the hook: the user's other pages keep native
+// dialogs. A native dialog stops the page in both browsers: `scripting.executeScript` of a
+// script that waits one promise turn never settles while the tabs API still answers
+// (Chromium runs no script at all; Firefox runs scripts in the dialog's nested event loop
+// but holds the page's promise jobs). That is the only cheap signal, so a page
+// stuck in a loop looks the same; the probe runs only when the call would otherwise have
+// timed out. Crashes: Chromium reports a tab whose renderer died as `status: "unloaded"`
+// (not `discarded`); Firefox replaces the page with its own crash page, which the helper may
+// not script (see docs/design-notes-18b.md).
+import { api, hasDebugger } from "./api.js";
+import { debuggerEnabled, withDebugger } from "./debugger.js";
+import { installDialogHook, pageAnswers, takeDialogs } from "./dialoghook.js";
+import { HelperError } from "./errors.js";
+import { ERROR_CODES } from "./protocol.js";
+import { describeTab, resolveTab } from "./tabs.js";
+import { existingState, persist, stateOf } from "./tabstate.js";
+
+/** How long a probe script may take before the tab counts as blocked. */
+const PROBE_MS = 700;
+/** How often a running call asks the tabs API whether its tab crashed. */
+export const CRASH_POLL_MS = 250;
+
+const BLOCKED_HINT =
+  "only the user (answer the dialog in the browser) or debugger mode (Chromium: Page.handleJavaScriptDialog, switched on in the helper's status page; then call accept_dialog or dismiss_dialog) can answer a native dialog; other tabs keep working";
+
+/** Whether the tab's renderer is gone (Chromium: unloaded without being discarded). */
+export function crashed(tab) {
+  return tab?.status === "unloaded" && !tab.discarded;
+}
+
+export function tabCrashed(tab) {
+  return new HelperError(
+    ERROR_CODES.TAB_CRASHED,
+    `tab ${tab.id} crashed: its page's renderer is gone (${tab.url || "no URL"})`,
+    "reload it (navigate_page with type reload) or close it (close_page); the page may crash again",
+    { tab: describeTab(tab) },
+  );
+}
+
+function blocked(tab) {
+  return new HelperError(
+    ERROR_CODES.BLOCKED,
+    `tab ${tab.id} is blocked by a native JavaScript dialog (alert, confirm or prompt) that the helper cannot see or answer; no script finishes in it until the dialog is closed`,
+    BLOCKED_HINT,
+    { tab: describeTab(tab), dialog: { native: true } },
+  );
+}
+
+/** Resolves `true` when a trivial script runs in the tab's top frame within `ms`. */
+function answers(tabId, ms = PROBE_MS) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    api.scripting.executeScript({ target: { tabId }, world: "MAIN", func: pageAnswers }).then(
+      () => (clearTimeout(timer), resolve(true)),
+      // An error is an answer (a browser page, a closed tab): not a dialog.
+      () => (clearTimeout(timer), resolve(true)),
+    );
+  });
+}
+
+/** Marks a tab the agent opened or navigated: its documents get the hook from now on. */
+export async function adopt(tabId) {
+  const st = await stateOf(tabId);
+  if (!st.agent) {
+    st.agent = true;
+    persist(tabId, st);
+  }
+  return st;
+}
+
+function injectHook(tabId, frameIds, policy) {
+  const target = frameIds ? { tabId, frameIds } : { tabId, allFrames: true };
+  return api.scripting
+    .executeScript({ target, world: "MAIN", injectImmediately: true, func: installDialogHook, args: [policy ?? null] })
+    .catch(() => {});
+}
+
+/** Installs the hook in the tab's current documents (after a load; onCommitted may have lost the race). */
+export async function hookNow(tabId) {
+  const st = await adopt(tabId);
+  await injectHook(tabId, null, st.dialogPolicy);
+}
+
+// A new document in an agent tab: the hook goes in before the page's scripts, as far as
+// `injectImmediately` gets ahead of the parser (see the design notes for what can win).
+api.webNavigation?.onCommitted.addListener(async ({ tabId, frameId }) => {
+  const st = existingState(tabId) ?? (await stateOf(tabId));
+  if (st.agent) injectHook(tabId, [frameId], st.dialogPolicy);
+});
+
+/** The dialogs the tab's documents answered since the last look; clears a used armed answer. */
+export async function collectDialogs(tabId) {
+  const st = existingState(tabId);
+  if (!st?.agent) return [];
+  let results = [];
+  try {
+    results = await withDeadline(
+      api.scripting.executeScript({ target: { tabId, allFrames: true }, world: "MAIN", func: takeDialogs }),
+      PROBE_MS,
+    );
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const r of results ?? []) {
+    for (const d of Array.isArray(r?.result) ? r.result : []) {
+      if (!d || typeof d !== "object") continue;
+      const type = ["alert", "confirm", "prompt"].includes(d.type) ? d.type : "alert";
+      const answered = d.answered === "accepted" ? "accepted" : "dismissed";
+      if (d.armed) st.dialogPolicy = null;
+      out.push({ type, message: String(d.message ?? "").slice(0, 500), answered, ...(r.frameId ? { frameId: r.frameId } : {}) });
+    }
+  }
+  return out;
+}
+
+function withDeadline(promise, ms) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error("late")), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs `run()` (a page method's handler) for the tab `params` names, within `timeoutMs` (the
+ * call's own): TAB_CRASHED as soon as the tabs API reports the renderer dead, BLOCKED when at
+ * the deadline the tab runs no script at all; the answer (or error data) carries the
+ * `dialogs` the hook answered meanwhile.
+ */
+export async function guarded(params, timeoutMs, run) {
+  let tab;
+  try {
+    tab = await resolveTab(params);
+  } catch {
+    return run(); // the handler reports a bad address itself
+  }
+  if (crashed(tab)) throw tabCrashed(tab);
+  const st = await stateOf(tab.id);
+  if (st.blocked && !(await answers(tab.id))) throw blocked(tab);
+  st.blocked = false;
+  const work = run();
+  const timers = [];
+  const watch = new Promise((_, reject) => {
+    const poll = async () => {
+      const now = await withDeadline(api.tabs.get(tab.id), PROBE_MS).catch(() => null);
+      if (now && crashed(now)) return reject(tabCrashed(now));
+      timers.push(setTimeout(poll, CRASH_POLL_MS));
+    };
+    timers.push(setTimeout(poll, CRASH_POLL_MS));
+    timers.push(
+      setTimeout(async () => {
+        if (await answers(tab.id)) return; // alive: the handler's own timeout answers
+        const now = await withDeadline(api.tabs.get(tab.id), PROBE_MS).catch(() => tab);
+        if (crashed(now)) return reject(tabCrashed(now));
+        st.blocked = true;
+        // Work queued behind the blocked call must not run when the dialog closes later.
+        st.epoch = (st.epoch ?? 0) + 1;
+        st.queue = Promise.resolve();
+        reject(blocked(now));
+      }, Math.max(0, timeoutMs - PROBE_MS)),
+    );
+  });
+  try {
+    const result = await Promise.race([work, watch]);
+    const dialogs = await collectDialogs(tab.id);
+    return dialogs.length && result && typeof result === "object" ? { ...result, dialogs } : result;
+  } catch (e) {
+    // A dead renderer makes executeScript fail with words of its own (Chromium: "Frame with
+    // ID 0 was removed", "No tab with id"); the tabs API says what happened.
+    const now = await api.tabs.get(tab.id).catch(() => null);
+    if (now && crashed(now)) throw tabCrashed(now);
+    if (e instanceof HelperError && e.code !== ERROR_CODES.BLOCKED && e.code !== ERROR_CODES.TAB_CRASHED) {
+      const dialogs = await collectDialogs(tab.id);
+      if (dialogs.length) e.data = { ...(e.data ?? {}), dialogs };
+    }
+    throw e;
+  } finally {
+    timers.forEach(clearTimeout);
+    timers.length = 0;
+    work.catch(() => {});
+  }
+}
+
+/**
+ * `page.dialog` (accept_dialog / dismiss_dialog): a tab a native dialog blocks is answered
+ * through the debugger when debugger mode is on (Chromium), else BLOCKED; any other tab gets
+ * its next dialog answer armed (and the hook, if it had none).
+ */
+export async function answerDialog(params) {
+  const tab = await resolveTab(params);
+  if (crashed(tab)) throw tabCrashed(tab);
+  const accept = params.accept === true;
+  const promptText = typeof params.promptText === "string" ? params.promptText : undefined;
+  if (!(await answers(tab.id))) {
+    if (hasDebugger && (await debuggerEnabled())) {
+      await withDebugger(tab.id, async (send) => {
+        await send("Page.enable");
+        await send("Page.handleJavaScriptDialog", { accept, ...(promptText !== undefined && { promptText }) });
+      }).catch((e) => {
+        throw new HelperError(ERROR_CODES.BLOCKED, `tab ${tab.id}: the debugger could not answer the dialog: ${e?.message ?? e}`, BLOCKED_HINT);
+      });
+      const st = await stateOf(tab.id);
+      st.blocked = false;
+      return { tab: describeTab(tab), answered: { via: "debugger", answered: accept ? "accepted" : "dismissed" }, dialogs: [] };
+    }
+    const st = await stateOf(tab.id);
+    st.blocked = true;
+    throw blocked(tab);
+  }
+  const dialogs = await collectDialogs(tab.id);
+  const st = await adopt(tab.id);
+  st.dialogPolicy = { action: accept ? "accept" : "dismiss", ...(promptText !== undefined && { promptText }) };
+  await injectHook(tab.id, null, st.dialogPolicy);
+  return { tab: describeTab(tab), armed: st.dialogPolicy, dialogs };
+}

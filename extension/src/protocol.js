@@ -390,7 +390,7 @@ export const METHOD_SPECS = Object.freeze({
       },
       "redact": {
         "default": "safe",
-        "doc": "safe | off",
+        "doc": "safe | strict | off",
         "required": false,
         "type": "string"
       },

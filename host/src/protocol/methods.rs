@@ -264,7 +264,7 @@ pub const METHODS: &[Method] = &[
             p("viewportOnly", "boolean", false, "only what intersects the viewport"),
             p("root", "string", false, "ref whose subtree to render (expands collapsed runs)"),
             p("maxDepth", "integer", false, "depth limit below the root"),
-            p("redact", "string", false, "safe | off").or(DefaultValue::Str("safe")),
+            p("redact", "string", false, "safe | strict | off").or(DefaultValue::Str("safe")),
         ],
         result: "{snapshotId, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {prepMs, collectMs, walkMs, mapMs, jsonMs, transferMs,                  engineMs, pageMs, helperMs, walkers: [\"main\" | \"isolated\" per frame]}}",
     },

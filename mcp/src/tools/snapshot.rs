@@ -54,8 +54,11 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Redact {
+    /// Secrets: password/hidden/one-time-code/card fields, card numbers, secret URL parameters, key-like values.
     #[default]
     Safe,
+    /// Also every field value and `javascript:` links.
+    Strict,
     Off,
 }
 
@@ -109,7 +112,7 @@ async fn take_snapshot(ctx: Ctx, args: Value) -> ToolResult {
         "viewportOnly": a.viewport_only,
         "root": a.root,
         "maxDepth": a.max_depth,
-        "redact": match a.redact { Redact::Safe => "safe", Redact::Off => "off" },
+        "redact": match a.redact { Redact::Safe => "safe", Redact::Strict => "strict", Redact::Off => "off" },
     });
     let (_, out): (_, Snapshot) =
         ctx.browser.call_tab(&target, PAGE_SNAPSHOT, params, SNAPSHOT_TIMEOUT).await?;

@@ -7,13 +7,13 @@
 //! it met (`dialogs: [{type, message, answered}]`, see `extension/src/dialogs.js`).
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::methods::PAGE_DIALOG;
 use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
 
 use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
-use crate::bridge::results::{Extra, Tab, to_value};
+use crate::bridge::results::{DialogReply, to_value};
 use crate::bridge::{Timeout, decode_with_target, schema_with_target};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -52,21 +52,6 @@ pub struct AcceptArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DismissArgs {}
-
-/// The helper's `page.dialog` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DialogReply {
-    pub tab: Tab,
-    /// The armed answer (`{action, promptText?}`), when the tab was not blocked.
-    #[serde(default)]
-    pub armed: Option<Value>,
-    /// How a native dialog was answered (debugger mode), when one blocked the tab.
-    #[serde(default)]
-    pub answered: Option<Value>,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
 
 async fn accept_dialog(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<AcceptArgs>(args)?;

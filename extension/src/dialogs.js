@@ -1,7 +1,9 @@
 // Dialogs and dead tabs, for every call that reaches a page:
 //
-//   new_page / navigate_page ──▶ agent tab ──▶ webNavigation.onCommitted ──▶ hook (MAIN world,
-//                                                 injectImmediately)        answers by policy
+//   new_page / navigate_page ──▶ agent tab ──▶ hook (page/dialogs.js, MAIN world): a content
+//                                script registered for that load's URL at document_start, and
+//                                on webNavigation.onCommitted (injectImmediately, other URLs
+//                                the tab reaches) ──▶ answers by policy
 //   accept_dialog / dismiss_dialog ──▶ arm the tab's next answer (pushed into its documents)
 //   every page call ──▶ guard: crash poll (tabs API) · at the call's own deadline a probe
 //                      script: no answer ⇒ BLOCKED · afterwards the hook's records ⇒ `dialogs`
@@ -17,11 +19,36 @@
 // not script (see docs/design-notes-18b.md).
 import { api, hasDebugger } from "./api.js";
 import { debuggerEnabled, withDebugger } from "./debugger.js";
-import { installDialogHook, pageAnswers, takeDialogs } from "./dialoghook.js";
 import { HelperError } from "./errors.js";
 import { ERROR_CODES } from "./protocol.js";
 import { describeTab, resolveTab } from "./tabs.js";
 import { existingState, persist, stateOf } from "./tabstate.js";
+
+/** The dialogs this document answered since the last call (and forgets them). */
+function takeDialogs() {
+  const hook = window[Symbol.for("webext-mcp.dialogs")];
+  return hook ? hook.take() : null;
+}
+
+/**
+ * A trivial script whose answer needs one turn of the page's promise jobs. Chromium runs no
+ * script at all in a tab a native dialog blocks; Firefox runs scripts in the dialog's nested
+ * event loop but holds the page's promise jobs, so a synchronous probe would answer there.
+ */
+async function pageAnswers() {
+  await null;
+  return true;
+}
+
+/** Arms the answer to the next dialog of a document that has the hook (MAIN world). */
+function armDialogs(policy) {
+  const hook = window[Symbol.for("webext-mcp.dialogs")];
+  if (hook) hook.arm(policy);
+  return Boolean(hook);
+}
+
+/** The hook, a classic MAIN-world script (page/dialogs.js). */
+const HOOK_FILE = "page/dialogs.js";
 
 /** How long a probe script may take before the tab counts as blocked. */
 const PROBE_MS = 700;
@@ -76,11 +103,45 @@ export async function adopt(tabId) {
   return st;
 }
 
-function injectHook(tabId, frameIds, policy) {
+async function injectHook(tabId, frameIds, policy) {
   const target = frameIds ? { tabId, frameIds } : { tabId, allFrames: true };
-  return api.scripting
-    .executeScript({ target, world: "MAIN", injectImmediately: true, func: installDialogHook, args: [policy ?? null] })
-    .catch(() => {});
+  const main = { target, world: "MAIN", injectImmediately: true };
+  await api.scripting.executeScript({ ...main, files: [HOOK_FILE] }).catch(() => {});
+  if (policy) await api.scripting.executeScript({ ...main, func: armDialogs, args: [policy] }).catch(() => {});
+}
+
+let registrations = 0;
+
+/**
+ * Runs `load()` (an agent navigation to `url`) with the hook registered as a MAIN-world
+ * content script at document_start for that URL (any port, any query), so it is in before the
+ * page's first script; unregistered when the load is over. Another tab loading the same URL
+ * meanwhile gets the hook too (it then answers its dialogs by dismissing them).
+ */
+export async function withHookFor(url, load) {
+  const pattern = matchPattern(url);
+  if (!pattern || !api.scripting.registerContentScripts) return load();
+  const id = `webext-mcp-dialogs-${Date.now()}-${++registrations}`;
+  const registered = await api.scripting
+    .registerContentScripts([{ id, matches: [pattern], js: [HOOK_FILE], runAt: "document_start", world: "MAIN", allFrames: true, persistAcrossSessions: false }])
+    .then(() => true, () => false);
+  try {
+    return await load();
+  } finally {
+    if (registered) await api.scripting.unregisterContentScripts({ ids: [id] }).catch(() => {});
+  }
+}
+
+/** `scheme://host/path*` of an http(s) URL (match patterns take no port); else null. */
+function matchPattern(url) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+  return `${u.protocol}//${u.hostname}${u.pathname}*`;
 }
 
 /** Installs the hook in the tab's current documents (after a load; onCommitted may have lost the race). */
@@ -89,8 +150,9 @@ export async function hookNow(tabId) {
   await injectHook(tabId, null, st.dialogPolicy);
 }
 
-// A new document in an agent tab: the hook goes in before the page's scripts, as far as
-// `injectImmediately` gets ahead of the parser (see the design notes for what can win).
+// A new document in an agent tab (a redirect, a link the page followed): the hook goes in as
+// early as `injectImmediately` gets ahead of the parser, which the page's first inline script
+// can beat; the content script withHookFor registers cannot be beaten, for the URL it names.
 api.webNavigation?.onCommitted.addListener(async ({ tabId, frameId }) => {
   const st = existingState(tabId) ?? (await stateOf(tabId));
   if (st.agent) injectHook(tabId, [frameId], st.dialogPolicy);

@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { HelperError } from "./errors.js";
 import { ERROR_CODES, FINGERPRINT, METHOD_SPECS } from "./protocol.js";
-import { CRASH_POLL_MS, adopt, crashed, hookNow, tabCrashed } from "./dialogs.js";
+import { CRASH_POLL_MS, adopt, crashed, hookNow, tabCrashed, withHookFor } from "./dialogs.js";
 
 export const DEFAULT_LOAD_TIMEOUT_MS = METHOD_SPECS["tabs.new"].params.timeoutMs.default;
 /** How long a navigation an action started may take to show up as a loading tab. */
@@ -209,15 +209,17 @@ export function watchNavigation(tabId) {
 export async function newTab({ url, active = false, timeoutMs }) {
   const target = url ?? "about:blank";
   checkUrl(target);
-  const tab = await api.tabs.create({ url: target, active });
-  // The agent's tab: its documents get the dialog hook (before this load commits, usually).
-  await adopt(tab.id);
-  // Firefox reports the new tab complete at about:blank before it starts loading the URL.
-  const blank = target === "about:blank";
-  const ready = (t) => t.status === "complete" && (blank || (t.url !== undefined && t.url !== "about:blank"));
-  const { tab: loaded } = await waitForLoad(tab.id, { timeoutMs, ready });
-  await hookNow(tab.id);
-  return { tab: describeTab(loaded), loaded: true };
+  // The agent's tab: its documents get the dialog hook, this first one before its scripts.
+  return withHookFor(target, async () => {
+    const tab = await api.tabs.create({ url: target, active });
+    await adopt(tab.id);
+    // Firefox reports the new tab complete at about:blank before it starts loading the URL.
+    const blank = target === "about:blank";
+    const ready = (t) => t.status === "complete" && (blank || (t.url !== undefined && t.url !== "about:blank"));
+    const { tab: loaded } = await waitForLoad(tab.id, { timeoutMs, ready });
+    await hookNow(tab.id);
+    return { tab: describeTab(loaded), loaded: true };
+  });
 }
 
 /** `type`: url | back | forward | reload; waits for the load the navigation starts. */
@@ -243,12 +245,14 @@ export async function navigate(params) {
   });
   loaded.catch(() => {}); // awaited below; a failed start must not leave it unhandled
   await adopt(tab.id);
-  if (type === "url") await api.tabs.update(tab.id, { url });
-  else if (type === "reload") await api.tabs.reload(tab.id);
-  else await moveInHistory(tab, type === "back" ? -steps : steps);
-  const result = await loaded;
-  await hookNow(tab.id);
-  return { tab: describeTab(result.tab), loaded: true };
+  return withHookFor(type === "url" ? url : tab.url, async () => {
+    if (type === "url") await api.tabs.update(tab.id, { url });
+    else if (type === "reload") await api.tabs.reload(tab.id);
+    else await moveInHistory(tab, type === "back" ? -steps : steps);
+    const result = await loaded;
+    await hookNow(tab.id);
+    return { tab: describeTab(result.tab), loaded: true };
+  });
 }
 
 const HISTORY_START_MS = 3000;

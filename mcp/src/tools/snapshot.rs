@@ -87,6 +87,9 @@ pub struct SnapshotArgs {
     /// safe: no password, hidden or card values.
     #[serde(default)]
     pub redact: Redact,
+    /// Default 30000 (a tab a native dialog blocks is BLOCKED by then).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
 }
 
 /// Arguments of `resolve_uid_to_selector` (plus the tab's address).
@@ -114,8 +117,10 @@ async fn take_snapshot(ctx: Ctx, args: Value) -> ToolResult {
         "maxDepth": a.max_depth,
         "redact": match a.redact { Redact::Safe => "safe", Redact::Strict => "strict", Redact::Off => "off" },
     });
-    let (_, out): (_, Snapshot) =
-        ctx.browser.call_tab(&target, PAGE_SNAPSHOT, params, SNAPSHOT_TIMEOUT).await?;
+    let (_, out): (_, Snapshot) = ctx
+        .browser
+        .call_tab(&target, PAGE_SNAPSHOT, params, Timeout::from_arg(a.timeout_ms, SNAPSHOT_TIMEOUT_MS)?)
+        .await?;
     let mut text = format!(
         "snapshot {} of tabId={} \"{}\" {}",
         out.snapshot_id, out.tab.tab_id, out.tab.title, out.tab.url

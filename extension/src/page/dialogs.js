@@ -1,6 +1,7 @@
-// The dialog hook: functions run in a page's MAIN world (scripting.executeScript `func`, so
-// each is self-contained). Installed in the documents of tabs the agent opened or navigated
-// (see dialogs.js), it answers alert/confirm/prompt at once by the tab's policy — dismiss,
+// The dialog hook, a classic script run in a page's MAIN world at document_start (a content
+// script registered for the agent's navigation, see ../dialogs.js) or injected into a loaded
+// document; safe to run twice. Installed in the documents of tabs the agent opened or
+// navigated, it answers alert/confirm/prompt at once by the tab's policy — dismiss,
 // unless accept_dialog / dismiss_dialog armed the next answer — and records each dialog for
 // the tool result that met it. A native dialog would stop the page's renderer and with it
 // every script the helper runs there.
@@ -13,18 +14,13 @@
 // from a fresh same-origin iframe's window, which the hook does not cover; that tab then
 // answers BLOCKED.
 
-/** Installs the hook once per document (safe to run twice); `policy` arms the next answer. */
-export function installDialogHook(policy) {
+(() => {
   const KEY = Symbol.for("webext-mcp.dialogs");
   const RECORD_CAP = 20;
   const MESSAGE_CAP = 500;
-  const existing = window[KEY];
-  if (existing) {
-    existing.arm(policy);
-    return true;
-  }
+  if (window[KEY]) return;
   const records = [];
-  let armed = policy ?? null;
+  let armed = null;
   const answer = (type, message) => {
     const take = armed;
     armed = null;
@@ -46,6 +42,7 @@ export function installDialogHook(policy) {
     if (!a.accept) return null;
     return String(a.promptText ?? value ?? "");
   });
+  // arm(policy) sets the answer to the next dialog; take() hands over and forgets the records.
   Object.defineProperty(window, KEY, {
     value: Object.freeze({
       arm(p) {
@@ -56,21 +53,4 @@ export function installDialogHook(policy) {
       },
     }),
   });
-  return true;
-}
-
-/** The dialogs this document answered since the last call (and forgets them). */
-export function takeDialogs() {
-  const hook = window[Symbol.for("webext-mcp.dialogs")];
-  return hook ? hook.take() : null;
-}
-
-/**
- * A trivial script whose answer needs one turn of the page's promise jobs. Chromium runs no
- * script at all in a tab a native dialog blocks; Firefox runs scripts in the dialog's nested
- * event loop but holds the page's promise jobs, so a synchronous probe would answer there.
- */
-export async function pageAnswers() {
-  await null;
-  return true;
-}
+})();

@@ -17,8 +17,7 @@
 // timed out. Crashes: Chromium reports a tab whose renderer died as `status: "unloaded"`
 // (not `discarded`); Firefox replaces the page with its own crash page, which the helper may
 // not script (see docs/design-notes-18b.md).
-import { api, hasDebugger } from "./api.js";
-import { debuggerEnabled, withDebugger } from "./debugger.js";
+import { api } from "./api.js";
 import { HelperError } from "./errors.js";
 import { ERROR_CODES } from "./protocol.js";
 import { describeTab, resolveTab } from "./tabs.js";
@@ -55,8 +54,11 @@ const PROBE_MS = 700;
 /** How often a running call asks the tabs API whether its tab crashed. */
 export const CRASH_POLL_MS = 250;
 
+// Chromium's debugger cannot help either: Page.enable waits for the stopped renderer, and
+// Page.handleJavaScriptDialog answers "No dialog is showing" to a session that did not see
+// the dialog open (both observed with debugger mode on).
 const BLOCKED_HINT =
-  "only the user (answer the dialog in the browser) or debugger mode (Chromium: Page.handleJavaScriptDialog, switched on in the helper's status page; then call accept_dialog or dismiss_dialog) can answer a native dialog; other tabs keep working";
+  "only the user can answer a native dialog (in the browser window; Chromium's debugger cannot answer one it did not see open), then retry; other tabs keep working. Tabs opened with new_page answer dialogs themselves: arm accept_dialog/dismiss_dialog before the action";
 
 /** Whether the tab's renderer is gone (Chromium: unloaded without being discarded). */
 export function crashed(tab) {
@@ -253,9 +255,8 @@ export async function guarded(params, timeoutMs, run) {
 }
 
 /**
- * `page.dialog` (accept_dialog / dismiss_dialog): a tab a native dialog blocks is answered
- * through the debugger when debugger mode is on (Chromium), else BLOCKED; any other tab gets
- * its next dialog answer armed (and the hook, if it had none).
+ * `page.dialog` (accept_dialog / dismiss_dialog): arms the answer to the tab's next dialog
+ * (and installs the hook, if the tab had none); a tab a native dialog blocks is BLOCKED.
  */
 export async function answerDialog(params) {
   const tab = await resolveTab(params);
@@ -263,17 +264,6 @@ export async function answerDialog(params) {
   const accept = params.accept === true;
   const promptText = typeof params.promptText === "string" ? params.promptText : undefined;
   if (!(await answers(tab.id))) {
-    if (hasDebugger && (await debuggerEnabled())) {
-      await withDebugger(tab.id, async (send) => {
-        await send("Page.enable");
-        await send("Page.handleJavaScriptDialog", { accept, ...(promptText !== undefined && { promptText }) });
-      }).catch((e) => {
-        throw new HelperError(ERROR_CODES.BLOCKED, `tab ${tab.id}: the debugger could not answer the dialog: ${e?.message ?? e}`, BLOCKED_HINT);
-      });
-      const st = await stateOf(tab.id);
-      st.blocked = false;
-      return { tab: describeTab(tab), answered: { via: "debugger", answered: accept ? "accepted" : "dismissed" }, dialogs: [] };
-    }
     const st = await stateOf(tab.id);
     st.blocked = true;
     throw blocked(tab);

@@ -191,12 +191,9 @@ export const PERMISSIONS = Object.freeze([
       "methods": [
         "page.act",
         "page.fillForm",
-        "page.evaluate",
-        "page.dialog"
+        "page.evaluate"
       ],
       "tools": [
-        "accept_dialog",
-        "dismiss_dialog",
         "click_by_uid",
         "hover_by_uid",
         "fill_by_uid",
@@ -208,7 +205,7 @@ export const PERMISSIONS = Object.freeze([
         "evaluate_script"
       ]
     },
-    "why": "Debugger mode only (off by default): trusted input, CSP-proof evaluation and answering native dialogs through chrome.debugger."
+    "why": "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger."
   },
   {
     "chromium": "required",

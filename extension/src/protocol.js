@@ -218,7 +218,7 @@ export const METHOD_SPECS = Object.freeze({
     "target": "extension"
   },
   "page.dialog": {
-    "doc": "accept_dialog / dismiss_dialog: arms the answer to the tab's next dialog (its hook answers at once); a tab a native dialog blocks is answered through the debugger (Chromium, debugger mode) or is BLOCKED.",
+    "doc": "accept_dialog / dismiss_dialog: arms the answer to the tab's next dialog (its hook answers at once); a tab a native dialog blocks is BLOCKED.",
     "params": {
       "accept": {
         "doc": "true: OK (accept); false: Cancel (dismiss)",
@@ -246,7 +246,7 @@ export const METHOD_SPECS = Object.freeze({
         "type": "integer"
       }
     },
-    "result": "{tab, armed?: {action, promptText?}, answered?: {via, answered}, dialogs: [{type, message, answered}]}",
+    "result": "{tab, armed: {action, promptText?}, dialogs: [{type, message, answered}]}",
     "target": "extension"
   },
   "page.evaluate": {

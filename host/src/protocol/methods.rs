@@ -350,13 +350,12 @@ pub const METHODS: &[Method] = &[
         name: PAGE_DIALOG,
         target: Target::Extension,
         doc: "accept_dialog / dismiss_dialog: arms the answer to the tab's next dialog (its hook answers \
-              at once); a tab a native dialog blocks is answered through the debugger (Chromium, \
-              debugger mode) or is BLOCKED.",
+              at once); a tab a native dialog blocks is BLOCKED.",
         params: tab_params![
             p("accept", "boolean", true, "true: OK (accept); false: Cancel (dismiss)"),
             p("promptText", "string", false, "prompt(): the text to answer with when accepting"),
         ],
-        result: "{tab, armed?: {action, promptText?}, answered?: {via, answered}, dialogs: [{type, message, answered}]}",
+        result: "{tab, armed: {action, promptText?}, dialogs: [{type, message, answered}]}",
     },
 ];
 

@@ -171,8 +171,6 @@ const TAB_URL_TOOLS: &[&str] =
 
 /// Tools that use debugger mode when it is on (trusted input, CSP-proof evaluation).
 const DEBUGGER_TOOLS: &[&str] = &[
-    "accept_dialog",
-    "dismiss_dialog",
     "click_by_uid",
     "hover_by_uid",
     "fill_by_uid",
@@ -197,7 +195,7 @@ pub const PERMISSIONS: &[Permission] = &[
     api("tabs", REQUIRED, REQUIRED, "Reports tabs with their URLs and titles and finds a tab by URL.", TAB_URLS, TAB_URL_TOOLS),
     api("scripting", REQUIRED, REQUIRED, "Runs the snapshot collector, actions and evaluate_script in the page.", SCRIPTED, SCRIPTED_TOOLS),
     api("webNavigation", REQUIRED, REQUIRED, "Sees each new document of the tabs the agent opened or navigated, to install the dialog hook before the page's scripts run.", &[TABS_NEW, TABS_NAVIGATE, PAGE_DIALOG], &["new_page", "navigate_page", "navigate_history", "accept_dialog", "dismiss_dialog"]),
-    api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input, CSP-proof evaluation and answering native dialogs through chrome.debugger.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE, PAGE_DIALOG], DEBUGGER_TOOLS),
+    api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE], DEBUGGER_TOOLS),
     host("<all_urls>", REQUIRED, REQUIRED, "Lets the helper script every page and read its URL and title.", SCRIPTED, SCRIPTED_TOOLS),
 ];
 

@@ -240,12 +240,8 @@ pub struct Evaluated {
 #[serde(rename_all = "camelCase")]
 pub struct DialogReply {
     pub tab: Tab,
-    /// The armed answer (`{action, promptText?}`), when the tab was not blocked.
-    #[serde(default)]
-    pub armed: Option<Value>,
-    /// How a native dialog was answered (debugger mode), when one blocked the tab.
-    #[serde(default)]
-    pub answered: Option<Value>,
+    /// The armed answer: `{action: "accept" | "dismiss", promptText?}`.
+    pub armed: Value,
     #[serde(flatten)]
     pub extra: Extra,
 }

@@ -2,8 +2,8 @@
 //!
 //! Tabs the agent opened or navigated carry a hook that answers `alert`/`confirm`/`prompt`
 //! at once (dismiss, unless armed), so a dialog never stops them; these tools arm the next
-//! answer. A tab that a native dialog already blocks is answered through the debugger
-//! (Chromium, debugger mode on) or is `BLOCKED`. Every page tool's result lists the dialogs
+//! answer. A tab that a native dialog already blocks is `BLOCKED`: only the user can answer
+//! it (Chromium's debugger refuses a dialog it did not see open). Every page tool's result lists the dialogs
 //! it met (`dialogs: [{type, message, answered}]`, see `extension/src/dialogs.js`).
 
 use schemars::JsonSchema;
@@ -22,7 +22,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "accept_dialog",
             title: "Accept the next dialog",
             toolset: Toolset::Input,
-            description: "Answer the tab's next alert/confirm/prompt with OK (promptText for a prompt); agent tabs answer dialogs themselves (dismiss by default), so arm this before the action that opens one. A tab a native dialog blocks: debugger mode (Chromium) answers it, else BLOCKED.",
+            description: "Answer the tab's next alert/confirm/prompt with OK (promptText for a prompt); agent tabs answer dialogs themselves (dismiss by default), so arm this before the action that opens one. A tab a native dialog already blocks is BLOCKED (only the user can answer it).",
             effect: Effect::Additive,
             input_schema: schema_with_target::<AcceptArgs>,
             run: |ctx, _call, args| Box::pin(accept_dialog(ctx, args)),
@@ -66,14 +66,8 @@ async fn dismiss_dialog(ctx: Ctx, args: Value) -> ToolResult {
 async fn answer(ctx: Ctx, target: crate::bridge::TabTarget, params: Value) -> ToolResult {
     let timeout = Timeout::fixed(TAB_CALL_TIMEOUT_MS);
     let (_, out): (_, DialogReply) = ctx.browser.call_tab(&target, PAGE_DIALOG, params, timeout).await?;
-    let text = match (&out.armed, &out.answered) {
-        (_, Some(a)) => format!("answered the dialog blocking tabId={} ({a})", out.tab.tab_id),
-        (Some(armed), None) => {
-            let action = armed["action"].as_str().unwrap_or("dismiss");
-            format!("tabId={}: the next dialog will be answered: {action}", out.tab.tab_id)
-        }
-        (None, None) => format!("tabId={}: nothing to answer", out.tab.tab_id),
-    };
+    let action = out.armed["action"].as_str().unwrap_or("dismiss");
+    let text = format!("tabId={}: the next dialog will be answered: {action}", out.tab.tab_id);
     Ok(ToolOutput { text: Some(text), structured: to_value(&out)? })
 }
 

@@ -60,9 +60,21 @@ export const CRASH_POLL_MS = 250;
 const BLOCKED_HINT =
   "only the user can answer a native dialog (in the browser window; Chromium's debugger cannot answer one it did not see open), then retry; other tabs keep working. Tabs opened with new_page answer dialogs themselves: arm accept_dialog/dismiss_dialog before the action";
 
-/** Whether the tab's renderer is gone (Chromium: unloaded without being discarded). */
+/** The URL each tab's top document last committed (webNavigation), for Firefox's crash sign. */
+const committed = new Map();
+api.tabs.onRemoved.addListener((tabId) => committed.delete(tabId));
+
+/**
+ * Whether the tab's renderer is gone. Chromium: the tab is `unloaded` without being
+ * discarded. Firefox: the tab shows its crash page and the tabs API reports it as
+ * `about:blank` ("New Tab"), a URL its top document never committed — or, for a while,
+ * still the page's URL, which documentGone() tells apart.
+ */
 export function crashed(tab) {
-  return tab?.status === "unloaded" && !tab.discarded;
+  if (!tab) return false;
+  if (tab.status === "unloaded" && !tab.discarded) return true;
+  const last = committed.get(tab.id);
+  return tab.url === "about:blank" && tab.status === "complete" && last !== undefined && last !== "about:blank";
 }
 
 export function tabCrashed(tab) {
@@ -81,6 +93,26 @@ function blocked(tab) {
     BLOCKED_HINT,
     { tab: describeTab(tab), dialog: { native: true } },
   );
+}
+
+/**
+ * Firefox's sign of a dead content process when the tabs API still shows the page (complete,
+ * same URL): executeScript into the top frame resolves without the script's result. Asked twice,
+ * 300 ms apart, so a document being swapped by a navigation is not taken for a crash.
+ */
+async function documentGone(tab) {
+  for (let i = 0; i < 2; i++) {
+    if (tab.status !== "complete") return false;
+    const frames = await withDeadline(api.scripting.executeScript({ target: { tabId: tab.id }, func: pageAlive }), PROBE_MS).catch(() => null);
+    // A live page answers [{frameId: 0, result: true}].
+    if (!Array.isArray(frames) || frames.some((f) => f?.result === true)) return false;
+    if (i === 0) await new Promise((r) => setTimeout(r, 300));
+  }
+  return true;
+}
+
+function pageAlive() {
+  return true;
 }
 
 /** Resolves `true` when a trivial script runs in the tab's top frame within `ms`. */
@@ -155,7 +187,8 @@ export async function hookNow(tabId) {
 // A new document in an agent tab (a redirect, a link the page followed): the hook goes in as
 // early as `injectImmediately` gets ahead of the parser, which the page's first inline script
 // can beat; the content script withHookFor registers cannot be beaten, for the URL it names.
-api.webNavigation?.onCommitted.addListener(async ({ tabId, frameId }) => {
+api.webNavigation?.onCommitted.addListener(async ({ tabId, frameId, url }) => {
+  if (frameId === 0) committed.set(tabId, url);
   const st = existingState(tabId) ?? (await stateOf(tabId));
   if (st.agent) injectHook(tabId, [frameId], st.dialogPolicy);
 });
@@ -241,7 +274,7 @@ export async function guarded(params, timeoutMs, run) {
     // A dead renderer makes executeScript fail with words of its own (Chromium: "Frame with
     // ID 0 was removed", "No tab with id"); the tabs API says what happened.
     const now = await api.tabs.get(tab.id).catch(() => null);
-    if (now && crashed(now)) throw tabCrashed(now);
+    if (now && (crashed(now) || (await documentGone(now)))) throw tabCrashed(now);
     if (e instanceof HelperError && e.code !== ERROR_CODES.BLOCKED && e.code !== ERROR_CODES.TAB_CRASHED) {
       const dialogs = await collectDialogs(tab.id);
       if (dialogs.length) e.data = { ...(e.data ?? {}), dialogs };

@@ -182,3 +182,100 @@ fn a_crashed_tab_is_tab_crashed_well_within_the_timeout() {
     }
     agent.close(tab);
 }
+
+/// Firefox survives the deep DOM, and nothing a page or an extension can do crashes a content
+/// process; the fixture kills the content process that holds the page (found by a marker the
+/// page's script builds in its heap), as a renderer crash would end it. Firefox then shows its
+/// crash page, which the tabs API reports as `about:blank`.
+#[test]
+fn a_firefox_tab_whose_content_process_died_is_tab_crashed() {
+    let server = TestServer::start();
+    server.page(
+        "/victim.html",
+        r#"<!doctype html><title>Victim</title><body><p>victim</p><script>window.marker = ['wxm', 'crash', 'fixture', '9731'].join('-');</script></body>"#,
+    );
+    let mut agent = Agent::new(Family::Firefox);
+    let tab = agent.open(&server.url("/victim.html"));
+    let pids = content_processes_holding(agent.browser.runner.pid(), b"wxm-crash-fixture-9731");
+    assert_eq!(pids.len(), 1, "the page's content process: {pids:?}");
+    // SAFETY: kill(2) on a pid of this test's own browser; no memory is involved.
+    assert_eq!(unsafe { libc::kill(pids[0] as i32, libc::SIGKILL) }, 0);
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let started = Instant::now();
+        let r =
+            agent.call("evaluate_script", json!({ "tabId": tab, "function": "() => 1", "timeoutMs": 5000 }));
+        let code = r["structuredContent"]["error"]["code"].clone();
+        if code == "TAB_CRASHED" {
+            assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+            break;
+        }
+        // Until Firefox has noticed, the page may still answer.
+        assert!(Instant::now() < until, "never TAB_CRASHED: {r}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let err = agent.err("take_snapshot", json!({ "tabId": tab }));
+    assert_eq!(err["code"], "TAB_CRASHED", "{err}");
+    agent.close(tab);
+}
+
+/// Content processes (`-isForBrowser`) descending from the Firefox `parent` whose writable
+/// anonymous memory holds `marker`.
+fn content_processes_holding(parent: u32, marker: &[u8]) -> Vec<u32> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut hits = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else { continue };
+        // Processes from Firefox's fork server rewrite their argv: one string, not NUL-separated.
+        if !String::from_utf8_lossy(&cmd).contains("-isForBrowser") || !descends_from(pid, parent) {
+            continue;
+        }
+        let (Ok(maps), Ok(mut mem)) = (
+            std::fs::read_to_string(format!("/proc/{pid}/maps")),
+            std::fs::File::open(format!("/proc/{pid}/mem")),
+        ) else {
+            continue;
+        };
+        for line in maps.lines() {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // Writable and anonymous (no path): where the JS heap lives.
+            if fields.len() > 5 || !fields.get(1).is_some_and(|p| p.starts_with("rw")) {
+                continue;
+            }
+            let Some((a, b)) = fields[0].split_once('-') else { continue };
+            let (a, b) = (u64::from_str_radix(a, 16).unwrap(), u64::from_str_radix(b, 16).unwrap());
+            if b - a > 512 << 20 {
+                continue; // a reservation, not a heap
+            }
+            let mut buf = vec![0u8; usize::try_from(b - a).unwrap()];
+            if mem.seek(SeekFrom::Start(a)).is_ok()
+                && mem.read_exact(&mut buf).is_ok()
+                && buf.windows(marker.len()).any(|w| w == marker)
+            {
+                hits.push(pid);
+                break;
+            }
+        }
+    }
+    hits
+}
+
+fn descends_from(mut pid: u32, ancestor: u32) -> bool {
+    for _ in 0..8 {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+        // `pid (comm) state ppid …`; comm may hold spaces, so read after the last `)`.
+        let Some(ppid) = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)) else {
+            return false;
+        };
+        let Ok(ppid) = ppid.parse::<u32>() else { return false };
+        if ppid == ancestor {
+            return true;
+        }
+        if ppid <= 1 {
+            return false;
+        }
+        pid = ppid;
+    }
+    false
+}

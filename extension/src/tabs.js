@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { HelperError } from "./errors.js";
 import { ERROR_CODES, FINGERPRINT, METHOD_SPECS } from "./protocol.js";
-import { CRASH_POLL_MS, adopt, crashed, hookNow, tabCrashed, withHookFor } from "./dialogs.js";
+import { CRASH_POLL_MS, adopt, collectDialogs, crashed, hookNow, tabCrashed, withHookFor } from "./dialogs.js";
 
 export const DEFAULT_LOAD_TIMEOUT_MS = METHOD_SPECS["tabs.new"].params.timeoutMs.default;
 /** How long a navigation an action started may take to show up as a loading tab. */
@@ -218,7 +218,9 @@ export async function newTab({ url, active = false, timeoutMs }) {
     const ready = (t) => t.status === "complete" && (blank || (t.url !== undefined && t.url !== "about:blank"));
     const { tab: loaded } = await waitForLoad(tab.id, { timeoutMs, ready });
     await hookNow(tab.id);
-    return { tab: describeTab(loaded), loaded: true };
+    // Dialogs the page raised while it loaded (navigate_page's guard reports its own).
+    const dialogs = await collectDialogs(tab.id);
+    return { tab: describeTab(loaded), loaded: true, ...(dialogs.length && { dialogs }) };
   });
 }
 

@@ -143,12 +143,12 @@ fn a_dialog_raised_while_the_page_loads_is_answered_by_the_hook() {
     for family in BOTH {
         let mut agent = Agent::new(family);
         let f = family.name();
-        let tab = agent.ok("new_page", json!({ "url": server.url("/early.html"), "timeoutMs": 10000 }))["tab"]["tabId"]
-            .as_i64()
-            .unwrap();
+        let opened = agent.ok("new_page", json!({ "url": server.url("/early.html"), "timeoutMs": 10000 }));
+        assert_eq!(opened["dialogs"][0]["message"], "Leave early?", "{f}: {opened}");
+        assert_eq!(opened["dialogs"][0]["answered"], "dismissed", "{f}: {opened}");
+        let tab = opened["tab"]["tabId"].as_i64().unwrap();
         let out = agent.ok("evaluate_script", json!({ "tabId": tab, "function": "() => window.early" }));
         assert_eq!(out["json"], "false", "{f}: {out}");
-        // The record was taken by the load (new_page reports none), or comes with this call.
         agent.close(tab);
     }
 }

@@ -15,8 +15,8 @@
 // but holds the page's promise jobs). That is the only cheap signal, so a page
 // stuck in a loop looks the same; the probe runs only when the call would otherwise have
 // timed out. Crashes: Chromium reports a tab whose renderer died as `status: "unloaded"`
-// (not `discarded`); Firefox replaces the page with its own crash page, which the helper may
-// not script (see docs/design-notes-18b.md).
+// (not `discarded`); in Firefox executeScript resolves without the script's result while the
+// tabs API still shows the page (see docs/design-notes-18b.md).
 import { api } from "./api.js";
 import { HelperError } from "./errors.js";
 import { ERROR_CODES } from "./protocol.js";

@@ -279,3 +279,38 @@ fn descends_from(mut pid: u32, ancestor: u32) -> bool {
     }
     false
 }
+
+/// Only the agent's tabs get the hook: a tab the user opened (here: over CDP, as the browser's
+/// own UI would) keeps the page's native dialogs, and its page sees no trace of the helper.
+#[test]
+fn a_tab_the_agent_did_not_open_has_no_hook() {
+    let server = server();
+    let mut agent = Agent::new(Family::Chromium);
+    let url = server.url("/plain.html");
+    let mine = agent.open(&url);
+    let cdp = agent.browser.runner.as_chromium().unwrap().cdp().clone();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let theirs = rt.block_on(crate::common::browser::Tab::open(&cdp, &format!("{url}?user")));
+    let until = Instant::now() + Duration::from_secs(30);
+    let user_tab = loop {
+        let list = agent.ok("list_pages", json!({}));
+        let hit = list["tabs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["url"].as_str().unwrap().ends_with("?user"))
+            .cloned();
+        if let Some(t) = hit.filter(|t| t["status"] == "complete") {
+            break t["tabId"].as_i64().unwrap();
+        }
+        assert!(Instant::now() < until, "the user's tab did not load: {list}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let probe = "() => [typeof window[Symbol.for('webext-mcp.dialogs')], String(window.confirm).includes('[native code]')]";
+    let out = agent.ok("evaluate_script", json!({ "tabId": mine, "function": probe }));
+    assert_eq!(out["json"], "[\"object\",false]", "agent tab: {out}");
+    let out = agent.ok("evaluate_script", json!({ "tabId": user_tab, "function": probe }));
+    assert_eq!(out["json"], "[\"undefined\",true]", "user tab: {out}");
+    drop(theirs);
+    agent.close(mine);
+}

@@ -36,8 +36,8 @@ use tokio::io::AsyncBufReadExt;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::browsers;
+use crate::browsers::Os;
 use crate::config::Config;
-use crate::install::Os;
 use crate::manifest::{self, Target};
 use crate::paths::Env;
 use crate::runner::{self, Family};

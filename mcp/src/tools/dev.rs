@@ -13,7 +13,9 @@ use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 use crate::bridge::timeouts::Timeout;
 use webext_mcp_host::protocol::timeouts::SESSION_WAIT_TIMEOUT_MS;
 
-use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use super::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+
+mod progress;
 use crate::build::delegate::DELEGATED_ENV;
 use crate::build::lock::BuildLock;
 use crate::manifest;
@@ -29,7 +31,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Dev session in a Chromium browser with an isolated profile: on save, rebuild, reload and re-inject content scripts. Returns ready.json (ready, or error with file:line) and the sessionId (a `browser` for the page tools). Ends with this server unless detach.",
             effect: Effect::Additive,
             input_schema: schema_of::<SessionArgs>,
-            run: |ctx, _call, args| Box::pin(extension_dev(ctx, args)),
+            run: |ctx, call, args| Box::pin(extension_dev(ctx, call, args)),
         },
         ToolDef {
             name: "extension_start",
@@ -38,7 +40,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Production build run in a browser, no reload: the pre-publish check. With wait: ready.json once ready (errors fail).",
             effect: Effect::Additive,
             input_schema: schema_of::<StartArgs>,
-            run: |ctx, _call, args| Box::pin(extension_start(ctx, args)),
+            run: |ctx, call, args| Box::pin(extension_start(ctx, call, args)),
         },
         ToolDef {
             name: "extension_preview",
@@ -47,7 +49,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Run the already built dist/<browser>/ in a browser, without building or watching. Returns ready.json and the sessionId.",
             effect: Effect::Additive,
             input_schema: schema_of::<SessionArgs>,
-            run: |ctx, _call, args| Box::pin(extension_preview(ctx, args)),
+            run: |ctx, call, args| Box::pin(extension_preview(ctx, call, args)),
         },
         ToolDef {
             name: "extension_wait",
@@ -56,7 +58,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Wait until a project's session is ready (ready.json ready, process alive); error status fails with file:line, TIMEOUT gives the last status.",
             effect: Effect::Read,
             input_schema: schema_of::<WaitArgs>,
-            run: |ctx, _call, args| Box::pin(extension_wait(ctx, args)),
+            run: |ctx, call, args| Box::pin(extension_wait(ctx, call, args)),
         },
         ToolDef {
             name: "extension_stop",
@@ -175,24 +177,29 @@ pub(super) fn project_of(path: &str) -> Result<PathBuf, ErrorBody> {
     Ok(std::fs::canonicalize(&project).unwrap_or(project))
 }
 
-/// Starts a session process and waits for its first report; owned sessions live as long as
-/// this process.
+/// Starts a session process and waits for its first report (at most `timeout`, by default
+/// the session-wait default, reporting progress); owned sessions live as long as this
+/// process. A session still starting when the wait ends goes on and is answered as it is.
 async fn start_session(
     ctx: &Ctx,
+    call: &Call,
     command: Command,
     args: &SessionArgs,
     timeout: Option<Duration>,
 ) -> Result<Value, ErrorBody> {
-    let launched = launch(ctx, command, args, timeout).await?;
+    let timeout = timeout.unwrap_or(Duration::from_millis(SESSION_WAIT_TIMEOUT_MS));
+    let launched = launch(ctx, call, command, args, timeout).await?;
     Ok(if args.detach { launched.ready } else { launched.keep_owned() })
 }
 
-/// Spawns the session process for `command` and waits for its first report.
+/// Spawns the session process for `command` and waits (up to `timeout`) for its first
+/// report, telling `call` the session's status once a second.
 pub async fn launch(
     ctx: &Ctx,
+    call: &Call,
     command: Command,
     args: &SessionArgs,
-    timeout: Option<Duration>,
+    timeout: Duration,
 ) -> Result<session::Launched, ErrorBody> {
     if args.port.is_some() {
         tracing::debug!("`port` ignored: sessions have no dev server");
@@ -247,7 +254,9 @@ pub async fn launch(
         allow_delegation: ctx.env.get(DELEGATED_ENV) != Some("1"),
         home: ctx.paths.home.clone(),
     };
-    session::launch(&spec, timeout.unwrap_or(session::START_TIMEOUT)).await
+    let dir = session::contract_dir(&spec.out_dir, &spec.browser);
+    let (call, browser) = (call.clone(), spec.browser.clone());
+    session::launch(&spec, timeout, &mut move || call.status(progress::session_status(&dir, &browser))).await
 }
 
 /// `webext-mcp dev|start|preview` in the foreground: start an owned session, print its
@@ -267,7 +276,11 @@ pub async fn foreground(
             return 2;
         }
     };
-    let launched = match launch(ctx, command, &args, None).await {
+    let launched = match launch(ctx, &Call::default(), command, &args, session::START_TIMEOUT).await {
+        Ok(l) if !l.reported => Err(progress::not_reported(session::START_TIMEOUT)),
+        other => other,
+    };
+    let launched = match launched {
         Ok(l) => l,
         Err(e) => {
             if as_json {
@@ -278,7 +291,7 @@ pub async fn foreground(
             return 1;
         }
     };
-    let session::Launched { ready, mut child, stdin } = launched;
+    let session::Launched { ready, mut child, stdin, .. } = launched;
     out(&if as_json { ready.to_string() } else { describe(&ready) });
     let events = PathBuf::from(ready["distPath"].as_str().unwrap_or("."))
         .parent()
@@ -374,6 +387,11 @@ fn describe(ready: &Value) -> String {
         ready["extensionId"].as_str().unwrap_or("(not loaded)"),
         ready["distPath"].as_str().unwrap_or("?"),
     );
+    if ready["status"] == "starting" {
+        text.push_str(
+            "\nstill starting (a first build can take minutes): extension_wait waits on, its progress says what the session is doing",
+        );
+    }
     if let Some(errors) = ready["errors"].as_array().filter(|e| !e.is_empty()) {
         text.push_str("\nerrors:");
         for e in errors {
@@ -384,29 +402,27 @@ fn describe(ready: &Value) -> String {
     text
 }
 
-async fn extension_dev(ctx: Ctx, args: Value) -> ToolResult {
+async fn extension_dev(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: SessionArgs = decode(args)?;
-    let ready = start_session(&ctx, Command::Dev, &args, None).await?;
+    let ready = start_session(&ctx, &call, Command::Dev, &args, None).await?;
     Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
 }
 
-async fn extension_preview(ctx: Ctx, args: Value) -> ToolResult {
+async fn extension_preview(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: SessionArgs = decode(args)?;
-    let ready = start_session(&ctx, Command::Preview, &args, None).await?;
+    let ready = start_session(&ctx, &call, Command::Preview, &args, None).await?;
     Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
 }
 
-async fn extension_start(ctx: Ctx, args: Value) -> ToolResult {
+async fn extension_start(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: StartArgs = decode(args)?;
     if args.polyfill.is_some() {
         tracing::debug!("`polyfill` ignored: Chromium-family browsers need none");
     }
-    // A given timeoutMs bounds the launch wait (validated like every timeoutMs); a waited start
-    // without one gets the session-wait default, an unwaited one the launcher's own cap.
-    let timeout = match (args.timeout_ms, args.wait) {
-        (None, false) => None,
-        (given, _) => Some(Duration::from_millis(Timeout::from_arg(given, SESSION_WAIT_TIMEOUT_MS)?.ms())),
-    };
+    // timeoutMs bounds the launch wait like every wait (more than the maximum waits the
+    // maximum); without it the session-wait default applies.
+    let wait = Timeout::for_wait(args.timeout_ms, SESSION_WAIT_TIMEOUT_MS)?;
+    let timeout = Some(wait.duration());
     let session = SessionArgs {
         project_path: args.project_path,
         browser: args.browser,
@@ -417,7 +433,7 @@ async fn extension_start(ctx: Ctx, args: Value) -> ToolResult {
         detach: args.detach,
         port: None,
     };
-    let ready = start_session(&ctx, Command::Start, &session, timeout).await?;
+    let ready = start_session(&ctx, &call, Command::Start, &session, timeout).await?;
     if !args.wait {
         let short =
             json!({ "pid": ready["pid"], "browser": ready["browser"], "sessionId": ready["sessionId"] });
@@ -425,6 +441,13 @@ async fn extension_start(ctx: Ctx, args: Value) -> ToolResult {
     }
     if ready["status"] == "error" {
         return Err(error_of(&ready));
+    }
+    if ready["status"] != "ready" {
+        return Err(wait.explain(progress::not_ready(
+            ready["browser"].as_str().unwrap_or("?"),
+            wait.ms(),
+            &ready,
+        )));
     }
     Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
 }
@@ -476,15 +499,17 @@ pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<Str
     }
 }
 
-async fn extension_wait(_ctx: Ctx, args: Value) -> ToolResult {
+async fn extension_wait(_ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: WaitArgs = decode(args)?;
     let project = project_of(&args.project_path)?;
     let out_dir = project.join("dist");
     let browser = session_browser(&out_dir, args.browser.as_deref())?;
     let dir = session::contract_dir(&out_dir, &browser);
-    let timeout = Duration::from_millis(Timeout::from_arg(args.timeout_ms, SESSION_WAIT_TIMEOUT_MS)?.ms());
+    let wait = Timeout::for_wait(args.timeout_ms, SESSION_WAIT_TIMEOUT_MS)?;
+    let timeout = wait.duration();
     let deadline = Instant::now() + timeout;
     let mut last: Option<contract::Ready> = None;
+    let mut next_report = Instant::now() + Duration::from_secs(1);
     loop {
         if let Some(r) = contract::read_ready(&dir) {
             let alive = session::pid_alive(r.pid);
@@ -519,18 +544,12 @@ async fn extension_wait(_ctx: Ctx, args: Value) -> ToolResult {
             last = Some(r);
         }
         if Instant::now() >= deadline {
-            let status = last.as_ref().map_or("no ready.json yet", |r| r.status.as_str());
-            return Err(ErrorBody::new(
-                ErrorCode::Timeout,
-                format!(
-                    "the {browser} session was not ready within {} ms (last status: {status})",
-                    timeout.as_millis()
-                ),
-            )
-            .with_hint(
-                "wait longer, or read dist/extension-js/<browser>/events.ndjson to see what it is doing",
-            )
-            .with_data(json!({ "ready": last })));
+            let ready = serde_json::to_value(&last).unwrap_or(Value::Null);
+            return Err(wait.explain(progress::not_ready(&browser, wait.ms(), &ready)));
+        }
+        if Instant::now() >= next_report {
+            call.status(progress::session_status(&dir, &browser));
+            next_report += Duration::from_secs(1);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

@@ -277,22 +277,57 @@ pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
 /// `notifications/cancelled`, Ctrl-C). [`call`] stops a cancelled tool by dropping it, which
 /// ends every wait; long work that runs outside the future (a build thread) checks
 /// [`Call::is_cancelled`].
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Call {
     progress: Option<ProgressSink>,
     cancel: tokio_util::sync::CancellationToken,
+    started: std::time::Instant,
+    /// The last report sent (its `done` and when): MCP wants `progress` to increase with
+    /// every notification, and the heartbeat stays quiet while the tool reports by itself.
+    last: Arc<std::sync::Mutex<Option<(f64, std::time::Instant)>>>,
+}
+
+impl Default for Call {
+    fn default() -> Call {
+        Call::new(None, Default::default())
+    }
 }
 
 impl Call {
     pub fn new(progress: Option<ProgressSink>, cancel: tokio_util::sync::CancellationToken) -> Call {
-        Call { progress, cancel }
+        Call { progress, cancel, started: std::time::Instant::now(), last: Default::default() }
     }
 
-    /// Reports progress, when anyone listens.
+    /// Reports progress, when anyone listens. `done` is raised above the last report's when
+    /// it would not increase.
     pub fn report(&self, done: f64, total: Option<f64>, message: impl Into<String>) {
-        if let Some(sink) = &self.progress {
-            sink(Progress { done, total, message: message.into() });
-        }
+        let Some(sink) = &self.progress else { return };
+        let done = {
+            let mut last = self.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let done = match *last {
+                Some((prev, _)) if done <= prev => prev + 0.001,
+                _ => done,
+            };
+            *last = Some((done, std::time::Instant::now()));
+            done
+        };
+        sink(Progress { done, total, message: message.into() });
+    }
+
+    /// Reports what the call is doing now, with the seconds since it began as `done`.
+    pub fn status(&self, message: impl Into<String>) {
+        self.report(self.elapsed_secs(), None, message);
+    }
+
+    /// Seconds since the call began.
+    pub fn elapsed_secs(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// Whether the tool reported by itself within `window` (the heartbeat then says nothing).
+    fn reported_within(&self, window: std::time::Duration) -> bool {
+        let last = self.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        last.is_some_and(|(_, at)| at.elapsed() < window)
     }
 
     pub fn wants_progress(&self) -> bool {
@@ -343,8 +378,8 @@ pub fn find(name: &str) -> Option<&'static ToolDef> {
 
 /// Runs a tool by name. `None` when no tool has that name. A call that runs longer than
 /// [`HEARTBEAT`] reports progress once a second (elapsed seconds and the tool's name) when
-/// the caller listens, so every long call has progress even where the tool reports none of
-/// its own. Cancellation is the caller's: the MCP server drops this future when the client
+/// the caller listens and the tool said nothing itself in that second, so every long call
+/// has progress even where the tool reports none of its own. Cancellation is the caller's: the MCP server drops this future when the client
 /// cancels (ending every wait inside it), the CLI ends with Ctrl-C.
 pub async fn call(ctx: &Ctx, call: Call, name: &str, args: Value) -> Option<ToolResult> {
     let def = find(name)?;
@@ -360,8 +395,10 @@ pub async fn call(ctx: &Ctx, call: Call, name: &str, args: Value) -> Option<Tool
         tokio::select! {
             result = &mut run => return Some(result),
             _ = beat.tick() => {
-                let secs = started.elapsed().as_secs_f64().floor();
-                call.report(secs, None, format!("{name}: still working ({secs:.0} s)"));
+                if !call.reported_within(HEARTBEAT) {
+                    let secs = started.elapsed().as_secs_f64().floor();
+                    call.report(secs, None, format!("{name}: still working ({secs:.0} s)"));
+                }
             }
         }
     }

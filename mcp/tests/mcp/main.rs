@@ -14,3 +14,4 @@ mod errors;
 mod interop;
 mod lifecycle;
 mod toolsets;
+mod wait_progress;

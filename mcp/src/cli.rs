@@ -80,7 +80,7 @@ enum Command {
         /// Browsers: a comma list such as `chrome,firefox`, or `all`. Default chrome.
         #[arg(long, value_name = "LIST")]
         browser: Option<String>,
-        /// Also write the store zip dist/<browser>/<name>-<version>.zip.
+        /// Also write the store zip dist/<name>-<version>-<browser>.zip.
         #[arg(long)]
         zip: bool,
         /// Also write the source zip dist/<name>-<version>-source.zip.

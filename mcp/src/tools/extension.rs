@@ -45,7 +45,7 @@ pub struct BuildArgs {
     /// Browser(s): chrome, edge, firefox, … or all; list or comma-separated (default chrome).
     #[serde(default)]
     pub browser: Option<Browsers>,
-    /// Write the store zip dist/<browser>/<name>-<version>.zip.
+    /// Write the store zip dist/<name>-<version>-<browser>.zip.
     #[serde(default)]
     pub zip: bool,
     /// Write dist/<name>-<version>-source.zip (honours .gitignore, no secrets).

@@ -194,14 +194,14 @@ pub fn resolve_browser(
     Ok(BrowserChoice { target, family, binary })
 }
 
-/// A new session id: `dev-<8 hex>`.
-pub fn new_session_id() -> String {
+/// A new session id named after its command: `dev-<8 hex>`, `start-…`, `preview-…`.
+pub fn new_session_id(command: Command) -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or_default();
     let seed = format!("{nanos}-{}", std::process::id());
-    format!("dev-{}", &webext_mcp_host::protocol::sha256_hex(seed.as_bytes())[..8])
+    format!("{}-{}", command.as_str(), &webext_mcp_host::protocol::sha256_hex(seed.as_bytes())[..8])
 }
 
 /// The stdin pipes of sessions this process owns: while they are open the sessions live.

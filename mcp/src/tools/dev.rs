@@ -247,7 +247,7 @@ pub async fn launch(
         profile,
         headless: args.headless.unwrap_or_else(|| ctx.config.flag("headless")),
         starting_url: args.starting_url.clone().filter(|u| !u.trim().is_empty()),
-        session_id: session::new_session_id(),
+        session_id: session::new_session_id(command),
         owned: !args.detach,
         runtime_dir: runtime,
         node: ctx.env.get("WEBEXT_MCP_NODE").map(PathBuf::from),
@@ -470,7 +470,8 @@ fn error_of(ready: &Value) -> ErrorBody {
 }
 
 /// Which session's browser to use when the caller names none: the project's only running
-/// session, else `chrome`.
+/// session, else the browser of its latest session (so a chromium project's messages say
+/// chromium), else `chrome`.
 pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<String, ErrorBody> {
     if let Some(b) = given.map(str::trim).filter(|b| !b.is_empty()) {
         return manifest::Target::named(b).map(|t| t.name.to_owned()).ok_or_else(|| {
@@ -479,17 +480,23 @@ pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<Str
         });
     }
     let mut live = Vec::new();
+    let mut latest: Option<(std::time::SystemTime, String)> = None;
     for entry in std::fs::read_dir(out_dir.join("extension-js")).into_iter().flatten().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if let Some(r) = contract::read_ready(&entry.path())
-            && r.status != contract::Status::Stopped
-            && session::pid_alive(r.pid)
+        let Some(r) = contract::read_ready(&entry.path()) else { continue };
+        if r.status != contract::Status::Stopped && session::pid_alive(r.pid) {
+            live.push(name.clone());
+        }
+        let at = std::fs::metadata(entry.path().join("ready.json")).and_then(|m| m.modified()).ok();
+        if let Some(at) = at
+            && latest.as_ref().is_none_or(|(t, _)| at > *t)
+            && manifest::Target::named(&name).is_some()
         {
-            live.push(name);
+            latest = Some((at, name));
         }
     }
     match live.len() {
-        0 => Ok("chrome".into()),
+        0 => Ok(latest.map_or_else(|| "chrome".into(), |(_, name)| name)),
         1 => Ok(live.remove(0)),
         _ => Err(ErrorBody::invalid_argument(format!(
             "sessions run for several browsers: {}",

@@ -199,6 +199,12 @@ impl ToolOutput {
         ToolOutput { structured, text: None }
     }
 
+    /// Whether the output is a report that found problems (`"ok": false` at its top:
+    /// `doctor`, `server_info`); the CLI twin then exits non-zero.
+    pub fn reports_problems(&self) -> bool {
+        self.structured.get("ok") == Some(&Value::Bool(false))
+    }
+
     /// The text content block: the tool's own text, or compact JSON.
     pub fn text(&self) -> String {
         match &self.text {

@@ -110,9 +110,9 @@ pub fn summary(builds: &[BrowserBuild]) -> String {
     let mut text = String::new();
     for b in builds {
         text.push_str(&format!(
-            "{}: {} files, {} bytes in {} ({}, {} ms)",
+            "{}: {}, {} bytes in {} ({}, {} ms)",
             b.browser,
-            b.files.len(),
+            super::counted(b.files.len(), "file", "files"),
             b.bytes,
             b.output_path.display(),
             if b.pipeline == build::Pipeline::Native { "native" } else { "delegated" },

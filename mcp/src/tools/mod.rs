@@ -355,6 +355,11 @@ impl Call {
     }
 }
 
+/// `1 tab`, `3 tabs`: a count with its noun, for the text forms.
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// How often a call that is still running says so.
 pub const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(1);
 
@@ -463,6 +468,13 @@ mod tests {
         );
         assert_eq!(sel.enable(&["dev".into()]).unwrap(), vec![]);
         assert!(sel.enable(&["nope".into()]).is_err());
+    }
+
+    #[test]
+    fn counts_take_the_singular_only_for_one() {
+        assert_eq!(counted(1, "tab", "tabs"), "1 tab");
+        assert_eq!(counted(0, "tab", "tabs"), "0 tabs");
+        assert_eq!(counted(3, "tab", "tabs"), "3 tabs");
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod dev;
 mod extension;
 pub mod inspect;
 mod install;
+mod jobs;
 mod meta;
 pub mod pages;
 pub mod schema;
@@ -288,6 +289,9 @@ pub struct Call {
     progress: Option<ProgressSink>,
     cancel: tokio_util::sync::CancellationToken,
     started: std::time::Instant,
+    /// How long the caller waits for one answer, when it gives up by itself (an MCP client);
+    /// `None` for the CLI, which waits to the end. Long work answers within it ([`jobs`]).
+    budget: Option<std::time::Duration>,
     /// The last report sent (its `done` and when): MCP wants `progress` to increase with
     /// every notification, and the heartbeat stays quiet while the tool reports by itself.
     last: Arc<std::sync::Mutex<Option<(f64, std::time::Instant)>>>,
@@ -301,7 +305,17 @@ impl Default for Call {
 
 impl Call {
     pub fn new(progress: Option<ProgressSink>, cancel: tokio_util::sync::CancellationToken) -> Call {
-        Call { progress, cancel, started: std::time::Instant::now(), last: Default::default() }
+        Call { progress, cancel, started: std::time::Instant::now(), budget: None, last: Default::default() }
+    }
+
+    /// The same call with a budget: the caller waits at most that long for an answer.
+    pub fn with_budget(mut self, budget: std::time::Duration) -> Call {
+        self.budget = Some(budget);
+        self
+    }
+
+    pub fn budget(&self) -> Option<std::time::Duration> {
+        self.budget
     }
 
     /// Reports progress, when anyone listens. `done` is raised above the last report's when

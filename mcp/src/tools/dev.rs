@@ -135,7 +135,7 @@ pub struct StartArgs {
     /// Return once ready.
     #[serde(default)]
     pub wait: bool,
-    /// How long `wait` waits, in ms, 1–50000 (default 45000; `waitTimeout` is the deprecated name).
+    /// How long `wait` waits, in ms (default 45000; over 50000 waits 50000; `waitTimeout` is the deprecated name).
     #[serde(default, alias = "waitTimeout")]
     pub timeout_ms: Option<u64>,
 }
@@ -148,7 +148,7 @@ pub struct WaitArgs {
     /// Default: the project's only session.
     #[serde(default)]
     pub browser: Option<String>,
-    /// Milliseconds, 1–50000 (default 45000; `timeout` is the deprecated name).
+    /// Milliseconds (default 45000; over 50000 waits 50000; `timeout` is the deprecated name).
     #[serde(default, alias = "timeout")]
     pub timeout_ms: Option<u64>,
 }
@@ -567,6 +567,11 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
     let project = project_of(&args.project_path)?;
     let out_dir = project.join("dist");
     let browser = session_browser(&out_dir, args.browser.as_deref())?;
+    if args.browser.is_none() && !session::contract_dir(&out_dir, &browser).exists() {
+        // Nothing ever ran here: name no browser the caller did not choose.
+        return Err(ErrorBody::not_found(format!("no session is running for {}", project.display()))
+            .with_hint("extension_dev, extension_start or extension_preview start one"));
+    }
     let ready =
         session::stop(&ctx.paths.runtime_search, &out_dir, &project, &browser, Duration::from_secs(15))
             .await?;

@@ -55,4 +55,11 @@ fn start_waits_for_a_production_build_and_preview_loads_dist() {
     let r = server
         .call("extension_preview", json!({"projectPath": fresh, "browser": "chromium", "headless": true}));
     assert_eq!(err_code(&r, "preview without dist"), "NOT_FOUND");
+    // Stopping where nothing ever ran names no browser the caller did not choose.
+    let never = home.path().join("never");
+    write_project(&never, "x");
+    let r = server.call("extension_stop", json!({"projectPath": never}));
+    assert_eq!(err_code(&r, "stop where nothing ran"), "NOT_FOUND");
+    let message = r["structuredContent"]["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("no session is running for "), "{message}");
 }

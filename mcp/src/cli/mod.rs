@@ -288,6 +288,8 @@ pub(super) async fn call(ctx: &Ctx, tool: &str, args: Value, as_json: bool) -> E
         let names: Vec<&str> = tools::registry().iter().map(|t| t.name).collect();
         return usage_error(&format!("unknown tool `{tool}`; known tools: {}", names.join(", ")));
     };
+    // A report that lists problems (doctor, server_info) exits 1 like a failure.
+    let found_problems = result.as_ref().is_ok_and(tools::ToolOutput::reports_problems);
     match result {
         Ok(out) if as_json => print_stdout(&pretty(&out.structured)),
         Ok(out) => print_stdout(&out.text()),
@@ -299,6 +301,9 @@ pub(super) async fn call(ctx: &Ctx, tool: &str, args: Value, as_json: bool) -> E
             }
             return ExitCode::from(1);
         }
+    }
+    if found_problems {
+        return ExitCode::from(1);
     }
     ExitCode::SUCCESS
 }

@@ -95,39 +95,7 @@ fn print_events(path: &Path, offset: &mut u64, as_json: bool, out: &mut dyn FnMu
         if as_json {
             out(line);
         } else if let Ok(v) = serde_json::from_str::<Value>(line) {
-            out(&event_text(&v));
+            out(&tools::dev::event_text(&v));
         }
     }
-}
-
-/// One event as a line for people: `10:30:00 reload content-script content.js (212 ms)`.
-fn event_text(v: &Value) -> String {
-    let time = v["time"].as_str().and_then(|t| t.get(11..19)).unwrap_or("");
-    let kind = v["type"].as_str().unwrap_or("?");
-    let what = v["status"].as_str().or_else(|| v["kind"].as_str()).unwrap_or("");
-    let files: Vec<&str> = v["files"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    let mut line = format!("{time} {kind} {what}");
-    if !files.is_empty() {
-        line.push(' ');
-        line.push_str(&files.join(", "));
-    }
-    if let Some(ms) = v["durationMs"].as_u64() {
-        line.push_str(&format!(" ({ms} ms)"));
-    }
-    if let Some(e) = v.get("error") {
-        line.push_str(&format!(
-            " {}",
-            e["file"].as_str().map_or(String::new(), |f| format!("{f}:{} ", e["line"]))
-        ));
-        line.push_str(e["message"].as_str().unwrap_or(""));
-    }
-    if let Some(errors) = v["errors"].as_array() {
-        for e in errors {
-            line.push_str(&format!("\n    {}", e["message"].as_str().unwrap_or("")));
-        }
-    }
-    if let Some(m) = v["message"].as_str().or_else(|| v["reason"].as_str()) {
-        line.push_str(&format!(" — {m}"));
-    }
-    line
 }

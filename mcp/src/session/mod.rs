@@ -194,14 +194,14 @@ pub fn resolve_browser(
     Ok(BrowserChoice { target, family, binary })
 }
 
-/// A new session id: `dev-<8 hex>`.
-pub fn new_session_id() -> String {
+/// A new session id named after its command: `dev-<8 hex>`, `start-…`, `preview-…`.
+pub fn new_session_id(command: Command) -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or_default();
     let seed = format!("{nanos}-{}", std::process::id());
-    format!("dev-{}", &webext_mcp_host::protocol::sha256_hex(seed.as_bytes())[..8])
+    format!("{}-{}", command.as_str(), &webext_mcp_host::protocol::sha256_hex(seed.as_bytes())[..8])
 }
 
 /// The sessions this process owns, with their stdin pipes: while a pipe is open its session
@@ -223,6 +223,9 @@ pub struct Launched {
     pub child: tokio::process::Child,
     /// The owner pipe (only for owned sessions).
     pub stdin: Option<tokio::process::ChildStdin>,
+    /// Whether the session reported within the wait; when not, `ready` is its `ready.json`
+    /// of that moment (still `starting`) and the session goes on.
+    pub reported: bool,
 }
 
 impl Launched {
@@ -245,13 +248,15 @@ pub fn take_owned(pid: u32) -> Option<Owned> {
     Some(owned.swap_remove(at))
 }
 
-/// How long a session may take to report that it started (a delegated first build can be
-/// slow).
-pub const START_TIMEOUT: Duration = Duration::from_secs(180);
-
 /// Spawns the session process and waits for its first report: its `ready.json` once it is
-/// ready (or in error after a failed first build), or the error that stopped it.
-pub async fn launch(spec: &Spec, timeout: Duration) -> Result<Launched, ErrorBody> {
+/// ready (or in error after a failed first build), or the error that stopped it. `waiting`
+/// runs once a second until then (progress). A session that has not reported within
+/// `timeout` keeps running: the answer is its `ready.json` of the moment, `reported: false`.
+pub async fn launch(
+    spec: &Spec,
+    timeout: Duration,
+    waiting: &mut (dyn FnMut() + Send),
+) -> Result<Launched, ErrorBody> {
     let exe = std::env::current_exe()
         .map_err(|e| ErrorBody::internal(format!("cannot find the webext-mcp binary: {e}")))?;
     let dir = contract_dir(&spec.out_dir, &spec.browser);
@@ -294,21 +299,31 @@ pub async fn launch(spec: &Spec, timeout: Duration) -> Result<Launched, ErrorBod
         return Err(ErrorBody::internal("the session process has no stdout"));
     };
     let mut lines = tokio::io::BufReader::new(stdout).lines();
-    let first = tokio::time::timeout(timeout, lines.next_line()).await;
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut beat = tokio::time::interval_at(
+        tokio::time::Instant::now() + Duration::from_secs(1),
+        Duration::from_secs(1),
+    );
+    let first = loop {
+        tokio::select! {
+            line = lines.next_line() => break Some(line),
+            () = tokio::time::sleep_until(deadline) => break None,
+            _ = beat.tick() => waiting(),
+        }
+    };
     let line = match first {
-        Ok(Ok(Some(line))) => line,
-        Ok(_) => {
+        Some(Ok(Some(line))) => line,
+        Some(_) => {
             let tail = tail_of(&log_path);
             return Err(ErrorBody::internal(format!(
                 "the session process exited before it reported; its log ends: {tail}"
             )));
         }
-        Err(_) => {
-            return Err(ErrorBody::new(
-                ErrorCode::Timeout,
-                format!("the session did not report within {} s", timeout.as_secs()),
-            )
-            .with_hint("it may still be building; call extension_wait, or extension_stop it"));
+        None => {
+            let ready = contract::read_ready(&dir).and_then(|r| serde_json::to_value(r).ok()).unwrap_or_else(
+                || serde_json::json!({ "status": "starting", "sessionId": spec.session_id, "browser": spec.browser }),
+            );
+            return Ok(Launched { ready, child, stdin, reported: false });
         }
     };
     let mut v: Value = serde_json::from_str(&line)
@@ -318,7 +333,7 @@ pub async fn launch(spec: &Spec, timeout: Duration) -> Result<Launched, ErrorBod
             .unwrap_or_else(|e| ErrorBody::internal(format!("unreadable error from the session: {e}"))));
     }
     let ready = v.get_mut("ok").map(Value::take).unwrap_or(Value::Null);
-    Ok(Launched { ready, child, stdin })
+    Ok(Launched { ready, child, stdin, reported: true })
 }
 
 fn tail_of(path: &Path) -> String {

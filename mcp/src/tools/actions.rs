@@ -142,7 +142,7 @@ pub fn tools() -> Vec<ToolDef> {
             Effect::Read,
             WaitArgs,
             wait_for,
-            "Wait until text, a selector or a ref is visible (or gone), or the URL matches (substring or * pattern)."
+            "Wait until text, a selector or a ref is visible (or gone), or the URL matches (substring or * pattern). A timeoutMs over 50000 waits 50000 (clients give up at 60 s)."
         ),
     ]
 }
@@ -343,7 +343,8 @@ async fn wait_for(ctx: Ctx, args: Value) -> ToolResult {
     if given.iter().filter(|g| **g).count() != 1 {
         return Err(ErrorBody::invalid_argument("give exactly one of `text`, `selector`, `uid`, `url`"));
     }
-    let timeout = timeout_of(a.timeout_ms)?;
+    let wait = Timeout::for_wait(a.timeout_ms, ACTION_TIMEOUT_MS)?;
+    let timeout = wait.timeout;
     let state = match a.state {
         WaitState::Visible => "visible",
         WaitState::Gone => "gone",
@@ -351,7 +352,8 @@ async fn wait_for(ctx: Ctx, args: Value) -> ToolResult {
     let params = json!({
         "text": a.text, "selector": a.selector, "ref": a.uid, "url": a.url, "state": state, "timeoutMs": timeout.ms(),
     });
-    let (_, out): (_, Waited) = ctx.browser.call_tab(&t, PAGE_WAIT_FOR, params, timeout).await?;
+    let (_, out): (_, Waited) =
+        ctx.browser.call_tab(&t, PAGE_WAIT_FOR, params, timeout).await.map_err(|e| wait.explain(e))?;
     let text = format!("condition met after {} ms", out.waited_ms);
     Ok(ToolOutput { text: Some(text), structured: to_value(&out)? })
 }

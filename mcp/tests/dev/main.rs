@@ -15,5 +15,6 @@ mod cli_detach;
 mod dev_loop;
 mod inspect;
 mod owner_exit;
+mod progress;
 mod start_preview;
 mod support;

@@ -23,6 +23,7 @@ fn start_waits_for_a_production_build_and_preview_loads_dist() {
     let started = ok(&server.call("extension_start", args), "extension_start");
     assert_eq!(started["status"], "ready", "{started:#}");
     assert_eq!(started["command"], "start");
+    assert!(started["sessionId"].as_str().unwrap().starts_with("start-"), "{started:#}");
     // A production build: nothing of the dev build in it.
     let built = std::fs::read_to_string(project.join("dist/chromium/manifest.json")).unwrap();
     assert!(!built.contains("webext-mcp-dev-worker") && !built.contains("scripting"), "{built}");
@@ -36,11 +37,17 @@ fn start_waits_for_a_production_build_and_preview_loads_dist() {
     let previewed = ok(&server.call("extension_preview", args), "extension_preview");
     assert_eq!(previewed["status"], "ready", "{previewed:#}");
     assert_eq!(previewed["command"], "preview");
+    assert!(previewed["sessionId"].as_str().unwrap().starts_with("preview-"), "{previewed:#}");
     assert_eq!(previewed["extensionId"], started["extensionId"]);
     wait_root(&project, "127.0.0.1", "production");
     let ids2 = ids(&previewed);
     ok(&server.call("extension_stop", json!({"projectPath": project})), "stop preview");
     assert_all_gone(&project, ids2.pid, ids2.browser_pid, &ids2.profile, Duration::from_secs(10));
+    // Stopped: the message names the browser the project ran in, not a default.
+    let again = server.call("extension_stop", json!({"projectPath": project}));
+    assert_eq!(err_code(&again, "stop a stopped session"), "NOT_FOUND");
+    let message = again["structuredContent"]["error"]["message"].as_str().unwrap();
+    assert!(message.contains("no chromium session is running"), "{message}");
 
     // Preview of a project never built for that browser.
     let fresh = home.path().join("fresh");
@@ -48,4 +55,11 @@ fn start_waits_for_a_production_build_and_preview_loads_dist() {
     let r = server
         .call("extension_preview", json!({"projectPath": fresh, "browser": "chromium", "headless": true}));
     assert_eq!(err_code(&r, "preview without dist"), "NOT_FOUND");
+    // Stopping where nothing ever ran names no browser the caller did not choose.
+    let never = home.path().join("never");
+    write_project(&never, "x");
+    let r = server.call("extension_stop", json!({"projectPath": never}));
+    assert_eq!(err_code(&r, "stop where nothing ran"), "NOT_FOUND");
+    let message = r["structuredContent"]["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("no session is running for "), "{message}");
 }

@@ -79,7 +79,7 @@ pub struct SessionArgs {
     /// Project root.
     #[arg(value_name = "PATH", default_value = ".")]
     pub project_path: String,
-    /// chromium, chrome (default), edge, brave…
+    /// chromium, chrome, edge, brave… (default: config `browser`, else the first installed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[arg(long)]
     pub browser: Option<String>,
@@ -289,7 +289,16 @@ async fn extension_dev(ctx: Ctx, args: Value) -> ToolResult {
 async fn extension_preview(ctx: Ctx, args: Value) -> ToolResult {
     let args: SessionArgs = decode(args)?;
     let ready = start_session(&ctx, Command::Preview, &args, None).await?;
-    Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
+    let mut text = describe(&ready);
+    let browser = ready["browser"].as_str().unwrap_or("?");
+    let dist = Path::new(ready["distPath"].as_str().unwrap_or(""));
+    if dist.file_name().is_some_and(|n| n != browser) {
+        text.push_str(&format!(
+            "\nno dist/{browser}/ build: running {}, the build of another browser of the same engine",
+            dist.display()
+        ));
+    }
+    Ok(ToolOutput { text: Some(text), structured: ready })
 }
 
 async fn extension_start(ctx: Ctx, args: Value) -> ToolResult {
@@ -333,8 +342,8 @@ fn error_of(ready: &Value) -> ErrorBody {
 }
 
 /// Which session's browser to use when the caller names none: the project's only running
-/// session, else `chrome`.
-pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<String, ErrorBody> {
+/// session, else the browser a new session would run in (`session::default_browser`).
+pub(super) fn session_browser(ctx: &Ctx, out_dir: &Path, given: Option<&str>) -> Result<String, ErrorBody> {
     if let Some(b) = given.map(str::trim).filter(|b| !b.is_empty()) {
         return manifest::Target::named(b).map(|t| t.name.to_owned()).ok_or_else(|| {
             ErrorBody::invalid_argument(format!("unknown browser `{b}`"))
@@ -352,7 +361,7 @@ pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<Str
         }
     }
     match live.len() {
-        0 => Ok("chrome".into()),
+        0 => Ok(session::default_browser_name(&ctx.env, &ctx.config).to_owned()),
         1 => Ok(live.remove(0)),
         _ => Err(ErrorBody::invalid_argument(format!(
             "sessions run for several browsers: {}",
@@ -362,11 +371,11 @@ pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<Str
     }
 }
 
-async fn extension_wait(_ctx: Ctx, args: Value) -> ToolResult {
+async fn extension_wait(ctx: Ctx, args: Value) -> ToolResult {
     let args: WaitArgs = decode(args)?;
     let project = project_of(&args.project_path)?;
     let out_dir = project.join("dist");
-    let browser = session_browser(&out_dir, args.browser.as_deref())?;
+    let browser = session_browser(&ctx, &out_dir, args.browser.as_deref())?;
     let dir = session::contract_dir(&out_dir, &browser);
     let timeout = Duration::from_millis(Timeout::from_arg(args.timeout_ms, SESSION_WAIT_TIMEOUT_MS)?.ms());
     let deadline = Instant::now() + timeout;
@@ -426,7 +435,7 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
     let args: StopArgs = decode(args)?;
     let project = project_of(&args.project_path)?;
     let out_dir = project.join("dist");
-    let browser = session_browser(&out_dir, args.browser.as_deref())?;
+    let browser = session_browser(&ctx, &out_dir, args.browser.as_deref())?;
     let ready =
         session::stop(&ctx.paths.runtime_search, &out_dir, &project, &browser, Duration::from_secs(15))
             .await?;

@@ -110,16 +110,12 @@ fn every_template_that_injects_ui_marks_its_root_for_the_inspector() {
             .flat_map(|cs| cs["js"].as_array().cloned().unwrap_or_default())
             .filter_map(|j| j.as_str().map(str::to_owned))
             .collect();
-        let sources: Vec<String> = scripts
-            .iter()
-            .filter_map(|s| std::fs::read_to_string(dest.join("src").join(s)).ok())
-            .collect();
+        let sources: Vec<String> =
+            scripts.iter().filter_map(|s| std::fs::read_to_string(dest.join("src").join(s)).ok()).collect();
         assert_eq!(sources.len(), scripts.len(), "{}: {:?} of {:?}", t.slug, scripts, created.files);
         // UI in the page: an element of the script's own, attached to the document.
-        let ui: Vec<&String> = sources
-            .iter()
-            .filter(|s| s.contains("attachShadow") || s.contains("mount("))
-            .collect();
+        let ui: Vec<&String> =
+            sources.iter().filter(|s| s.contains("attachShadow") || s.contains("mount(")).collect();
         if ui.is_empty() {
             continue;
         }

@@ -51,6 +51,9 @@
       tree = true;
       for (const n of r.addedNodes) if (n.nodeType === 1) remember(log.added, n);
       for (const n of r.removedNodes) if (n.nodeType === 1) remember(log.removed, n);
+      // Text replaced (`textContent = …`): the element's text changed.
+      const text = (n) => n.nodeType === 3;
+      if ((Array.prototype.some.call(r.addedNodes, text) || Array.prototype.some.call(r.removedNodes, text)) && log.changed.length < MAX_LOGGED) log.changed.push(r.target);
     }
     return tree;
   }

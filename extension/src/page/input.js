@@ -54,6 +54,12 @@
       if (el.type === "radio" && !want && el.checked) return "a checked radio cannot be unchecked: fill another radio of its group with true";
       return null;
     }
+    if (el.localName === "select") {
+      const options = Array.from(el.options);
+      const v = String(value);
+      if (options.some((o) => o.value === v || collapse(o.text).trim() === v)) return null;
+      return `no option ${JSON.stringify(v)}; options: ${options.map((o) => `"${collapse(o.text).trim()}"`).join(", ")}`;
+    }
     if (typeof value === "boolean") return `${JSON.stringify(value)} is for checkboxes and radios; this field takes text`;
     return null;
   }

@@ -13,6 +13,7 @@ mod common;
 mod bad_inputs;
 mod cli_detach;
 mod dev_loop;
+mod first_hour;
 mod inspect;
 mod owner_exit;
 mod start_preview;

@@ -495,6 +495,74 @@ pub async fn stop(
 mod tests {
     use super::*;
 
+    fn config(env: &Env, file_text: &str) -> Config {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        std::fs::write(&file, file_text).unwrap();
+        Config::load(&file, env, &Default::default()).unwrap()
+    }
+
+    /// Issue 19: without a `browser` argument a session runs in config `browser` (file or
+    /// `WEBEXT_MCP_BROWSER`) when it names a Chromium-family browser, else in the first
+    /// Chromium-family browser installed, never Google Chrome by fiat; a Firefox or label
+    /// value (which picks daily browsers) does not make sessions fail.
+    #[test]
+    fn the_default_session_browser_is_configured_or_installed() {
+        let none = Env::from_pairs(Vec::<(&str, &str)>::new(), 1);
+        let edge = config(&none, "browser = \"edge\"\n");
+        assert_eq!(default_browser(&none, &edge), Some("edge"));
+        let e = resolve_browser(None, None, &none, &edge).err();
+        if let Some(e) = e {
+            // Not installed here: the error is about Edge, the configured browser.
+            assert!(e.message.starts_with("edge"), "{}", e.message);
+        }
+        let env = Env::from_pairs([("WEBEXT_MCP_BROWSER", "brave")], 1);
+        assert_eq!(default_browser(&env, &config(&env, "")), Some("brave"));
+        let firefox = config(&none, "browser = \"firefox\"\n");
+        assert_eq!(default_browser(&none, &firefox), first_installed());
+        let binary = Env::from_pairs([("WEBEXT_MCP_CHROMIUM_BINARY", "/opt/x/chrome")], 1);
+        assert_eq!(default_browser(&binary, &config(&binary, "")), Some("chromium"));
+        let plain = config(&none, "");
+        assert_eq!(default_browser(&none, &plain), first_installed());
+        if runner::find_program("/usr/lib/chromium/chromium").is_some() && first_installed() != Some("chrome")
+        {
+            assert_eq!(resolve_browser(None, None, &none, &plain).unwrap().target.name, "chromium");
+        }
+    }
+
+    /// The hints name the browser in both syntaxes, the tools' and the CLI's.
+    #[test]
+    fn hints_name_the_browser_for_tools_and_the_cli() {
+        let none = Env::from_pairs(Vec::<(&str, &str)>::new(), 1);
+        let e = resolve_browser(Some("firefox"), None, &none, &config(&none, "")).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Unsupported);
+        let hint = e.hint.unwrap_or_default();
+        assert!(hint.contains("browser: \"") && hint.contains("(CLI: --browser "), "{hint}");
+    }
+
+    /// Dev builds have their own folder; a preview falls back to a build of the same engine.
+    #[test]
+    fn dev_builds_have_their_own_folder_and_preview_finds_a_sibling_build() {
+        let dist = tempfile::tempdir().unwrap();
+        let out = dist.path();
+        assert_eq!(build_root(out, Command::Dev), out.join("dev"));
+        assert_eq!(build_root(out, Command::Start), out);
+        assert_eq!(preview_dist(out, "chromium"), out.join("chromium"));
+        std::fs::create_dir_all(out.join("firefox")).unwrap();
+        std::fs::write(out.join("firefox/manifest.json"), "{}").unwrap();
+        assert_eq!(
+            preview_dist(out, "chromium"),
+            out.join("chromium"),
+            "another engine's build is no stand-in"
+        );
+        std::fs::create_dir_all(out.join("chrome")).unwrap();
+        std::fs::write(out.join("chrome/manifest.json"), "{}").unwrap();
+        assert_eq!(preview_dist(out, "chromium"), out.join("chrome"));
+        std::fs::create_dir_all(out.join("chromium")).unwrap();
+        std::fs::write(out.join("chromium/manifest.json"), "{}").unwrap();
+        assert_eq!(preview_dist(out, "chromium"), out.join("chromium"), "its own build first");
+    }
+
     /// `chrome` means Google Chrome: its programs never include Chromium's, while an engine
     /// name tries every Chromium-engine browser of the catalog.
     #[test]

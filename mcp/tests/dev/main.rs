@@ -17,4 +17,5 @@ mod first_hour;
 mod inspect;
 mod owner_exit;
 mod start_preview;
+mod starting;
 mod support;

@@ -144,7 +144,9 @@ impl BrowserState {
     ) -> Result<(Descriptor, R), ErrorBody> {
         let d = self.resolve_waiting(target.browser.as_deref(), timeout).await?;
         let mut current = self.pages.get(&d);
-        if current.is_none() && target.tab_id.is_none() && target.page_idx.is_none() && d.session.is_some() {
+        let dev_session =
+            d.session.as_deref().is_some_and(|s| crate::session::control::session_alive(self.hub.dirs(), s));
+        if current.is_none() && target.tab_id.is_none() && target.page_idx.is_none() && dev_session {
             current = self.session_page(&d, timeout).await;
         }
         targeting::address(target, current, &d.browser, &mut params)?;
@@ -152,8 +154,10 @@ impl BrowserState {
         Ok((d, r))
     }
 
-    /// A dev session's browser belongs to the agent that started it: without a current page
-    /// there, its active tab (the session's starting page) becomes the current page.
+    /// A dev session's browser (one a live `extension_dev`/`start`/`preview` process runs)
+    /// belongs to the agent that started it: without a current page there, its active tab
+    /// (the session's starting page) becomes the current page. Other browsers never get
+    /// their active tab used silently.
     async fn session_page(&self, d: &Descriptor, timeout: Timeout) -> Option<i64> {
         let list: results::TabList = self.call_in(d, TABS_LIST, serde_json::json!({}), timeout).await.ok()?;
         let tab = list.tabs.iter().find(|t| t.active).or(list.tabs.first())?;

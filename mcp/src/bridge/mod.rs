@@ -144,9 +144,13 @@ impl BrowserState {
     ) -> Result<(Descriptor, R), ErrorBody> {
         let d = self.resolve_waiting(target.browser.as_deref(), timeout).await?;
         let mut current = self.pages.get(&d);
-        let dev_session =
-            d.session.as_deref().is_some_and(|s| crate::session::control::session_alive(self.hub.dirs(), s));
-        if current.is_none() && target.tab_id.is_none() && target.page_idx.is_none() && dev_session {
+        let unaddressed = current.is_none() && target.tab_id.is_none() && target.page_idx.is_none();
+        // Only then: whether a live dev session runs this browser (a read of the tickets).
+        if unaddressed
+            && d.session
+                .as_deref()
+                .is_some_and(|s| crate::session::control::session_alive(self.hub.dirs(), s))
+        {
             current = self.session_page(&d, timeout).await;
         }
         targeting::address(target, current, &d.browser, &mut params)?;

@@ -437,3 +437,35 @@ fn fill_sets_boxes_choices_dates_ranges_and_rich_text_and_text_changes_are_chang
         agent.close(tab);
     }
 }
+
+/// Issue 19: a form whose filling removes one of its own fields stops there and says
+/// exactly what was applied and what was not.
+#[test]
+fn a_form_that_fails_midway_names_what_was_applied_and_what_was_not() {
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let tab = agent.open(&corpus().url("/vanish.html"));
+        let snap = agent.snapshot(tab, json!({}));
+        let (a, b, c) = (
+            ref_of(&snap, "\"First field\""),
+            ref_of(&snap, "\"Second field\""),
+            ref_of(&snap, "\"Third field\""),
+        );
+        let e = agent.err(
+            "fill_form_by_uid",
+            json!({ "tabId": tab, "fields": [
+                { "uid": a, "value": "x" }, { "uid": b, "value": "y" }, { "uid": c, "value": "z" },
+            ]}),
+        );
+        let message = e["message"].as_str().unwrap();
+        assert!(message.contains(&format!("applied: {a};")), "{}: {e}", family.name());
+        assert!(message.contains(&format!("not applied: {b}, {c}")), "{}: {e}", family.name());
+        let filled = eval(
+            &mut agent,
+            tab,
+            "() => [document.getElementById('a').value, document.getElementById('c').value]",
+        );
+        assert_eq!(filled, json!(["x", ""]), "{}", family.name());
+        agent.close(tab);
+    }
+}

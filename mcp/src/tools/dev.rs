@@ -82,7 +82,7 @@ pub struct SessionArgs {
     /// Project root.
     #[arg(value_name = "PATH", default_value = ".")]
     pub project_path: String,
-    /// chromium, chrome (default), edge, brave…
+    /// chromium, chrome, edge, brave… (default: config `browser`, else the first installed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[arg(long)]
     pub browser: Option<String>,
@@ -304,7 +304,16 @@ async fn extension_dev(ctx: Ctx, call: Call, args: Value) -> ToolResult {
 async fn extension_preview(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: SessionArgs = decode(args)?;
     let ready = start_session(&ctx, &call, Command::Preview, &args, None).await?;
-    Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
+    let mut text = describe(&ready);
+    let browser = ready["browser"].as_str().unwrap_or("?");
+    let dist = Path::new(ready["distPath"].as_str().unwrap_or(""));
+    if dist.file_name().is_some_and(|n| n != browser) {
+        text.push_str(&format!(
+            "\nno dist/{browser}/ build: running {}, the build of another browser of the same engine",
+            dist.display()
+        ));
+    }
+    Ok(ToolOutput { text: Some(text), structured: ready })
 }
 
 async fn extension_start(ctx: Ctx, call: Call, args: Value) -> ToolResult {
@@ -354,8 +363,8 @@ fn error_of(ready: &Value) -> ErrorBody {
 
 /// Which session's browser to use when the caller names none: the project's only running
 /// session, else the browser of its latest session (so a chromium project's messages say
-/// chromium), else `chrome`.
-pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<String, ErrorBody> {
+/// chromium), else the browser a new session would run in (`session::default_browser`).
+pub(super) fn session_browser(ctx: &Ctx, out_dir: &Path, given: Option<&str>) -> Result<String, ErrorBody> {
     if let Some(b) = given.map(str::trim).filter(|b| !b.is_empty()) {
         return manifest::Target::named(b).map(|t| t.name.to_owned()).ok_or_else(|| {
             ErrorBody::invalid_argument(format!("unknown browser `{b}`"))
@@ -379,7 +388,10 @@ pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<Str
         }
     }
     match live.len() {
-        0 => Ok(latest.map_or_else(|| "chrome".into(), |(_, name)| name)),
+        0 => Ok(latest.map_or_else(
+            || session::default_browser_name(&ctx.env, &ctx.config).to_owned(),
+            |(_, name)| name,
+        )),
         1 => Ok(live.remove(0)),
         _ => Err(ErrorBody::invalid_argument(format!(
             "sessions run for several browsers: {}",
@@ -389,11 +401,11 @@ pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<Str
     }
 }
 
-async fn extension_wait(_ctx: Ctx, call: Call, args: Value) -> ToolResult {
+async fn extension_wait(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: WaitArgs = decode(args)?;
     let project = project_of(&args.project_path)?;
     let out_dir = project.join("dist");
-    let browser = session_browser(&out_dir, args.browser.as_deref())?;
+    let browser = session_browser(&ctx, &out_dir, args.browser.as_deref())?;
     let dir = session::contract_dir(&out_dir, &browser);
     let wait = Timeout::for_wait(args.timeout_ms, SESSION_WAIT_TIMEOUT_MS)?;
     let timeout = wait.duration();
@@ -449,7 +461,7 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
     let args: StopArgs = decode(args)?;
     let project = project_of(&args.project_path)?;
     let out_dir = project.join("dist");
-    let browser = session_browser(&out_dir, args.browser.as_deref())?;
+    let browser = session_browser(&ctx, &out_dir, args.browser.as_deref())?;
     if args.browser.is_none() && !session::contract_dir(&out_dir, &browser).exists() {
         // Nothing ever ran here: name no browser the caller did not choose.
         return Err(ErrorBody::not_found(format!("no session is running for {}", project.display()))

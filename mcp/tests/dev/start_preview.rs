@@ -1,5 +1,5 @@
 //! `extension_start` builds for production and runs it; `extension_preview` runs an existing
-//! `dist/chromium/`.
+//! `dist/chromium/` (or, with none, the build of another Chromium-family browser).
 
 use std::time::Duration;
 
@@ -55,6 +55,24 @@ fn start_waits_for_a_production_build_and_preview_loads_dist() {
     let r = server
         .call("extension_preview", json!({"projectPath": fresh, "browser": "chromium", "headless": true}));
     assert_eq!(err_code(&r, "preview without dist"), "NOT_FOUND");
+    let hint = r["structuredContent"]["error"]["hint"].as_str().unwrap_or_default().to_owned();
+    assert!(hint.contains("--browser chromium"), "{hint}");
+
+    // Issue 19: `npm run build` builds dist/chrome; a preview in Chromium runs that build of
+    // the same engine, and says so.
+    ok(&server.call("extension_build", json!({"projectPath": fresh, "browser": "chrome"})), "build chrome");
+    let args =
+        json!({"projectPath": fresh, "browser": "chromium", "headless": true, "startingUrl": site.url("/")});
+    let r = server.call("extension_preview", args);
+    let previewed = ok(&r, "preview of dist/chrome");
+    assert_eq!(previewed["distPath"], json!(fresh.join("dist/chrome")), "{previewed:#}");
+    let text = r["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("no dist/chromium/ build") && text.contains("dist/chrome"), "{text}");
+    wait_root(&fresh, "127.0.0.1", "x");
+    let ids3 = ids(&previewed);
+    ok(&server.call("extension_stop", json!({"projectPath": fresh})), "stop the substituted preview");
+    assert_all_gone(&fresh, ids3.pid, ids3.browser_pid, &ids3.profile, Duration::from_secs(10));
+
     // Stopping where nothing ever ran names no browser the caller did not choose.
     let never = home.path().join("never");
     write_project(&never, "x");

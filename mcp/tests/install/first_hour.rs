@@ -164,3 +164,51 @@ fn an_empty_home_is_a_problem_and_zen_is_not_listed_for_firefoxs_manifest() {
     assert_eq!(ids, ["firefox"], "{report:#}");
     assert_eq!((code, &report["ok"]), (0, &serde_json::json!(true)), "{report:#}");
 }
+
+/// Compiles `mcp/build.rs` on its own (it needs only std) and runs it as cargo would for a
+/// checkout whose `extension/dist/` was never built.
+fn run_build_script(helperless: bool) -> (i32, String, PathBuf) {
+    let dir = tempfile::tempdir().unwrap().keep();
+    let fake = dir.join("checkout/mcp");
+    std::fs::create_dir_all(fake.join("templates")).unwrap();
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    let script = dir.join("build-script");
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let (code, text) = output(
+        Command::new(rustc)
+            .args(["--edition", "2024", "--crate-name", "build_script"])
+            .arg(workspace().join("mcp/build.rs"))
+            .arg("-o")
+            .arg(&script),
+    );
+    assert_eq!(code, 0, "build.rs does not compile alone:\n{text}");
+    let mut run = Command::new(&script);
+    run.env("CARGO_MANIFEST_DIR", &fake)
+        .env("OUT_DIR", dir.join("out"))
+        .env_remove("CARGO_FEATURE_HELPERLESS");
+    if helperless {
+        run.env("CARGO_FEATURE_HELPERLESS", "1");
+    }
+    let (code, text) = output(&mut run);
+    (code, text, dir)
+}
+
+#[test]
+fn a_build_without_the_helper_fails_naming_the_step_unless_asked_for() {
+    let (code, text, dir) = run_build_script(false);
+    assert_ne!(code, 0, "the build script accepted a checkout without extension/dist:\n{text}");
+    assert!(
+        text.contains("error: no helper extension in")
+            && text.contains("scripts/build-extension")
+            && text.contains("scripts/install")
+            && text.contains("helperless"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+    let (code, text, dir) = run_build_script(true);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("cargo:warning=feature `helperless`"), "{text}");
+    let tables = std::fs::read_to_string(dir.join("out/helper_files.rs")).unwrap();
+    assert!(tables.contains("static CHROME: &[(&str, &[u8])] = &[\n];"), "{tables}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -17,6 +17,7 @@ pub mod delegate;
 pub mod dev;
 pub mod glob;
 pub mod lock;
+pub mod needs;
 pub mod output;
 pub mod plan;
 pub mod scan;
@@ -170,7 +171,7 @@ pub fn build_with(
         return Err(failed(vec![f]));
     }
     let pkg = read_package_json(project);
-    let mut toolchain_findings = plan::project_findings(project, pkg.as_ref());
+    let mut toolchain_findings = needs::project_findings(project, pkg.as_ref());
 
     let source = match manifest::load(project) {
         Ok(s) => Some(s),

@@ -121,6 +121,19 @@ impl std::fmt::Display for DoctorCode {
     }
 }
 
+/// One thing that is wrong, with what fixes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// Stable code, e.g. `HOST_MANIFEST_MISSING`.
+    pub code: DoctorCode,
+    pub message: String,
+    pub fix: String,
+}
+
+pub fn problem(code: DoctorCode, message: impl Into<String>, fix: impl Into<String>) -> Problem {
+    Problem { code, message: message.into(), fix: fix.into() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::{Value, json};
 use webext_mcp_host::client::Client;
 use webext_mcp_host::descriptor::{self, Descriptor};
@@ -30,30 +29,18 @@ use webext_mcp_host::protocol::{
 };
 
 use super::Setup;
-pub use super::codes::DoctorCode;
+pub(super) use super::codes::problem;
+pub use super::codes::{DoctorCode, Problem};
 pub use super::doctor_text::text;
 pub use super::explain::explain_browser_error;
 use super::locations::{self, Location, Target};
 use super::permissions;
+use crate::browsers::Engine as Family;
 use crate::paths::is_executable;
-use crate::runner::Family;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// How long `<path> --version` and a host connection may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// One thing that is wrong, with what fixes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    /// Stable code, e.g. `HOST_MANIFEST_MISSING`.
-    pub code: DoctorCode,
-    pub message: String,
-    pub fix: String,
-}
-
-pub(super) fn problem(code: DoctorCode, message: impl Into<String>, fix: impl Into<String>) -> Problem {
-    Problem { code, message: message.into(), fix: fix.into() }
-}
 
 fn reinstall(target: Target) -> String {
     format!("run `webext-mcp install --browser {}` to rewrite it", target.id())
@@ -183,7 +170,7 @@ pub fn check_manifest(
     }
     let (key, wanted) = match target.family() {
         Family::Chromium => ("allowed_origins", format!("chrome-extension://{HELPER_CHROMIUM_ID}/")),
-        Family::Firefox => ("allowed_extensions", HELPER_GECKO_ID.to_owned()),
+        Family::Gecko => ("allowed_extensions", HELPER_GECKO_ID.to_owned()),
     };
     let allowed: Vec<&str> = manifest
         .get(key)
@@ -425,7 +412,7 @@ fn local_checks(setup: &Setup, request: &Request, hosts: &[Descriptor]) -> (Vec<
         if !wanted {
             continue;
         }
-        let wrong = (target.family() == Family::Firefox).then_some(misplaced.as_deref()).flatten();
+        let wrong = (target.family() == Family::Gecko).then_some(misplaced.as_deref()).flatten();
         let (manifest, ps) = check_manifest(target, loc, wrong, &version_of);
         // Firefox and Zen share one file: its problems are reported once.
         if !seen_manifests.contains(&loc.manifest) {

@@ -34,9 +34,9 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME};
 
+use crate::browsers::Engine as Family;
 use crate::helper;
 use crate::paths::{Env, Paths};
-use crate::runner::Family;
 
 use journal::{Journal, write_atomic};
 pub use locations::{Location, Os, Roots, Target};
@@ -162,7 +162,7 @@ pub fn render_manifest(family: Family, binary: &Path) -> Result<String, InstallE
     let escaped = &quoted[1..quoted.len() - 1];
     let template = match family {
         Family::Chromium => CHROMIUM_TEMPLATE,
-        Family::Firefox => GECKO_TEMPLATE,
+        Family::Gecko => GECKO_TEMPLATE,
     };
     Ok(template
         .replace("@NAME@", NATIVE_HOST_NAME)
@@ -203,7 +203,7 @@ pub fn next_steps(target: Target, helper_dir: &Path, xpi: &Path) -> Vec<String> 
             ),
             doctor,
         ],
-        Family::Firefox => {
+        Family::Gecko => {
             let unsigned = format!(
                 "set xpinstall.signatures.required to false in about:config, then about:addons → gear → \"Install Add-on From File…\" → {}",
                 xpi.display()
@@ -250,7 +250,7 @@ pub fn helper_xpi() -> Result<Vec<u8>, InstallError> {
     let options = SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
         .last_modified_time(zip::DateTime::default());
-    for (rel, bytes) in helper::files(Family::Firefox) {
+    for (rel, bytes) in helper::files(Family::Gecko) {
         zip.start_file(rel, options).map_err(|e| fail(&e))?;
         zip.write_all(bytes).map_err(|e| fail(&e))?;
     }
@@ -284,7 +284,7 @@ pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallEr
         }
         let helper_dir = setup.helper_dir(target.family());
         let xpi = setup.xpi_path();
-        let helper = if target.family() == Family::Firefox { xpi.clone() } else { helper_dir.clone() };
+        let helper = if target.family() == Family::Gecko { xpi.clone() } else { helper_dir.clone() };
         browsers.push(BrowserEntry {
             id: target.id(),
             name: target.display_name(),
@@ -297,12 +297,12 @@ pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallEr
     }
     let mut writes: Vec<FileWrite> = Vec::new();
     let mut registry = Vec::new();
-    let families: Vec<Family> = [Family::Chromium, Family::Firefox]
+    let families: Vec<Family> = [Family::Chromium, Family::Gecko]
         .into_iter()
         .filter(|f| browsers.iter().any(|b| b.family == f.name()))
         .collect();
     for b in &browsers {
-        let family = if b.family == Family::Firefox.name() { Family::Firefox } else { Family::Chromium };
+        let family = if b.family == Family::Gecko.name() { Family::Gecko } else { Family::Chromium };
         if !writes.iter().any(|w| w.path == b.location.manifest) {
             let text = render_manifest(family, &setup.binary)?;
             writes.push(file_write(b.location.manifest.clone(), "manifest", text.into_bytes())?);
@@ -314,12 +314,12 @@ pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallEr
             }
         }
     }
-    for family in [Family::Chromium, Family::Firefox] {
+    for family in [Family::Chromium, Family::Gecko] {
         if families.contains(&family) {
             writes.extend(helper_writes(setup, family)?);
         }
     }
-    if families.contains(&Family::Firefox) {
+    if families.contains(&Family::Gecko) {
         writes.push(file_write(setup.xpi_path(), "xpi", helper_xpi()?)?);
     }
     let record = (!browsers.is_empty()).then(|| setup.record_path());
@@ -368,7 +368,7 @@ pub fn install(setup: &Setup, request: &Request) -> Result<InstallReport, Instal
     let result = (|| -> Result<(), InstallError> {
         // Files of an older helper that the new one no longer has.
         let unpacked: BTreeSet<&Path> = report.writes.iter().map(|w| w.path.as_path()).collect();
-        for family in [Family::Chromium, Family::Firefox] {
+        for family in [Family::Chromium, Family::Gecko] {
             let dir = setup.helper_dir(family);
             if !report.writes.iter().any(|w| w.kind == "helper" && w.path.starts_with(&dir)) {
                 continue;
@@ -551,11 +551,11 @@ mod tests {
         assert_eq!(c["allowed_origins"], json!([format!("chrome-extension://{HELPER_CHROMIUM_ID}/")]));
         assert!(c.get("allowed_extensions").is_none());
         let g: Value =
-            serde_json::from_str(&render_manifest(Family::Firefox, Path::new("/b/webext-mcp")).unwrap())
+            serde_json::from_str(&render_manifest(Family::Gecko, Path::new("/b/webext-mcp")).unwrap())
                 .unwrap();
         assert_eq!(g["allowed_extensions"], json!([HELPER_GECKO_ID]));
         assert!(g.get("allowed_origins").is_none());
-        assert!(render_manifest(Family::Firefox, Path::new("rel/webext-mcp")).is_err());
+        assert!(render_manifest(Family::Gecko, Path::new("rel/webext-mcp")).is_err());
     }
 
     #[test]
@@ -606,13 +606,13 @@ mod tests {
 
     #[test]
     fn xpi_is_stable_and_has_the_manifest_at_its_root() {
-        if !helper::is_embedded(Family::Firefox) {
+        if !helper::is_embedded(Family::Gecko) {
             return;
         }
         let a = helper_xpi().unwrap();
         assert_eq!(a, helper_xpi().unwrap());
         let mut zip = zip::ZipArchive::new(std::io::Cursor::new(a)).unwrap();
         assert!(zip.by_name("manifest.json").is_ok());
-        assert_eq!(zip.len(), helper::files(Family::Firefox).count());
+        assert_eq!(zip.len(), helper::files(Family::Gecko).count());
     }
 }

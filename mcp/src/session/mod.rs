@@ -36,8 +36,8 @@ use tokio::io::AsyncBufReadExt;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::browsers;
+use crate::browsers::Os;
 use crate::config::Config;
-use crate::install::Os;
 use crate::manifest::{self, Target};
 use crate::paths::Env;
 use crate::runner::{self, Family};
@@ -204,9 +204,17 @@ pub fn new_session_id(command: Command) -> String {
     format!("{}-{}", command.as_str(), &webext_mcp_host::protocol::sha256_hex(seed.as_bytes())[..8])
 }
 
-/// The stdin pipes of sessions this process owns: while they are open the sessions live.
-/// Closed by the OS when this process exits, which ends the sessions.
-static OWNED: Mutex<Vec<(u32, tokio::process::ChildStdin)>> = Mutex::new(Vec::new());
+/// The sessions this process owns, with their stdin pipes: while a pipe is open its session
+/// lives. Closed by the OS when this process exits, which ends the sessions.
+static OWNED: Mutex<Vec<Owned>> = Mutex::new(Vec::new());
+
+/// A session process this process owns.
+pub struct Owned {
+    pub pid: u32,
+    pub child: tokio::process::Child,
+    /// The owner pipe: dropping it tells the session to stop.
+    pub stdin: tokio::process::ChildStdin,
+}
 
 /// A session process that has started (or failed to).
 pub struct Launched {
@@ -221,21 +229,24 @@ pub struct Launched {
 }
 
 impl Launched {
-    /// Keeps the owner pipe for the life of this process (MCP: the session stops when the
-    /// server exits). Reaping is left to the runtime.
+    /// Keeps the session owned for the life of this process (MCP: the session stops when the
+    /// server exits), unless [`take_owned`] hands it to someone who watches it.
     pub fn keep_owned(mut self) -> Value {
         if let (Some(stdin), Some(pid)) = (self.stdin.take(), self.child.id()) {
             let mut owned = OWNED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            owned.push((pid, stdin));
+            owned.push(Owned { pid, child: self.child, stdin });
         }
         self.ready
     }
 }
 
-/// How long the foreground CLI waits for a session to report that it started (a delegated
-/// first build can be slow). Tools wait at most the session-wait default, then answer with
-/// the status of the moment.
-pub const START_TIMEOUT: Duration = Duration::from_secs(180);
+/// Takes an owned session out of this process's list, to wait for it and to stop it by
+/// dropping its pipe (the CLI's foreground `dev`).
+pub fn take_owned(pid: u32) -> Option<Owned> {
+    let mut owned = OWNED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let at = owned.iter().position(|o| o.pid == pid)?;
+    Some(owned.swap_remove(at))
+}
 
 /// Spawns the session process and waits for its first report: its `ready.json` once it is
 /// ready (or in error after a failed first build), or the error that stopped it. `waiting`

@@ -52,28 +52,34 @@ const DEFAULT_LIMIT: usize = 8;
 const MAX_LIMIT: usize = 50;
 
 /// Arguments of `extension_list_templates`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListArgs {
     /// action (popup), content, sidebar, newtab, devtools, options or background.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub surface: Option<String>,
     /// react, vue, svelte, preact, or "" for plain JavaScript.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub framework: Option<String>,
     /// Every tag must match, e.g. ["ai", "chat"].
     #[serde(default)]
+    #[arg(long = "tag", value_name = "TAG")]
     pub tags: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, num_args = 0, default_missing_value = "true", help = "Only featured templates")]
     pub featured: Option<bool>,
     /// What the extension should do, in words.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
     /// Page size (default 8, max 50).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub limit: Option<usize>,
     /// `nextCursor` of the previous page.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub cursor: Option<String>,
 }
 
@@ -288,26 +294,37 @@ async fn get_template_source(_ctx: Ctx, args: Value) -> ToolResult {
 }
 
 /// Arguments of `extension_create`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateArgs {
     /// Also the folder name without `path`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(value_name = "NAME")]
     pub project_name: Option<String>,
     /// Folder to create (`path` is the earlier name).
-    #[serde(default, alias = "path")]
+    #[serde(default, alias = "path", skip_serializing_if = "Option::is_none")]
+    #[arg(long, alias = "path", value_name = "DIR")]
     pub project_path: Option<String>,
     /// Template slug or source:slug (default starter).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub template: Option<String>,
     /// Default true.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(
+        long = "no-install",
+        num_args = 0,
+        default_missing_value = "false",
+        help = "Do not install dependencies"
+    )]
     pub install: Option<bool>,
     /// List the files; write nothing.
     #[serde(default)]
+    #[arg(long)]
     pub dry_run: bool,
     /// git init (default true).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long = "no-git", num_args = 0, default_missing_value = "false", help = "Do not run `git init`")]
     pub git: Option<bool>,
 }
 

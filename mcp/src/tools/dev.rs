@@ -6,13 +6,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::bridge::timeouts::Timeout;
 use webext_mcp_host::protocol::timeouts::SESSION_WAIT_TIMEOUT_MS;
 
+use super::schema::NoOtherFields;
 use super::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
 mod progress;
@@ -21,6 +22,7 @@ use crate::build::lock::BuildLock;
 use crate::manifest;
 use crate::paths::resolve_lexically;
 use crate::session::{self, Command, Spec, contract};
+pub use progress::event_text;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -72,94 +74,100 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-/// Arguments of `extension_dev` and `extension_preview`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// Arguments of `extension_dev` and `extension_preview` (and, flattened, of
+/// `extension_start`); also the flags of `webext-mcp dev|start|preview`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SessionArgs {
     /// Project root.
+    #[arg(value_name = "PATH", default_value = ".")]
     pub project_path: String,
     /// chromium, chrome (default), edge, brave…
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub browser: Option<String>,
     /// Profile folder.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, value_name = "DIR")]
     pub profile: Option<String>,
     /// No window (default: config headless).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, num_args = 0, default_missing_value = "true")]
     pub headless: Option<bool>,
     /// Page to open.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, value_name = "URL")]
     pub starting_url: Option<String>,
     /// Browser binary to use.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, value_name = "PATH")]
     pub binary: Option<String>,
     /// Outlive the caller.
     #[serde(default)]
+    #[arg(long)]
     pub detach: bool,
     /// Accepted for compatibility with Extension.js-style callers and not listed: sessions
     /// have no dev server, so there is no port to choose.
-    #[serde(default)]
+    #[serde(default, skip_serializing)]
     #[schemars(skip)]
+    #[arg(skip)]
     pub port: Option<u32>,
 }
 
-/// Arguments of `extension_start`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+/// Arguments of `extension_start`: a session's, and how to wait for it.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, clap::Args)]
+#[serde(rename_all = "camelCase")]
+// `other` refuses unknown fields, as `deny_unknown_fields` says in the other schemas.
+#[schemars(extend("additionalProperties" = false))]
 pub struct StartArgs {
-    /// Project root.
-    pub project_path: String,
-    /// chromium, chrome (default), edge, brave…
-    #[serde(default)]
-    pub browser: Option<String>,
-    /// Profile folder.
-    #[serde(default)]
-    pub profile: Option<String>,
-    /// No window (default: config headless).
-    #[serde(default)]
-    pub headless: Option<bool>,
-    /// Page to open.
-    #[serde(default)]
-    pub starting_url: Option<String>,
-    /// Browser binary to use.
-    #[serde(default)]
-    pub binary: Option<String>,
-    /// Outlive the caller.
-    #[serde(default)]
-    pub detach: bool,
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub session: SessionArgs,
     /// Accepted for compatibility and not listed: Chromium-family browsers need no
     /// `browser.*` polyfill.
-    #[serde(default)]
+    #[serde(default, skip_serializing)]
     #[schemars(skip)]
+    #[arg(skip)]
     pub polyfill: Option<bool>,
     /// Return once ready.
     #[serde(default)]
+    #[arg(skip)]
     pub wait: bool,
     /// How long `wait` waits, in ms (default 45000; over 50000 waits 50000; `waitTimeout` is the deprecated name).
-    #[serde(default, alias = "waitTimeout")]
+    #[serde(default, alias = "waitTimeout", skip_serializing_if = "Option::is_none")]
+    #[arg(long, alias = "timeout", value_name = "MS")]
     pub timeout_ms: Option<u64>,
+    #[serde(flatten, skip_serializing)]
+    #[schemars(skip)]
+    #[arg(skip)]
+    pub other: NoOtherFields,
 }
 
 /// Arguments of `extension_wait`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WaitArgs {
+    #[arg(value_name = "PATH", default_value = ".", help = "Project root")]
     pub project_path: String,
     /// Default: the project's only session.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub browser: Option<String>,
     /// Milliseconds (default 45000; over 50000 waits 50000; `timeout` is the deprecated name).
-    #[serde(default, alias = "timeout")]
+    #[serde(default, alias = "timeout", skip_serializing_if = "Option::is_none")]
+    #[arg(long, alias = "timeout", value_name = "MS")]
     pub timeout_ms: Option<u64>,
 }
 
 /// Arguments of `extension_stop`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct StopArgs {
+    #[arg(value_name = "PATH", default_value = ".", help = "Project root")]
     pub project_path: String,
     /// Default: the project's only session.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub browser: Option<String>,
 }
 
@@ -194,7 +202,7 @@ async fn start_session(
 
 /// Spawns the session process for `command` and waits (up to `timeout`) for its first
 /// report, telling `call` the session's status once a second.
-pub async fn launch(
+async fn launch(
     ctx: &Ctx,
     call: &Call,
     command: Command,
@@ -259,123 +267,8 @@ pub async fn launch(
     session::launch(&spec, timeout, &mut move || call.status(progress::session_status(&dir, &browser))).await
 }
 
-/// `webext-mcp dev|start|preview` in the foreground: start an owned session, print its
-/// events until it ends (stopped from elsewhere, browser closed) or Ctrl-C stops it.
-/// Returns the process exit code.
-pub async fn foreground(
-    ctx: &Ctx,
-    command: Command,
-    args: Value,
-    as_json: bool,
-    out: &mut dyn FnMut(&str),
-) -> u8 {
-    let args: SessionArgs = match decode(args) {
-        Ok(a) => a,
-        Err(e) => {
-            out(&e.line());
-            return 2;
-        }
-    };
-    let launched = match launch(ctx, &Call::default(), command, &args, session::START_TIMEOUT).await {
-        Ok(l) if !l.reported => Err(progress::not_reported(session::START_TIMEOUT)),
-        other => other,
-    };
-    let launched = match launched {
-        Ok(l) => l,
-        Err(e) => {
-            if as_json {
-                out(&json!({ "error": e }).to_string());
-            } else {
-                eprintln!("{}", e.line());
-            }
-            return 1;
-        }
-    };
-    let session::Launched { ready, mut child, stdin, .. } = launched;
-    out(&if as_json { ready.to_string() } else { describe(&ready) });
-    let events = PathBuf::from(ready["distPath"].as_str().unwrap_or("."))
-        .parent()
-        .map(|d| {
-            session::contract_dir(d, ready["browser"].as_str().unwrap_or("chrome")).join("events.ndjson")
-        })
-        .unwrap_or_default();
-    let mut offset = std::fs::metadata(&events).map(|m| m.len()).unwrap_or(0);
-    let mut stdin = stdin;
-    let mut tick = tokio::time::interval(Duration::from_millis(100));
-    loop {
-        tokio::select! {
-            _ = child.wait() => {
-                print_events(&events, &mut offset, as_json, out);
-                return 0;
-            }
-            _ = tokio::signal::ctrl_c(), if stdin.is_some() => {
-                // Closing the owner pipe is how an owned session is told to stop.
-                stdin = None;
-                if !as_json {
-                    out("stopping…");
-                }
-            }
-            _ = tick.tick() => print_events(&events, &mut offset, as_json, out),
-        }
-    }
-}
-
-/// Prints the lines appended to `events.ndjson` since `offset`.
-fn print_events(path: &Path, offset: &mut u64, as_json: bool, out: &mut dyn FnMut(&str)) {
-    use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = std::fs::File::open(path) else { return };
-    if f.seek(SeekFrom::Start(*offset)).is_err() {
-        return;
-    }
-    let mut text = String::new();
-    if f.read_to_string(&mut text).is_err() {
-        return;
-    }
-    let Some(end) = text.rfind('\n') else { return };
-    *offset += end as u64 + 1;
-    for line in text[..end].lines() {
-        if as_json {
-            out(line);
-        } else if let Ok(v) = serde_json::from_str::<Value>(line) {
-            out(&event_text(&v));
-        }
-    }
-}
-
-/// One event as a line for people: `10:30:00 reload content-script content.js (212 ms)`.
-fn event_text(v: &Value) -> String {
-    let time = v["time"].as_str().and_then(|t| t.get(11..19)).unwrap_or("");
-    let kind = v["type"].as_str().unwrap_or("?");
-    let what = v["status"].as_str().or_else(|| v["kind"].as_str()).unwrap_or("");
-    let files: Vec<&str> = v["files"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    let mut line = format!("{time} {kind} {what}");
-    if !files.is_empty() {
-        line.push(' ');
-        line.push_str(&files.join(", "));
-    }
-    if let Some(ms) = v["durationMs"].as_u64() {
-        line.push_str(&format!(" ({ms} ms)"));
-    }
-    if let Some(e) = v.get("error") {
-        line.push_str(&format!(
-            " {}",
-            e["file"].as_str().map_or(String::new(), |f| format!("{f}:{} ", e["line"]))
-        ));
-        line.push_str(e["message"].as_str().unwrap_or(""));
-    }
-    if let Some(errors) = v["errors"].as_array() {
-        for e in errors {
-            line.push_str(&format!("\n    {}", e["message"].as_str().unwrap_or("")));
-        }
-    }
-    if let Some(m) = v["message"].as_str().or_else(|| v["reason"].as_str()) {
-        line.push_str(&format!(" — {m}"));
-    }
-    line
-}
-
 /// One paragraph about a session's state.
-fn describe(ready: &Value) -> String {
+pub fn describe(ready: &Value) -> String {
     let mut text = format!(
         "{} session {} is {}: {} (pid {}), browser pid {}, extension {} from {}",
         ready["command"].as_str().unwrap_or("?"),
@@ -423,17 +316,7 @@ async fn extension_start(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     // maximum); without it the session-wait default applies.
     let wait = Timeout::for_wait(args.timeout_ms, SESSION_WAIT_TIMEOUT_MS)?;
     let timeout = Some(wait.duration());
-    let session = SessionArgs {
-        project_path: args.project_path,
-        browser: args.browser,
-        profile: args.profile,
-        headless: args.headless,
-        starting_url: args.starting_url,
-        binary: args.binary,
-        detach: args.detach,
-        port: None,
-    };
-    let ready = start_session(&ctx, &call, Command::Start, &session, timeout).await?;
+    let ready = start_session(&ctx, &call, Command::Start, &args.session, timeout).await?;
     if !args.wait {
         let short =
             json!({ "pid": ready["pid"], "browser": ready["browser"], "sessionId": ready["sessionId"] });
@@ -585,4 +468,30 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
         if lock_free { "released" } else { "still held by another process" }
     );
     Ok(ToolOutput { text: Some(text), structured: out })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// `extension_start` embeds the session's arguments and still refuses unknown ones, with
+    /// the field named; the deprecated and compatibility names keep working.
+    #[test]
+    fn start_args_flatten_the_session_and_refuse_unknown_fields() {
+        let args: StartArgs = decode(json!({
+            "projectPath": "p", "browser": "chromium", "waitTimeout": 5, "polyfill": true, "port": 1, "wait": true
+        }))
+        .unwrap();
+        assert_eq!(args.session.project_path, "p");
+        assert_eq!(args.session.browser.as_deref(), Some("chromium"));
+        assert_eq!(args.timeout_ms, Some(5));
+        assert!(args.wait);
+        let err = decode::<StartArgs>(json!({"projectPath": "p", "bogus": 1})).unwrap_err();
+        assert!(err.message.contains("bogus"), "{}", err.message);
+        let err = decode::<SessionArgs>(json!({"projectPath": "p", "wait": true})).unwrap_err();
+        assert!(err.message.contains("wait"), "{}", err.message);
+        assert!(decode::<StartArgs>(json!({"browser": "chromium"})).is_err(), "projectPath is required");
+    }
 }

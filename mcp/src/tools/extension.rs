@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::ErrorBody;
 
+use super::schema::word;
 use super::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 use crate::build::{self, BrowserBuild, BuildRequest, delegate::DELEGATED_ENV};
 use crate::manifest;
@@ -29,7 +30,7 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// One browser name or several.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Browsers {
     One(String),
@@ -37,22 +38,27 @@ pub enum Browsers {
 }
 
 /// Arguments of `extension_build`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct BuildArgs {
     /// Project root.
+    #[arg(value_name = "PATH", default_value = ".")]
     pub project_path: String,
     /// Browser(s): chrome, edge, firefox, … or all; list or comma-separated (default chrome).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, value_name = "LIST", value_parser = word::<Browsers>)]
     pub browser: Option<Browsers>,
     /// Write the store zip dist/<name>-<version>-<browser>.zip.
     #[serde(default)]
+    #[arg(long)]
     pub zip: bool,
     /// Write dist/<name>-<version>-source.zip (honours .gitignore, no secrets).
     #[serde(default)]
+    #[arg(long)]
     pub zip_source: bool,
     /// Output root, relative to the project (default dist). An existing one must be empty or built by webext-mcp.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, value_name = "DIR")]
     pub out_dir: Option<String>,
 }
 

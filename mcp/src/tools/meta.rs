@@ -109,7 +109,7 @@ async fn server_info(ctx: Ctx, args: Value) -> ToolResult {
             "geckoId": HELPER_GECKO_ID,
             "embedded": {
                 "chromium": helper::is_embedded(Family::Chromium),
-                "firefox": helper::is_embedded(Family::Firefox),
+                "firefox": helper::is_embedded(Family::Gecko),
             },
         },
         "problems": problems,

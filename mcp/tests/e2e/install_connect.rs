@@ -159,7 +159,7 @@ async fn chromium_loads_the_installed_helper_and_doctor_sees_it_connected() {
 
 #[tokio::test]
 async fn firefox_reads_the_installed_manifest_and_doctor_sees_it_connected() {
-    installed_helper_connects(Family::Firefox, "firefox", Altered::No).await;
+    installed_helper_connects(Family::Gecko, "firefox", Altered::No).await;
 }
 
 #[tokio::test]

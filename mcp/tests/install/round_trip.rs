@@ -79,7 +79,7 @@ fn install_writes_the_expected_files_for_all_nine_browsers_and_doctor_is_green()
 fn family_of(name: &str) -> webext_mcp::runner::Family {
     match name {
         "chromium" => webext_mcp::runner::Family::Chromium,
-        _ => webext_mcp::runner::Family::Firefox,
+        _ => webext_mcp::runner::Family::Gecko,
     }
 }
 

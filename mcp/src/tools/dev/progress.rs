@@ -5,7 +5,6 @@
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
@@ -34,7 +33,7 @@ fn last_event(path: &Path) -> Option<String> {
     let text = String::from_utf8_lossy(&bytes);
     let v =
         text.lines().rev().find_map(|l| serde_json::from_str::<Value>(l).ok().filter(Value::is_object))?;
-    Some(super::event_text(&v).trim().to_owned())
+    Some(event_text(&v).trim().to_owned())
 }
 
 /// The `TIMEOUT` of a wait that ended before the session was ready: its last status, with
@@ -49,10 +48,37 @@ pub(super) fn not_ready(browser: &str, waited_ms: u64, ready: &Value) -> ErrorBo
     .with_data(json!({ "ready": ready }))
 }
 
-/// The foreground CLI's error when a session did not report within its wait.
-pub(super) fn not_reported(waited: Duration) -> ErrorBody {
-    ErrorBody::new(ErrorCode::Timeout, format!("the session did not report within {} s", waited.as_secs()))
-        .with_hint("it may still be building; call extension_wait, or extension_stop it")
+/// One event of `events.ndjson` as a line for people:
+/// `10:30:00 reload content-script content.js (212 ms)` (progress here, the foreground CLI).
+pub fn event_text(v: &Value) -> String {
+    let time = v["time"].as_str().and_then(|t| t.get(11..19)).unwrap_or("");
+    let kind = v["type"].as_str().unwrap_or("?");
+    let what = v["status"].as_str().or_else(|| v["kind"].as_str()).unwrap_or("");
+    let files: Vec<&str> = v["files"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    let mut line = format!("{time} {kind} {what}");
+    if !files.is_empty() {
+        line.push(' ');
+        line.push_str(&files.join(", "));
+    }
+    if let Some(ms) = v["durationMs"].as_u64() {
+        line.push_str(&format!(" ({ms} ms)"));
+    }
+    if let Some(e) = v.get("error") {
+        line.push_str(&format!(
+            " {}",
+            e["file"].as_str().map_or(String::new(), |f| format!("{f}:{} ", e["line"]))
+        ));
+        line.push_str(e["message"].as_str().unwrap_or(""));
+    }
+    if let Some(errors) = v["errors"].as_array() {
+        for e in errors {
+            line.push_str(&format!("\n    {}", e["message"].as_str().unwrap_or("")));
+        }
+    }
+    if let Some(m) = v["message"].as_str().or_else(|| v["reason"].as_str()) {
+        line.push_str(&format!(" — {m}"));
+    }
+    line
 }
 
 #[cfg(test)]

@@ -109,7 +109,8 @@ fn a_helperless_binary_is_a_problem_for_doctor_server_info_and_install() {
     cmd.args(["build", "--locked", "-p", "webext-mcp", "--bin", "webext-mcp", "--features", "helperless"])
         .current_dir(workspace());
     cargo_env(&mut cmd, home.path());
-    cmd.env("CARGO_TARGET_DIR", &copy);
+    // No incremental cache: it would be gigabytes kept for a build that changes rarely.
+    cmd.env("CARGO_TARGET_DIR", &copy).env("CARGO_INCREMENTAL", "0");
     let (code, text) = output(&mut cmd);
     assert_eq!(code, 0, "the helperless build failed:\n{text}");
     let bin = copy.join("debug/webext-mcp");

@@ -27,8 +27,10 @@ use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use super::{Call, ToolResult};
 
-/// How long a finished job's result waits for the caller to come back for it.
-const KEEP_RESULT: Duration = Duration::from_secs(600);
+/// How long a finished job's result waits for the caller to come back for it: long enough
+/// for a client that calls again as told, short enough that a call much later (after more
+/// edits) builds afresh instead of getting an old result.
+const KEEP_RESULT: Duration = Duration::from_secs(120);
 
 /// One job: its result once done, who listens to its progress, its last output line.
 struct Job {
@@ -151,7 +153,7 @@ fn still_running(tool: &str, job: &Job) -> ErrorBody {
     let said = if last.is_empty() { String::new() } else { format!("; last output: {last}") };
     ErrorBody::new(ErrorCode::Timeout, format!("{tool} is still running after {secs} s{said}"))
         .with_hint(format!(
-            "it goes on: call {tool} again with the same arguments to wait for its result (MCP clients give up on a call after 60 s, so one call waits at most 45 s)"
+            "it goes on: call {tool} again with the same arguments (within 2 minutes of its end) to wait for its result; MCP clients give up on a call after 60 s, so one call waits at most 45 s"
         ))
         .with_data(json!({ "running": true, "elapsedMs": job.started.elapsed().as_millis() as u64, "lastOutput": last }))
 }

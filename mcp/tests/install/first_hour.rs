@@ -6,8 +6,9 @@
 //!
 //! Both builds reuse compiled dependencies: the install runs with this workspace's target
 //! dir and `--debug` (the README's `scripts/install` with cargo's cheap profile), and the
-//! helperless build runs in a hard-linked copy of that target dir, so it compiles only
-//! webext-mcp itself and never replaces the binary the other tests run.
+//! helperless build runs in `target/helperless-check/`, whose dependencies are hard links to
+//! this target dir's, so it compiles only webext-mcp itself (again only when it changed) and
+//! never replaces the binary the other tests run.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -78,8 +79,8 @@ fn the_readme_install_gives_a_binary_with_the_helper_that_doctor_vouches_for() {
     assert_eq!(ids, ["chromium", "firefox"], "{report:#}");
 }
 
-/// Hard-links `from` into `to` file by file (directories made fresh), leaving out cargo's
-/// lock files and the incremental caches.
+/// Hard-links `from` into `to` file by file, leaving out cargo's lock files, the incremental
+/// caches and what `to` has already (its own builds, earlier links).
 fn link_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
@@ -91,7 +92,7 @@ fn link_tree(from: &Path, to: &Path) {
         let (src, dst) = (entry.path(), to.join(&name));
         if entry.file_type().unwrap().is_dir() {
             link_tree(&src, &dst);
-        } else if entry.file_type().unwrap().is_file() {
+        } else if entry.file_type().unwrap().is_file() && !dst.exists() {
             std::fs::hard_link(&src, &dst).unwrap();
         }
     }
@@ -99,20 +100,20 @@ fn link_tree(from: &Path, to: &Path) {
 
 #[test]
 fn a_helperless_binary_is_a_problem_for_doctor_server_info_and_install() {
-    let copy = tempfile::Builder::new().prefix("helperless-").tempdir_in(target_dir()).unwrap();
+    let copy = target_dir().join("helperless-check");
     for part in ["deps", "build", ".fingerprint"] {
-        link_tree(&target_dir().join("debug").join(part), &copy.path().join("debug").join(part));
+        link_tree(&target_dir().join("debug").join(part), &copy.join("debug").join(part));
     }
     let home = Home::empty();
     let mut cmd = Command::new(env!("CARGO"));
     cmd.args(["build", "--locked", "-p", "webext-mcp", "--bin", "webext-mcp", "--features", "helperless"])
         .current_dir(workspace());
     cargo_env(&mut cmd, home.path());
-    cmd.env("CARGO_TARGET_DIR", copy.path());
+    // No incremental cache: it would be gigabytes kept for a build that changes rarely.
+    cmd.env("CARGO_TARGET_DIR", &copy).env("CARGO_INCREMENTAL", "0");
     let (code, text) = output(&mut cmd);
     assert_eq!(code, 0, "the helperless build failed:\n{text}");
-    assert!(text.contains("embeds no helper extension"), "the build did not warn:\n{text}");
-    let bin = copy.path().join("debug/webext-mcp");
+    let bin = copy.join("debug/webext-mcp");
     std::fs::create_dir_all(home.path().join(".config/chromium")).unwrap();
 
     let (code, out, err) = home.run_binary(&bin, &["doctor", "--json"]);
@@ -163,4 +164,52 @@ fn an_empty_home_is_a_problem_and_zen_is_not_listed_for_firefoxs_manifest() {
         report["browsers"].as_array().unwrap().iter().filter_map(|b| b["id"].as_str()).collect();
     assert_eq!(ids, ["firefox"], "{report:#}");
     assert_eq!((code, &report["ok"]), (0, &serde_json::json!(true)), "{report:#}");
+}
+
+/// Compiles `mcp/build.rs` on its own (it needs only std) and runs it as cargo would for a
+/// checkout whose `extension/dist/` was never built.
+fn run_build_script(helperless: bool) -> (i32, String, PathBuf) {
+    let dir = tempfile::tempdir().unwrap().keep();
+    let fake = dir.join("checkout/mcp");
+    std::fs::create_dir_all(fake.join("templates")).unwrap();
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    let script = dir.join("build-script");
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let (code, text) = output(
+        Command::new(rustc)
+            .args(["--edition", "2024", "--crate-name", "build_script"])
+            .arg(workspace().join("mcp/build.rs"))
+            .arg("-o")
+            .arg(&script),
+    );
+    assert_eq!(code, 0, "build.rs does not compile alone:\n{text}");
+    let mut run = Command::new(&script);
+    run.env("CARGO_MANIFEST_DIR", &fake)
+        .env("OUT_DIR", dir.join("out"))
+        .env_remove("CARGO_FEATURE_HELPERLESS");
+    if helperless {
+        run.env("CARGO_FEATURE_HELPERLESS", "1");
+    }
+    let (code, text) = output(&mut run);
+    (code, text, dir)
+}
+
+#[test]
+fn a_build_without_the_helper_fails_naming_the_step_unless_asked_for() {
+    let (code, text, dir) = run_build_script(false);
+    assert_ne!(code, 0, "the build script accepted a checkout without extension/dist:\n{text}");
+    assert!(
+        text.contains("error: no helper extension in")
+            && text.contains("scripts/build-extension")
+            && text.contains("scripts/install")
+            && text.contains("helperless"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+    let (code, text, dir) = run_build_script(true);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("cargo:warning=feature `helperless`"), "{text}");
+    let tables = std::fs::read_to_string(dir.join("out/helper_files.rs")).unwrap();
+    assert!(tables.contains("static CHROME: &[(&str, &[u8])] = &[\n];"), "{tables}");
+    std::fs::remove_dir_all(dir).unwrap();
 }

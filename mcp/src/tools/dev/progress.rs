@@ -48,7 +48,8 @@ pub(super) fn not_ready(browser: &str, waited_ms: u64, ready: &Value) -> ErrorBo
     .with_data(json!({ "ready": ready }))
 }
 
-/// One event as a line for people: `10:30:00 reload content-script content.js (212 ms)`.
+/// One event of `events.ndjson` as a line for people:
+/// `10:30:00 reload content-script content.js (212 ms)` (progress here, the foreground CLI).
 pub fn event_text(v: &Value) -> String {
     let time = v["time"].as_str().and_then(|t| t.get(11..19)).unwrap_or("");
     let kind = v["type"].as_str().unwrap_or("?");

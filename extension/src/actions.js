@@ -28,7 +28,7 @@ const TRUSTED = new Set(["click", "hover", "type", "press"]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** What each action needs of its element. */
-const NEEDS = { click: "enabled", hover: "any", fill: "editable", type: "editable", select: "enabled", press: "any", scroll: "any", drag: "enabled" };
+const NEEDS = { click: "enabled", hover: "any", fill: "fillable", type: "editable", select: "enabled", press: "any", scroll: "any", drag: "enabled" };
 
 /**
  * A locator string → where to look and what: a ref (`e12`, `f2e7`), `text=…`,
@@ -113,7 +113,7 @@ async function waitAndDispatch(tab, st, t, action, opts, deadline, locator, need
       const hit = hits[t.nth ?? 0];
       spec = hit ? { id: hit.id } : null;
     }
-    const probe = spec ? await callFrame(tab, st, t.frameId, "probe", [spec, needs]) : { waiting: "no element matches" };
+    const probe = spec ? await callFrame(tab, st, t.frameId, "probe", [spec, needs, opts.value]) : { waiting: "no element matches" };
     if (probe === null) throw staleRef(locator, tab, "its frame is gone");
     if (probe.ambiguous) {
       throw locatorError("INVALID_ARGUMENT", `\`${locator}\` matches ${probe.count} elements`, { matches: probe.ambiguous }, "pass nth (0-based), a narrower locator, or a ref from take_snapshot");
@@ -189,14 +189,15 @@ async function settle(tab, st, frameId, ordinal, nav, deadline, doc) {
   let changes = null;
   if (quiet.changed) {
     const c = await callFrame(tab, st, frameId, "changes", []);
-    changes = { added: [], removed: c.removed.map((id) => (ordinal ? `f${ordinal}e${id}` : `e${id}`)), truncated: c.overflow };
+    const refOf = (id) => (ordinal ? `f${ordinal}e${id}` : `e${id}`);
+    changes = { added: [], removed: c.removed.map(refOf), changed: (c.changed ?? []).map((x) => `[${refOf(x.ref)}] ${x.what}`), truncated: c.overflow };
     if (c.count > 0) {
       const eng = await engine();
       const table = { url: c.url, title: c.title, viewport: [0, 0, 0, 0], nodes: c.nodes };
       const out = eng.snapshotJson(engineInput([{ ordinal, path: [], table }], { interactiveOnly: true, viewportOnly: false, root: null, maxDepth: null, redact: "safe", collapse: false }));
       changes.added = out.text.split("\n").filter((l) => l.trim() !== "");
     }
-    if (!changes.added.length && !changes.removed.length) changes = null;
+    if (!changes.added.length && !changes.removed.length && !changes.changed.length) changes = null;
   }
   const now = await api.tabs.get(tab.id);
   return { navigated: false, tab: describeTab(now), settledMs: Date.now() - started, changes };
@@ -266,13 +267,19 @@ async function actOn(tab, st, params) {
     const waitedMs = Date.now() - started;
     const settled = await settle(tab, st, t.frameId, ordinalOf(st, t.frameId), nav, deadline, done.doc);
     const ref = t.ordinal ? `f${t.ordinal}e${done.element.ref}` : `e${done.element.ref}`;
-    return { action, ref, element: done.element.what, input: trusted ? "trusted" : "synthetic", waitedMs, ...settled };
+    const value = action === "fill" ? { value: done.applied } : {};
+    return { action, ref, element: done.element.what, input: trusted ? "trusted" : "synthetic", waitedMs, ...value, ...settled };
   } finally {
     nav.stop();
   }
 }
 
-/** `page.fillForm`: several fields by ref, each waited for, one settle at the end. */
+/**
+ * `page.fillForm`: several fields by ref, one settle at the end. Every field is checked
+ * first (it exists, takes a fill, takes its value), so a bad field fails the call with
+ * nothing applied; a field that fails while applying stops the call with what was applied
+ * and what was not named in the error.
+ */
 export async function fillForm(params) {
   const tab = await resolveTab(params);
   const st = await stateOf(tab.id);
@@ -281,19 +288,35 @@ export async function fillForm(params) {
     const deadline = Date.now() + timeoutMs;
     const nav = watchNavigation(tab.id);
     try {
-      const filled = [];
-      let frameId = 0;
-      let ordinal = 0;
-      let doc = null;
+      const targets = [];
       for (const field of params.fields) {
         if (typeof field?.ref !== "string" || field.value === undefined) {
           throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "each field needs `ref` and `value`");
         }
         const t = await target(tab, st, field.ref);
+        const probe = await callFrame(tab, st, t.frameId, "probe", [t.spec, "fillable", field.value]);
+        if (probe?.error) {
+          throw locatorError(probe.code, `field ${field.ref}: ${probe.error}${probe.element ? `: ${probe.element.what}` : ""}; nothing was filled`, { failed: field.ref, applied: [] }, "fix that field's value (or ref) and fill the form again");
+        }
+        targets.push({ field, t });
+      }
+      const filled = [];
+      let frameId = 0;
+      let ordinal = 0;
+      let doc = null;
+      for (const { field, t } of targets) {
         ({ frameId, ordinal } = t);
         const opts = { value: field.value, keepMark: filled.length > 0 };
-        const done = await waitAndDispatch(tab, st, t, "fill", opts, deadline, field.ref);
-        filled.push({ ref: field.ref, element: done.element.what });
+        let done;
+        try {
+          done = await waitAndDispatch(tab, st, t, "fill", opts, deadline, field.ref);
+        } catch (e) {
+          const rest = targets.slice(filled.length + 1).map((x) => x.field.ref);
+          const applied = filled.map((f) => f.ref);
+          const message = `field ${field.ref} failed: ${e.message}; applied: ${applied.join(", ") || "none"}; not applied: ${[field.ref, ...rest].join(", ")}`;
+          throw new HelperError(e.code ?? ERROR_CODES.INTERNAL, message, e.hint ?? "fill the fields not applied again once the page allows it", { failed: field.ref, applied: filled, notApplied: rest });
+        }
+        filled.push({ ref: field.ref, element: done.element.what, value: done.applied });
         doc = done.doc;
       }
       const settled = await settle(tab, st, frameId, ordinal, nav, deadline, doc);

@@ -23,11 +23,6 @@ pub enum Engine {
 impl Engine {
     pub const ALL: [Engine; 2] = [Engine::Chromium, Engine::Gecko];
 
-    /// The runner's older spelling of [`Engine::Gecko`] (`runner::Family::Firefox`), kept so
-    /// that the call sites that say "the Firefox runner" read as before.
-    #[allow(non_upper_case_globals)]
-    pub const Firefox: Engine = Engine::Gecko;
-
     /// The family word of messages, reports and on-disk names (`helper/firefox/`, doctor's
     /// `family`, `no firefox browser found`): `chromium` or `firefox`.
     pub const fn name(self) -> &'static str {

@@ -10,8 +10,7 @@
 //! ```
 //!
 //! There is one engine enum, [`Engine`] (defined in the host crate, which cannot depend on
-//! this one); `runner::Family` and `manifest::Family` are re-exports of it, and
-//! `Family::Firefox` is the runner's name for [`Engine::Gecko`].
+//! this one); `runner::Family` and `manifest::Family` are re-exports of it.
 //!
 //! A [`Browser`] is what a `browser` argument names: its name is also the build target, the
 //! `dist/` folder and the name the helper reports in its `hello`. A [`Channel`] is one
@@ -19,9 +18,31 @@
 //! which is what `install` registers the native host with. Paths follow
 //! `reference/native-messaging.md`; the entries marked unverified there stay so here.
 
-use crate::install::locations::Os;
+use serde::Serialize;
 
 pub use webext_mcp_host::browsers::{Engine, REPORTED, engine_of_reported};
+
+/// The operating systems with a known layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Os {
+    Linux,
+    Macos,
+    Windows,
+}
+
+impl Os {
+    /// The system this binary was built for (other Unixes use the Linux layout).
+    pub const fn current() -> Os {
+        if cfg!(target_os = "macos") {
+            Os::Macos
+        } else if cfg!(windows) {
+            Os::Windows
+        } else {
+            Os::Linux
+        }
+    }
+}
 
 /// One browser.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

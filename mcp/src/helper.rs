@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::runner::Family;
+use crate::browsers::Engine as Family;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/helper_files.rs"));
@@ -20,14 +20,14 @@ mod embedded {
 pub const fn dist_name(family: Family) -> &'static str {
     match family {
         Family::Chromium => "chrome",
-        Family::Firefox => "firefox",
+        Family::Gecko => "firefox",
     }
 }
 
 fn table(family: Family) -> &'static [(&'static str, &'static [u8])] {
     match family {
         Family::Chromium => embedded::CHROME,
-        Family::Firefox => embedded::FIREFOX,
+        Family::Gecko => embedded::FIREFOX,
     }
 }
 
@@ -42,14 +42,20 @@ pub fn is_embedded(family: Family) -> bool {
     table(family).iter().any(|(path, _)| *path == "manifest.json")
 }
 
+/// The families whose helper this binary lacks (a `helperless` build): it can install
+/// nothing, and `doctor` and `server_info` say so.
+pub fn missing() -> Vec<Family> {
+    [Family::Chromium, Family::Gecko].into_iter().filter(|f| !is_embedded(*f)).collect()
+}
+
+/// What makes a binary with the helper.
+pub const REBUILD: &str = "reinstall from the source checkout with scripts/install (it builds the helper, then runs `cargo install --path mcp --locked`)";
+
 /// Why the helper could not be unpacked.
 #[derive(Debug, thiserror::Error)]
 pub enum HelperError {
-    /// The binary was built before `scripts/build-extension` ran.
-    #[error(
-        "this webext-mcp was built without the {} helper extension; run scripts/build-extension, then build webext-mcp again",
-        family.name()
-    )]
+    /// The binary was built without the helper (the `helperless` feature).
+    #[error("this webext-mcp binary was built without the {} helper extension, so it cannot install it", family.name())]
     NotEmbedded { family: Family },
     /// A file could not be written.
     #[error("cannot write {}: {source}", path.display())]
@@ -82,7 +88,7 @@ mod tests {
     use webext_mcp_host::protocol::permissions::{MANIFEST_KEYS, NeededBy, PERMISSIONS};
     use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, HELPER_CHROMIUM_KEY, HELPER_GECKO_ID};
 
-    const FAMILIES: [Family; 2] = [Family::Chromium, Family::Firefox];
+    const FAMILIES: [Family; 2] = [Family::Chromium, Family::Gecko];
 
     fn extension_dir() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("extension")
@@ -182,7 +188,7 @@ mod tests {
         let chrome = source_manifest(Family::Chromium);
         assert_eq!(chrome["background"]["service_worker"], "background.js");
         assert!(chrome.get("browser_specific_settings").is_none());
-        let firefox = source_manifest(Family::Firefox);
+        let firefox = source_manifest(Family::Gecko);
         assert_eq!(firefox["background"]["scripts"], serde_json::json!(["background.js"]));
         assert_eq!(firefox["browser_specific_settings"]["gecko"]["id"], HELPER_GECKO_ID);
         assert!(firefox.get("key").is_none());

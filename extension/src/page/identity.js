@@ -30,7 +30,7 @@
 
   // The mutation log: when the DOM last changed, and what was added and removed since the
   // last mark (an action's dispatch).
-  const log = { last: performance.now(), seq: 0, added: [], removed: [], overflow: false };
+  const log = { last: performance.now(), seq: 0, added: [], removed: [], changed: [], overflow: false };
   const markDirty = () => {
     state.dirty = true;
   };
@@ -42,10 +42,18 @@
     log.seq += records.length;
     let tree = false;
     for (const r of records) {
-      if (r.type !== "childList") continue;
+      if (r.type !== "childList") {
+        // Text and attribute changes: the element whose text or attribute it was.
+        const el = r.type === "attributes" ? r.target : r.target.parentElement;
+        if (el && log.changed.length < MAX_LOGGED) log.changed.push(el);
+        continue;
+      }
       tree = true;
       for (const n of r.addedNodes) if (n.nodeType === 1) remember(log.added, n);
       for (const n of r.removedNodes) if (n.nodeType === 1) remember(log.removed, n);
+      // Text replaced (`textContent = …`): the element's text changed.
+      const text = (n) => n.nodeType === 3;
+      if ((Array.prototype.some.call(r.addedNodes, text) || Array.prototype.some.call(r.removedNodes, text)) && log.changed.length < MAX_LOGGED) log.changed.push(r.target);
     }
     return tree;
   }

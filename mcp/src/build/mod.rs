@@ -17,6 +17,7 @@ pub mod delegate;
 pub mod dev;
 pub mod glob;
 pub mod lock;
+pub mod needs;
 pub mod output;
 pub mod plan;
 pub mod scan;
@@ -38,7 +39,7 @@ pub struct BuildRequest {
     /// The project root (holds `manifest.json` or `src/manifest.json`, maybe `package.json`).
     pub project: PathBuf,
     pub targets: Vec<Target>,
-    /// Write the store zip `<out>/<browser>/<name>-<version>.zip`.
+    /// Write the store zip `<out>/<name>-<version>-<browser>.zip`, beside `<out>/<browser>/`.
     pub zip: bool,
     /// Write the source zip `<out>/<name>-<version>-source.zip`.
     pub zip_source: bool,
@@ -170,7 +171,7 @@ pub fn build_with(
         return Err(failed(vec![f]));
     }
     let pkg = read_package_json(project);
-    let mut toolchain_findings = plan::project_findings(project, pkg.as_ref());
+    let mut toolchain_findings = needs::project_findings(project, pkg.as_ref());
 
     let source = match manifest::load(project) {
         Ok(s) => Some(s),
@@ -323,7 +324,7 @@ fn native(
     Ok(built)
 }
 
-/// Lists the staged files, writes the store zip inside, swaps into place.
+/// Lists the staged files, writes the store zip beside the output folder, swaps into place.
 #[allow(clippy::too_many_arguments)]
 fn finish(
     req: &BuildRequest,
@@ -353,20 +354,32 @@ fn finish(
     let dest = req.out_dir.join(browser);
     // Checked again under the lock, just before the swap.
     check_replaceable(req, &dest)?;
-    let zip_name = format!("{stem}.zip");
+    // The store zip sits beside the folder users load (never inside it, which would then
+    // hold its own zip), one per browser: `dist/<name>-<version>-<browser>.zip`. Written
+    // aside and renamed once the folder is in place.
+    let zip_path = req.out_dir.join(store_zip_name(stem, browser));
+    let zip_part = req.out_dir.join(format!(".{stem}-{browser}.zip.part"));
     if req.zip {
         let entries: Vec<(String, PathBuf)> =
             files.iter().map(|f| (f.path.clone(), staging.dir.join(&f.path))).collect();
-        archive::write_zip(&staging.dir.join(&zip_name), &entries)
-            .map_err(BuildError::io("cannot write the store zip"))?;
+        archive::write_zip(&zip_part, &entries).map_err(BuildError::io("cannot write the store zip"))?;
     }
-    staging
-        .swap_into(&dest)
-        .map_err(BuildError::io(format!("cannot move the build into {}", dest.display())))?;
+    let swapped = staging.swap_into(&dest);
+    if req.zip {
+        match &swapped {
+            Ok(()) => {
+                std::fs::rename(&zip_part, &zip_path).map_err(BuildError::io("cannot write the store zip"))?
+            }
+            Err(_) => {
+                let _ = std::fs::remove_file(&zip_part);
+            }
+        }
+    }
+    swapped.map_err(BuildError::io(format!("cannot move the build into {}", dest.display())))?;
     Ok(BrowserBuild {
         browser: browser.to_owned(),
         pipeline,
-        zip_path: req.zip.then(|| dest.join(&zip_name)),
+        zip_path: req.zip.then_some(zip_path),
         output_path: dest,
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         source_zip_path: None,
@@ -376,6 +389,12 @@ fn finish(
         dev_changes,
         sources: BTreeMap::new(),
     })
+}
+
+/// The store zip's file name: the artifact stem (`<name>-<version>`) and the browser, since
+/// every browser's zip sits in the same output root.
+pub fn store_zip_name(stem: &str, browser: &str) -> String {
+    format!("{stem}-{browser}.zip")
 }
 
 fn list_files(root: &Path) -> std::io::Result<Vec<FileEntry>> {

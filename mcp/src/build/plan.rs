@@ -1,4 +1,4 @@
-//! What a native build copies, and whether a native build is allowed at all.
+//! What a native build copies (whether a native build is allowed at all is `needs.rs`).
 //!
 //! ```text
 //! resolved manifest ─file_refs─▶ refs ─┬─ pages: follow <script>/<link>/<img>
@@ -21,6 +21,7 @@ use crate::manifest::{self, FileRef, Finding, FindingCode, Json, RefKind, Severi
 
 use super::boundary::Boundary;
 use super::glob::{glob_match, has_glob_chars};
+use super::needs::needs_compile;
 use super::scan::{HtmlRef, css_refs, find_esm, html_refs};
 
 /// The native build of one target: the manifest to write and the files to copy.
@@ -48,93 +49,6 @@ fn skipped_dir(name: &str) -> bool {
 
 fn skipped_file(name: &str) -> bool {
     name.starts_with(".env") || name.ends_with(".pem")
-}
-
-/// Files that need compiling before a browser can load them.
-fn needs_compile(path: &str) -> Option<&'static str> {
-    let lower = path.to_ascii_lowercase();
-    let ext = lower.rsplit_once('.').map(|(_, e)| e)?;
-    Some(match ext {
-        "ts" | "mts" | "cts" => "TypeScript",
-        "tsx" | "jsx" => "JSX",
-        "vue" => "a Vue component",
-        "svelte" => "a Svelte component",
-        "scss" | "sass" => "Sass",
-        "less" => "Less",
-        "styl" => "Stylus",
-        _ => return None,
-    })
-}
-
-/// Config files that mean "this project has its own bundler".
-pub const BUNDLER_CONFIGS: [&str; 12] = [
-    "extension.config.js",
-    "extension.config.mjs",
-    "extension.config.cjs",
-    "extension.config.ts",
-    "wxt.config.ts",
-    "wxt.config.js",
-    "vite.config.js",
-    "vite.config.ts",
-    "vite.config.mjs",
-    "webpack.config.js",
-    "rspack.config.js",
-    "rollup.config.js",
-];
-
-/// Dependencies that mean "the sources are not what the browser loads". `extension` itself
-/// is not one: Extension.js projects whose scripts are classic build natively, identically.
-pub const FRAMEWORK_DEPENDENCIES: [&str; 12] = [
-    "react",
-    "react-dom",
-    "preact",
-    "vue",
-    "svelte",
-    "solid-js",
-    "@angular/core",
-    "wxt",
-    "plasmo",
-    "tailwindcss",
-    "sass",
-    "less",
-];
-
-/// Project-level reasons a native build is not allowed: a bundler config or a framework
-/// dependency in `package.json`.
-pub fn project_findings(project: &Path, package_json: Option<&Json>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for name in BUNDLER_CONFIGS {
-        if project.join(name).is_file() {
-            out.push(
-                Finding::new(
-                    FindingCode::ManifestBundlerConfig,
-                    format!("{name} configures a bundler, so the project's own toolchain must build it"),
-                    "install the project's dependencies (npm install) so its toolchain can run, or remove the config for a plain build",
-                )
-                .in_file(name),
-            );
-        }
-    }
-    if let Some(pkg) = package_json {
-        for section in ["dependencies", "devDependencies"] {
-            if let Some(deps) = pkg.get(section).and_then(Json::as_object) {
-                for dep in deps.keys() {
-                    if FRAMEWORK_DEPENDENCIES.contains(&dep) {
-                        out.push(
-                            Finding::new(
-                                FindingCode::ManifestFrameworkDependency,
-                                format!("package.json depends on `{dep}`, which needs a bundler"),
-                                "build with the project's toolchain (npm install, then build again)",
-                            )
-                            .in_file("package.json")
-                            .at(format!("{section}.{dep}")),
-                        );
-                    }
-                }
-            }
-        }
-    }
-    out
 }
 
 /// Normalizes a manifest path (leading `/` and `./` allowed) into an output-relative path.
@@ -609,14 +523,5 @@ mod tests {
         ] {
             assert_eq!(normalize(input).as_deref(), want, "{input}");
         }
-    }
-
-    #[test]
-    fn compile_needing_extensions() {
-        assert_eq!(needs_compile("a.ts"), Some("TypeScript"));
-        assert_eq!(needs_compile("A.TSX"), Some("JSX"));
-        assert_eq!(needs_compile("s.scss"), Some("Sass"));
-        assert_eq!(needs_compile("a.js"), None);
-        assert_eq!(needs_compile("d.d"), None);
     }
 }

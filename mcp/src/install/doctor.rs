@@ -18,7 +18,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::{Value, json};
 use webext_mcp_host::client::Client;
 use webext_mcp_host::descriptor::{self, Descriptor};
@@ -30,30 +29,18 @@ use webext_mcp_host::protocol::{
 };
 
 use super::Setup;
-pub use super::codes::DoctorCode;
+pub(super) use super::codes::problem;
+pub use super::codes::{DoctorCode, Problem};
 pub use super::doctor_text::text;
 pub use super::explain::explain_browser_error;
 use super::locations::{self, Location, Target};
 use super::permissions;
+use crate::browsers::Engine as Family;
 use crate::paths::is_executable;
-use crate::runner::Family;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// How long `<path> --version` and a host connection may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// One thing that is wrong, with what fixes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    /// Stable code, e.g. `HOST_MANIFEST_MISSING`.
-    pub code: DoctorCode,
-    pub message: String,
-    pub fix: String,
-}
-
-pub(super) fn problem(code: DoctorCode, message: impl Into<String>, fix: impl Into<String>) -> Problem {
-    Problem { code, message: message.into(), fix: fix.into() }
-}
 
 fn reinstall(target: Target) -> String {
     format!("run `webext-mcp install --browser {}` to rewrite it", target.id())
@@ -183,7 +170,7 @@ pub fn check_manifest(
     }
     let (key, wanted) = match target.family() {
         Family::Chromium => ("allowed_origins", format!("chrome-extension://{HELPER_CHROMIUM_ID}/")),
-        Family::Firefox => ("allowed_extensions", HELPER_GECKO_ID.to_owned()),
+        Family::Gecko => ("allowed_extensions", HELPER_GECKO_ID.to_owned()),
     };
     let allowed: Vec<&str> = manifest
         .get(key)
@@ -408,18 +395,25 @@ fn local_checks(setup: &Setup, request: &Request, hosts: &[Descriptor]) -> (Vec<
     let mut browsers = Vec::new();
     let mut families = Vec::new();
     let mut seen_manifests: Vec<PathBuf> = Vec::new();
-    for target in Target::ALL {
-        let Some(loc) = locations::location(target, setup.os, &setup.roots) else { continue };
+    let located: Vec<(Target, Location)> = Target::ALL
+        .into_iter()
+        .filter_map(|t| locations::location(t, setup.os, &setup.roots).map(|l| (t, l)))
+        .collect();
+    for (target, loc) in &located {
+        let (target, loc) = (*target, loc);
         let detected = loc.config_dir.is_dir();
+        // A browser that is not here is listed for its manifest only when that file is its
+        // own: Zen reads Firefox's file, which says nothing about Zen.
+        let shared = located.iter().any(|(t, l)| *t != target && l.manifest == loc.manifest);
         let wanted = match &request.browsers {
             Some(named) => named.contains(&target),
-            None => detected || loc.manifest.is_file(),
+            None => detected || (loc.manifest.is_file() && !shared),
         };
         if !wanted {
             continue;
         }
-        let wrong = (target.family() == Family::Firefox).then_some(misplaced.as_deref()).flatten();
-        let (manifest, ps) = check_manifest(target, &loc, wrong, &version_of);
+        let wrong = (target.family() == Family::Gecko).then_some(misplaced.as_deref()).flatten();
+        let (manifest, ps) = check_manifest(target, loc, wrong, &version_of);
         // Firefox and Zen share one file: its problems are reported once.
         if !seen_manifests.contains(&loc.manifest) {
             all.extend(scoped(target.id(), &ps));
@@ -445,6 +439,20 @@ fn local_checks(setup: &Setup, request: &Request, hosts: &[Descriptor]) -> (Vec<
                 .map(|d| json!({"label": d.label, "pid": d.pid, "extVersion": d.ext_version}))
                 .collect::<Vec<_>>(),
         }));
+    }
+    if browsers.is_empty() && request.browsers.is_none() {
+        let looked: Vec<String> = located.iter().map(|(_, l)| l.config_dir.display().to_string()).collect();
+        all.extend(scoped(
+            "browsers",
+            &[problem(
+                DoctorCode::NoBrowserDetected,
+                format!(
+                    "no browser profile folder and no host manifest found (looked for {})",
+                    looked.join(", ")
+                ),
+                "run the browser once (it makes its profile folder), or run `webext-mcp install --browser chromium` (or firefox, chrome, …) to install for it anyway",
+            )],
+        ));
     }
     let mut helper = serde_json::Map::new();
     for family in families {
@@ -483,6 +491,24 @@ fn runtime_dirs(searched: &[descriptor::DirReport]) -> (Vec<Value>, Vec<Problem>
     (rows, problems)
 }
 
+/// A `HELPER_NOT_EMBEDDED` problem per family this binary has no helper for.
+pub fn binary_problems() -> Vec<Problem> {
+    crate::helper::missing()
+        .into_iter()
+        .map(|family| {
+            problem(
+                DoctorCode::HelperNotEmbedded,
+                format!(
+                    "this webext-mcp binary carries no {} helper extension, so `install` cannot set up any {} browser",
+                    family.name(),
+                    family.name()
+                ),
+                crate::helper::REBUILD,
+            )
+        })
+        .collect()
+}
+
 /// Runs every check. `ok` is false when any problem was found.
 pub async fn doctor(setup: &Setup, request: &Request) -> Value {
     let (hosts, searched) = descriptor::search(&setup.paths.runtime_search);
@@ -499,6 +525,7 @@ pub async fn doctor(setup: &Setup, request: &Request) -> Value {
             (Vec::new(), json!({}), scoped("doctor", &[p]))
         }
     };
+    all.splice(0..0, scoped("server", &binary_problems()));
     let (dir_rows, dir_problems) = runtime_dirs(&searched);
     all.extend(scoped("runtimeDir", &dir_problems));
     let mut host_rows = Vec::new();
@@ -516,7 +543,12 @@ pub async fn doctor(setup: &Setup, request: &Request) -> Value {
     });
     json!({
         "ok": all.is_empty(),
-        "server": { "version": VERSION, "protocol": PROTOCOL_VERSION, "binary": setup.binary },
+        "server": {
+            "version": VERSION,
+            "protocol": PROTOCOL_VERSION,
+            "binary": setup.binary,
+            "helperEmbedded": crate::helper::missing().is_empty(),
+        },
         "nativeHost": NATIVE_HOST_NAME,
         "runtimeDir": setup.paths.runtime_dir,
         "runtimeDirs": dir_rows,

@@ -9,30 +9,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use webext_mcp_host::protocol::NATIVE_HOST_NAME;
 
+use crate::browsers::Engine as Family;
 use crate::browsers::{self, AppData, Place};
-use crate::runner::Family;
 
-/// The operating systems with a known layout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Os {
-    Linux,
-    Macos,
-    Windows,
-}
-
-impl Os {
-    /// The system this binary was built for (other Unixes use the Linux layout).
-    pub const fn current() -> Os {
-        if cfg!(target_os = "macos") {
-            Os::Macos
-        } else if cfg!(windows) {
-            Os::Windows
-        } else {
-            Os::Linux
-        }
-    }
-}
+pub use crate::browsers::Os;
 
 /// One browser (or one channel of a browser) `install` knows how to register with: a key
 /// into the catalog ([`crate::browsers`]), which holds its names and locations.

@@ -34,9 +34,9 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME};
 
+use crate::browsers::Engine as Family;
 use crate::helper;
 use crate::paths::{Env, Paths};
-use crate::runner::Family;
 
 use journal::{Journal, write_atomic};
 pub use locations::{Location, Os, Roots, Target};
@@ -162,7 +162,7 @@ pub fn render_manifest(family: Family, binary: &Path) -> Result<String, InstallE
     let escaped = &quoted[1..quoted.len() - 1];
     let template = match family {
         Family::Chromium => CHROMIUM_TEMPLATE,
-        Family::Firefox => GECKO_TEMPLATE,
+        Family::Gecko => GECKO_TEMPLATE,
     };
     Ok(template
         .replace("@NAME@", NATIVE_HOST_NAME)
@@ -203,7 +203,7 @@ pub fn next_steps(target: Target, helper_dir: &Path, xpi: &Path) -> Vec<String> 
             ),
             doctor,
         ],
-        Family::Firefox => {
+        Family::Gecko => {
             let unsigned = format!(
                 "set xpinstall.signatures.required to false in about:config, then about:addons → gear → \"Install Add-on From File…\" → {}",
                 xpi.display()
@@ -250,7 +250,7 @@ pub fn helper_xpi() -> Result<Vec<u8>, InstallError> {
     let options = SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
         .last_modified_time(zip::DateTime::default());
-    for (rel, bytes) in helper::files(Family::Firefox) {
+    for (rel, bytes) in helper::files(Family::Gecko) {
         zip.start_file(rel, options).map_err(|e| fail(&e))?;
         zip.write_all(bytes).map_err(|e| fail(&e))?;
     }
@@ -284,7 +284,7 @@ pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallEr
         }
         let helper_dir = setup.helper_dir(target.family());
         let xpi = setup.xpi_path();
-        let helper = if target.family() == Family::Firefox { xpi.clone() } else { helper_dir.clone() };
+        let helper = if target.family() == Family::Gecko { xpi.clone() } else { helper_dir.clone() };
         browsers.push(BrowserEntry {
             id: target.id(),
             name: target.display_name(),
@@ -297,12 +297,12 @@ pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallEr
     }
     let mut writes: Vec<FileWrite> = Vec::new();
     let mut registry = Vec::new();
-    let families: Vec<Family> = [Family::Chromium, Family::Firefox]
+    let families: Vec<Family> = [Family::Chromium, Family::Gecko]
         .into_iter()
         .filter(|f| browsers.iter().any(|b| b.family == f.name()))
         .collect();
     for b in &browsers {
-        let family = if b.family == Family::Firefox.name() { Family::Firefox } else { Family::Chromium };
+        let family = if b.family == Family::Gecko.name() { Family::Gecko } else { Family::Chromium };
         if !writes.iter().any(|w| w.path == b.location.manifest) {
             let text = render_manifest(family, &setup.binary)?;
             writes.push(file_write(b.location.manifest.clone(), "manifest", text.into_bytes())?);
@@ -314,12 +314,12 @@ pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallEr
             }
         }
     }
-    for family in [Family::Chromium, Family::Firefox] {
+    for family in [Family::Chromium, Family::Gecko] {
         if families.contains(&family) {
             writes.extend(helper_writes(setup, family)?);
         }
     }
-    if families.contains(&Family::Firefox) {
+    if families.contains(&Family::Gecko) {
         writes.push(file_write(setup.xpi_path(), "xpi", helper_xpi()?)?);
     }
     let record = (!browsers.is_empty()).then(|| setup.record_path());
@@ -368,7 +368,7 @@ pub fn install(setup: &Setup, request: &Request) -> Result<InstallReport, Instal
     let result = (|| -> Result<(), InstallError> {
         // Files of an older helper that the new one no longer has.
         let unpacked: BTreeSet<&Path> = report.writes.iter().map(|w| w.path.as_path()).collect();
-        for family in [Family::Chromium, Family::Firefox] {
+        for family in [Family::Chromium, Family::Gecko] {
             let dir = setup.helper_dir(family);
             if !report.writes.iter().any(|w| w.kind == "helper" && w.path.starts_with(&dir)) {
                 continue;
@@ -460,6 +460,7 @@ pub fn uninstall(setup: &Setup, dry_run: bool) -> Result<UninstallReport, Instal
         restored: Vec::new(),
         kept: Vec::new(),
         removed_dirs: Vec::new(),
+        kept_dirs: Vec::new(),
         registry: Vec::new(),
         helper_dir: setup.paths.helper_dir.clone(),
     };
@@ -497,15 +498,39 @@ pub fn uninstall(setup: &Setup, dry_run: bool) -> Result<UninstallReport, Instal
         std::fs::remove_file(&record_path).map_err(io("cannot remove", &record_path))?;
     }
     report.removed.push(record_path);
-    // Deepest first; a directory that holds anything else stays.
+    // Deepest first; a directory that holds anything else stays, and says what. A dry run
+    // decides the same way, counting what the real run would have removed by then as gone.
     let mut dirs = record.dirs.clone();
     dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    let mut gone: std::collections::HashSet<PathBuf> = report.removed.iter().cloned().collect();
     for d in dirs {
-        if dry_run || std::fs::remove_dir(&d).is_ok() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let others: Vec<String> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| !gone.contains(p))
+            .map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+            .collect();
+        if others.is_empty() && (dry_run || std::fs::remove_dir(&d).is_ok()) {
+            gone.insert(d.clone());
             report.removed_dirs.push(d);
+        } else {
+            report.kept_dirs.push(json!({ "path": d, "reason": kept_reason(&others) }));
         }
     }
     Ok(report)
+}
+
+/// Why a directory stays: the first few things left in it (files install did not write, or
+/// directories that stay themselves).
+fn kept_reason(others: &[String]) -> String {
+    let mut names: Vec<&str> = others.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    match names.len() {
+        0 => "could not be removed".to_owned(),
+        n if n <= 3 => format!("still holds {}", names.join(", ")),
+        n => format!("still holds {} and {} more", names[..3].join(", "), n - 3),
+    }
 }
 
 #[cfg(test)]
@@ -526,11 +551,11 @@ mod tests {
         assert_eq!(c["allowed_origins"], json!([format!("chrome-extension://{HELPER_CHROMIUM_ID}/")]));
         assert!(c.get("allowed_extensions").is_none());
         let g: Value =
-            serde_json::from_str(&render_manifest(Family::Firefox, Path::new("/b/webext-mcp")).unwrap())
+            serde_json::from_str(&render_manifest(Family::Gecko, Path::new("/b/webext-mcp")).unwrap())
                 .unwrap();
         assert_eq!(g["allowed_extensions"], json!([HELPER_GECKO_ID]));
         assert!(g.get("allowed_origins").is_none());
-        assert!(render_manifest(Family::Firefox, Path::new("rel/webext-mcp")).is_err());
+        assert!(render_manifest(Family::Gecko, Path::new("rel/webext-mcp")).is_err());
     }
 
     #[test]
@@ -581,13 +606,13 @@ mod tests {
 
     #[test]
     fn xpi_is_stable_and_has_the_manifest_at_its_root() {
-        if !helper::is_embedded(Family::Firefox) {
+        if !helper::is_embedded(Family::Gecko) {
             return;
         }
         let a = helper_xpi().unwrap();
         assert_eq!(a, helper_xpi().unwrap());
         let mut zip = zip::ZipArchive::new(std::io::Cursor::new(a)).unwrap();
         assert!(zip.by_name("manifest.json").is_ok());
-        assert_eq!(zip.len(), helper::files(Family::Firefox).count());
+        assert_eq!(zip.len(), helper::files(Family::Gecko).count());
     }
 }

@@ -14,8 +14,8 @@
 use serde_json::Value;
 use webext_mcp_host::protocol::permissions::{Kind, Permission, PermissionSet, missing_required};
 
-use super::doctor::{DoctorCode, Problem};
-use crate::runner::Family;
+use super::codes::{DoctorCode, Problem};
+use crate::browsers::Engine as Family;
 
 /// A required API permission is missing (manifest or grants): the helper must be reinstalled
 /// or reloaded and its new permissions approved.
@@ -36,7 +36,7 @@ fn reapprove(family: Family) -> &'static str {
              (edge://extensions, brave://extensions) and approve its new permissions: Chromium keeps \
              a helper that asks for more disabled until you do"
         }
-        Family::Firefox => {
+        Family::Gecko => {
             "run `webext-mcp install`, then install the new helper xpi from about:addons → gear → \
              \"Install Add-on From File…\" and approve its new permissions"
         }
@@ -103,7 +103,7 @@ mod tests {
 
     #[test]
     fn a_manifest_with_this_versions_permissions_is_fine_and_one_without_debugger_is_not() {
-        for family in [Family::Chromium, Family::Firefox] {
+        for family in [Family::Chromium, Family::Gecko] {
             assert_eq!(check_manifest(family, &full(family)), None, "{}", family.name());
         }
         let mut m = full(Family::Chromium);
@@ -113,22 +113,22 @@ mod tests {
         assert!(p.message.contains("lacks debugger"), "{}", p.message);
         assert!(p.fix.contains("webext-mcp install") && p.fix.contains("chrome://extensions"), "{}", p.fix);
         // Firefox never needs debugger.
-        assert_eq!(check_manifest(Family::Firefox, &m), None);
-        let none = check_manifest(Family::Firefox, &json!({})).unwrap();
+        assert_eq!(check_manifest(Family::Gecko, &m), None);
+        let none = check_manifest(Family::Gecko, &json!({})).unwrap();
         assert!(none.fix.contains("about:addons"), "{}", none.fix);
     }
 
     #[test]
     fn grants_without_an_api_permission_or_site_access_are_two_problems() {
-        let granted = PermissionSet::required_by_manifest(&full(Family::Firefox));
-        assert!(check_granted(Family::Firefox, "firefox", &granted).is_empty());
+        let granted = PermissionSet::required_by_manifest(&full(Family::Gecko));
+        assert!(check_granted(Family::Gecko, "firefox", &granted).is_empty());
         let found = check_granted(Family::Chromium, "chromium", &granted);
         assert_eq!(found.iter().map(|p| p.code).collect::<Vec<_>>(), [CHANGED]);
         assert!(found[0].message.contains("debugger"), "{}", found[0].message);
         let mut withheld = granted.clone();
         withheld.origins.clear();
         withheld.permissions.retain(|p| p != "tabs");
-        let found = check_granted(Family::Firefox, "firefox", &withheld);
+        let found = check_granted(Family::Gecko, "firefox", &withheld);
         assert_eq!(found.iter().map(|p| p.code).collect::<Vec<_>>(), [CHANGED, SITE_ACCESS_WITHHELD]);
         assert!(found[1].message.contains("<all_urls>") && found[1].fix.contains("status page"));
     }

@@ -37,8 +37,8 @@ pub use firefox::FirefoxRunner;
 pub use log::{ConsoleEvent, EventKind, ExtensionHandle, Level, LogStream};
 
 use crate::browsers;
+use crate::browsers::Os;
 use crate::config::Config;
-use crate::install::Os;
 use crate::paths::{Env, find_executable, is_executable};
 use cdp::CdpError;
 
@@ -48,11 +48,9 @@ pub const MAX_CLOSED_ROOTS: usize = 200;
 /// A boxed future, so that [`Runner`] stays usable as `dyn Runner`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// A browser engine family; one runner implementation each. The catalog's [`Engine`]
-/// (`Family::Firefox` is [`Engine::Gecko`]).
+/// A browser engine family; one runner implementation each: the catalog's [`Engine`].
 ///
 /// [`Engine`]: crate::browsers::Engine
-/// [`Engine::Gecko`]: crate::browsers::Engine::Gecko
 pub use crate::browsers::Engine as Family;
 
 /// What to launch and how.
@@ -266,7 +264,7 @@ pub async fn launch(
     opts.binary = Some(binary.clone());
     Ok(match family {
         Family::Chromium => Box::new(ChromiumRunner::launch(opts, binary).await?),
-        Family::Firefox => Box::new(FirefoxRunner::launch(opts, binary).await?),
+        Family::Gecko => Box::new(FirefoxRunner::launch(opts, binary).await?),
     })
 }
 
@@ -410,11 +408,11 @@ mod tests {
 
     #[test]
     fn missing_browser_is_not_installed_with_hint() {
-        let err = resolve_binary_with(Family::Firefox, None, &Env::default(), None, &|_| None).unwrap_err();
+        let err = resolve_binary_with(Family::Gecko, None, &Env::default(), None, &|_| None).unwrap_err();
         assert!(matches!(err, RunnerError::NotInstalled { .. }));
         assert!(err.to_string().contains("apt-get install firefox-esr"), "{err}");
         let env = Env::from_pairs([("WEBEXT_MCP_FIREFOX_BINARY", "/nope/firefox")], 0);
-        let err = resolve_binary_with(Family::Firefox, None, &env, None, &|_| None).unwrap_err();
+        let err = resolve_binary_with(Family::Gecko, None, &env, None, &|_| None).unwrap_err();
         assert!(err.to_string().contains("WEBEXT_MCP_FIREFOX_BINARY"), "{err}");
     }
 

@@ -142,7 +142,7 @@ pub fn tools() -> Vec<ToolDef> {
             Effect::Read,
             WaitArgs,
             wait_for,
-            "Wait until text, a selector or a ref is visible (or gone), or the URL matches (substring or * pattern)."
+            "Wait until text, a selector or a ref is visible (or gone), or the URL matches (substring or * pattern). A timeoutMs over 50000 waits 50000 (clients give up at 60 s)."
         ),
     ]
 }
@@ -159,6 +159,9 @@ fn summary(verb: &str, out: &Acted) -> String {
         text.push(' ');
         text.push_str(part);
     }
+    if let Some(v) = out.extra.get("value").filter(|v| !v.is_null()) {
+        text.push_str(&format!(" = {v}"));
+    }
     text.push_str(&format!(" ({} input)", out.input));
     if out.navigated {
         text.push_str(&format!(" — navigated to {} \"{}\"", out.tab.url, out.tab.title));
@@ -167,8 +170,16 @@ fn summary(verb: &str, out: &Acted) -> String {
     match &out.changes {
         None => text.push_str(" — no change"),
         Some(c) => {
-            if c.added.is_empty() && c.removed.is_empty() {
+            if c.added.is_empty() && c.removed.is_empty() && changed_of(c).is_empty() {
                 text.push_str(" — the page changed (no interactive element added or removed)");
+            }
+            let changed = changed_of(c);
+            if !changed.is_empty() {
+                text.push_str("\nchanged:");
+                for line in changed {
+                    text.push_str("\n  ");
+                    text.push_str(line.trim());
+                }
             }
             if !c.added.is_empty() {
                 text.push_str("\nadded:");
@@ -183,6 +194,11 @@ fn summary(verb: &str, out: &Acted) -> String {
         }
     }
     text
+}
+
+/// The elements whose text or attributes changed, as snapshot lines.
+fn changed_of(c: &crate::bridge::results::Changes) -> Vec<&str> {
+    c.extra.get("changed").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect()
 }
 
 async fn act(ctx: Ctx, target: TabTarget, verb: &str, params: Value, timeout_ms: Option<u64>) -> ToolResult {
@@ -205,7 +221,7 @@ async fn hover_by_uid(ctx: Ctx, args: Value) -> ToolResult {
 
 async fn fill_by_uid(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<FillUidArgs>(args)?;
-    let params = json!({ "action": "fill", "locator": a.uid, "value": a.value.as_text() });
+    let params = json!({ "action": "fill", "locator": a.uid, "value": a.value.as_json() });
     act(ctx, t, "filled", params, a.timeout_ms).await
 }
 
@@ -216,10 +232,19 @@ async fn fill_form_by_uid(ctx: Ctx, args: Value) -> ToolResult {
     }
     let timeout = timeout_of(a.timeout_ms)?;
     let fields: Vec<Value> =
-        a.fields.iter().map(|f| json!({ "ref": f.uid, "value": f.value.as_text() })).collect();
+        a.fields.iter().map(|f| json!({ "ref": f.uid, "value": f.value.as_json() })).collect();
     let params = json!({ "fields": fields, "timeoutMs": timeout.ms() });
     let (_, out): (_, FormFilled) = ctx.browser.call_tab(&t, PAGE_FILL_FORM, params, timeout).await?;
-    let text = summary(&format!("filled {} fields", out.filled.len()), &out.acted);
+    let mut text = summary(&format!("filled {} fields", out.filled.len()), &out.acted);
+    // Per field what it holds now (a box's state, the option picked, the text taken).
+    for f in &out.filled {
+        text.push_str(&format!(
+            "\n  {} {} = {}",
+            f["ref"].as_str().unwrap_or("?"),
+            f["element"].as_str().unwrap_or(""),
+            f["value"]
+        ));
+    }
     Ok(ToolOutput { text: Some(text), structured: to_value(&out)? })
 }
 
@@ -243,7 +268,7 @@ async fn hover(ctx: Ctx, args: Value) -> ToolResult {
 
 async fn fill(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<FillArgs>(args)?;
-    let params = json!({ "action": "fill", "locator": a.locator, "nth": a.nth, "value": a.value.as_text() });
+    let params = json!({ "action": "fill", "locator": a.locator, "nth": a.nth, "value": a.value.as_json() });
     act(ctx, t, "filled", params, a.timeout_ms).await
 }
 
@@ -345,7 +370,8 @@ async fn wait_for(ctx: Ctx, args: Value) -> ToolResult {
     if given.iter().filter(|g| **g).count() != 1 {
         return Err(ErrorBody::invalid_argument("give exactly one of `text`, `selector`, `uid`, `url`"));
     }
-    let timeout = timeout_of(a.timeout_ms)?;
+    let wait = Timeout::for_wait(a.timeout_ms, ACTION_TIMEOUT_MS)?;
+    let timeout = wait.timeout;
     let state = match a.state {
         WaitState::Visible => "visible",
         WaitState::Gone => "gone",
@@ -353,7 +379,8 @@ async fn wait_for(ctx: Ctx, args: Value) -> ToolResult {
     let params = json!({
         "text": a.text, "selector": a.selector, "ref": a.uid, "url": a.url, "state": state, "timeoutMs": timeout.ms(),
     });
-    let (_, out): (_, Waited) = ctx.browser.call_tab(&t, PAGE_WAIT_FOR, params, timeout).await?;
+    let (_, out): (_, Waited) =
+        ctx.browser.call_tab(&t, PAGE_WAIT_FOR, params, timeout).await.map_err(|e| wait.explain(e))?;
     let text = format!("condition met after {} ms", out.waited_ms);
     Ok(ToolOutput { text: Some(text), structured: to_value(&out)? })
 }

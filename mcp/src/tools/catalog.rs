@@ -42,7 +42,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Scaffold an extension project from a template (default starter) into a new or empty folder; never overwrites.",
             effect: Effect::Additive,
             input_schema: schema_of::<CreateArgs>,
-            run: |ctx, _call, args| Box::pin(extension_create(ctx, args)),
+            run: |ctx, call, args| Box::pin(extension_create(ctx, call, args)),
         },
     ]
 }
@@ -52,28 +52,34 @@ const DEFAULT_LIMIT: usize = 8;
 const MAX_LIMIT: usize = 50;
 
 /// Arguments of `extension_list_templates`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListArgs {
     /// action (popup), content, sidebar, newtab, devtools, options or background.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub surface: Option<String>,
     /// react, vue, svelte, preact, or "" for plain JavaScript.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub framework: Option<String>,
     /// Every tag must match, e.g. ["ai", "chat"].
     #[serde(default)]
+    #[arg(long = "tag", value_name = "TAG")]
     pub tags: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, num_args = 0, default_missing_value = "true", help = "Only featured templates")]
     pub featured: Option<bool>,
     /// What the extension should do, in words.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
     /// Page size (default 8, max 50).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub limit: Option<usize>,
     /// `nextCursor` of the previous page.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub cursor: Option<String>,
 }
 
@@ -288,26 +294,37 @@ async fn get_template_source(_ctx: Ctx, args: Value) -> ToolResult {
 }
 
 /// Arguments of `extension_create`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateArgs {
     /// Also the folder name without `path`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(value_name = "NAME")]
     pub project_name: Option<String>,
     /// Folder to create (`path` is the earlier name).
-    #[serde(default, alias = "path")]
+    #[serde(default, alias = "path", skip_serializing_if = "Option::is_none")]
+    #[arg(long, alias = "path", value_name = "DIR")]
     pub project_path: Option<String>,
     /// Template slug or source:slug (default starter).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub template: Option<String>,
     /// Default true.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(
+        long = "no-install",
+        num_args = 0,
+        default_missing_value = "false",
+        help = "Do not install dependencies"
+    )]
     pub install: Option<bool>,
     /// List the files; write nothing.
     #[serde(default)]
+    #[arg(long)]
     pub dry_run: bool,
     /// git init (default true).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long = "no-git", num_args = 0, default_missing_value = "false", help = "Do not run `git init`")]
     pub git: Option<bool>,
 }
 
@@ -353,16 +370,25 @@ pub fn create_request(
     })
 }
 
-async fn extension_create(ctx: Ctx, args: Value) -> ToolResult {
+/// Creates as a job ([`super::jobs`]): a dependency install longer than the caller waits
+/// answers with its status in time and goes on; the same call again gets its result.
+async fn extension_create(ctx: Ctx, call: super::Call, args: Value) -> ToolResult {
+    let key = super::jobs::key("extension_create", &args);
     let args: CreateArgs = decode(args)?;
     let cwd = std::env::current_dir()
         .map_err(|e| ErrorBody::internal(format!("cannot read the working folder: {e}")))?;
     // PATH is not part of the captured `Env` (it only holds webext-mcp's own variables).
     let path_env = ctx.env.get("PATH").map(str::to_owned).or_else(|| std::env::var("PATH").ok());
     let req = create_request(args, &cwd, path_env.as_deref())?;
-    let created = tokio::task::spawn_blocking(move || create::create(Catalog::embedded(), &req))
-        .await
-        .map_err(|e| ErrorBody::internal(format!("the create thread stopped: {e}")))??;
+    let work: super::jobs::Work = Box::new(move |_cancel, _out| {
+        let created = create::create(Catalog::embedded(), &req)?;
+        created_output(&created)
+    });
+    super::jobs::run_or_join(&call, "extension_create", key, work).await
+}
+
+/// The answer of `extension_create`: what was made, and what to do next.
+fn created_output(created: &create::Created) -> ToolResult {
     let verb = if created.dry_run { "would create" } else { "created" };
     let mut text = format!(
         "{verb} {} from {}:{} ({} files)\n",
@@ -378,7 +404,7 @@ async fn extension_create(ctx: Ctx, args: Value) -> ToolResult {
     for s in &created.next_steps {
         text.push_str(&format!("  {s}\n"));
     }
-    let structured = serde_json::to_value(&created).map_err(|e| ErrorBody::internal(e.to_string()))?;
+    let structured = serde_json::to_value(created).map_err(|e| ErrorBody::internal(e.to_string()))?;
     Ok(ToolOutput { structured, text: Some(text.trim_end().to_owned()) })
 }
 

@@ -6,19 +6,23 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::bridge::timeouts::Timeout;
 use webext_mcp_host::protocol::timeouts::SESSION_WAIT_TIMEOUT_MS;
 
-use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use super::schema::NoOtherFields;
+use super::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+
+mod progress;
 use crate::build::delegate::DELEGATED_ENV;
 use crate::build::lock::BuildLock;
 use crate::manifest;
 use crate::paths::resolve_lexically;
 use crate::session::{self, Command, Spec, contract};
+pub use progress::event_text;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -29,7 +33,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Dev session in a Chromium browser with an isolated profile: on save, rebuild, reload and re-inject content scripts. Returns ready.json (ready, or error with file:line) and the sessionId (a `browser` for the page tools). Ends with this server unless detach.",
             effect: Effect::Additive,
             input_schema: schema_of::<SessionArgs>,
-            run: |ctx, _call, args| Box::pin(extension_dev(ctx, args)),
+            run: |ctx, call, args| Box::pin(extension_dev(ctx, call, args)),
         },
         ToolDef {
             name: "extension_start",
@@ -38,7 +42,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Production build run in a browser, no reload: the pre-publish check. With wait: ready.json once ready (errors fail).",
             effect: Effect::Additive,
             input_schema: schema_of::<StartArgs>,
-            run: |ctx, _call, args| Box::pin(extension_start(ctx, args)),
+            run: |ctx, call, args| Box::pin(extension_start(ctx, call, args)),
         },
         ToolDef {
             name: "extension_preview",
@@ -47,7 +51,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Run the already built dist/<browser>/ in a browser, without building or watching. Returns ready.json and the sessionId.",
             effect: Effect::Additive,
             input_schema: schema_of::<SessionArgs>,
-            run: |ctx, _call, args| Box::pin(extension_preview(ctx, args)),
+            run: |ctx, call, args| Box::pin(extension_preview(ctx, call, args)),
         },
         ToolDef {
             name: "extension_wait",
@@ -56,7 +60,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Wait until a project's session is ready (ready.json ready, process alive); error status fails with file:line, TIMEOUT gives the last status.",
             effect: Effect::Read,
             input_schema: schema_of::<WaitArgs>,
-            run: |ctx, _call, args| Box::pin(extension_wait(ctx, args)),
+            run: |ctx, call, args| Box::pin(extension_wait(ctx, call, args)),
         },
         ToolDef {
             name: "extension_stop",
@@ -70,94 +74,100 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-/// Arguments of `extension_dev` and `extension_preview`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// Arguments of `extension_dev` and `extension_preview` (and, flattened, of
+/// `extension_start`); also the flags of `webext-mcp dev|start|preview`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SessionArgs {
     /// Project root.
+    #[arg(value_name = "PATH", default_value = ".")]
     pub project_path: String,
-    /// chromium, chrome (default), edge, brave…
-    #[serde(default)]
+    /// chromium, chrome, edge, brave… (default: config `browser`, else the first installed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub browser: Option<String>,
     /// Profile folder.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, value_name = "DIR")]
     pub profile: Option<String>,
     /// No window (default: config headless).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, num_args = 0, default_missing_value = "true")]
     pub headless: Option<bool>,
     /// Page to open.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, value_name = "URL")]
     pub starting_url: Option<String>,
     /// Browser binary to use.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, value_name = "PATH")]
     pub binary: Option<String>,
     /// Outlive the caller.
     #[serde(default)]
+    #[arg(long)]
     pub detach: bool,
     /// Accepted for compatibility with Extension.js-style callers and not listed: sessions
     /// have no dev server, so there is no port to choose.
-    #[serde(default)]
+    #[serde(default, skip_serializing)]
     #[schemars(skip)]
+    #[arg(skip)]
     pub port: Option<u32>,
 }
 
-/// Arguments of `extension_start`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+/// Arguments of `extension_start`: a session's, and how to wait for it.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, clap::Args)]
+#[serde(rename_all = "camelCase")]
+// `other` refuses unknown fields, as `deny_unknown_fields` says in the other schemas.
+#[schemars(extend("additionalProperties" = false))]
 pub struct StartArgs {
-    /// Project root.
-    pub project_path: String,
-    /// chromium, chrome (default), edge, brave…
-    #[serde(default)]
-    pub browser: Option<String>,
-    /// Profile folder.
-    #[serde(default)]
-    pub profile: Option<String>,
-    /// No window (default: config headless).
-    #[serde(default)]
-    pub headless: Option<bool>,
-    /// Page to open.
-    #[serde(default)]
-    pub starting_url: Option<String>,
-    /// Browser binary to use.
-    #[serde(default)]
-    pub binary: Option<String>,
-    /// Outlive the caller.
-    #[serde(default)]
-    pub detach: bool,
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub session: SessionArgs,
     /// Accepted for compatibility and not listed: Chromium-family browsers need no
     /// `browser.*` polyfill.
-    #[serde(default)]
+    #[serde(default, skip_serializing)]
     #[schemars(skip)]
+    #[arg(skip)]
     pub polyfill: Option<bool>,
     /// Return once ready.
     #[serde(default)]
+    #[arg(skip)]
     pub wait: bool,
-    /// How long `wait` waits, in ms, 1–50000 (default 45000; `waitTimeout` is the deprecated name).
-    #[serde(default, alias = "waitTimeout")]
+    /// How long `wait` waits, in ms (default 45000; over 50000 waits 50000; `waitTimeout` is the deprecated name).
+    #[serde(default, alias = "waitTimeout", skip_serializing_if = "Option::is_none")]
+    #[arg(long, alias = "timeout", value_name = "MS")]
     pub timeout_ms: Option<u64>,
+    #[serde(flatten, skip_serializing)]
+    #[schemars(skip)]
+    #[arg(skip)]
+    pub other: NoOtherFields,
 }
 
 /// Arguments of `extension_wait`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WaitArgs {
+    #[arg(value_name = "PATH", default_value = ".", help = "Project root")]
     pub project_path: String,
     /// Default: the project's only session.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub browser: Option<String>,
-    /// Milliseconds, 1–50000 (default 45000; `timeout` is the deprecated name).
-    #[serde(default, alias = "timeout")]
+    /// Milliseconds (default 45000; over 50000 waits 50000; `timeout` is the deprecated name).
+    #[serde(default, alias = "timeout", skip_serializing_if = "Option::is_none")]
+    #[arg(long, alias = "timeout", value_name = "MS")]
     pub timeout_ms: Option<u64>,
 }
 
 /// Arguments of `extension_stop`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct StopArgs {
+    #[arg(value_name = "PATH", default_value = ".", help = "Project root")]
     pub project_path: String,
     /// Default: the project's only session.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub browser: Option<String>,
 }
 
@@ -175,24 +185,29 @@ pub(super) fn project_of(path: &str) -> Result<PathBuf, ErrorBody> {
     Ok(std::fs::canonicalize(&project).unwrap_or(project))
 }
 
-/// Starts a session process and waits for its first report; owned sessions live as long as
-/// this process.
+/// Starts a session process and waits for its first report (at most `timeout`, by default
+/// the session-wait default, reporting progress); owned sessions live as long as this
+/// process. A session still starting when the wait ends goes on and is answered as it is.
 async fn start_session(
     ctx: &Ctx,
+    call: &Call,
     command: Command,
     args: &SessionArgs,
     timeout: Option<Duration>,
 ) -> Result<Value, ErrorBody> {
-    let launched = launch(ctx, command, args, timeout).await?;
+    let timeout = timeout.unwrap_or(Duration::from_millis(SESSION_WAIT_TIMEOUT_MS));
+    let launched = launch(ctx, call, command, args, timeout).await?;
     Ok(if args.detach { launched.ready } else { launched.keep_owned() })
 }
 
-/// Spawns the session process for `command` and waits for its first report.
-pub async fn launch(
+/// Spawns the session process for `command` and waits (up to `timeout`) for its first
+/// report, telling `call` the session's status once a second.
+async fn launch(
     ctx: &Ctx,
+    call: &Call,
     command: Command,
     args: &SessionArgs,
-    timeout: Option<Duration>,
+    timeout: Duration,
 ) -> Result<session::Launched, ErrorBody> {
     if args.port.is_some() {
         tracing::debug!("`port` ignored: sessions have no dev server");
@@ -240,129 +255,20 @@ pub async fn launch(
         profile,
         headless: args.headless.unwrap_or_else(|| ctx.config.flag("headless")),
         starting_url: args.starting_url.clone().filter(|u| !u.trim().is_empty()),
-        session_id: session::new_session_id(),
+        session_id: session::new_session_id(command),
         owned: !args.detach,
         runtime_dir: runtime,
         node: ctx.env.get("WEBEXT_MCP_NODE").map(PathBuf::from),
         allow_delegation: ctx.env.get(DELEGATED_ENV) != Some("1"),
         home: ctx.paths.home.clone(),
     };
-    session::launch(&spec, timeout.unwrap_or(session::START_TIMEOUT)).await
-}
-
-/// `webext-mcp dev|start|preview` in the foreground: start an owned session, print its
-/// events until it ends (stopped from elsewhere, browser closed) or Ctrl-C stops it.
-/// Returns the process exit code.
-pub async fn foreground(
-    ctx: &Ctx,
-    command: Command,
-    args: Value,
-    as_json: bool,
-    out: &mut dyn FnMut(&str),
-) -> u8 {
-    let args: SessionArgs = match decode(args) {
-        Ok(a) => a,
-        Err(e) => {
-            out(&e.line());
-            return 2;
-        }
-    };
-    let launched = match launch(ctx, command, &args, None).await {
-        Ok(l) => l,
-        Err(e) => {
-            if as_json {
-                out(&json!({ "error": e }).to_string());
-            } else {
-                eprintln!("{}", e.line());
-            }
-            return 1;
-        }
-    };
-    let session::Launched { ready, mut child, stdin } = launched;
-    out(&if as_json { ready.to_string() } else { describe(&ready) });
-    let events = PathBuf::from(ready["distPath"].as_str().unwrap_or("."))
-        .parent()
-        .map(|d| {
-            session::contract_dir(d, ready["browser"].as_str().unwrap_or("chrome")).join("events.ndjson")
-        })
-        .unwrap_or_default();
-    let mut offset = std::fs::metadata(&events).map(|m| m.len()).unwrap_or(0);
-    let mut stdin = stdin;
-    let mut tick = tokio::time::interval(Duration::from_millis(100));
-    loop {
-        tokio::select! {
-            _ = child.wait() => {
-                print_events(&events, &mut offset, as_json, out);
-                return 0;
-            }
-            _ = tokio::signal::ctrl_c(), if stdin.is_some() => {
-                // Closing the owner pipe is how an owned session is told to stop.
-                stdin = None;
-                if !as_json {
-                    out("stopping…");
-                }
-            }
-            _ = tick.tick() => print_events(&events, &mut offset, as_json, out),
-        }
-    }
-}
-
-/// Prints the lines appended to `events.ndjson` since `offset`.
-fn print_events(path: &Path, offset: &mut u64, as_json: bool, out: &mut dyn FnMut(&str)) {
-    use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = std::fs::File::open(path) else { return };
-    if f.seek(SeekFrom::Start(*offset)).is_err() {
-        return;
-    }
-    let mut text = String::new();
-    if f.read_to_string(&mut text).is_err() {
-        return;
-    }
-    let Some(end) = text.rfind('\n') else { return };
-    *offset += end as u64 + 1;
-    for line in text[..end].lines() {
-        if as_json {
-            out(line);
-        } else if let Ok(v) = serde_json::from_str::<Value>(line) {
-            out(&event_text(&v));
-        }
-    }
-}
-
-/// One event as a line for people: `10:30:00 reload content-script content.js (212 ms)`.
-fn event_text(v: &Value) -> String {
-    let time = v["time"].as_str().and_then(|t| t.get(11..19)).unwrap_or("");
-    let kind = v["type"].as_str().unwrap_or("?");
-    let what = v["status"].as_str().or_else(|| v["kind"].as_str()).unwrap_or("");
-    let files: Vec<&str> = v["files"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    let mut line = format!("{time} {kind} {what}");
-    if !files.is_empty() {
-        line.push(' ');
-        line.push_str(&files.join(", "));
-    }
-    if let Some(ms) = v["durationMs"].as_u64() {
-        line.push_str(&format!(" ({ms} ms)"));
-    }
-    if let Some(e) = v.get("error") {
-        line.push_str(&format!(
-            " {}",
-            e["file"].as_str().map_or(String::new(), |f| format!("{f}:{} ", e["line"]))
-        ));
-        line.push_str(e["message"].as_str().unwrap_or(""));
-    }
-    if let Some(errors) = v["errors"].as_array() {
-        for e in errors {
-            line.push_str(&format!("\n    {}", e["message"].as_str().unwrap_or("")));
-        }
-    }
-    if let Some(m) = v["message"].as_str().or_else(|| v["reason"].as_str()) {
-        line.push_str(&format!(" — {m}"));
-    }
-    line
+    let dir = session::contract_dir(&spec.out_dir, &spec.browser);
+    let (call, browser) = (call.clone(), spec.browser.clone());
+    session::launch(&spec, timeout, &mut move || call.status(progress::session_status(&dir, &browser))).await
 }
 
 /// One paragraph about a session's state.
-fn describe(ready: &Value) -> String {
+pub fn describe(ready: &Value) -> String {
     let mut text = format!(
         "{} session {} is {}: {} (pid {}), browser pid {}, extension {} from {}",
         ready["command"].as_str().unwrap_or("?"),
@@ -374,6 +280,11 @@ fn describe(ready: &Value) -> String {
         ready["extensionId"].as_str().unwrap_or("(not loaded)"),
         ready["distPath"].as_str().unwrap_or("?"),
     );
+    if ready["status"] == "starting" {
+        text.push_str(
+            "\nstill starting (a first build can take minutes): extension_wait waits on, its progress says what the session is doing",
+        );
+    }
     if let Some(errors) = ready["errors"].as_array().filter(|e| !e.is_empty()) {
         text.push_str("\nerrors:");
         for e in errors {
@@ -384,40 +295,37 @@ fn describe(ready: &Value) -> String {
     text
 }
 
-async fn extension_dev(ctx: Ctx, args: Value) -> ToolResult {
+async fn extension_dev(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: SessionArgs = decode(args)?;
-    let ready = start_session(&ctx, Command::Dev, &args, None).await?;
+    let ready = start_session(&ctx, &call, Command::Dev, &args, None).await?;
     Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
 }
 
-async fn extension_preview(ctx: Ctx, args: Value) -> ToolResult {
+async fn extension_preview(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: SessionArgs = decode(args)?;
-    let ready = start_session(&ctx, Command::Preview, &args, None).await?;
-    Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
+    let ready = start_session(&ctx, &call, Command::Preview, &args, None).await?;
+    let mut text = describe(&ready);
+    let browser = ready["browser"].as_str().unwrap_or("?");
+    let dist = Path::new(ready["distPath"].as_str().unwrap_or(""));
+    if dist.file_name().is_some_and(|n| n != browser) {
+        text.push_str(&format!(
+            "\nno dist/{browser}/ build: running {}, the build of another browser of the same engine",
+            dist.display()
+        ));
+    }
+    Ok(ToolOutput { text: Some(text), structured: ready })
 }
 
-async fn extension_start(ctx: Ctx, args: Value) -> ToolResult {
+async fn extension_start(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: StartArgs = decode(args)?;
     if args.polyfill.is_some() {
         tracing::debug!("`polyfill` ignored: Chromium-family browsers need none");
     }
-    // A given timeoutMs bounds the launch wait (validated like every timeoutMs); a waited start
-    // without one gets the session-wait default, an unwaited one the launcher's own cap.
-    let timeout = match (args.timeout_ms, args.wait) {
-        (None, false) => None,
-        (given, _) => Some(Duration::from_millis(Timeout::from_arg(given, SESSION_WAIT_TIMEOUT_MS)?.ms())),
-    };
-    let session = SessionArgs {
-        project_path: args.project_path,
-        browser: args.browser,
-        profile: args.profile,
-        headless: args.headless,
-        starting_url: args.starting_url,
-        binary: args.binary,
-        detach: args.detach,
-        port: None,
-    };
-    let ready = start_session(&ctx, Command::Start, &session, timeout).await?;
+    // timeoutMs bounds the launch wait like every wait (more than the maximum waits the
+    // maximum); without it the session-wait default applies.
+    let wait = Timeout::for_wait(args.timeout_ms, SESSION_WAIT_TIMEOUT_MS)?;
+    let timeout = Some(wait.duration());
+    let ready = start_session(&ctx, &call, Command::Start, &args.session, timeout).await?;
     if !args.wait {
         let short =
             json!({ "pid": ready["pid"], "browser": ready["browser"], "sessionId": ready["sessionId"] });
@@ -425,6 +333,13 @@ async fn extension_start(ctx: Ctx, args: Value) -> ToolResult {
     }
     if ready["status"] == "error" {
         return Err(error_of(&ready));
+    }
+    if ready["status"] != "ready" {
+        return Err(wait.explain(progress::not_ready(
+            ready["browser"].as_str().unwrap_or("?"),
+            wait.ms(),
+            &ready,
+        )));
     }
     Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
 }
@@ -447,8 +362,9 @@ fn error_of(ready: &Value) -> ErrorBody {
 }
 
 /// Which session's browser to use when the caller names none: the project's only running
-/// session, else `chrome`.
-pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<String, ErrorBody> {
+/// session, else the browser of its latest session (so a chromium project's messages say
+/// chromium), else the browser a new session would run in (`session::default_browser`).
+pub(super) fn session_browser(ctx: &Ctx, out_dir: &Path, given: Option<&str>) -> Result<String, ErrorBody> {
     if let Some(b) = given.map(str::trim).filter(|b| !b.is_empty()) {
         return manifest::Target::named(b).map(|t| t.name.to_owned()).ok_or_else(|| {
             ErrorBody::invalid_argument(format!("unknown browser `{b}`"))
@@ -456,17 +372,26 @@ pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<Str
         });
     }
     let mut live = Vec::new();
+    let mut latest: Option<(std::time::SystemTime, String)> = None;
     for entry in std::fs::read_dir(out_dir.join("extension-js")).into_iter().flatten().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if let Some(r) = contract::read_ready(&entry.path())
-            && r.status != contract::Status::Stopped
-            && session::pid_alive(r.pid)
+        let Some(r) = contract::read_ready(&entry.path()) else { continue };
+        if r.status != contract::Status::Stopped && session::pid_alive(r.pid) {
+            live.push(name.clone());
+        }
+        let at = std::fs::metadata(entry.path().join("ready.json")).and_then(|m| m.modified()).ok();
+        if let Some(at) = at
+            && latest.as_ref().is_none_or(|(t, _)| at > *t)
+            && manifest::Target::named(&name).is_some()
         {
-            live.push(name);
+            latest = Some((at, name));
         }
     }
     match live.len() {
-        0 => Ok("chrome".into()),
+        0 => Ok(latest.map_or_else(
+            || session::default_browser_name(&ctx.env, &ctx.config).to_owned(),
+            |(_, name)| name,
+        )),
         1 => Ok(live.remove(0)),
         _ => Err(ErrorBody::invalid_argument(format!(
             "sessions run for several browsers: {}",
@@ -476,15 +401,17 @@ pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<Str
     }
 }
 
-async fn extension_wait(_ctx: Ctx, args: Value) -> ToolResult {
+async fn extension_wait(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: WaitArgs = decode(args)?;
     let project = project_of(&args.project_path)?;
     let out_dir = project.join("dist");
-    let browser = session_browser(&out_dir, args.browser.as_deref())?;
+    let browser = session_browser(&ctx, &out_dir, args.browser.as_deref())?;
     let dir = session::contract_dir(&out_dir, &browser);
-    let timeout = Duration::from_millis(Timeout::from_arg(args.timeout_ms, SESSION_WAIT_TIMEOUT_MS)?.ms());
+    let wait = Timeout::for_wait(args.timeout_ms, SESSION_WAIT_TIMEOUT_MS)?;
+    let timeout = wait.duration();
     let deadline = Instant::now() + timeout;
     let mut last: Option<contract::Ready> = None;
+    let mut next_report = Instant::now() + Duration::from_secs(1);
     loop {
         if let Some(r) = contract::read_ready(&dir) {
             let alive = session::pid_alive(r.pid);
@@ -519,18 +446,12 @@ async fn extension_wait(_ctx: Ctx, args: Value) -> ToolResult {
             last = Some(r);
         }
         if Instant::now() >= deadline {
-            let status = last.as_ref().map_or("no ready.json yet", |r| r.status.as_str());
-            return Err(ErrorBody::new(
-                ErrorCode::Timeout,
-                format!(
-                    "the {browser} session was not ready within {} ms (last status: {status})",
-                    timeout.as_millis()
-                ),
-            )
-            .with_hint(
-                "wait longer, or read dist/extension-js/<browser>/events.ndjson to see what it is doing",
-            )
-            .with_data(json!({ "ready": last })));
+            let ready = serde_json::to_value(&last).unwrap_or(Value::Null);
+            return Err(wait.explain(progress::not_ready(&browser, wait.ms(), &ready)));
+        }
+        if Instant::now() >= next_report {
+            call.status(progress::session_status(&dir, &browser));
+            next_report += Duration::from_secs(1);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -540,7 +461,12 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
     let args: StopArgs = decode(args)?;
     let project = project_of(&args.project_path)?;
     let out_dir = project.join("dist");
-    let browser = session_browser(&out_dir, args.browser.as_deref())?;
+    let browser = session_browser(&ctx, &out_dir, args.browser.as_deref())?;
+    if args.browser.is_none() && !session::contract_dir(&out_dir, &browser).exists() {
+        // Nothing ever ran here: name no browser the caller did not choose.
+        return Err(ErrorBody::not_found(format!("no session is running for {}", project.display()))
+            .with_hint("extension_dev, extension_start or extension_preview start one"));
+    }
     let ready =
         session::stop(&ctx.paths.runtime_search, &out_dir, &project, &browser, Duration::from_secs(15))
             .await?;
@@ -554,4 +480,30 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
         if lock_free { "released" } else { "still held by another process" }
     );
     Ok(ToolOutput { text: Some(text), structured: out })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// `extension_start` embeds the session's arguments and still refuses unknown ones, with
+    /// the field named; the deprecated and compatibility names keep working.
+    #[test]
+    fn start_args_flatten_the_session_and_refuse_unknown_fields() {
+        let args: StartArgs = decode(json!({
+            "projectPath": "p", "browser": "chromium", "waitTimeout": 5, "polyfill": true, "port": 1, "wait": true
+        }))
+        .unwrap();
+        assert_eq!(args.session.project_path, "p");
+        assert_eq!(args.session.browser.as_deref(), Some("chromium"));
+        assert_eq!(args.timeout_ms, Some(5));
+        assert!(args.wait);
+        let err = decode::<StartArgs>(json!({"projectPath": "p", "bogus": 1})).unwrap_err();
+        assert!(err.message.contains("bogus"), "{}", err.message);
+        let err = decode::<SessionArgs>(json!({"projectPath": "p", "wait": true})).unwrap_err();
+        assert!(err.message.contains("wait"), "{}", err.message);
+        assert!(decode::<StartArgs>(json!({"browser": "chromium"})).is_err(), "projectPath is required");
+    }
 }

@@ -10,12 +10,13 @@
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::methods::{PAGE_SNAPSHOT, TABS_LIST};
 use webext_mcp_host::protocol::timeouts::{SNAPSHOT_TIMEOUT_MS, TAB_CALL_TIMEOUT_MS};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
+use super::schema::{display_as_word, word};
 use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 use crate::bridge::Timeout;
 use crate::bridge::results::{Snapshot, TabList};
@@ -42,7 +43,7 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// What to return.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Include {
     /// page_html: the page's HTML after the content scripts ran, redacted and capped.
@@ -65,7 +66,7 @@ pub enum Include {
 }
 
 /// How the events come back in the text content.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// One JSON event per line.
@@ -75,35 +76,47 @@ pub enum Format {
     Json,
 }
 
+display_as_word!(Format, inspect::Context, inspect::ShadowDom, inspect::Redact);
+
 /// Arguments of `extension_source_inspect`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct InspectArgs {
     /// Project root with a running session.
+    #[arg(value_name = "PATH", default_value = ".")]
     pub project_path: String,
     /// Default: the project's only session.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub browser: Option<String>,
     /// Navigate the session's tab first.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub url: Option<String>,
     /// CSS selectors: count and 3 samples each.
     #[serde(default)]
+    #[arg(long, value_name = "SELECTOR")]
     pub probe: Vec<String>,
     /// Default summary, meta, console.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = word::<Include>)]
     pub include: Option<Vec<Include>>,
     #[serde(default)]
+    #[arg(long, default_value_t, value_parser = word::<inspect::Context>, help = "page, popup, options, sidepanel, newtab, devtools or background")]
     pub context: inspect::Context,
     #[serde(default)]
+    #[arg(long, default_value_t, value_parser = word::<inspect::ShadowDom>, help = "off, open-only or all")]
     pub shadow_dom: inspect::ShadowDom,
     /// page_html: safe (default) strips scripts, styles, secrets; strict also handlers.
     #[serde(default)]
+    #[arg(long, default_value_t, value_parser = word::<inspect::Redact>)]
     pub redact: inspect::Redact,
     #[serde(default)]
+    #[arg(long, default_value_t, value_parser = word::<Format>, help = "ndjson or json: how the events print")]
     pub format: Format,
     /// Cap of page_html and dom_snapshot (default 65536).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long)]
     pub max_bytes: Option<u64>,
 }
 
@@ -161,7 +174,7 @@ async fn extension_source_inspect(ctx: Ctx, args: Value) -> ToolResult {
     let (req, want_snapshot) = request_of(&args)?;
     let project = super::dev::project_of(&args.project_path)?;
     let out_dir = project.join("dist");
-    let browser = super::dev::session_browser(&out_dir, args.browser.as_deref())?;
+    let browser = super::dev::session_browser(&ctx, &out_dir, args.browser.as_deref())?;
     let context = req.context;
     let max_bytes = req.max_bytes;
     let redact = req.redact;

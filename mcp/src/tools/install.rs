@@ -2,7 +2,7 @@
 //! names call these through the registry.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use webext_mcp_host::protocol::ErrorBody;
 
@@ -43,35 +43,40 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// Arguments of `install`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct InstallArgs {
     /// Comma list (chrome, firefox, zen, chrome-beta, …, all); default: the detected ones.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, value_name = "LIST")]
     pub browser: Option<String>,
     /// Only list what would be written.
     #[serde(default)]
+    #[arg(long)]
     pub dry_run: bool,
 }
 
 /// Arguments of `uninstall`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UninstallArgs {
     /// Only list what would be removed.
     #[serde(default)]
+    #[arg(long)]
     pub dry_run: bool,
 }
 
 /// Arguments of `doctor`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct DoctorArgs {
     /// Comma list, as for install.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, value_name = "LIST")]
     pub browser: Option<String>,
     /// A browser error message (from the status page) to explain.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, value_name = "TEXT")]
     pub browser_error: Option<String>,
 }
 

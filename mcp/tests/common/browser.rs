@@ -76,7 +76,7 @@ static SHARED_FIREFOX: OnceLock<Result<Shared, String>> = OnceLock::new();
 pub fn shared(family: Family) -> &'static Shared {
     let cell = match family {
         Family::Chromium => &SHARED_CHROMIUM,
-        Family::Firefox => &SHARED_FIREFOX,
+        Family::Gecko => &SHARED_FIREFOX,
     };
     match cell.get_or_init(|| start_shared(family)) {
         Ok(shared) => shared,

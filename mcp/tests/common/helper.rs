@@ -50,7 +50,7 @@ fn host_manifest(family: Family) -> Value {
         Family::Chromium => {
             m["allowed_origins"] = json!([format!("chrome-extension://{HELPER_CHROMIUM_ID}/")])
         }
-        Family::Firefox => m["allowed_extensions"] = json!([HELPER_GECKO_ID]),
+        Family::Gecko => m["allowed_extensions"] = json!([HELPER_GECKO_ID]),
     }
     m
 }
@@ -94,7 +94,7 @@ pub async fn launch_configured(
             opts.profile_dir = Some(profile.clone());
             profile.join("NativeMessagingHosts")
         }
-        Family::Firefox => {
+        Family::Gecko => {
             let home = dirs.path().join("home");
             opts.env.push(("HOME".into(), home.display().to_string()));
             home.join(".mozilla").join("native-messaging-hosts")
@@ -204,7 +204,7 @@ static SHARED_FIREFOX: std::sync::OnceLock<Result<&'static HelperBrowser, String
 pub fn shared(family: Family) -> &'static HelperBrowser {
     let cell = match family {
         Family::Chromium => &SHARED_CHROMIUM,
-        Family::Firefox => &SHARED_FIREFOX,
+        Family::Gecko => &SHARED_FIREFOX,
     };
     let started = cell.get_or_init(|| {
         let (tx, rx) = std::sync::mpsc::channel();

@@ -242,20 +242,20 @@ async fn chromium_built_popup_talks_to_its_background() {
 async fn firefox_loads_built_fixtures_cleanly() {
     for fixture in CLEAN {
         let built = build(fixture).await;
-        let browser = isolated(Family::Firefox, &[&built.output("firefox")]).await;
+        let browser = isolated(Family::Gecko, &[&built.output("firefox")]).await;
         let handle = browser.runner.extensions()[0].clone();
         let v = verdict(&handle).await;
         browser.runner.shutdown().await;
-        assert_clean(fixture, Family::Firefox, &handle, &v);
+        assert_clean(fixture, Family::Gecko, &handle, &v);
     }
 }
 
 #[tokio::test]
 async fn firefox_reports_a_broken_build_with_file_and_line() {
     let built = build(BROKEN).await;
-    let browser = isolated(Family::Firefox, &[&built.output("firefox")]).await;
+    let browser = isolated(Family::Gecko, &[&built.output("firefox")]).await;
     let handle = browser.runner.extensions()[0].clone();
     let v = verdict(&handle).await;
     browser.runner.shutdown().await;
-    assert_caught(Family::Firefox, &handle, &v);
+    assert_caught(Family::Gecko, &handle, &v);
 }

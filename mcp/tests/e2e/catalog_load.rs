@@ -132,7 +132,7 @@ async fn firefox_loads_every_template_cleanly() {
     let mut failures = Vec::new();
     for (slug, _) in &projects.built {
         let out = projects.output(slug, "firefox");
-        let browser = isolated(Family::Firefox, &[&out]).await;
+        let browser = isolated(Family::Gecko, &[&out]).await;
         let handle = browser.runner.extensions()[0].clone();
         assert_eq!(handle.has_background, declares_background(&out), "{slug}");
         let found = problems(&handle).await;

@@ -72,5 +72,5 @@ async fn chromium_ping_and_reconnect_figures() {
 #[tokio::test]
 #[ignore = "benchmark: run with --ignored --nocapture"]
 async fn firefox_ping_and_reconnect_figures() {
-    bench(Family::Firefox).await;
+    bench(Family::Gecko).await;
 }

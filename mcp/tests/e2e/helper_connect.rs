@@ -99,5 +99,5 @@ async fn chromium_helper_says_hello_and_answers_tools() {
 
 #[tokio::test]
 async fn firefox_helper_says_hello_and_answers_tools() {
-    hello_list_ping_and_info(Family::Firefox).await;
+    hello_list_ping_and_info(Family::Gecko).await;
 }

@@ -71,5 +71,5 @@ async fn chromium_frames_of_one_mebibyte_and_chunked_payloads_arrive_intact() {
 
 #[tokio::test]
 async fn firefox_frames_of_one_mebibyte_and_chunked_payloads_arrive_intact() {
-    frames_arrive_whole_or_chunked_and_intact(Family::Firefox).await;
+    frames_arrive_whole_or_chunked_and_intact(Family::Gecko).await;
 }

@@ -48,7 +48,7 @@ async fn chromium_helper_reconnects_after_the_host_is_killed() {
 
 #[tokio::test]
 async fn firefox_helper_reconnects_after_the_host_is_killed() {
-    reconnects_after_the_host_is_killed(Family::Firefox).await;
+    reconnects_after_the_host_is_killed(Family::Gecko).await;
 }
 
 /// Polls `expr` in `tab` until its value satisfies `ok`.

@@ -28,7 +28,7 @@ impl<'a> StatusPage<'a> {
                 let url = format!("chrome-extension://{HELPER_CHROMIUM_ID}/{STATUS_PAGE}");
                 StatusPage::Chromium(Tab::open(b.runner.as_chromium().unwrap().cdp(), &url).await)
             }
-            Family::Firefox => {
+            Family::Gecko => {
                 let url = format!("{}{STATUS_PAGE}", b.runner.extensions()[0].base_url);
                 let handle = b.runner.pages().await.unwrap().remove(0).target_id;
                 b.runner.navigate_page(&handle, &url).await.unwrap();
@@ -102,7 +102,7 @@ async fn chromium_status_page_shows_host_not_found() {
 #[tokio::test]
 async fn firefox_status_page_shows_no_such_native_application() {
     let expected = format!("No such native application {NATIVE_HOST_NAME}");
-    let b = status_page_shows_host_not_found(Family::Firefox, &expected).await;
+    let b = status_page_shows_host_not_found(Family::Gecko, &expected).await;
     let handle = &b.runner.extensions()[0];
     let event = handle
         .subscribe()
@@ -124,7 +124,7 @@ async fn label_edited_on_the_status_page_is_what_tools_show(family: Family) {
     page.wait_eval("document.getElementById('label').textContent", |v| v == first.label.as_str()).await;
     // Debugger mode is a Chromium-only toggle.
     let hidden = page.evaluate("document.getElementById('debugger-setting').hidden").await;
-    assert_eq!(hidden, family == Family::Firefox);
+    assert_eq!(hidden, family == Family::Gecko);
     page.evaluate(
         "(() => { const input = document.getElementById('label-input'); input.value = '  work profile '; \
          input.dispatchEvent(new Event('input')); document.getElementById('label-form').requestSubmit(); return true; })()",
@@ -151,7 +151,7 @@ async fn chromium_label_edited_on_the_status_page_is_what_tools_show() {
 
 #[tokio::test]
 async fn firefox_label_edited_on_the_status_page_is_what_tools_show() {
-    label_edited_on_the_status_page_is_what_tools_show(Family::Firefox).await;
+    label_edited_on_the_status_page_is_what_tools_show(Family::Gecko).await;
 }
 
 /// Debugger mode is a Chromium-only toggle, off by default; turning it on announces the
@@ -219,7 +219,7 @@ async fn chromium_status_page_lists_the_permission_table() {
 /// offers "Grant" for it, and doctor, from the new hello, says what it costs.
 #[tokio::test]
 async fn firefox_status_page_offers_to_grant_withheld_site_access_and_doctor_says_so() {
-    let (b, label) = status_page_lists_the_permission_table(Family::Firefox).await;
+    let (b, label) = status_page_lists_the_permission_table(Family::Gecko).await;
     let page = StatusPage::open(&b).await;
     page.evaluate("(browser.permissions.remove({ origins: ['<all_urls>'] }), true)").await;
     let rows =

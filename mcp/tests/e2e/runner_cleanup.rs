@@ -43,7 +43,7 @@ fn panic_mid_test_leaves_no_chromium() {
 
 #[test]
 fn panic_mid_test_leaves_no_firefox() {
-    panic_mid_test_leaves_no_browser(Family::Firefox);
+    panic_mid_test_leaves_no_browser(Family::Gecko);
 }
 
 const REPORT_ENV: &str = "WEBEXT_MCP_TEST_SHARED_REPORT";
@@ -55,7 +55,7 @@ const REPORT_ENV: &str = "WEBEXT_MCP_TEST_SHARED_REPORT";
 fn shared_browser_child() {
     let Ok(report) = std::env::var(REPORT_ENV) else { return };
     let mut lines = String::new();
-    for family in [Family::Chromium, Family::Firefox] {
+    for family in [Family::Chromium, Family::Gecko] {
         let b = shared(family);
         lines.push_str(&format!("{}\t{}\n", b.runner.profile_dir().display(), b.runner.home_dir().display()));
     }

@@ -62,12 +62,12 @@ async fn silent_chromium_times_out_and_is_killed() {
 
 #[tokio::test]
 async fn silent_firefox_times_out_and_is_killed() {
-    silent_browser_times_out_and_is_killed(Family::Firefox).await;
+    silent_browser_times_out_and_is_killed(Family::Gecko).await;
 }
 
 #[tokio::test]
 async fn browser_exiting_at_start_is_reported_with_its_output() {
-    for family in [Family::Chromium, Family::Firefox] {
+    for family in [Family::Chromium, Family::Gecko] {
         let (err, _) =
             launch_fake(family, "echo 'cannot open display' >&2\nexit 3", Duration::from_secs(20)).await;
         assert!(matches!(err, RunnerError::Exited { .. }), "{err}");

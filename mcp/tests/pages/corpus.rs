@@ -259,7 +259,7 @@ addEventListener("hashchange", () => {
 
 /// Pages for the action tools. Page scripts are inline-free where CSP matters; timers are
 /// fine (clamped to 1 s in background tabs, which the tests allow for).
-const ACTION_PAGES: [(&str, &str); 10] = [
+const ACTION_PAGES: [(&str, &str); 12] = [
     (
         "/trusted.html",
         r##"<!doctype html><title>Trusted</title><body>
@@ -353,6 +353,13 @@ document.getElementById("add").addEventListener("click", () => {
 });
 document.getElementById("noop").addEventListener("click", () => {});
 </script></body>"##,
+    ),
+    ("/fields.html", crate::common::pages::FIELDS),
+    (
+        "/vanish.html",
+        r##"<!doctype html><title>Vanish</title><body>
+<input id="a" aria-label="First field"> <input id="b" aria-label="Second field"> <input id="c" aria-label="Third field">
+<script>document.getElementById("a").addEventListener("input", () => document.getElementById("b").remove());</script></body>"##,
     ),
     (
         "/counter.html",

@@ -194,7 +194,7 @@ fn a_firefox_tab_whose_content_process_died_is_tab_crashed() {
         "/victim.html",
         r#"<!doctype html><title>Victim</title><body><p>victim</p><script>window.marker = ['wxm', 'crash', 'fixture', '9731'].join('-');</script></body>"#,
     );
-    let mut agent = Agent::new(Family::Firefox);
+    let mut agent = Agent::new(Family::Gecko);
     let tab = agent.open(&server.url("/victim.html"));
     let pids = content_processes_holding(agent.browser.runner.pid(), b"wxm-crash-fixture-9731");
     assert_eq!(pids.len(), 1, "the page's content process: {pids:?}");

@@ -27,7 +27,7 @@ use webext_mcp_host::protocol::timeouts::MAX_TIMEOUT_MS;
 use common::helper::{HelperBrowser, shared};
 use common::mcp_client::Server;
 
-pub const BOTH: [Family; 2] = [Family::Chromium, Family::Firefox];
+pub const BOTH: [Family; 2] = [Family::Chromium, Family::Gecko];
 
 /// One MCP server (`webext-mcp serve --browser <session>`) against a shared helper browser.
 pub struct Agent {

@@ -143,5 +143,5 @@ fn snapshot_bench_chromium() {
 #[test]
 #[ignore = "benchmark: run with --ignored --nocapture"]
 fn snapshot_bench_firefox() {
-    bench(Family::Firefox);
+    bench(Family::Gecko);
 }

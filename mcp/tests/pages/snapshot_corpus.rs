@@ -34,7 +34,7 @@ pub fn line_diff(a: &str, b: &str) -> String {
 fn synthetic_pages_are_byte_identical_in_both_browsers() {
     for path in SYNTHETIC {
         let chromium = snapshot_of(Family::Chromium, path, json!({}));
-        let firefox = snapshot_of(Family::Firefox, path, json!({}));
+        let firefox = snapshot_of(Family::Gecko, path, json!({}));
         assert!(chromium.lines().count() > 2, "{path}: nearly empty snapshot:\n{chromium}");
         assert!(chromium == firefox, "{path} differs between browsers:\n{}", line_diff(&chromium, &firefox));
     }
@@ -42,7 +42,7 @@ fn synthetic_pages_are_byte_identical_in_both_browsers() {
 
 #[test]
 fn a_strict_csp_page_reads_like_the_same_page_without_csp() {
-    for family in [Family::Chromium, Family::Firefox] {
+    for family in [Family::Chromium, Family::Gecko] {
         let strict = snapshot_of(family, "/csp.html", json!({}));
         let open = snapshot_of(family, "/no-csp.html", json!({}));
         assert_eq!(strict, open, "{}:\n{}", family.name(), line_diff(&strict, &open));
@@ -52,7 +52,7 @@ fn a_strict_csp_page_reads_like_the_same_page_without_csp() {
 
 #[test]
 fn pages_are_walked_in_their_main_world_unless_they_tamper_with_it() {
-    for family in [Family::Chromium, Family::Firefox] {
+    for family in [Family::Chromium, Family::Gecko] {
         let mut agent = Agent::new(family);
         let mut read = |path: &str| {
             let tab = agent.open(&corpus().url(path));
@@ -110,7 +110,7 @@ fn the_vec_docs_snapshot_is_small_and_useful() {
     let html = std::fs::read_to_string(docs.join("std/vec/struct.Vec.html")).unwrap();
     let methods = first_methods(&html, 10);
     assert_eq!(methods.len(), 10);
-    for family in [Family::Chromium, Family::Firefox] {
+    for family in [Family::Chromium, Family::Gecko] {
         let mut agent = Agent::new(family);
         let tab = agent.open(&corpus().url("/doc/std/vec/struct.Vec.html"));
         let out = agent.ok("take_snapshot", json!({ "tabId": tab }));
@@ -163,7 +163,7 @@ fn the_rust_docs_read_the_same_in_both_browsers() {
     assert!(rust_docs().is_some(), "the rust-docs component is missing (scripts/setup installs it)");
     for path in ["/doc/std/vec/struct.Vec.html", "/doc/book/print.html"] {
         let chromium = snapshot_of(Family::Chromium, path, json!({ "maxBytes": 50_000_000 }));
-        let firefox = snapshot_of(Family::Firefox, path, json!({ "maxBytes": 50_000_000 }));
+        let firefox = snapshot_of(Family::Gecko, path, json!({ "maxBytes": 50_000_000 }));
         let only_c = unmatched_lines(&chromium, &firefox);
         let only_f = unmatched_lines(&firefox, &chromium);
         let total = chromium.lines().count().max(firefox.lines().count());

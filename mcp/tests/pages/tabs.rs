@@ -117,7 +117,7 @@ fn bad_navigation_inputs_are_refused_with_their_codes() {
 /// its tab set or its active tab.
 #[tokio::test]
 async fn page_idx_is_guarded_by_the_tab_set_and_only_select_page_focuses() {
-    for family in [Family::Chromium, Family::Firefox] {
+    for family in [Family::Chromium, Family::Gecko] {
         let browser = launch(family, Host::Installed).await;
         browser.wait_host("connected", |_| true).await;
         let runtime = browser.runtime_dir.path().to_owned();

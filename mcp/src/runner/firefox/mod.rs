@@ -174,14 +174,14 @@ impl FirefoxRunner {
                 let status = wait_exit_status(&runner.process).await;
                 process::drain(stderr_reader.as_ref()).await;
                 return Err(RunnerError::Exited {
-                    family: Family::Firefox,
+                    family: Family::Gecko,
                     status,
                     stderr: process::read_tail(&tail),
                 });
             }
             if Instant::now() >= deadline {
                 return Err(RunnerError::StartTimeout {
-                    family: Family::Firefox,
+                    family: Family::Gecko,
                     timeout: opts.start_timeout,
                     stderr: process::read_tail(&tail),
                 });
@@ -197,7 +197,7 @@ impl FirefoxRunner {
 
     fn marionette(&self, what: &str) -> Result<&Marionette, RunnerError> {
         self.marionette.as_ref().ok_or_else(|| RunnerError::Unsupported {
-            family: Family::Firefox,
+            family: Family::Gecko,
             what: format!("{what} without RunnerOptions::remote_control"),
         })
     }
@@ -218,7 +218,7 @@ const TAB_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Runner for FirefoxRunner {
     fn family(&self) -> Family {
-        Family::Firefox
+        Family::Gecko
     }
     fn pid(&self) -> u32 {
         self.process.pid()
@@ -235,7 +235,7 @@ impl Runner for FirefoxRunner {
     fn load_extension<'a>(&'a self, _dir: &'a Path) -> BoxFuture<'a, Result<ExtensionHandle, RunnerError>> {
         Box::pin(async {
             Err(RunnerError::Unsupported {
-                family: Family::Firefox,
+                family: Family::Gecko,
                 what: "loading an extension into a running browser (list it in RunnerOptions::extensions)"
                     .to_owned(),
             })

@@ -1,0 +1,108 @@
+//! Whether the native build can do a project, or the project's own toolchain must: files
+//! that need compiling, bundler configs and framework dependencies. Each reason is a
+//! finding, so `extension_build` can say why it delegated (or why it cannot build).
+
+use std::path::Path;
+
+use crate::manifest::{Finding, FindingCode, Json};
+
+/// Files that need compiling before a browser can load them.
+pub(super) fn needs_compile(path: &str) -> Option<&'static str> {
+    let lower = path.to_ascii_lowercase();
+    let ext = lower.rsplit_once('.').map(|(_, e)| e)?;
+    Some(match ext {
+        "ts" | "mts" | "cts" => "TypeScript",
+        "tsx" | "jsx" => "JSX",
+        "vue" => "a Vue component",
+        "svelte" => "a Svelte component",
+        "scss" | "sass" => "Sass",
+        "less" => "Less",
+        "styl" => "Stylus",
+        _ => return None,
+    })
+}
+
+/// Config files that mean "this project has its own bundler".
+pub const BUNDLER_CONFIGS: [&str; 12] = [
+    "extension.config.js",
+    "extension.config.mjs",
+    "extension.config.cjs",
+    "extension.config.ts",
+    "wxt.config.ts",
+    "wxt.config.js",
+    "vite.config.js",
+    "vite.config.ts",
+    "vite.config.mjs",
+    "webpack.config.js",
+    "rspack.config.js",
+    "rollup.config.js",
+];
+
+/// Dependencies that mean "the sources are not what the browser loads". `extension` itself
+/// is not one: Extension.js projects whose scripts are classic build natively, identically.
+pub const FRAMEWORK_DEPENDENCIES: [&str; 12] = [
+    "react",
+    "react-dom",
+    "preact",
+    "vue",
+    "svelte",
+    "solid-js",
+    "@angular/core",
+    "wxt",
+    "plasmo",
+    "tailwindcss",
+    "sass",
+    "less",
+];
+
+/// Project-level reasons a native build is not allowed: a bundler config or a framework
+/// dependency in `package.json`.
+pub fn project_findings(project: &Path, package_json: Option<&Json>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for name in BUNDLER_CONFIGS {
+        if project.join(name).is_file() {
+            out.push(
+                Finding::new(
+                    FindingCode::ManifestBundlerConfig,
+                    format!("{name} configures a bundler, so the project's own toolchain must build it"),
+                    "install the project's dependencies (npm install) so its toolchain can run, or remove the config for a plain build",
+                )
+                .in_file(name),
+            );
+        }
+    }
+    if let Some(pkg) = package_json {
+        for section in ["dependencies", "devDependencies"] {
+            if let Some(deps) = pkg.get(section).and_then(Json::as_object) {
+                for dep in deps.keys() {
+                    if FRAMEWORK_DEPENDENCIES.contains(&dep) {
+                        out.push(
+                            Finding::new(
+                                FindingCode::ManifestFrameworkDependency,
+                                format!("package.json depends on `{dep}`, which needs a bundler"),
+                                "build with the project's toolchain (npm install, then build again)",
+                            )
+                            .in_file("package.json")
+                            .at(format!("{section}.{dep}")),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compile_needing_extensions() {
+        assert_eq!(needs_compile("a.ts"), Some("TypeScript"));
+        assert_eq!(needs_compile("A.TSX"), Some("JSX"));
+        assert_eq!(needs_compile("s.scss"), Some("Sass"));
+        assert_eq!(needs_compile("a.js"), None);
+        assert_eq!(needs_compile("d.d"), None);
+    }
+}

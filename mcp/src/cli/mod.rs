@@ -1,0 +1,517 @@
+//! Command line: `serve`, the CLI twin `call`, and the verbs built on it.
+//!
+//! Exit codes: 0 ok, 1 the tool reported an error, 2 usage error (bad flags, unknown tool,
+//! arguments that are not JSON, a broken config file).
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
+use webext_mcp_host::protocol::ErrorBody;
+
+mod session;
+
+use crate::config::{Config, Flags};
+use crate::logging;
+use crate::paths::{Env, Paths};
+use crate::tools::catalog::{CreateArgs, ListArgs};
+use crate::tools::dev::{SessionArgs, StartArgs, StopArgs, WaitArgs};
+use crate::tools::extension::BuildArgs;
+use crate::tools::inspect::InspectArgs;
+use crate::tools::install::{DoctorArgs, InstallArgs, UninstallArgs};
+use crate::tools::{self, Context, Ctx, Selection};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "webext-mcp",
+    version,
+    about = "MCP server for building browser extensions and driving real browsers"
+)]
+struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args, Debug)]
+struct Global {
+    /// Use this directory as the home directory (config, data and cache live under it).
+    #[arg(long, global = true, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// Log filter for stderr, e.g. `debug` (overrides WEBEXT_MCP_LOG and the config file).
+    #[arg(long, global = true, value_name = "FILTER")]
+    log: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Speak MCP over stdin/stdout (what an MCP client runs).
+    Serve {
+        /// Tool groups shown by tools/list: `default`, `all`, or names such as `core,debug`.
+        #[arg(long, value_name = "LIST")]
+        toolsets: Option<String>,
+        /// Browser the browser tools use by default (name, profile label or session id).
+        #[arg(long, value_name = "NAME")]
+        browser: Option<String>,
+    },
+    /// Run one tool, exactly as the MCP server would, and print its result.
+    Call {
+        /// Tool name, as in tools/list.
+        tool: String,
+        /// Arguments as a JSON object; `-` reads them from stdin. Default `{}`.
+        args: Option<String>,
+        /// Print the structured result (or `{"error":…}`) as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List every tool with its group.
+    Tools {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the effective configuration and where each value comes from.
+    Config {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build the extension in PATH (default: the current folder) into dist/<browser>/; the
+    /// `extension_build` tool.
+    Build(Verb<BuildArgs>),
+    /// List or search the extension templates; the `extension_list_templates` tool.
+    Templates(Verb<ListArgs>),
+    /// Create an extension project from a template; the `extension_create` tool.
+    Create(Verb<CreateArgs>),
+    /// Register webext-mcp as the native-messaging host of every detected browser and unpack
+    /// the helper extension; prints the next step per browser. The `install` tool.
+    Install(Verb<InstallArgs>),
+    /// Remove exactly what `install` wrote. The `uninstall` tool.
+    Uninstall(Verb<UninstallArgs>),
+    /// Start a dev session and print its events until Ctrl-C or `webext-mcp stop`: build,
+    /// launch the browser, reload on save (`--detach`: return once ready). The
+    /// `extension_dev` tool.
+    Dev(Verb<SessionArgs>),
+    /// Build for production and run it in a browser until Ctrl-C or `stop`. The
+    /// `extension_start` tool.
+    Start(Verb<StartArgs>),
+    /// Run the already built dist/<browser>/ until Ctrl-C or `stop`. The `extension_preview`
+    /// tool.
+    Preview(Verb<SessionArgs>),
+    /// Wait until the project's session is ready; the `extension_wait` tool.
+    Wait(Verb<WaitArgs>),
+    /// Stop the project's session; the `extension_stop` tool.
+    Stop(Verb<StopArgs>),
+    /// Look inside the project's running session: injection, rendered roots, console, HTML;
+    /// the `extension_source_inspect` tool. Prints NDJSON events.
+    Inspect(Verb<InspectArgs>),
+    /// Internal: the session process that `dev`, `start` and `preview` spawn.
+    #[command(name = "__session", hide = true)]
+    SessionProcess {
+        /// The session spec as JSON.
+        spec: String,
+    },
+    /// Say why the helper extension does or does not connect, with a fix per problem. The
+    /// `doctor` tool.
+    Doctor(Verb<DoctorArgs>),
+}
+
+/// A verb that is one tool: the tool's own argument type (so a renamed field renames the
+/// flag), plus how to print.
+#[derive(Args, Debug)]
+struct Verb<A: Args> {
+    #[command(flatten)]
+    args: A,
+    /// Print the structured result (or `{"error":…}`) as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Entry point of the binary.
+pub fn main(argv: Vec<OsString>) -> ExitCode {
+    // A browser starting its native-messaging host: no CLI, stdout is the protocol.
+    if let Some(caller) = webext_mcp_host::native::invocation(&argv) {
+        return webext_mcp_host::native::run(caller);
+    }
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("webext-mcp: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    runtime.block_on(run(cli))
+}
+
+fn flags_of(cli: &Cli) -> Flags {
+    let mut flags = Flags::new();
+    if let Some(log) = &cli.global.log {
+        flags.insert("log", log.clone());
+    }
+    if let Command::Serve { toolsets, browser } = &cli.command {
+        if let Some(t) = toolsets {
+            flags.insert("toolsets", t.clone());
+        }
+        if let Some(b) = browser {
+            flags.insert("browser", b.clone());
+        }
+    }
+    flags
+}
+
+/// Builds the shared context: paths, config, enabled toolsets.
+pub fn context(home: Option<&std::path::Path>, env: Env, flags: &Flags) -> Result<Ctx, ErrorBody> {
+    let paths = match home {
+        Some(h) => Paths::for_home(h, &env.for_explicit_home()),
+        None => Paths::detect(&env),
+    };
+    let config = Config::load(&paths.config_file, &env, flags)?;
+    let toolsets = std::sync::RwLock::new(Selection::parse(&config.list("toolsets"))?);
+    let browser = tools::browser::BrowserState::new(&paths.runtime_search, config.text("browser"));
+    Ok(Arc::new(Context { paths, config, env, toolsets, browser }))
+}
+
+async fn run(cli: Cli) -> ExitCode {
+    let flags = flags_of(&cli);
+    let ctx = match context(cli.global.home.as_deref(), Env::capture(), &flags) {
+        Ok(ctx) => ctx,
+        Err(e) => return usage_error(&e.line()),
+    };
+    logging::init_stderr(ctx.config.log_filter());
+    match cli.command {
+        Command::Serve { .. } => match crate::server::serve_stdio(ctx).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                tracing::error!("MCP server stopped: {e:#}");
+                ExitCode::from(1)
+            }
+        },
+        Command::Call { tool, args, json } => match parse_args(args.as_deref()) {
+            Ok(args) if session::SESSION_TOOLS.contains(&tool.as_str()) => {
+                session::call_detached(&ctx, &tool, args, json).await
+            }
+            Ok(args) => call(&ctx, &tool, args, json).await,
+            Err(msg) => usage_error(&msg),
+        },
+        Command::Tools { json } => list_tools(&ctx, json),
+        Command::Config { json } => call(&ctx, "get_config", json!({}), json).await,
+        Command::SessionProcess { spec } => match serde_json::from_str::<crate::session::Spec>(&spec) {
+            Ok(spec) => crate::session::run(spec).await,
+            Err(e) => usage_error(&format!("bad session spec: {e}")),
+        },
+        command => match command.tool_call() {
+            Some(ToolCall { tool, args: Ok(args), json, session: Some(detach) }) => {
+                session::verb(&ctx, tool, args, detach, json).await
+            }
+            Some(ToolCall { tool, args: Ok(args), json, session: None }) => {
+                call(&ctx, tool, args, json).await
+            }
+            Some(ToolCall { args: Err(e), .. }) => usage_error(&format!("cannot encode the arguments: {e}")),
+            None => usage_error("this verb runs no tool"),
+        },
+    }
+}
+
+/// What a verb that is one tool runs.
+struct ToolCall {
+    tool: &'static str,
+    /// The verb's arguments as the JSON object the tool decodes.
+    args: Result<Value, serde_json::Error>,
+    json: bool,
+    /// For `dev`, `start` and `preview`: whether to detach (else the CLI follows the session).
+    session: Option<bool>,
+}
+
+impl Command {
+    /// The tool a verb is and what it passes; `None` for the verbs that are not one tool.
+    fn tool_call(self) -> Option<ToolCall> {
+        fn plain<A: serde::Serialize + Args>(tool: &'static str, v: Verb<A>) -> ToolCall {
+            ToolCall { tool, args: serde_json::to_value(&v.args), json: v.json, session: None }
+        }
+        fn session<A: serde::Serialize + Args>(tool: &'static str, v: Verb<A>, detach: bool) -> ToolCall {
+            ToolCall { session: Some(detach), ..plain(tool, v) }
+        }
+        Some(match self {
+            Command::Build(v) => plain("extension_build", v),
+            Command::Templates(v) => plain("extension_list_templates", v),
+            Command::Create(v) => plain("extension_create", v),
+            Command::Install(v) => plain("install", v),
+            Command::Uninstall(v) => plain("uninstall", v),
+            Command::Dev(v) => {
+                let detach = v.args.detach;
+                session("extension_dev", v, detach)
+            }
+            Command::Start(mut v) => {
+                // Detached, `start` answers once the session is ready, as `dev --detach` does.
+                let detach = v.args.session.detach;
+                v.args.wait = detach;
+                session("extension_start", v, detach)
+            }
+            Command::Preview(v) => {
+                let detach = v.args.detach;
+                session("extension_preview", v, detach)
+            }
+            Command::Wait(v) => plain("extension_wait", v),
+            Command::Stop(v) => plain("extension_stop", v),
+            Command::Inspect(v) => plain("extension_source_inspect", v),
+            Command::Doctor(v) => plain("doctor", v),
+            Command::Serve { .. }
+            | Command::Call { .. }
+            | Command::Tools { .. }
+            | Command::Config { .. }
+            | Command::SessionProcess { .. } => return None,
+        })
+    }
+}
+
+/// Progress lines on stderr when it is a terminal (never on stdout: `--json` output stays
+/// clean); no sink otherwise.
+pub(super) fn terminal_progress() -> tools::Call {
+    use std::io::IsTerminal;
+    let sink: Option<tools::ProgressSink> = std::io::stderr().is_terminal().then(|| {
+        let sink: tools::ProgressSink = Arc::new(|p: tools::Progress| eprintln!("… {}", p.message));
+        sink
+    });
+    tools::Call::new(sink, Default::default())
+}
+
+pub(super) async fn call(ctx: &Ctx, tool: &str, args: Value, as_json: bool) -> ExitCode {
+    let Some(result) = tools::call(ctx, terminal_progress(), tool, args).await else {
+        let names: Vec<&str> = tools::registry().iter().map(|t| t.name).collect();
+        return usage_error(&format!("unknown tool `{tool}`; known tools: {}", names.join(", ")));
+    };
+    print_result(result, as_json)
+}
+
+/// Prints a tool's result (its text, or with `--json` its structured content or error) and
+/// returns the exit code.
+pub(super) fn print_result(result: tools::ToolResult, as_json: bool) -> ExitCode {
+    // A report that lists problems (doctor, server_info) exits 1 like a failure.
+    let found_problems = result.as_ref().is_ok_and(tools::ToolOutput::reports_problems);
+    match result {
+        Ok(out) if as_json => print_stdout(&pretty(&out.structured)),
+        Ok(out) => print_stdout(&out.text()),
+        Err(err) => {
+            if as_json {
+                print_stdout(&pretty(&json!({ "error": err })));
+            } else {
+                eprintln!("{}", err.line());
+            }
+            return ExitCode::from(1);
+        }
+    }
+    if found_problems {
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+fn parse_args(args: Option<&str>) -> Result<Value, String> {
+    let text = match args {
+        None => return Ok(Value::Object(Default::default())),
+        Some("-") => {
+            let mut buf = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut buf)
+                .map_err(|e| format!("cannot read arguments from stdin: {e}"))?;
+            buf
+        }
+        Some(s) => s.to_owned(),
+    };
+    serde_json::from_str(&text)
+        .map_err(|e| format!("arguments are not valid JSON ({e}); pass an object such as '{{\"tabId\": 3}}'"))
+}
+
+fn list_tools(ctx: &Ctx, as_json: bool) -> ExitCode {
+    let selection =
+        ctx.toolsets.read().map(|s| s.clone()).unwrap_or(Selection { defaults: true, groups: vec![] });
+    let rows: Vec<Value> = tools::registry()
+        .iter()
+        .map(|t| {
+            json!({
+                "name": t.name,
+                "toolset": t.toolset.name(),
+                "enabled": selection.shows(t),
+                "description": t.description,
+            })
+        })
+        .collect();
+    if as_json {
+        print_stdout(&pretty(&Value::Array(rows)));
+    } else {
+        let mut text = String::new();
+        for t in tools::registry() {
+            let off = if selection.shows(t) { "" } else { " (off)" };
+            text.push_str(&format!("{:<28} {:<10}{} {}\n", t.name, t.toolset.name(), off, t.description));
+        }
+        print_stdout(text.trim_end());
+    }
+    ExitCode::SUCCESS
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("webext-mcp: {message}");
+    ExitCode::from(2)
+}
+
+/// Writes a line to stdout; a closed pipe (`| head`) is not an error.
+pub(super) fn print_stdout(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{text}");
+    let _ = out.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use clap::CommandFactory;
+    use serde_json::json;
+
+    use super::*;
+    use crate::tools::decode;
+
+    fn parse(argv: &[&str]) -> ToolCall {
+        let cli = Cli::try_parse_from(std::iter::once("webext-mcp").chain(argv.iter().copied()))
+            .unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+        cli.command.tool_call().unwrap_or_else(|| panic!("{argv:?} runs no tool"))
+    }
+
+    fn camel(snake: &str) -> String {
+        let mut out = String::new();
+        let mut upper = false;
+        for c in snake.chars() {
+            if c == '_' {
+                upper = true;
+            } else if upper {
+                out.extend(c.to_uppercase());
+                upper = false;
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// Every flag and positional of a verb is one of its tool's listed arguments, and every
+    /// listed argument is a flag or positional: the verbs are the tools' own types, so only a
+    /// hand-made verb (or a field hidden from one side) can fail this.
+    #[test]
+    fn each_verb_takes_exactly_its_tools_arguments() {
+        let app = Cli::command();
+        let verbs: &[&[&str]] = &[
+            &["build"],
+            &["templates"],
+            &["create", "x"],
+            &["install"],
+            &["uninstall"],
+            &["dev"],
+            &["start"],
+            &["preview"],
+            &["wait"],
+            &["stop"],
+            &["inspect"],
+            &["doctor"],
+        ];
+        for argv in verbs {
+            let tool = parse(argv).tool;
+            let def =
+                tools::registry().iter().find(|t| t.name == tool).unwrap_or_else(|| panic!("no tool {tool}"));
+            let schema = (def.input_schema)();
+            let listed: BTreeSet<String> =
+                schema["properties"].as_object().unwrap().keys().cloned().collect();
+            // `start` waits exactly when it detaches; the flag would only contradict --detach.
+            let set_by_the_verb: &[&str] = if tool == "extension_start" { &["wait"] } else { &[] };
+            let listed: BTreeSet<String> =
+                listed.into_iter().filter(|k| !set_by_the_verb.contains(&k.as_str())).collect();
+            let sub = app.find_subcommand(argv[0]).unwrap();
+            let flags: BTreeSet<String> = sub
+                .get_arguments()
+                .map(|a| camel(a.get_id().as_str()))
+                .filter(|id| !["json", "home", "log", "help", "version"].contains(&id.as_str()))
+                .collect();
+            assert_eq!(flags, listed, "`{}` against `{tool}`", argv[0]);
+        }
+    }
+
+    /// What each verb passes, spelled as its tool reads it, and decoded by the tool's type.
+    #[test]
+    fn verbs_pass_what_their_tools_decode() {
+        let build = parse(&["build", "p", "--browser", "chrome,firefox", "--zip-source", "--out-dir", "out"]);
+        let args = build.args.unwrap();
+        assert_eq!(
+            args,
+            json!({"projectPath": "p", "browser": "chrome,firefox", "zip": false, "zipSource": true, "outDir": "out"})
+        );
+        decode::<BuildArgs>(args).unwrap();
+
+        let create = parse(&["create", "named", "--path", "dir", "--no-git", "--json"]);
+        assert!(create.json);
+        let args = create.args.unwrap();
+        assert_eq!(
+            args,
+            json!({"projectName": "named", "projectPath": "dir", "dryRun": false, "git": false})
+        );
+        decode::<CreateArgs>(args).unwrap();
+
+        let listed = parse(&["templates", "side panel", "--tag", "ai", "--tag", "chat", "--featured"]);
+        let args = listed.args.unwrap();
+        assert_eq!(args, json!({"query": "side panel", "tags": ["ai", "chat"], "featured": true}));
+        decode::<ListArgs>(args).unwrap();
+
+        let inspect = parse(&[
+            "inspect",
+            "p",
+            "--include",
+            "html,page_meta",
+            "--context",
+            "popup",
+            "--max-bytes",
+            "100",
+        ]);
+        let args = inspect.args.unwrap();
+        assert_eq!(args["include"], json!(["html", "meta"]));
+        assert_eq!(args["context"], "popup");
+        assert_eq!(args["shadowDom"], "open-only");
+        assert_eq!(args["maxBytes"], 100);
+        decode::<InspectArgs>(args).unwrap();
+
+        let wait = parse(&["wait", "--timeout", "5"]);
+        let args = wait.args.unwrap();
+        assert_eq!(args, json!({"projectPath": ".", "timeoutMs": 5}));
+        decode::<WaitArgs>(args).unwrap();
+
+        let start = parse(&["start", "p", "--detach", "--headless"]);
+        assert_eq!(start.session, Some(true));
+        let args = start.args.unwrap();
+        assert_eq!(args["wait"], true);
+        assert_eq!(args["headless"], true);
+        decode::<StartArgs>(args).unwrap();
+
+        let dev = parse(&["dev", "--browser", "chromium"]);
+        assert_eq!(dev.session, Some(false));
+        assert_eq!(dev.args.unwrap(), json!({"projectPath": ".", "browser": "chromium", "detach": false}));
+    }
+
+    /// Bad words are usage errors naming what is accepted, before any tool runs.
+    #[test]
+    fn bad_words_are_usage_errors() {
+        let e = Cli::try_parse_from(["webext-mcp", "inspect", "--context", "nowhere"]).unwrap_err();
+        assert!(e.to_string().contains("popup"), "{e}");
+        assert!(Cli::try_parse_from(["webext-mcp", "build", "--bogus"]).is_err());
+    }
+}

@@ -193,7 +193,7 @@ async function settle(tab, st, frameId, ordinal, nav, deadline, doc) {
     if (c.count > 0) {
       const eng = await engine();
       const table = { url: c.url, title: c.title, viewport: [0, 0, 0, 0], nodes: c.nodes };
-      const out = eng.snapshotJson(engineInput([{ ordinal, path: [], table }], { interactiveOnly: true, viewportOnly: false, root: null, maxDepth: null, redact: "safe", collapse: false }));
+      const out = eng.snapshotParts(engineInput([{ ordinal, path: [], table }], { interactiveOnly: true, viewportOnly: false, root: null, maxDepth: null, redact: "safe", collapse: false }));
       changes.added = out.text.split("\n").filter((l) => l.trim() !== "");
     }
     if (!changes.added.length && !changes.removed.length) changes = null;

@@ -24,10 +24,10 @@ export async function collectTables(tab, st, target, viewportOnly = false, here 
   const options = { viewportOnly, cached: [...st.tables.keys()], maxNodes: 200000, here };
   const results = await callAgent(tab, st, target, "collect", [options]);
   // Documents that have not met the main-world collector yet: inject it, ask them again.
-  const fresh = results.filter((r) => r.value?.needsMainWorld).map((r) => r.frameId);
+  const fresh = results.filter((r) => r.value?.needsMainWorld).map((r) => ({ frameId: r.frameId, channel: r.value.channel }));
   if (fresh.length === 0) return results;
   await injectMainCollector(tab, fresh);
-  const again = await callAgent(tab, st, { frameIds: fresh }, "collect", [{ ...options, mainInjected: true }]);
+  const again = await callAgent(tab, st, { frameIds: fresh.map((f) => f.frameId) }, "collect", [{ ...options, mainInjected: true }]);
   return results.filter((r) => !r.value?.needsMainWorld).concat(again);
 }
 
@@ -52,17 +52,22 @@ async function collectFrames(tab, st, viewportOnly, here = false) {
 }
 
 /**
- * The engine's input as JSON text: each frame's `nodes` is already JSON (the agent's), and
- * is spliced in as is.
+ * The engine's input in parts: `head`, the frame structure this side knows (ordinals from
+ * the browser's frame ids, paths from the agent), and `texts`, each frame's `nodes` (and a
+ * main-world table's `ids` and `closed`) as text the engine parses and checks on its own.
+ * Page code can write a main-world table's `nodes`: spliced into one document, it could
+ * close its frame and describe others.
  */
 export function engineInput(frames, options) {
-  const parts = frames.map(({ ordinal, path, table }) => {
-    const head = JSON.stringify({ ordinal, path, url: table.url, title: table.title, viewport: table.viewport });
-    // A main-world table brings its ids apart, as JSON text too (TABLE.md).
-    const ids = table.ids ? `,"ids":${table.ids},"closed":${table.closed}` : "";
-    return `${head.slice(0, -1)}${ids},"nodes":${table.nodes}}`;
+  const texts = [];
+  const part = (text) => texts.push(String(text)) - 1;
+  const heads = frames.map(({ ordinal, path, table }) => {
+    const head = { ordinal, path, url: table.url, title: table.title, viewport: table.viewport, nodes: part(table.nodes) };
+    // A main-world table brings its ids apart (TABLE.md), and the frame elements the agent saw.
+    if (table.ids) Object.assign(head, { ids: part(table.ids), closed: part(table.closed), frameIndex: table.frameIndex ?? [] });
+    return head;
   });
-  return `{"frames":[${parts.join(",")}],"options":${JSON.stringify(options)}}`;
+  return { head: JSON.stringify({ frames: heads, options }), texts };
 }
 
 /**
@@ -72,11 +77,11 @@ export function engineInput(frames, options) {
  */
 export async function render(eng, frames, options, walkHere) {
   try {
-    return { frames, out: eng.snapshotJson(engineInput(frames, options)) };
+    return { frames, out: eng.snapshotParts(engineInput(frames, options)) };
   } catch (e) {
     if (!(e instanceof HelperError) || !frames.some((f) => f.table.walker === "main")) throw e;
     const again = await walkHere();
-    return { frames: again, out: eng.snapshotJson(engineInput(again, options)) };
+    return { frames: again, out: eng.snapshotParts(engineInput(again, options)) };
   }
 }
 

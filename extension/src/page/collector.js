@@ -1,21 +1,26 @@
 // The snapshot collector: one walk of a frame's DOM into the compact table of
-// ext-wasm/TABLE.md. Injected twice per document (scripting.executeScript with `files`):
+// ext-wasm/TABLE.md. `installCollector` is injected whole (scripting.executeScript with
+// `func`, so it must stay self-contained) twice per document:
 //
 // - into the isolated world, before the agent (page/identity.js …), which owns element
 //   identity (ids, refs, actions) and walks with this code when it has to;
 // - into the page's main world, where the same walk runs several times faster: DOM calls
 //   from an isolated world pay for a second set of wrappers (Chromium) or for Xray
 //   wrappers (Firefox, about 5× the walk). There it only answers the agent's synchronous
-//   `REQUEST` event with the table and, for each element node, where the element sits in
+//   request event with the table and, for each element node, where the element sits in
 //   `querySelectorAll("*")` of its tree; the agent maps those positions to its own ids in
 //   the same task, checks every tag, and falls back to its own walk when anything is off.
-//   Nothing here trusts the page, and the page learns nothing it could not read itself.
-(() => {
-  // Bumped whenever the table or the reply changes: a main-world listener left by an older
-  // helper in a long-lived page then no longer answers.
-  const FORMAT = "webext-mcp-table-3";
-  const REQUEST = `${FORMAT}:collect`;
-  const REPLY = `${FORMAT}:table`;
+//   The events are named after `channel`, a random name the agent draws per document and
+//   the background passes in as an argument (never through the page), and they carry no
+//   options: which of two names is fired says whether to walk the viewport only. Nothing
+//   here trusts the page, and the engine checks what comes back (ext-wasm/src/untrusted.rs).
+export function installCollector(channel = null, maxNodesCap = 200000) {
+  // The events' suffixes (the agent's random channel goes before them). Bumped whenever the
+  // table or the reply changes.
+  const FORMAT = "webext-mcp-table-4";
+  const REQUEST_ALL = `:${FORMAT}:all`;
+  const REQUEST_VIEWPORT = `:${FORMAT}:viewport`;
+  const REPLY = `:${FORMAT}:table`;
   // Positions are `tree * TREE + index`: tree 0 is the document, tree k ≥ 1 the k-th open
   // shadow root the walk entered.
   const TREE = 1 << 22;
@@ -36,11 +41,31 @@
   ]);
   const canHost = (tag) => SHADOW_HOSTS.has(tag) || tag.includes("-");
   const MAX_TEXT = 400;
+  // Live values and resolved labels (the engine shows at most 1000 chars of either).
+  const MAX_VALUE = 4000;
   const VISIBLE = { visibilityProperty: true };
 
   // Runs of whitespace (`\s` includes no-break spaces) become one space. A lone space is
   // left alone, so most texts come back as the same string, with nothing allocated.
   const collapse = (text) => text.replace(/\s{2,}|[^\S ]/g, " ");
+
+  /**
+   * The attributes of `el` the engine reads (TABLE.md `a`), or null; `id` only when a
+   * `label[for]` in `labelled` names it.
+   */
+  function attrsOf(el, labelled) {
+    let a = null;
+    // hasAttributes() allocates nothing; a docs page has thousands of bare elements.
+    if (el.hasAttributes()) {
+      for (const name of el.getAttributeNames()) {
+        if (ATTRS.has(name) || name.startsWith("aria-") || (name === "id" && labelled.has(el.id))) {
+          const value = el.getAttribute(name);
+          (a ??= {})[name] = value.length > 2000 ? value.slice(0, 2000) : value;
+        }
+      }
+    }
+    return a;
+  }
 
   /** Marks a table node as the last one before the node budget ran out (`c`). */
   function markIncomplete(node) {
@@ -172,16 +197,7 @@
       }
       if (tag === "slot") return walkSlot(el, depth, hidden);
 
-      let a = null;
-      // hasAttributes() allocates nothing; a docs page has thousands of bare elements.
-      if (el.hasAttributes()) {
-        for (const name of el.getAttributeNames()) {
-          if (ATTRS.has(name) || name.startsWith("aria-") || (name === "id" && labelled.has(el.id))) {
-            const value = el.getAttribute(name);
-            (a ??= {})[name] = value.length > 2000 ? value.slice(0, 2000) : value;
-          }
-        }
-      }
+      let a = attrsOf(el, labelled);
       // An inline wrapper the engine would only see through (`<code>`, `<em>`, a bare
       // `<span>`: no attribute it reads, rendered, no shadow root) adds nothing to the
       // snapshot: its children take its place. About a tenth of the nodes of a docs page.
@@ -215,17 +231,22 @@
           p = { checked: el.checked };
           if (el.indeterminate) p.indeterminate = true;
         } else if (!["button", "submit", "reset", "image", "file"].includes(el.type)) {
-          p = { value: el.value };
+          p = { value: el.value.slice(0, MAX_VALUE) };
         }
       } else if (tag === "textarea") {
-        p = { value: el.value };
+        p = { value: el.value.slice(0, MAX_VALUE) };
       } else if (tag === "select") {
-        p = { value: el.value, opts: Array.from(el.selectedOptions, (o) => collapse(o.text).trim()) };
+        const opts = [];
+        for (const o of el.selectedOptions) {
+          if (opts.length === 100) break;
+          opts.push(collapse(o.text).trim().slice(0, MAX_TEXT));
+        }
+        p = { value: el.value.slice(0, MAX_VALUE), opts };
       } else if (tag === "option") {
         p = { selected: el.selected };
       }
       const labelledBy = a?.["aria-labelledby"];
-      if (labelledBy) (p ??= {}).label = textOfIds(el, labelledBy);
+      if (labelledBy) (p ??= {}).label = textOfIds(el, labelledBy).slice(0, MAX_VALUE);
       if (p) (more ??= {}).p = p;
       if (viewportOnly) (more ??= {}).r = rectOf(el);
 
@@ -270,25 +291,19 @@
   // Content scripts see their extension's runtime; the main world does not (a page that
   // fakes one only turns its own main-world walk off).
   const isolated = typeof (globalThis.browser ?? globalThis.chrome)?.runtime?.id === "string";
-  if (isolated) {
-    globalThis.__webextMcpCollector ??= { walk, collapse, SKIP, REQUEST, REPLY, TREE };
+  if (isolated && channel === null) {
+    globalThis.__webextMcpCollector ??= { walk, collapse, attrsOf, SKIP, REQUEST_ALL, REQUEST_VIEWPORT, REPLY, TREE };
     return;
   }
+  if (isolated || typeof channel !== "string") return;
 
   // ---- main world: answer the agent --------------------------------------------------
   // Page code that breaks JSON.stringify for arrays (old Prototype.js) gets no answer, and
   // the agent walks from its own world.
   if (Array.prototype.toJSON !== undefined) return;
-  document.addEventListener(REQUEST, (event) => {
-    if (typeof event.detail !== "string") return;
+  const answer = (viewportOnly) => (event) => {
     // A second copy of this listener (injected twice) leaves the answer to the first.
     event.stopImmediatePropagation();
-    let options;
-    try {
-      options = JSON.parse(event.detail);
-    } catch {
-      return;
-    }
     const started = performance.now();
     // Where an element sits in `querySelectorAll("*")` of its tree. The walk meets elements
     // in document order, so a pointer per tree finds them by scanning forward (a Map over
@@ -331,8 +346,8 @@
     const custom = [];
     const { json } = document.documentElement
       ? walk([document.documentElement], {
-        viewportOnly: Boolean(options.viewportOnly),
-        maxNodes: options.maxNodes ?? 200000,
+        viewportOnly,
+        maxNodes: maxNodesCap,
         idOf: (el, tag) => {
           positions.push(position(el));
           tags.push(tag);
@@ -352,6 +367,8 @@
       : { json: "[]" };
     const walkMs = performance.now() - started;
     const head = JSON.stringify({ walkMs, positions, tags: tags.join(" "), hosts, custom });
-    document.dispatchEvent(new CustomEvent(REPLY, { detail: `${head}\n${json}` }));
-  }, true);
-})();
+    document.dispatchEvent(new CustomEvent(channel + REPLY, { detail: `${head}\n${json}` }));
+  };
+  document.addEventListener(channel + REQUEST_ALL, answer(false), true);
+  document.addEventListener(channel + REQUEST_VIEWPORT, answer(true), true);
+}

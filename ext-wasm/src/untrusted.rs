@@ -12,8 +12,6 @@
 //! a main-world table are the ordinals 0, 1, 2, … in order, so the refs are the agent's ids
 //! and never a number the page picked.
 
-use std::collections::HashSet;
-
 use crate::error::EngineError;
 use crate::json::{self, Json};
 use crate::table::{FrameTable, Input, Node};
@@ -34,17 +32,15 @@ impl Input {
     /// Parses an input in parts: `head` is the input of `TABLE.md` whose frames' `nodes`,
     /// `ids` and `closed` are indexes into `texts` (or absent), each a JSON array on its own.
     pub fn parse_parts(head: &str, texts: &[String]) -> Result<Input, EngineError> {
-        let mut input = Input::parse_with(head, Some(texts))?;
+        let input = Input::parse_with(head, Some(texts))?;
         if let Some(first) = input.frames.first()
             && (first.ordinal != 0 || !first.path.is_empty())
         {
             return Err(bad("the first frame is not the top document"));
         }
-        let mut ordinals = HashSet::new();
-        for f in &mut input.frames {
-            if !ordinals.insert(f.ordinal) {
-                return Err(bad("two frame tables have the same ordinal"));
-            }
+        let mut ordinals: Vec<u32> = input.frames.iter().map(|f| f.ordinal).collect();
+        if !all_different(&mut ordinals) {
+            return Err(bad("two frame tables have the same ordinal"));
         }
         Ok(input)
     }
@@ -75,8 +71,8 @@ pub(crate) fn check_frame(f: &FrameTable, main: Option<(&[u64], &FrameIndex)>) -
     }
     let mut prev: Option<&Node> = None;
     let mut element = 0u64;
-    let mut refs = HashSet::with_capacity(f.nodes.len() / 2);
-    let mut frames_seen = HashSet::new();
+    let mut refs = Vec::with_capacity(f.nodes.len() / 2);
+    let mut frames_seen = Vec::new();
     for n in &f.nodes {
         match prev {
             None if n.d != 0 => return Err("the first node is not at depth 0"),
@@ -101,13 +97,12 @@ pub(crate) fn check_frame(f: &FrameTable, main: Option<(&[u64], &FrameIndex)>) -
             {
                 return Err("an element node's tag is not a tag name");
             }
-            if !refs.insert(i) {
-                return Err("two element nodes have the same id");
-            }
-            if let Some(k) = n.f
-                && (!is_frame_tag(&n.t) || !frames_seen.insert(k))
-            {
-                return Err("a frame index is on a non-frame element or given twice");
+            refs.push(i);
+            if let Some(k) = n.f {
+                if !is_frame_tag(&n.t) {
+                    return Err("a frame index is on a non-frame element");
+                }
+                frames_seen.push(k);
             }
             if let Some((ids, index)) = main {
                 // Ordinals in document order, so the agent's ids (not the page) name elements.
@@ -129,16 +124,26 @@ pub(crate) fn check_frame(f: &FrameTable, main: Option<(&[u64], &FrameIndex)>) -
         }
         prev = Some(n);
     }
+    if !all_different(&mut frames_seen) {
+        return Err("a frame index is given twice");
+    }
     if let Some((ids, _)) = main {
         if ids.len() as u64 != element {
             return Err("ids do not match the element nodes one to one");
         }
-        let mut unique = HashSet::with_capacity(ids.len());
-        if !ids.iter().all(|id| unique.insert(*id)) {
-            return Err("two element nodes map to the same id");
-        }
+        refs.clear();
+        refs.extend_from_slice(ids);
+    }
+    if !all_different(&mut refs) {
+        return Err("two element nodes have the same id");
     }
     Ok(())
+}
+
+/// Whether no value of `v` occurs twice (sorts `v`; a hash set costs wasm size).
+fn all_different<T: Ord>(v: &mut [T]) -> bool {
+    v.sort_unstable();
+    v.windows(2).all(|w| w[0] != w[1])
 }
 
 fn is_frame_tag(t: &str) -> bool {

@@ -6,7 +6,7 @@ import { callAgent, callFrame, injectMainCollector, unscriptable } from "./injec
 import { pageAtCursor, pageOf } from "./pager.js";
 import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { describeTab, resolveTab } from "./tabs.js";
-import { existingState, frameIdOf, ordinalOf, persist, stateOf } from "./tabstate.js";
+import { existingState, frameIdOf, ordinalOf, persist, rememberShown, stateOf } from "./tabstate.js";
 
 export const DEFAULT_MAX_BYTES = METHOD_SPECS["page.snapshot"].params.maxBytes.default;
 
@@ -120,6 +120,7 @@ export async function takeSnapshot(params) {
   st.snapshots += 1;
   const id = `s${st.snapshots}`;
   st.latest = { id, text: out.text, bytes: out.bytes };
+  rememberShown(st, out.text);
   persist(tab.id, st);
   const { chunk, ...first } = pageOf(eng, st.latest, 0, maxBytes);
   const t3 = performance.now();

@@ -85,10 +85,10 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
    * `idOf(el, tag)` gives the id slot of an element's node, `closedRoot(el, node)` says
    * whether a custom element without an open root hosts a closed one, and
    * `enterShadow(host, root, node)` and `leaveShadow()` are told around the walk of an open shadow
-   * root.
+   * root. Roots are walked at depth `baseDepth`.
    */
   function walk(roots, {
-    viewportOnly = false, maxNodes = 200000, idOf, closedRoot = () => false, enterShadow = () => {}, leaveShadow = () => {},
+    viewportOnly = false, maxNodes = 200000, idOf, closedRoot = () => false, enterShadow = () => {}, leaveShadow = () => {}, baseDepth = 0,
   }) {
     const labelled = new Set();
     for (const label of document.querySelectorAll("label[for]")) labelled.add(label.htmlFor);
@@ -283,7 +283,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       }
     }
 
-    for (const root of roots) walkElement(root, 0);
+    for (const root of roots) walkElement(root, baseDepth);
     if (nodes.length) parts.push(JSON.stringify(nodes).slice(1, -1));
     return { json: `[${parts.join(",")}]`, count };
   }

@@ -33,11 +33,6 @@ impl Input {
     /// `ids` and `closed` are indexes into `texts` (or absent), each a JSON array on its own.
     pub fn parse_parts(head: &str, texts: &[String]) -> Result<Input, EngineError> {
         let input = Input::parse_with(head, Some(texts))?;
-        if let Some(first) = input.frames.first()
-            && (first.ordinal != 0 || !first.path.is_empty())
-        {
-            return Err(bad("the first frame is not the top document"));
-        }
         let mut ordinals: Vec<u32> = input.frames.iter().map(|f| f.ordinal).collect();
         if !all_different(&mut ordinals) {
             return Err(bad("two frame tables have the same ordinal"));
@@ -285,8 +280,6 @@ mod tests {
     fn the_frame_structure_is_the_heads() {
         let two = r#"{"frames":[{"ordinal":0,"path":[],"nodes":0},{"ordinal":0,"path":[0],"nodes":0}]}"#;
         assert!(parts(two, &[r#"[[0,1,"body"]]"#]).is_err());
-        let not_top = r#"{"frames":[{"ordinal":1,"path":[0],"nodes":0}]}"#;
-        assert!(parts(not_top, &[r#"[[0,1,"body"]]"#]).is_err());
         assert!(parts(TOP, &[]).is_err(), "an index past the texts");
     }
 }

@@ -19,6 +19,14 @@ import { ERROR_CODES } from "./protocol.js";
 import { engineInput } from "./snapshot.js";
 import { shownLine } from "./tabstate.js";
 
+/** Words a toggle control swaps for each other; a name may differ by one of these. */
+export const TOGGLES = [
+  ["follow", "following"], ["follow", "unfollow"], ["play", "pause"], ["show", "hide"], ["expand", "collapse"],
+  ["open", "close"], ["mute", "unmute"], ["like", "unlike"], ["like", "liked"], ["subscribe", "subscribed"],
+  ["subscribe", "unsubscribe"], ["star", "unstar"], ["star", "starred"], ["watch", "unwatch"], ["pin", "unpin"],
+  ["save", "saved"], ["more", "less"],
+];
+
 /** `[e4] button "Save" disabled` → {role: "button", name: "Save"} (the name as rendered). */
 export function lineParts(line) {
   const m = /^\s*\[(?:f\d+)?e\d+\] (\S+)(?: "((?:[^"\\]|\\.)*)")?/.exec(line ?? "");

@@ -62,14 +62,6 @@ export function frameIdOf(st, ordinal) {
 /** Renderings remembered per tab: the latest snapshots and action summaries. */
 const SHOWN_KEPT = 4;
 
-/** Words a toggle control swaps for each other; a name may differ by one of these. */
-export const TOGGLES = [
-  ["follow", "following"], ["follow", "unfollow"], ["play", "pause"], ["show", "hide"], ["expand", "collapse"],
-  ["open", "close"], ["mute", "unmute"], ["like", "unlike"], ["like", "liked"], ["subscribe", "subscribed"],
-  ["subscribe", "unsubscribe"], ["star", "unstar"], ["star", "starred"], ["watch", "unwatch"], ["pin", "unpin"],
-  ["save", "saved"], ["more", "less"],
-];
-
 /** Remembers a rendering (snapshot text or summary lines) as shown to the agent in `st`. */
 export function rememberShown(st, text) {
   if (!text) return;

@@ -44,6 +44,10 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
   // Live values and resolved labels (the engine shows at most 1000 chars of either).
   const MAX_VALUE = 4000;
   const VISIBLE = { visibilityProperty: true };
+  // Also false for an element that is, or sits in, opacity 0: its text is dropped (page
+  // text nobody can see is a prompt-injection channel), the element itself is kept (custom
+  // checkboxes and file inputs are often transparent over their label).
+  const SEEN = { visibilityProperty: true, opacityProperty: true };
 
   // Runs of whitespace (`\s` includes no-break spaces) become one space. A lone space is
   // left alone, so most texts come back as the same string, with nothing allocated.
@@ -184,18 +188,22 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       if (SKIP.has(tag)) return;
       if (tag === "input" && el.type === "hidden") return;
       let hidden = false;
+      let transparent = false;
       // Options and optgroups have no box of their own in a dropdown: they follow their select.
       // One call in the common case (visible); the rare invisible element then tells
-      // "not rendered" (skip the subtree) from "visibility: hidden" (children may show).
-      if (tag !== "option" && tag !== "optgroup" && !el.checkVisibility(VISIBLE)) {
+      // "not rendered" (skip the subtree) from "visibility: hidden" (children may show) from
+      // "transparent" (opacity 0: its text is not walked).
+      if (tag !== "option" && tag !== "optgroup" && !el.checkVisibility(SEEN)) {
         if (!el.checkVisibility()) {
           // display:contents has no box either, but its children render.
           if (getComputedStyle(el).display !== "contents") return;
-        } else {
+        } else if (!el.checkVisibility(VISIBLE)) {
           hidden = true;
+        } else {
+          transparent = true;
         }
       }
-      if (tag === "slot") return walkSlot(el, depth, hidden);
+      if (tag === "slot") return walkSlot(el, depth, hidden || transparent);
 
       let a = attrsOf(el, labelled);
       // An inline wrapper the engine would only see through (`<code>`, `<em>`, a bare
@@ -203,7 +211,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       // snapshot: its children take its place. About a tenth of the nodes of a docs page.
       // Not under a hidden parent, whose direct text the engine does not show.
       const host = canHost(tag) ? el.shadowRoot : null;
-      if (!a && !hidden && !inHidden && !viewportOnly && BARE_INLINE.has(tag) && !host) {
+      if (!a && !hidden && !transparent && !inHidden && !viewportOnly && BARE_INLINE.has(tag) && !host) {
         walkChildren(el, depth, false);
         return;
       }
@@ -275,10 +283,11 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       if (a) (more ??= {}).a = a;
       if (more) node.push(more);
 
-      if (below === "pre") walkPre(el, depth + 1);
-      else if (below === el) walkChildren(el, depth + 1, hidden);
+      if (below === "pre") {
+        if (!transparent) walkPre(el, depth + 1);
+      } else if (below === el) walkChildren(el, depth + 1, hidden || transparent);
       else if (below) {
-        walkChildren(below, depth + 1, hidden);
+        walkChildren(below, depth + 1, hidden || transparent);
         leaveShadow();
       }
     }

@@ -252,6 +252,8 @@ async function actOn(tab, st, params) {
       const to = await target(tab, st, params.to, params.toNth);
       if (to.frameId !== t.frameId) throw new HelperError(ERROR_CODES.UNSUPPORTED, "drag between frames is not supported");
       opts.to = to.spec ?? { id: (await roleMatches(tab, st, to.role))[0]?.id ?? -1 };
+      // The drop target is re-checked once, before the drag starts (the source before dispatch).
+      if (to.line) await recheck(tab, st, { frameId: to.frameId, ordinal: to.ordinal, id: to.spec.id, ref: to.ref }, to.line);
     }
     // Debugger mode: the page gets trusted input (isTrusted) for what CDP can type or click
     // in the top document; everything else stays synthetic.

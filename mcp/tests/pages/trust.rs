@@ -166,42 +166,61 @@ fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
     text.lines().filter(|l| l.contains(needle)).collect()
 }
 
-#[test]
-fn a_frame_cannot_forge_the_top_page_and_redirect_a_click() {
+/// What one forgery test checks: in `page`, the only line with `label` is the real one,
+/// next to `other` (also real); clicking it hits `good` on `server` and never `bad`.
+struct Forgery<'a> {
+    page: &'a str,
+    label: &'a str,
+    other: &'a str,
+    server: &'a crate::common::http::TestServer,
+    good: &'a str,
+    bad: &'a str,
+    /// Whether the real button is in the frame (`f1e…`) rather than the top document.
+    in_frame: bool,
+}
+
+fn click_survives(f: &Forgery<'_>) {
     pages();
     for family in BOTH {
-        let run = format!("a-{}", family.name());
+        let run = format!("{}-{}", f.good, family.name());
         let mut agent = Agent::new(family);
-        let (tab, text) = open(&mut agent, "/trust/frame-forges-top.html", &run);
-        let keeps = lines_with(&text, "Keep my account");
-        assert_eq!(keeps.len(), 1, "{}: forged lines in the snapshot:\n{text}", family.name());
-        assert!(text.contains("button \"Delete account\"") && text.contains("An advert"), "{text}");
-        let keep = ref_of(&text, "Keep my account");
-        assert!(!keep.starts_with('f'), "{keep}");
-        agent.ok("click_by_uid", json!({ "tabId": tab, "uid": keep }));
-        assert!(hit(&corpus().main, &format!("/hit/keep?{run}")), "{}: keep never hit", family.name());
-        assert_eq!(hits(&corpus().main, "/hit/delete"), Vec::<String>::new(), "{}", family.name());
+        let (tab, text) = open(&mut agent, f.page, &run);
+        let lines = lines_with(&text, f.label);
+        assert_eq!(lines.len(), 1, "{}: forged lines in the snapshot:\n{text}", family.name());
+        assert!(text.contains(f.other), "{}: `{}` missing:\n{text}", family.name(), f.other);
+        let target = ref_of(&text, f.label);
+        assert_eq!(target.starts_with("f1e"), f.in_frame, "{target}");
+        agent.ok("click_by_uid", json!({ "tabId": tab, "uid": target }));
+        assert!(hit(f.server, &format!("/hit/{}?{run}", f.good)), "{}: {} never hit", family.name(), f.good);
+        assert_eq!(hits(f.server, &format!("/hit/{}", f.bad)), Vec::<String>::new(), "{}", family.name());
         agent.close(tab);
     }
 }
 
 #[test]
+fn a_frame_cannot_forge_the_top_page_and_redirect_a_click() {
+    click_survives(&Forgery {
+        page: "/trust/frame-forges-top.html",
+        label: "Keep my account",
+        other: "button \"Delete account\"",
+        server: &corpus().main,
+        good: "keep",
+        bad: "delete",
+        in_frame: false,
+    });
+}
+
+#[test]
 fn a_top_page_cannot_forge_a_frame_and_redirect_a_click() {
-    pages();
-    for family in BOTH {
-        let run = format!("b-{}", family.name());
-        let mut agent = Agent::new(family);
-        let (tab, text) = open(&mut agent, "/trust/top-forges-frame.html", &run);
-        let cancels = lines_with(&text, "Cancel payment");
-        assert_eq!(cancels.len(), 1, "{}: forged lines in the snapshot:\n{text}", family.name());
-        assert!(text.contains("button \"Authorize payment of $5000\""), "{text}");
-        let cancel = ref_of(&text, "Cancel payment");
-        assert!(cancel.starts_with("f1e"), "{cancel}");
-        agent.ok("click_by_uid", json!({ "tabId": tab, "uid": cancel }));
-        assert!(hit(&corpus().other, &format!("/hit/cancel?{run}")), "{}: cancel never hit", family.name());
-        assert_eq!(hits(&corpus().other, "/hit/authorize"), Vec::<String>::new(), "{}", family.name());
-        agent.close(tab);
-    }
+    click_survives(&Forgery {
+        page: "/trust/top-forges-frame.html",
+        label: "Cancel payment",
+        other: "button \"Authorize payment of $5000\"",
+        server: &corpus().other,
+        good: "cancel",
+        bad: "authorize",
+        in_frame: true,
+    });
 }
 
 #[test]

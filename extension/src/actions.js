@@ -72,7 +72,7 @@ async function topFrames(tab, st, here = false) {
   if (!top) throw new HelperError(ERROR_CODES.NOT_FOUND, `the top document of tab ${tab.id} did not answer`, "wait for the page to load");
   const table = top.value.same ? st.tables.get(top.value.doc) : top.value;
   if (!top.value.same) st.tables.set(table.doc, table);
-  return [{ ordinal: 0, path: [], table }];
+  return [{ frameId: 0, ordinal: 0, path: [], table }];
 }
 
 /** Role locators resolve to ids through a rendering of the top document by the engine. */

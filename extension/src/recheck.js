@@ -8,7 +8,8 @@
 // acted on.
 //
 // The rule (docs/design-notes-18a.md): the same role, and the same accessible name after
-// whitespace normalization, or names that differ by one word of a known toggle pair
+// whitespace normalization (a name cut with `…` matching the start of the other), or names
+// that differ by one word of a known toggle pair
 // (TOGGLES, case-insensitive). The tag is the element's own (ids name elements, whose tag never
 // changes) and was checked when the snapshot's table was mapped to ids. A ref no rendering
 // showed (an old one, or one from a restarted helper) is acted on without the name check.
@@ -41,6 +42,10 @@ export function sameShown(shown, found) {
   const a = normalize(shown.name);
   const b = normalize(found.name);
   if (a === b) return true;
+  // A name cut at a rendering's length limit (a `root` snapshot shows longer names): the
+  // cut one must be a start of the other.
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  if (short.endsWith("…") && long.startsWith(short.slice(0, -1).trimEnd())) return true;
   const wa = a.toLowerCase().split(" ");
   const wb = b.toLowerCase().split(" ");
   if (wa.length !== wb.length) return false;

@@ -44,22 +44,26 @@ export async function collectTables(tab, st, target, viewportOnly = false, here 
   return results.filter((r) => !r.value?.needsMainWorld).concat(again);
 }
 
-/** Collects every frame; returns frame tables ordered top first, then by path. */
-async function collectFrames(tab, st, viewportOnly, here = false) {
-  const results = await collectTables(tab, st, { allFrames: true }, viewportOnly, here);
-  const frames = [];
-  const tables = new Map();
-  for (const { frameId, value: out } of results) {
-    if (!out || typeof out !== "object") continue;
-    const table = out.same ? st.tables.get(out.doc) : out;
-    if (!table) continue;
-    tables.set(out.doc, table);
-    frames.push({ frameId, path: out.path, table });
-  }
-  if (!frames.some((f) => f.frameId === 0)) {
+/** A collected frame `{frameId, path, table}`, the table from the cache when unchanged. */
+function frameOf(st, { frameId, value: out }) {
+  if (!out || typeof out !== "object") return null;
+  const table = out.same ? st.tables.get(out.doc) : out;
+  return table ? { frameId, path: out.path, table, doc: out.doc } : null;
+}
+
+/**
+ * Collects every frame (only `frameIds`, walked in the agent's world, when given); returns
+ * frame tables ordered top first, then by path.
+ */
+async function collectFrames(tab, st, viewportOnly, frameIds = null) {
+  const target = frameIds ? { frameIds } : { allFrames: true };
+  const results = await collectTables(tab, st, target, viewportOnly, frameIds !== null);
+  const frames = results.map((r) => frameOf(st, r)).filter(Boolean);
+  if (!frameIds && !frames.some((f) => f.frameId === 0)) {
     throw unscriptable(tab, new Error("the top document did not answer"));
   }
-  st.tables = tables;
+  if (!frameIds) st.tables = new Map();
+  for (const f of frames) st.tables.set(f.doc, f.table);
   frames.sort((a, b) => (a.frameId === 0 ? -1 : b.frameId === 0 ? 1 : lexical(a.path, b.path)));
   return frames.map((f) => ({ ...f, ordinal: ordinalOf(st, f.frameId) }));
 }
@@ -85,16 +89,32 @@ export function engineInput(frames, options) {
 
 /**
  * The engine's rendering of `frames`: `{frames, out}`. Page code can answer for the
- * main-world collector with a table the engine cannot read; then `walkHere()` collects the
- * frames again from the agent's world, and those are rendered.
+ * main-world collector with a table the engine refuses; then the main-world tables that
+ * cannot be rendered on their own are dropped from the cache and `walkHere(frameIds)`
+ * collects those frames again from the agent's world (the others are kept).
  */
 export async function render(eng, frames, options, walkHere) {
   try {
     return { frames, out: eng.snapshotParts(engineInput(frames, options)) };
   } catch (e) {
-    if (!(e instanceof HelperError) || !frames.some((f) => f.table.walker === "main")) throw e;
-    const again = await walkHere();
+    if (!(e instanceof HelperError)) throw e;
+    const probe = { ...options, root: null };
+    const refused = frames.filter((f) => f.table.walker === "main" && !readable(eng, f, probe));
+    if (refused.length === 0) throw e;
+    const fresh = new Map((await walkHere(refused.map((f) => f.frameId))).map((f) => [f.frameId, f]));
+    const again = frames.flatMap((f) => (refused.includes(f) ? (fresh.has(f.frameId) ? [fresh.get(f.frameId)] : []) : [f]));
+    if (again[0]?.frameId !== 0) throw e;
     return { frames: again, out: eng.snapshotParts(engineInput(again, options)) };
+  }
+}
+
+/** Whether the engine renders frame `f` on its own. */
+function readable(eng, f, options) {
+  try {
+    eng.snapshotParts(engineInput([f], options));
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -125,9 +145,9 @@ export async function takeSnapshot(params) {
   const collected = await collectFrames(tab, st, options.viewportOnly);
   const t1 = performance.now();
   const t1wall = Date.now();
-  const { frames, out } = await render(eng, collected, options, () => {
-    st.tables.clear();
-    return collectFrames(tab, st, options.viewportOnly, true);
+  const { frames, out } = await render(eng, collected, options, (ids) => {
+    for (const f of collected) if (ids.includes(f.frameId)) st.tables.delete(f.doc);
+    return collectFrames(tab, st, options.viewportOnly, ids);
   });
   const t2 = performance.now();
   st.snapshots += 1;

@@ -228,6 +228,9 @@
   api.collect = ({ viewportOnly = false, cached = [], maxNodes = 200000, mainInjected = false, here = false } = {}) => {
     const path = framePath();
     const key = viewportOnly ? "viewport" : "all";
+    // Asked to walk here: the engine refused what this document's main world answered (or
+    // could not read it), so it is not asked again for this document.
+    if (here) mainWorld = false;
     if (!state.dirty && state.key === key && cached.includes(state.doc)) return { same: true, doc: state.doc, path };
     let table = null;
     let why = here ? "asked" : "absent";

@@ -68,7 +68,7 @@
    */
   function identityKey(el) {
     const attrs = ["role", "aria-label", "aria-labelledby", "title", "alt", "value", "placeholder"].map((n) => el.getAttribute(n));
-    return JSON.stringify([el.localName, attrs, collapse(el.textContent ?? "").slice(0, 2000)]);
+    return JSON.stringify([el.localName, attrs, collapse((el.textContent ?? "").slice(0, 4000))]);
   }
   let checked = null;
 

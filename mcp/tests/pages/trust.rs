@@ -177,6 +177,8 @@ struct Forgery<'a> {
     bad: &'a str,
     /// Whether the real button is in the frame (`f1e…`) rather than the top document.
     in_frame: bool,
+    /// Where each frame (top first) was walked: only the forger's in the agent's world.
+    walkers: [&'a str; 2],
 }
 
 fn click_survives(f: &Forgery<'_>) {
@@ -188,6 +190,8 @@ fn click_survives(f: &Forgery<'_>) {
         let lines = lines_with(&text, f.label);
         assert_eq!(lines.len(), 1, "{}: forged lines in the snapshot:\n{text}", family.name());
         assert!(text.contains(f.other), "{}: `{}` missing:\n{text}", family.name(), f.other);
+        let out = agent.ok("take_snapshot", json!({ "tabId": tab }));
+        assert_eq!(out["timings"]["walkers"], json!(f.walkers), "{}", family.name());
         let target = ref_of(&text, f.label);
         assert_eq!(target.starts_with("f1e"), f.in_frame, "{target}");
         agent.ok("click_by_uid", json!({ "tabId": tab, "uid": target }));
@@ -207,6 +211,7 @@ fn a_frame_cannot_forge_the_top_page_and_redirect_a_click() {
         good: "keep",
         bad: "delete",
         in_frame: false,
+        walkers: ["main", "isolated"],
     });
 }
 
@@ -220,6 +225,7 @@ fn a_top_page_cannot_forge_a_frame_and_redirect_a_click() {
         good: "cancel",
         bad: "authorize",
         in_frame: true,
+        walkers: ["isolated", "main"],
     });
 }
 

@@ -46,7 +46,8 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
   const VISIBLE = { visibilityProperty: true };
   // Also false for an element that is, or sits in, opacity 0: its text is dropped (page
   // text nobody can see is a prompt-injection channel), the element itself is kept (custom
-  // checkboxes and file inputs are often transparent over their label).
+  // checkboxes and file inputs are often transparent over their label). Text painted in its
+  // background's colour (`camouflaged`) is dropped the same way.
   const SEEN = { visibilityProperty: true, opacityProperty: true };
 
   // Runs of whitespace (`\s` includes no-break spaces) become one space. A lone space is
@@ -59,9 +60,11 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
    */
   function attrsOf(el, labelled) {
     let a = null;
+    styled = false;
     // hasAttributes() allocates nothing; a docs page has thousands of bare elements.
     if (el.hasAttributes()) {
       for (const name of el.getAttributeNames()) {
+        if (name === "style") styled = true;
         if (ATTRS.has(name) || name.startsWith("aria-") || (name === "id" && labelled.has(el.id))) {
           const value = el.getAttribute(name);
           (a ??= {})[name] = value.length > 2000 ? value.slice(0, 2000) : value;
@@ -69,6 +72,29 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       }
     }
     return a;
+  }
+
+  // Whether the element attrsOf last read has a `style` attribute.
+  let styled = false;
+
+  /**
+   * Whether `el`, which sets its own text colour inline, paints its text in the colour of
+   * what is behind it (or transparent): white on white. Only inline colours are looked at
+   * (a style read per element would cost the walk a large share); a background image
+   * anywhere up the chain means "cannot tell".
+   */
+  function camouflaged(el) {
+    if (!el.style?.color) return false;
+    const fg = getComputedStyle(el).color;
+    if (fg === "transparent" || /^rgba\(.*,\s*0\)$/.test(fg)) return true;
+    for (let n = el; n; n = n.parentElement) {
+      const cs = getComputedStyle(n);
+      if (cs.backgroundImage !== "none") return false;
+      const bg = cs.backgroundColor;
+      if (bg !== "transparent" && !/^rgba\(.*,\s*0\)$/.test(bg)) return bg === fg;
+    }
+    // The canvas behind an unpainted page is white.
+    return fg === "rgb(255, 255, 255)";
   }
 
   /** Marks a table node as the last one before the node budget ran out (`c`). */
@@ -206,6 +232,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       if (tag === "slot") return walkSlot(el, depth, hidden || transparent);
 
       let a = attrsOf(el, labelled);
+      if (styled && !hidden && !transparent && camouflaged(el)) transparent = true;
       // An inline wrapper the engine would only see through (`<code>`, `<em>`, a bare
       // `<span>`: no attribute it reads, rendered, no shadow root) adds nothing to the
       // snapshot: its children take its place. About a tenth of the nodes of a docs page.

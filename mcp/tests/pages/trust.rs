@@ -125,6 +125,9 @@ fn pages() {
 <p style="visibility:hidden">VISIBILITY-HIDDEN-TEXT</p>
 <p style="display:none">DISPLAY-NONE-TEXT</p>
 <label><input type="checkbox" style="opacity:0"> Custom checkbox</label>
+<p style="color:#fff">WHITE-ON-WHITE-TEXT</p>
+<div style="background:rgb(10, 20, 30)"><p style="color:rgb(10,20,30)">DARK-ON-DARK-TEXT</p><p style="color:#fff">Light on dark</p></div>
+<p style="color:transparent">TRANSPARENT-COLOUR-TEXT</p>
 <p>--- end of page content ---</p>
 </body>"#,
         );
@@ -312,6 +315,7 @@ fn page_text_sits_in_a_marked_block_and_invisible_text_is_dropped() {
         {
             assert!(!text.contains(gone), "{}: `{gone}` shown:\n{text}", family.name());
         }
+        assert!(text.contains("Light on dark"), "{}: visible text dropped:\n{text}", family.name());
         // A transparent control stays operable.
         assert!(text.contains("checkbox \"Custom checkbox\""), "{}:\n{text}", family.name());
         agent.close(tab);

@@ -15,7 +15,8 @@ import { callFrame } from "./inject.js";
 import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { collectTables, engineInput, parseRef, render, staleRef } from "./snapshot.js";
 import { describeTab, resolveTab, watchNavigation } from "./tabs.js";
-import { frameIdOf, ordinalOf, serialized, stateOf } from "./tabstate.js";
+import { recheck } from "./recheck.js";
+import { frameIdOf, ordinalOf, rememberShown, serialized, shownLine, stateOf } from "./tabstate.js";
 
 export const DEFAULT_ACTION_TIMEOUT_MS = METHOD_SPECS["page.act"].params.timeoutMs.default;
 const STABLE_MS = 50;
@@ -43,7 +44,8 @@ async function target(tab, st, locator, nth) {
     const { ordinal, id } = parseRef(s);
     const frameId = frameIdOf(st, ordinal);
     if (frameId === undefined) throw staleRef(s, tab, "its frame is unknown");
-    return { frameId, spec: { id }, ref: s, ordinal };
+    // What the agent was shown for this ref, checked again before acting (recheck.js).
+    return { frameId, spec: { id }, ref: s, ordinal, line: shownLine(st, s) };
   }
   if (s.startsWith("text=")) return { frameId: 0, spec: { text: unquote(s.slice(5)), nth }, ordinal: 0 };
   if (s.startsWith("role=")) return { frameId: 0, role: parseRole(s.slice(5)), spec: null, nth, ordinal: 0 };
@@ -70,7 +72,7 @@ async function topFrames(tab, st, here = false) {
   if (!top) throw new HelperError(ERROR_CODES.NOT_FOUND, `the top document of tab ${tab.id} did not answer`, "wait for the page to load");
   const table = top.value.same ? st.tables.get(top.value.doc) : top.value;
   if (!top.value.same) st.tables.set(table.doc, table);
-  return [{ ordinal: 0, path: [], table }];
+  return [{ frameId: 0, ordinal: 0, path: [], table }];
 }
 
 /** Role locators resolve to ids through a rendering of the top document by the engine. */
@@ -105,6 +107,7 @@ async function waitAndDispatch(tab, st, t, action, opts, deadline, locator, need
   let covered = null;
   for (;;) {
     let spec = t.spec;
+    let check = t.line ? { ref: t.ref, line: t.line } : null;
     if (t.role) {
       const hits = await roleMatches(tab, st, t.role);
       if (hits.length > 1 && t.nth == null) {
@@ -112,6 +115,7 @@ async function waitAndDispatch(tab, st, t, action, opts, deadline, locator, need
       }
       const hit = hits[t.nth ?? 0];
       spec = hit ? { id: hit.id } : null;
+      check = hit ? { ref: `e${hit.id}`, line: hit.line } : null;
     }
     const probe = spec ? await callFrame(tab, st, t.frameId, "probe", [spec, needs, opts.value]) : { waiting: "no element matches" };
     if (probe === null) throw staleRef(locator, tab, "its frame is gone");
@@ -124,7 +128,8 @@ async function waitAndDispatch(tab, st, t, action, opts, deadline, locator, need
       last = probe.element ? `${probe.waiting} (${probe.element.what})` : probe.waiting;
     } else {
       await sleep(STABLE_MS);
-      const d = await callFrame(tab, st, t.frameId, "dispatch", [spec, action, probe.rect, opts]);
+      if (check && spec.id != null) await recheck(tab, st, { frameId: t.frameId, ordinal: t.ordinal, id: spec.id, ref: check.ref }, check.line);
+      const d = await callFrame(tab, st, t.frameId, "dispatch", [spec, action, probe.rect, check ? { ...opts, rechecked: true } : opts]);
       if (d?.done) return d;
       if (d?.error) throw locatorError(d.code, d.error);
       if (d?.ambiguous) throw locatorError("INVALID_ARGUMENT", `\`${locator}\` matches ${d.count} elements`, { matches: d.ambiguous });
@@ -194,8 +199,9 @@ async function settle(tab, st, frameId, ordinal, nav, deadline, doc) {
     if (c.count > 0) {
       const eng = await engine();
       const table = { url: c.url, title: c.title, viewport: [0, 0, 0, 0], nodes: c.nodes };
-      const out = eng.snapshotJson(engineInput([{ ordinal, path: [], table }], { interactiveOnly: true, viewportOnly: false, root: null, maxDepth: null, redact: "safe", collapse: false }));
+      const out = eng.snapshotParts(engineInput([{ ordinal, path: [], table }], { interactiveOnly: true, viewportOnly: false, root: null, maxDepth: null, redact: "safe", collapse: false }));
       changes.added = out.text.split("\n").filter((l) => l.trim() !== "");
+      rememberShown(st, out.text);
     }
     if (!changes.added.length && !changes.removed.length && !changes.changed.length) changes = null;
   }
@@ -247,6 +253,8 @@ async function actOn(tab, st, params) {
       const to = await target(tab, st, params.to, params.toNth);
       if (to.frameId !== t.frameId) throw new HelperError(ERROR_CODES.UNSUPPORTED, "drag between frames is not supported");
       opts.to = to.spec ?? { id: (await roleMatches(tab, st, to.role))[0]?.id ?? -1 };
+      // The drop target is re-checked once, before the drag starts (the source before dispatch).
+      if (to.line) await recheck(tab, st, { frameId: to.frameId, ordinal: to.ordinal, id: to.spec.id, ref: to.ref }, to.line);
     }
     // Debugger mode: the page gets trusted input (isTrusted) for what CDP can type or click
     // in the top document; everything else stays synthetic.

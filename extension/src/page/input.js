@@ -13,7 +13,7 @@
   const agent = globalThis.__webextMcpAgent;
   if (globalThis.__webextMcp || !agent || agent.loaded.has("input")) return;
   agent.loaded.add("input");
-  const { api, state, describe, single } = agent;
+  const { api, state, describe, single, stillChecked } = agent;
   const { collapse } = globalThis.__webextMcpCollector;
 
   function isEnabled(el) {
@@ -297,6 +297,8 @@
     const r = el.getBoundingClientRect();
     const rect = [r.x, r.y, r.width, r.height];
     if (!sameRect(rect, before)) return { unstable: true, rect };
+    // Re-checked against the snapshot by the background: changed since then, check again.
+    if (opts.rechecked && !stillChecked(el)) return { waiting: "the element changed while it was checked" };
     const x = r.x + r.width / 2;
     const y = r.y + r.height / 2;
     const needsHit = ["click", "hover", "drag"].includes(action) || (action === "aim" && opts.hit);

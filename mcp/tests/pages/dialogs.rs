@@ -39,61 +39,79 @@ fn output(agent: &mut Agent, tab: i64) -> String {
 }
 
 #[test]
-fn agent_tabs_answer_dialogs_by_policy_and_report_them_foreground_and_background() {
+fn agent_tabs_answer_dialogs_by_policy_and_report_them_in_background_tabs() {
     let server = server();
     for family in BOTH {
-        for active in [false, true] {
-            let mut agent = Agent::new(family);
-            let f = family.name();
-            let url = server.url("/dialogs.html");
-            let tab = agent.ok("new_page", json!({ "url": url, "active": active }))["tab"]["tabId"]
-                .as_i64()
-                .unwrap();
-            // Unarmed: dismissed at once, and the click's result says so.
-            let r = agent.call("click", json!({ "tabId": tab, "locator": "#c", "timeoutMs": 5000 }));
-            assert_ne!(r["isError"], json!(true), "{f} active={active}: {r}");
-            let dialogs = &r["structuredContent"]["dialogs"];
-            assert_eq!(dialogs[0]["type"], "confirm", "{f}: {r}");
-            assert_eq!(dialogs[0]["message"], "Delete the report?", "{f}: {r}");
-            assert_eq!(dialogs[0]["answered"], "dismissed", "{f}: {r}");
-            assert!(
-                r["content"][0]["text"]
-                    .as_str()
-                    .unwrap()
-                    .contains("confirm \"Delete the report?\" → dismissed"),
-                "{r}"
-            );
-            assert_eq!(output(&mut agent, tab), "confirm false", "{f}");
-            // Armed: accepted once, then back to dismissing.
-            let armed = agent.ok("accept_dialog", json!({ "tabId": tab }));
-            assert_eq!(armed["armed"]["action"], "accept", "{f}: {armed}");
-            let out = agent.ok("click", json!({ "tabId": tab, "locator": "#c" }));
-            assert_eq!(out["dialogs"][0]["answered"], "accepted", "{f}: {out}");
-            assert_eq!(output(&mut agent, tab), "confirm true", "{f}");
-            let out = agent.ok("click", json!({ "tabId": tab, "locator": "#c" }));
-            assert_eq!(out["dialogs"][0]["answered"], "dismissed", "{f}: {out}");
-            // A prompt takes promptText; dismiss_dialog answers null.
-            agent.ok("accept_dialog", json!({ "tabId": tab, "promptText": "Ada" }));
-            let out = agent.ok("click", json!({ "tabId": tab, "locator": "#p" }));
-            assert_eq!(out["dialogs"][0]["type"], "prompt", "{f}: {out}");
-            assert_eq!(output(&mut agent, tab), "prompt Ada", "{f}");
-            agent.ok("dismiss_dialog", json!({ "tabId": tab }));
-            agent.ok("click", json!({ "tabId": tab, "locator": "#p" }));
-            assert_eq!(output(&mut agent, tab), "prompt null", "{f}");
-            // alert from evaluate_script: reported, never blocking.
-            let out = agent.ok(
-                "evaluate_script",
-                json!({ "tabId": tab, "function": "() => { alert('From script'); return 1; }" }),
-            );
-            assert_eq!(out["dialogs"][0]["type"], "alert", "{f}: {out}");
-            assert_eq!(out["dialogs"][0]["message"], "From script", "{f}: {out}");
-            // A navigation keeps the hook (the next document gets it too).
-            agent.ok("navigate_page", json!({ "tabId": tab, "url": url }));
-            let out = agent.ok("click", json!({ "tabId": tab, "locator": "#a" }));
-            assert_eq!(out["dialogs"][0]["message"], "Saved!", "{f}: {out}");
-            agent.close(tab);
-        }
+        answers_by_policy(&mut Agent::new(family), &server.url("/dialogs.html"), false);
     }
+}
+
+/// The same in a foreground tab: a browser of its own, so no other test's active tab changes.
+#[test]
+fn agent_tabs_answer_dialogs_by_policy_and_report_them_in_foreground_tabs() {
+    let server = server();
+    for family in BOTH {
+        answers_by_policy(&mut Agent::on(own_browser(family)), &server.url("/dialogs.html"), true);
+    }
+}
+
+/// A helper browser for one test, closed when the test binary exits.
+fn own_browser(family: Family) -> &'static crate::common::helper::HelperBrowser {
+    let rt = Box::leak(Box::new(tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()));
+    let browser = rt.block_on(async {
+        let b = crate::common::helper::launch(family, crate::common::helper::Host::Installed).await;
+        b.wait_host("connected", |_| true).await;
+        b
+    });
+    let mut dirs = vec![browser.dirs.path().to_owned(), browser.runtime_dir.path().to_owned()];
+    dirs.extend(browser.runner.home_dir().parent().map(Into::into));
+    crate::common::at_exit::clean_at_exit(browser.runner.pid(), dirs);
+    Box::leak(Box::new(browser))
+}
+
+fn answers_by_policy(agent: &mut Agent, url: &str, active: bool) {
+    let f = agent.family();
+    let tab = agent.ok("new_page", json!({ "url": url, "active": active }))["tab"]["tabId"].as_i64().unwrap();
+    // Unarmed: dismissed at once, and the click's result says so.
+    let r = agent.call("click", json!({ "tabId": tab, "locator": "#c", "timeoutMs": 5000 }));
+    assert_ne!(r["isError"], json!(true), "{f} active={active}: {r}");
+    let dialogs = &r["structuredContent"]["dialogs"];
+    assert_eq!(dialogs[0]["type"], "confirm", "{f}: {r}");
+    assert_eq!(dialogs[0]["message"], "Delete the report?", "{f}: {r}");
+    assert_eq!(dialogs[0]["answered"], "dismissed", "{f}: {r}");
+    assert!(
+        r["content"][0]["text"].as_str().unwrap().contains("confirm \"Delete the report?\" → dismissed"),
+        "{r}"
+    );
+    assert_eq!(output(agent, tab), "confirm false", "{f}");
+    // Armed: accepted once, then back to dismissing.
+    let armed = agent.ok("accept_dialog", json!({ "tabId": tab }));
+    assert_eq!(armed["armed"]["action"], "accept", "{f}: {armed}");
+    let out = agent.ok("click", json!({ "tabId": tab, "locator": "#c" }));
+    assert_eq!(out["dialogs"][0]["answered"], "accepted", "{f}: {out}");
+    assert_eq!(output(agent, tab), "confirm true", "{f}");
+    let out = agent.ok("click", json!({ "tabId": tab, "locator": "#c" }));
+    assert_eq!(out["dialogs"][0]["answered"], "dismissed", "{f}: {out}");
+    // A prompt takes promptText; dismiss_dialog answers null.
+    agent.ok("accept_dialog", json!({ "tabId": tab, "promptText": "Ada" }));
+    let out = agent.ok("click", json!({ "tabId": tab, "locator": "#p" }));
+    assert_eq!(out["dialogs"][0]["type"], "prompt", "{f}: {out}");
+    assert_eq!(output(agent, tab), "prompt Ada", "{f}");
+    agent.ok("dismiss_dialog", json!({ "tabId": tab }));
+    agent.ok("click", json!({ "tabId": tab, "locator": "#p" }));
+    assert_eq!(output(agent, tab), "prompt null", "{f}");
+    // alert from evaluate_script: reported, never blocking.
+    let out = agent.ok(
+        "evaluate_script",
+        json!({ "tabId": tab, "function": "() => { alert('From script'); return 1; }" }),
+    );
+    assert_eq!(out["dialogs"][0]["type"], "alert", "{f}: {out}");
+    assert_eq!(out["dialogs"][0]["message"], "From script", "{f}: {out}");
+    // A navigation keeps the hook (the next document gets it too).
+    agent.ok("navigate_page", json!({ "tabId": tab, "url": url }));
+    let out = agent.ok("click", json!({ "tabId": tab, "locator": "#a" }));
+    assert_eq!(out["dialogs"][0]["message"], "Saved!", "{f}: {out}");
+    agent.close(tab);
 }
 
 #[test]

@@ -252,7 +252,8 @@ impl Writer<'_, '_> {
             && let Some(href) = node.attr("href")
         {
             self.out.push_str(" -> ");
-            self.unquoted(href, self.limits.url);
+            let href = redact::attr_value("href", href, self.redact).unwrap_or_default();
+            self.unquoted(&href, self.limits.url);
         }
         if let Some(fi) = dn.subframe {
             self.out.push_str(" [f");

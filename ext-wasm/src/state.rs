@@ -131,12 +131,11 @@ fn write_value(out: &mut String, dom: &Dom<'_>, id: usize, redact: Redact, limit
     if value.is_empty() {
         return;
     }
-    if redact != Redact::Off && redact::is_sensitive_field(node) {
+    let Some(scrubbed) = redact::field_value(node, &value, redact) else {
         out.push_str(" value=");
         out.push_str(redact::REDACTED);
         return;
-    }
-    let scrubbed = if redact == Redact::Off { value.into() } else { redact::scrub(&value) };
+    };
     out.push_str(" value=\"");
     push_escaped(out, &truncate(&scrubbed, limit));
     out.push('"');

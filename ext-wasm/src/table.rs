@@ -48,17 +48,8 @@ impl Default for Options {
     }
 }
 
-/// What the engine hides from the rendering.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub enum Redact {
-    /// Secrets of form fields and anything that looks like a payment card number.
-    #[default]
-    Safe,
-    /// Reserved; behaves as `Safe` until it is specified.
-    Strict,
-    /// Nothing is redacted.
-    Off,
-}
+/// What the engine hides from the rendering: the redaction level (`crate::redact`).
+pub use crate::redact::Level as Redact;
 
 /// The nodes of one frame, in document order.
 #[derive(Debug, Default)]

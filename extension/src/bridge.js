@@ -262,7 +262,9 @@ export class Bridge {
         );
       }
       const params = checkParams(method, msg.params);
-      const result = await withTimeout(handler(params, { ...meta, request: msg }), timeoutMs, method);
+      // The caller's own deadline: the host's is one margin later (host/src/protocol/timeouts.rs).
+      const callTimeoutMs = Math.max(1, timeoutMs - LIMITS.callMarginMs);
+      const result = await withTimeout(handler(params, { ...meta, request: msg, callTimeoutMs }), timeoutMs, method);
       reply(port, id, { result: result ?? null });
     } catch (e) {
       reply(port, id, { error: errorBody(e) });

@@ -21,6 +21,9 @@ export async function debuggerEnabled() {
 /** Attaches to the tab, runs `fn(send)`, and always detaches. */
 export async function withDebugger(tabId, fn) {
   const target = { tabId };
+  // Already ours: a call that a native dialog stopped still holds it (accept_dialog then
+  // answers through the same session, and that call detaches when it ends).
+  if (attached.has(tabId)) return fn((method, params = {}) => api.debugger.sendCommand(target, method, params));
   await api.debugger.attach(target, "1.3");
   attached.add(tabId);
   try {

@@ -3,6 +3,7 @@
 import { METHODS, METHOD_SPECS } from "./protocol.js";
 import { utf8Length } from "./bridge.js";
 import { act, fillForm, waitFor } from "./actions.js";
+import { answerDialog, guarded } from "./dialogs.js";
 import { evaluate } from "./evaluate.js";
 import { clearSnapshot, resolveRef, takeSnapshot } from "./snapshot.js";
 import { closeTab, listTabs, navigate, newTab, selectTab } from "./tabs.js";
@@ -22,16 +23,17 @@ export function methodTable(helper) {
 
     [METHODS.TABS_LIST]: () => listTabs(),
     [METHODS.TABS_NEW]: (params) => newTab(params),
-    [METHODS.TABS_NAVIGATE]: (params) => navigate(params),
+    [METHODS.TABS_NAVIGATE]: page(navigate),
     [METHODS.TABS_SELECT]: (params) => selectTab(params),
     [METHODS.TABS_CLOSE]: (params) => closeTab(params),
-    [METHODS.PAGE_SNAPSHOT]: (params) => takeSnapshot(params),
-    [METHODS.PAGE_CLEAR_SNAPSHOT]: (params) => clearSnapshot(params),
-    [METHODS.PAGE_RESOLVE_REF]: (params) => resolveRef(params),
-    [METHODS.PAGE_ACT]: (params) => act(params),
-    [METHODS.PAGE_FILL_FORM]: (params) => fillForm(params),
-    [METHODS.PAGE_EVALUATE]: (params) => evaluate(params),
-    [METHODS.PAGE_WAIT_FOR]: (params) => waitFor(params),
+    [METHODS.PAGE_SNAPSHOT]: page(takeSnapshot),
+    [METHODS.PAGE_CLEAR_SNAPSHOT]: page(clearSnapshot),
+    [METHODS.PAGE_RESOLVE_REF]: page(resolveRef),
+    [METHODS.PAGE_ACT]: page(act),
+    [METHODS.PAGE_FILL_FORM]: page(fillForm),
+    [METHODS.PAGE_EVALUATE]: page(evaluate),
+    [METHODS.PAGE_WAIT_FOR]: page(waitFor),
+    [METHODS.PAGE_DIALOG]: (params) => answerDialog(params),
 
     [METHODS.DEBUG_DIGEST]: async ({ payload }, meta) => ({
       length: payload.length,
@@ -50,6 +52,16 @@ export function methodTable(helper) {
     }
   }
   return Object.freeze(table);
+}
+
+/**
+ * A handler of a method that reaches a page, guarded (dialogs.js): a crashed tab is
+ * TAB_CRASHED at once, a tab a native dialog blocks is BLOCKED by the call's own deadline
+ * (`timeoutMs` when the method takes one, else the request's), and the answer reports the
+ * dialogs met on the way.
+ */
+function page(handler) {
+  return (params, meta) => guarded(params, params.timeoutMs ?? meta.callTimeoutMs, () => handler(params));
 }
 
 async function sha256Hex(text) {

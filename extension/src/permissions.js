@@ -26,7 +26,8 @@ export const PERMISSIONS = Object.freeze([
         "page.act",
         "page.fillForm",
         "page.evaluate",
-        "page.waitFor"
+        "page.waitFor",
+        "page.dialog"
       ],
       "tools": []
     },
@@ -54,7 +55,8 @@ export const PERMISSIONS = Object.freeze([
         "page.act",
         "page.fillForm",
         "page.evaluate",
-        "page.waitFor"
+        "page.waitFor",
+        "page.dialog"
       ],
       "tools": []
     },
@@ -82,7 +84,8 @@ export const PERMISSIONS = Object.freeze([
         "page.act",
         "page.fillForm",
         "page.evaluate",
-        "page.waitFor"
+        "page.waitFor",
+        "page.dialog"
       ],
       "tools": []
     },
@@ -127,7 +130,8 @@ export const PERMISSIONS = Object.freeze([
         "page.act",
         "page.fillForm",
         "page.evaluate",
-        "page.waitFor"
+        "page.waitFor",
+        "page.dialog"
       ],
       "tools": [
         "navigate_history",
@@ -148,10 +152,34 @@ export const PERMISSIONS = Object.freeze([
         "scroll",
         "evaluate_script",
         "wait_for",
-        "extension_source_inspect"
+        "extension_source_inspect",
+        "accept_dialog",
+        "dismiss_dialog"
       ]
     },
     "why": "Runs the snapshot collector, actions and evaluate_script in the page."
+  },
+  {
+    "chromium": "required",
+    "gecko": "required",
+    "kind": "api",
+    "name": "webNavigation",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "tabs.new",
+        "tabs.navigate",
+        "page.dialog"
+      ],
+      "tools": [
+        "new_page",
+        "navigate_page",
+        "navigate_history",
+        "accept_dialog",
+        "dismiss_dialog"
+      ]
+    },
+    "why": "Sees each new document of the tabs the agent opened or navigated, to install the dialog hook before the page's scripts run."
   },
   {
     "chromium": "required",
@@ -193,7 +221,8 @@ export const PERMISSIONS = Object.freeze([
         "page.act",
         "page.fillForm",
         "page.evaluate",
-        "page.waitFor"
+        "page.waitFor",
+        "page.dialog"
       ],
       "tools": [
         "navigate_history",
@@ -214,7 +243,9 @@ export const PERMISSIONS = Object.freeze([
         "scroll",
         "evaluate_script",
         "wait_for",
-        "extension_source_inspect"
+        "extension_source_inspect",
+        "accept_dialog",
+        "dismiss_dialog"
       ]
     },
     "why": "Lets the helper script every page and read its URL and title."

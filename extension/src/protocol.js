@@ -8,6 +8,7 @@ export const HELPER_CHROMIUM_ID = "dkcbnncejeekhnnfjnepngcdiipdcakc";
 
 export const LIMITS = Object.freeze({
   "browserToHostFrame": 67108864,
+  "callMarginMs": 2000,
   "chunkDeadlineMs": 30000,
   "defaultCallTimeoutMs": 30000,
   "hostToBrowserFrame": 1048576,
@@ -33,6 +34,7 @@ export const ERROR_CODES = Object.freeze({
   "PERMISSION_DENIED": "PERMISSION_DENIED",
   "SCRIPT_ERROR": "SCRIPT_ERROR",
   "STALE": "STALE",
+  "TAB_CRASHED": "TAB_CRASHED",
   "TIMEOUT": "TIMEOUT",
   "UNSUPPORTED": "UNSUPPORTED",
   "VERSION_SKEW": "VERSION_SKEW"
@@ -45,6 +47,7 @@ export const METHODS = Object.freeze({
   "HOST_INFO": "host.info",
   "PAGE_ACT": "page.act",
   "PAGE_CLEAR_SNAPSHOT": "page.clearSnapshot",
+  "PAGE_DIALOG": "page.dialog",
   "PAGE_EVALUATE": "page.evaluate",
   "PAGE_FILL_FORM": "page.fillForm",
   "PAGE_RESOLVE_REF": "page.resolveRef",
@@ -214,6 +217,38 @@ export const METHOD_SPECS = Object.freeze({
     "result": "{cleared: bool}",
     "target": "extension"
   },
+  "page.dialog": {
+    "doc": "accept_dialog / dismiss_dialog: arms the answer to the tab's next dialog (its hook answers at once); a tab a native dialog blocks is BLOCKED.",
+    "params": {
+      "accept": {
+        "doc": "true: OK (accept); false: Cancel (dismiss)",
+        "required": true,
+        "type": "boolean"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "promptText": {
+        "doc": "prompt(): the text to answer with when accepting",
+        "required": false,
+        "type": "string"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{tab, armed: {action, promptText?}, dialogs: [{type, message, answered}]}",
+    "target": "extension"
+  },
   "page.evaluate": {
     "doc": "Runs a function in the page's main world with JSON arguments; JSON result, paged.",
     "params": {
@@ -355,7 +390,7 @@ export const METHOD_SPECS = Object.freeze({
       },
       "redact": {
         "default": "safe",
-        "doc": "safe | off",
+        "doc": "safe | strict | off",
         "required": false,
         "type": "string"
       },

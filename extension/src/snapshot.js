@@ -130,8 +130,8 @@ export async function takeSnapshot(params) {
   if (params.cursor != null) return nextPage(eng, tab, st, params.cursor, maxBytes);
 
   const redact = params.redact ?? "safe";
-  if (!["safe", "off"].includes(redact)) {
-    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `unknown redact mode \`${redact}\``, "use safe or off");
+  if (!["safe", "strict", "off"].includes(redact)) {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `unknown redact mode \`${redact}\``, "use safe, strict or off");
   }
   const options = {
     interactiveOnly: Boolean(params.interactiveOnly),

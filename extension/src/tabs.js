@@ -4,6 +4,7 @@
 import { api } from "./api.js";
 import { HelperError } from "./errors.js";
 import { ERROR_CODES, FINGERPRINT, METHOD_SPECS } from "./protocol.js";
+import { CRASH_POLL_MS, adopt, collectDialogs, crashed, hookNow, tabCrashed, withHookFor } from "./dialogs.js";
 
 export const DEFAULT_LOAD_TIMEOUT_MS = METHOD_SPECS["tabs.new"].params.timeoutMs.default;
 /** How long a navigation an action started may take to show up as a loading tab. */
@@ -126,6 +127,7 @@ export function waitForLoad(
     };
     const onUpdated = (id, change, tab) => {
       if (id !== tabId) return;
+      if (crashed(tab)) return finish(reject, tabCrashed(tab));
       if (change.status === "loading" || change.url) sawChange = true;
       // A same-document navigation changes the URL of a tab that stays complete.
       if (sawChange && ready(tab)) finish(resolve, { tab, loaded: true });
@@ -157,6 +159,13 @@ export function waitForLoad(
     }
     api.tabs.onUpdated.addListener(onUpdated);
     api.tabs.onRemoved.addListener(onRemoved);
+    // A dead renderer does not always send an update: ask the tabs API now and then.
+    const poll = async () => {
+      const tab = await api.tabs.get(tabId).catch(() => null);
+      if (tab && crashed(tab)) return finish(reject, tabCrashed(tab));
+      if (!done) timers.push(setTimeout(poll, CRASH_POLL_MS));
+    };
+    timers.push(setTimeout(poll, CRASH_POLL_MS));
     if (!requireLoading) {
       api.tabs.get(tabId).then(
         (tab) => ready(tab) && finish(resolve, { tab, loaded: true }),
@@ -200,12 +209,19 @@ export function watchNavigation(tabId) {
 export async function newTab({ url, active = false, timeoutMs }) {
   const target = url ?? "about:blank";
   checkUrl(target);
-  const tab = await api.tabs.create({ url: target, active });
-  // Firefox reports the new tab complete at about:blank before it starts loading the URL.
-  const blank = target === "about:blank";
-  const ready = (t) => t.status === "complete" && (blank || (t.url !== undefined && t.url !== "about:blank"));
-  const { tab: loaded } = await waitForLoad(tab.id, { timeoutMs, ready });
-  return { tab: describeTab(loaded), loaded: true };
+  // The agent's tab: its documents get the dialog hook, this first one before its scripts.
+  return withHookFor(target, async () => {
+    const tab = await api.tabs.create({ url: target, active });
+    await adopt(tab.id);
+    // Firefox reports the new tab complete at about:blank before it starts loading the URL.
+    const blank = target === "about:blank";
+    const ready = (t) => t.status === "complete" && (blank || (t.url !== undefined && t.url !== "about:blank"));
+    const { tab: loaded } = await waitForLoad(tab.id, { timeoutMs, ready });
+    await hookNow(tab.id);
+    // Dialogs the page raised while it loaded (navigate_page's guard reports its own).
+    const dialogs = await collectDialogs(tab.id);
+    return { tab: describeTab(loaded), loaded: true, ...(dialogs.length && { dialogs }) };
+  });
 }
 
 /** `type`: url | back | forward | reload; waits for the load the navigation starts. */
@@ -230,11 +246,15 @@ export async function navigate(params) {
     what: `${type} navigation (no ${type === "back" ? "earlier" : "later"} page in its history?)`,
   });
   loaded.catch(() => {}); // awaited below; a failed start must not leave it unhandled
-  if (type === "url") await api.tabs.update(tab.id, { url });
-  else if (type === "reload") await api.tabs.reload(tab.id);
-  else await moveInHistory(tab, type === "back" ? -steps : steps);
-  const result = await loaded;
-  return { tab: describeTab(result.tab), loaded: true };
+  await adopt(tab.id);
+  return withHookFor(type === "url" ? url : tab.url, async () => {
+    if (type === "url") await api.tabs.update(tab.id, { url });
+    else if (type === "reload") await api.tabs.reload(tab.id);
+    else await moveInHistory(tab, type === "back" ? -steps : steps);
+    const result = await loaded;
+    await hookNow(tab.id);
+    return { tab: describeTab(result.tab), loaded: true };
+  });
 }
 
 const HISTORY_START_MS = 3000;

@@ -27,6 +27,8 @@ export async function stateOf(tabId) {
     frames: saved?.frames ?? [[0, 0]],
     nextOrdinal: saved?.nextOrdinal ?? 1,
     snapshots: saved?.snapshots ?? 0,
+    // Opened or navigated by the agent: its documents get the dialog hook (dialogs.js).
+    agent: saved?.agent ?? false,
     tables: new Map(),
     latest: null,
     // Renderings shown to the agent, newest first (recheck.js compares refs against them).
@@ -43,8 +45,8 @@ export function existingState(tabId) {
 }
 
 export function persist(tabId, st) {
-  const { next, frames, nextOrdinal, snapshots } = st;
-  api.storage.session?.set({ [STORE_PREFIX + tabId]: { next, frames, nextOrdinal, snapshots } }).catch(() => {});
+  const { next, frames, nextOrdinal, snapshots, agent } = st;
+  api.storage.session?.set({ [STORE_PREFIX + tabId]: { next, frames, nextOrdinal, snapshots, agent } }).catch(() => {});
 }
 
 export function ordinalOf(st, frameId) {
@@ -83,9 +85,18 @@ export function shownLine(st, ref) {
   return null;
 }
 
-/** Runs `fn` after the tab's earlier queued work: one action per tab at a time. */
+/**
+ * Runs `fn` after the tab's earlier queued work: one action per tab at a time. Work queued
+ * before the tab was found blocked (its `epoch` moved on) is dropped, not run when the
+ * dialog finally closes.
+ */
 export function serialized(st, fn) {
-  const run = st.queue.then(fn, fn);
+  const epoch = st.epoch ?? 0;
+  const start = () => {
+    if ((st.epoch ?? 0) !== epoch) throw new Error("dropped: the tab was blocked by a dialog while this call waited");
+    return fn();
+  };
+  const run = st.queue.then(start, start);
   st.queue = run.catch(() => {});
   return run;
 }

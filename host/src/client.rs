@@ -255,7 +255,8 @@ async fn read_loop(read: impl tokio::io::AsyncRead + Unpin, shared: Arc<Shared>)
                     }
                     None if reply.id.is_null() => {
                         if let Some(e) = reply.error {
-                            tracing::warn!("host reported: {}", e.line());
+                            // The code only: an error message may quote page content.
+                            tracing::warn!(code = e.code.as_str(), "host reported an error");
                         }
                     }
                     None => tracing::debug!(id = %reply.id, "reply for a call no longer waited for"),

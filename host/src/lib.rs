@@ -20,6 +20,7 @@ pub mod browsers;
 pub mod client;
 pub mod descriptor;
 pub mod io;
+pub mod log_policy;
 pub mod native;
 pub mod peer;
 pub mod private_dir;

@@ -131,13 +131,9 @@ fn init_log(path: &Path) {
     }
     let Ok(file) = opts.open(path) else { return };
     let filter = std::env::var("WEBEXT_MCP_LOG").unwrap_or_else(|_| "info".into());
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::sync::Mutex::new(file))
-        .with_ansi(false)
-        .try_init();
+    if let Some(e) = crate::log_policy::init(&filter, std::sync::Mutex::new(file)) {
+        tracing::warn!("ignoring invalid log filter: {e}");
+    }
 }
 
 pub(super) enum HostEvent {

@@ -44,13 +44,15 @@ pub enum ErrorCode {
     NotInstalled,
     /// The tab is blocked by a native dialog.
     Blocked,
+    /// The tab's renderer (content process) crashed; the page is gone until it is reloaded.
+    TabCrashed,
     /// A bug in webext-mcp: report it.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, in table order.
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::InvalidArgument,
         ErrorCode::NotFound,
         ErrorCode::Stale,
@@ -69,6 +71,7 @@ impl ErrorCode {
         ErrorCode::LoadRefused,
         ErrorCode::NotInstalled,
         ErrorCode::Blocked,
+        ErrorCode::TabCrashed,
         ErrorCode::Internal,
     ];
 
@@ -93,6 +96,7 @@ impl ErrorCode {
             ErrorCode::LoadRefused => "LOAD_REFUSED",
             ErrorCode::NotInstalled => "NOT_INSTALLED",
             ErrorCode::Blocked => "BLOCKED",
+            ErrorCode::TabCrashed => "TAB_CRASHED",
             ErrorCode::Internal => "INTERNAL",
         }
     }
@@ -176,7 +180,7 @@ mod tests {
         for code in ErrorCode::ALL {
             assert!(seen.insert(code.as_str()), "duplicate {code}");
         }
-        assert_eq!(seen.len(), 19);
+        assert_eq!(seen.len(), 20);
     }
 
     #[test]

@@ -75,6 +75,7 @@ pub fn protocol_js() -> String {
         "chunkDeadlineMs": CHUNK_DEADLINE_MS,
         "defaultCallTimeoutMs": crate::router::DEFAULT_TIMEOUT.as_millis() as u64,
         "maxCallTimeoutMs": crate::router::MAX_TIMEOUT.as_millis() as u64,
+        "callMarginMs": super::timeouts::CALL_MARGIN_MS,
     });
     let chunk = json!({
         "key": "chunk",

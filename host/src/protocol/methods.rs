@@ -111,6 +111,7 @@ pub const PAGE_ACT: &str = "page.act";
 pub const PAGE_FILL_FORM: &str = "page.fillForm";
 pub const PAGE_EVALUATE: &str = "page.evaluate";
 pub const PAGE_WAIT_FOR: &str = "page.waitFor";
+pub const PAGE_DIALOG: &str = "page.dialog";
 
 /// The extension's first event.
 pub const EVENT_HELLO: &str = "hello";
@@ -263,7 +264,7 @@ pub const METHODS: &[Method] = &[
             p("viewportOnly", "boolean", false, "only what intersects the viewport"),
             p("root", "string", false, "ref whose subtree to render (expands collapsed runs)"),
             p("maxDepth", "integer", false, "depth limit below the root"),
-            p("redact", "string", false, "safe | off").or(DefaultValue::Str("safe")),
+            p("redact", "string", false, "safe | strict | off").or(DefaultValue::Str("safe")),
         ],
         result: "{snapshotId, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {prepMs, collectMs, walkMs, mapMs, jsonMs, transferMs,                  engineMs, pageMs, helperMs, walkers: [\"main\" | \"isolated\" per frame]}}",
     },
@@ -344,6 +345,17 @@ pub const METHODS: &[Method] = &[
             timeout_ms("how long to wait", ACTION_TIMEOUT_MS),
         ],
         result: "{met: true, waitedMs, element?, ref?}",
+    },
+    Method {
+        name: PAGE_DIALOG,
+        target: Target::Extension,
+        doc: "accept_dialog / dismiss_dialog: arms the answer to the tab's next dialog (its hook answers \
+              at once); a tab a native dialog blocks is BLOCKED.",
+        params: tab_params![
+            p("accept", "boolean", true, "true: OK (accept); false: Cancel (dismiss)"),
+            p("promptText", "string", false, "prompt(): the text to answer with when accepting"),
+        ],
+        result: "{tab, armed: {action, promptText?}, dialogs: [{type, message, answered}]}",
     },
 ];
 

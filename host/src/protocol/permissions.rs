@@ -28,8 +28,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::methods::{
-    METHODS, PAGE_ACT, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_RESOLVE_REF, PAGE_SNAPSHOT, PAGE_WAIT_FOR,
-    TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT, Target,
+    METHODS, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_RESOLVE_REF, PAGE_SNAPSHOT,
+    PAGE_WAIT_FOR, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT, Target,
 };
 
 pub use crate::browsers::Engine;
@@ -126,8 +126,16 @@ const fn host(
 }
 
 /// Methods that run code in a page (`scripting.executeScript`).
-const SCRIPTED: &[&str] =
-    &[TABS_NAVIGATE, PAGE_SNAPSHOT, PAGE_RESOLVE_REF, PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE, PAGE_WAIT_FOR];
+const SCRIPTED: &[&str] = &[
+    TABS_NAVIGATE,
+    PAGE_SNAPSHOT,
+    PAGE_RESOLVE_REF,
+    PAGE_ACT,
+    PAGE_FILL_FORM,
+    PAGE_EVALUATE,
+    PAGE_WAIT_FOR,
+    PAGE_DIALOG,
+];
 
 /// Tools that call [`SCRIPTED`] methods.
 const SCRIPTED_TOOLS: &[&str] = &[
@@ -150,6 +158,8 @@ const SCRIPTED_TOOLS: &[&str] = &[
     "evaluate_script",
     "wait_for",
     "extension_source_inspect",
+    "accept_dialog",
+    "dismiss_dialog",
 ];
 
 /// Methods whose answers carry tab URLs and titles, or that find a tab by its URL.
@@ -184,6 +194,7 @@ pub const PERMISSIONS: &[Permission] = &[
     every("alarms", REQUIRED, REQUIRED, "Wakes the background periodically to reconnect when the host went away while it slept."),
     api("tabs", REQUIRED, REQUIRED, "Reports tabs with their URLs and titles and finds a tab by URL.", TAB_URLS, TAB_URL_TOOLS),
     api("scripting", REQUIRED, REQUIRED, "Runs the snapshot collector, actions and evaluate_script in the page.", SCRIPTED, SCRIPTED_TOOLS),
+    api("webNavigation", REQUIRED, REQUIRED, "Sees each new document of the tabs the agent opened or navigated, to install the dialog hook before the page's scripts run.", &[TABS_NEW, TABS_NAVIGATE, PAGE_DIALOG], &["new_page", "navigate_page", "navigate_history", "accept_dialog", "dismiss_dialog"]),
     api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE], DEBUGGER_TOOLS),
     host("<all_urls>", REQUIRED, REQUIRED, "Lets the helper script every page and read its URL and title.", SCRIPTED, SCRIPTED_TOOLS),
 ];
@@ -406,7 +417,7 @@ mod tests {
     fn todays_permissions_are_kept() {
         let chromium = manifest_keys(Engine::Chromium);
         let gecko = manifest_keys(Engine::Gecko);
-        let base = ["nativeMessaging", "storage", "alarms", "tabs", "scripting"];
+        let base = ["nativeMessaging", "storage", "alarms", "tabs", "scripting", "webNavigation"];
         let mut with_debugger = base.to_vec();
         with_debugger.push("debugger");
         assert_eq!(chromium, [("permissions", with_debugger), ("host_permissions", vec!["<all_urls>"])]);
@@ -481,7 +492,7 @@ mod tests {
             ["debugger"]
         );
         assert!(missing_required(Engine::Gecko, &all(Engine::Chromium)).is_empty());
-        assert_eq!(missing_required(Engine::Gecko, &PermissionSet::default()).len(), 6);
+        assert_eq!(missing_required(Engine::Gecko, &PermissionSet::default()).len(), 7);
     }
 
     #[test]

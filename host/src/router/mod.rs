@@ -508,7 +508,8 @@ impl Router {
                 false
             }
             Err(e) => {
-                tracing::warn!("malformed frame from the extension: {}", e.message);
+                // The size only: a decoder's message can quote the frame, i.e. page data.
+                tracing::warn!(bytes = body.len(), "malformed frame from the extension");
                 let id = e.data.as_ref().and_then(|d| d.get("id")).and_then(Value::as_str).map(str::to_owned);
                 if let Some(id) = id {
                     let err =

@@ -235,6 +235,17 @@ pub struct Evaluated {
     pub extra: Extra,
 }
 
+/// `page.dialog` (accept_dialog / dismiss_dialog).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DialogReply {
+    pub tab: Tab,
+    /// The armed answer: `{action: "accept" | "dismiss", promptText?}`.
+    pub armed: Value,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
 /// The structured content of a typed value.
 pub fn to_value<T: Serialize>(value: &T) -> Result<Value, ErrorBody> {
     serde_json::to_value(value).map_err(|e| ErrorBody::internal(format!("encoding a result: {e}")))
@@ -262,6 +273,7 @@ mod tests {
             PAGE_FILL_FORM => decode::<FormFilled>(method, value).map(drop),
             PAGE_WAIT_FOR => decode::<Waited>(method, value).map(drop),
             PAGE_EVALUATE => decode::<Evaluated>(method, value).map(drop),
+            PAGE_DIALOG => decode::<DialogReply>(method, value).map(drop),
             _ => return None,
         })
     }

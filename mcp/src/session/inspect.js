@@ -3,11 +3,11 @@
 // and returns plain data; Rust adds the event envelope, the console and the byte cap.
 //
 // opts: {meta, summary, html, tree, probe: [selector], shadowDom: "off"|"open-only"|"all",
-//        redact: "off"|"safe"|"strict", maxBytes, closed: [shadow roots the caller resolved]}
+//        maxBytes, closed: [shadow roots the caller resolved]}
+// Nothing here redacts: page data goes to the server (never to a log), which applies the one
+// rule set of the engine (ext-wasm/src/redact.rs) before anything reaches the agent.
 (opts, ...closedRoots) => {
   const enter = opts.shadowDom !== "off";
-  const redact = opts.redact;
-  const strict = redact === "strict";
   const doc = document;
   const TEXT_MAX = 80;
   const TREE_DEPTH = 6;
@@ -77,21 +77,6 @@
     const root = el.getRootNode();
     return root && root.host ? path(root.host) + " >>> " + here : here;
   };
-  const attrValue = (el, name, value) => {
-    if (redact === "off") return value;
-    const n = name.toLowerCase();
-    if (strict && n.startsWith("on")) return null;
-    if (value.length > 100 && /^\s*data:/i.test(value)) return "data:[" + value.length + " bytes redacted]";
-    if (n === "value" && el.localName === "input" && /^(password|hidden)$/i.test(el.getAttribute("type") || "")) {
-      return "[redacted]";
-    }
-    if (strict) {
-      if (/^\s*javascript:/i.test(value)) return "javascript:[redacted]";
-      if (n === "value" && (el.localName === "input" || el.localName === "option")) return "[redacted]";
-      if (value.length > 200) return value.slice(0, 200) + "…[" + value.length + " chars]";
-    }
-    return value;
-  };
   const describe = (el) => {
     const d = { tag: el.localName };
     if (el.id) d.id = el.id;
@@ -99,9 +84,8 @@
     const attrs = {};
     for (const a of ["role", "aria-label", "name", "type", "href", "src", "data-extension-root"]) {
       const v = el.getAttribute(a);
-      if (v === null) continue;
-      const r = attrValue(el, a, v);
-      if (r !== null) attrs[a] = clip(r, 200);
+      // Unredacted: the server applies the engine's rules to every `attrs` and `text`.
+      if (v !== null) attrs[a] = clip(v, 200);
     }
     if (Object.keys(attrs).length) d.attrs = attrs;
     d.text = text(el);
@@ -213,64 +197,61 @@
     out.treeTruncated = budget.cut;
   }
 
+  // page_html: the page's HTML as tokens, unredacted and unescaped; the server applies the
+  // engine's redaction rules (ext-wasm/src/redact.rs) and serializes it
+  // (mcp/src/session/inspect/html.rs). Tokens: ["o", tag, [[name, value]…], void?] an open tag,
+  // ["t", text] a text node, ["c", tag] a close tag, ["m", data] a comment, ["d", name] the
+  // doctype. A shadow root is a <template shadowrootmode> inside its host.
   if (opts.html) {
     const limit = opts.maxBytes;
-    const parts = [];
+    const tokens = [];
     let size = 0;
     let truncated = false;
-    const push = (s) => {
-      parts.push(s);
-      size += s.length;
+    const push = (t, bytes) => {
+      tokens.push(t);
+      size += bytes;
       if (size > limit) truncated = true;
     };
     const VOID = new Set([
       "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr",
     ]);
-    const escText = (s) => (/[&<>]/.test(s) ? s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;") : s);
-    const escAttr = (s) => (/[&"]/.test(s) ? s.replace(/&/g, "&amp;").replace(/"/g, "&quot;") : s);
-    let stripped = 0;
     const walk = (n) => {
       if (truncated) return;
       switch (n.nodeType) {
         case 1: {
           const tag = n.localName;
-          let open = "<" + tag;
+          const attrs = [];
+          let bytes = tag.length + 2;
           for (const a of n.attributes) {
-            const v = attrValue(n, a.name, a.value);
-            if (v === null) continue;
-            open += v === "" ? " " + a.name : " " + a.name + '="' + escAttr(v) + '"';
+            attrs.push([a.name, a.value]);
+            bytes += a.name.length + a.value.length + 4;
           }
-          push(open + ">");
-          if (VOID.has(tag)) return;
+          if (VOID.has(tag)) return push(["o", tag, attrs, true], bytes);
+          push(["o", tag, attrs], bytes);
           const sr = enter ? shadowOf(n) : null;
           if (sr) {
-            push('<template shadowrootmode="' + sr.mode + '">');
+            push(["o", "template", [["shadowrootmode", sr.mode]]], 30);
             for (const c of sr.childNodes) walk(c);
-            push("</template>");
+            push(["c", "template"], 11);
           }
-          if (tag === "script" || tag === "style") {
-            if (redact === "off") push(n.textContent);
-            else if (n.textContent) stripped++;
-          } else {
-            for (const c of (tag === "template" ? n.content : n).childNodes) walk(c);
-          }
-          push("</" + tag + ">");
+          for (const c of (tag === "template" ? n.content : n).childNodes) walk(c);
+          push(["c", tag], tag.length + 3);
           return;
         }
         case 3:
-          push(escText(n.data));
+          push(["t", n.data], n.data.length);
           return;
         case 8:
-          if (!strict) push("<!--" + n.data + "-->");
+          push(["m", n.data], n.data.length + 7);
           return;
         case 10:
-          push("<!DOCTYPE " + n.name + ">");
+          push(["d", n.name], n.name.length + 11);
           return;
         default:
       }
     };
     for (const c of doc.childNodes) walk(c);
-    out.html = { html: parts.join(""), truncated, stripped };
+    out.html = { tokens, truncated };
   }
 
   return out;

@@ -27,6 +27,7 @@ use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 use crate::runner::{ConsoleEvent, ExtensionHandle, PageInfo, Runner, RunnerError};
 
 mod console_summary;
+mod html;
 pub use console_summary::{console_summary, truncate_utf8};
 
 /// The page-side collector, a function expression `(opts, ...closedShadowRoots) => result`.
@@ -117,12 +118,13 @@ impl ShadowDom {
 pub enum Redact {
     /// The page as it is.
     Off,
-    /// Script and style bodies dropped, long `data:` URIs replaced, password and hidden
-    /// input values hidden.
+    /// The engine's `safe` rules (the snapshot's: secret fields, card numbers, secret URL
+    /// parameters, key-like values and `data-*`), script and style bodies dropped, long
+    /// `data:` URIs replaced by their size.
     #[default]
     Safe,
-    /// Also event-handler attributes (`on*`) dropped, `javascript:` URLs and every field
-    /// value hidden, attribute values cut at 200 characters, comments dropped.
+    /// The engine's `strict` rules (also every field value, `on*` attributes, `javascript:`
+    /// URLs, long attribute values), comments dropped.
     Strict,
 }
 
@@ -232,9 +234,15 @@ pub async fn inspect(inputs: Inputs<'_>, req: Request) -> Result<Value, ErrorBod
             ErrorBody::new(ErrorCode::ScriptError, format!("cannot read the page: {e}"))
                 .with_hint("the page may be navigating or blocked by a dialog; retry")
         })?;
+    let mut got = got;
+    let level = html::level(req.redact);
+    for key in ["probes", "roots"] {
+        html::redact_described(&mut got[key], level);
+    }
+    let scrub = |s: &str| html::redact_described_text(s, level);
     let base = Envelope {
-        url: got["url"].as_str().unwrap_or(&page.url).to_owned(),
-        title: got["title"].as_str().unwrap_or("").to_owned(),
+        url: scrub(got["url"].as_str().unwrap_or(&page.url)),
+        title: scrub(got["title"].as_str().unwrap_or("")),
         frame_id: page.target_id.clone(),
         context: req.context,
     };
@@ -265,14 +273,15 @@ pub async fn inspect(inputs: Inputs<'_>, req: Request) -> Result<Value, ErrorBod
         ));
     }
     if req.html {
-        let html = got["html"]["html"].as_str().unwrap_or("");
+        let tokens = got["html"]["tokens"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let rendered = html::render(tokens, level);
         let cap = usize::try_from(req.max_bytes).unwrap_or(usize::MAX);
-        let (kept, cut) = truncate_utf8(html, cap);
+        let (kept, cut) = truncate_utf8(&rendered.html, cap);
         let truncated = cut || got["html"]["truncated"].as_bool().unwrap_or(false);
         events.push(base.event(
             "page_html",
             json!({"html": kept, "bytes": kept.len(), "truncated": truncated, "redact": req.redact.as_str(),
-                   "strippedBodies": got["html"]["stripped"]}),
+                   "strippedBodies": rendered.stripped}),
         ));
     }
     Ok(json!({

@@ -358,8 +358,10 @@ async fn evaluate_script(ctx: Ctx, args: Value) -> ToolResult {
     }
     let params =
         json!({ "function": a.function, "args": a.args, "maxBytes": a.max_bytes, "cursor": a.cursor });
-    let (_, out): (_, Evaluated) =
-        ctx.browser.call_tab(&t, PAGE_EVALUATE, params, Timeout::fixed(EVALUATE_TIMEOUT_MS)).await?;
+    let (_, out): (_, Evaluated) = ctx
+        .browser
+        .call_tab(&t, PAGE_EVALUATE, params, Timeout::from_arg(a.timeout_ms, EVALUATE_TIMEOUT_MS)?)
+        .await?;
     // What the function returned is read from the page: marked as such, like take_snapshot's
     // text (JSON, so the page cannot end the block).
     let mut text = format!("{PAGE_HEAD}\n{}", out.json);

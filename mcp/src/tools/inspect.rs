@@ -287,10 +287,7 @@ async fn snapshot_of(
             ErrorBody::not_found(format!("the helper sees no tab at {url}"))
                 .with_hint("the page may have navigated since; inspect again")
         })?;
-    let redact = match redact {
-        inspect::Redact::Off => "off",
-        inspect::Redact::Safe | inspect::Redact::Strict => "safe",
-    };
+    let redact = redact.as_str();
     let params = json!({"tabId": tab_id, "maxBytes": max_bytes, "redact": redact});
     ctx.browser.call_in(&d, PAGE_SNAPSHOT, params, Timeout::fixed(SNAPSHOT_TIMEOUT_MS)).await
 }

@@ -16,6 +16,7 @@ pub mod browser;
 pub mod catalog;
 mod debug;
 pub mod dev;
+pub mod dialogs;
 pub mod extension;
 pub mod inspect;
 pub mod install;
@@ -392,6 +393,7 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(pages::tools())
             .chain(snapshot::tools())
             .chain(actions::tools())
+            .chain(dialogs::tools())
             .chain(debug::tools())
             .collect()
     })
@@ -410,7 +412,7 @@ pub async fn call(ctx: &Ctx, call: Call, name: &str, args: Value) -> Option<Tool
     let def = find(name)?;
     tracing::debug!(tool = name, "call");
     let started = std::time::Instant::now();
-    let run = (def.run)(Arc::clone(ctx), call.clone(), args);
+    let run = with_dialogs((def.run)(Arc::clone(ctx), call.clone(), args));
     if !call.wants_progress() {
         return Some(run.await);
     }
@@ -427,6 +429,16 @@ pub async fn call(ctx: &Ctx, call: Call, name: &str, args: Value) -> Option<Tool
             }
         }
     }
+}
+
+/// Every result that met a page dialog says so under its text, whatever the tool.
+async fn with_dialogs(run: impl std::future::Future<Output = ToolResult>) -> ToolResult {
+    let mut out = run.await?;
+    if let Some(lines) = dialogs::dialog_lines(&out.structured) {
+        let text = out.text.take().unwrap_or_default();
+        out.text = Some(if text.is_empty() { lines } else { format!("{text}\n{lines}") });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -54,8 +54,11 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Redact {
+    /// Secrets: password/hidden/one-time-code/card fields, card numbers, secret URL parameters, key-like values.
     #[default]
     Safe,
+    /// Also every field value and `javascript:` links.
+    Strict,
     Off,
 }
 
@@ -84,6 +87,9 @@ pub struct SnapshotArgs {
     /// safe: no password, hidden or card values.
     #[serde(default)]
     pub redact: Redact,
+    /// Default 30000 (a tab a native dialog blocks is BLOCKED by then).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
 }
 
 /// Arguments of `resolve_uid_to_selector` (plus the tab's address).
@@ -109,10 +115,12 @@ async fn take_snapshot(ctx: Ctx, args: Value) -> ToolResult {
         "viewportOnly": a.viewport_only,
         "root": a.root,
         "maxDepth": a.max_depth,
-        "redact": match a.redact { Redact::Safe => "safe", Redact::Off => "off" },
+        "redact": match a.redact { Redact::Safe => "safe", Redact::Strict => "strict", Redact::Off => "off" },
     });
-    let (_, out): (_, Snapshot) =
-        ctx.browser.call_tab(&target, PAGE_SNAPSHOT, params, SNAPSHOT_TIMEOUT).await?;
+    let (_, out): (_, Snapshot) = ctx
+        .browser
+        .call_tab(&target, PAGE_SNAPSHOT, params, Timeout::from_arg(a.timeout_ms, SNAPSHOT_TIMEOUT_MS)?)
+        .await?;
     // The title is the page's too: quoted and escaped, it cannot end the line.
     let mut text = format!(
         "snapshot {} of tabId={} {} {}",

@@ -85,6 +85,8 @@ pub async fn launch_configured(
     let runtime_dir = private_dir("wxm-rt-");
     let session = format!("helper-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
     let mut opts = options(&[&ext], runtime_dir.path(), &session);
+    // Hosts log at debug, so tests can check what the most verbose log carries.
+    opts.env.push(("WEBEXT_MCP_LOG".into(), "debug".into()));
     configure(&mut opts);
     let manifest_dir = match family {
         Family::Chromium => {

@@ -55,12 +55,27 @@ impl Server {
         server
     }
 
+    /// [`Server::serve_in`] with `--log debug`, its stderr written to `log`.
+    #[allow(dead_code)]
+    pub fn serve_logged(home: &Path, runtime_dir: &Path, extra: &[&str], log: &Path) -> Server {
+        let mut cmd = command(home);
+        cmd.env("WEBEXT_MCP_RUNTIME_DIR", runtime_dir).args(["--log", "debug", "serve"]).args(extra);
+        let mut server = Server::spawn_with(cmd, Stdio::from(std::fs::File::create(log).unwrap()));
+        server.initialize();
+        server
+    }
+
     /// Runs `cmd` (a `serve` command) with piped stdio.
-    pub fn spawn(mut cmd: Command) -> Server {
+    pub fn spawn(cmd: Command) -> Server {
+        Server::spawn_with(cmd, Stdio::null())
+    }
+
+    /// Runs `cmd` (a `serve` command) with piped stdin/stdout and `stderr`.
+    pub fn spawn_with(mut cmd: Command, stderr: Stdio) -> Server {
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("spawn webext-mcp serve");
         let stdout = child.stdout.take().unwrap();

@@ -13,6 +13,7 @@ pub mod helper;
 pub mod http;
 pub mod mcp_client;
 pub mod pages;
+pub mod planted;
 pub mod procs;
 pub mod python;
 

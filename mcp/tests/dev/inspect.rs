@@ -77,6 +77,7 @@ fn site() -> crate::common::http::TestServer {
         ),
     );
     server.page("/other", "<!doctype html><title>other</title><body><p>other page</p></body>");
+    server.page("/secrets", crate::common::planted::SECRETS_PAGE);
     server
 }
 
@@ -180,6 +181,23 @@ fn every_event_kind_contexts_cli_and_no_session() {
     assert!(!text.contains("onclick=") && !text.contains("javascript:void"), "strict kept handlers: {text}");
     let off = html(&mut server, "off", 1 << 20);
     assert!(off["html"].as_str().unwrap().contains("do not show"));
+    // One redaction engine: the planted-secret page leaks nothing at safe or strict, in the
+    // HTML, the probe samples or the tree (the same rules as take_snapshot's).
+    for level in ["safe", "strict"] {
+        let events = inspect(
+            &mut server,
+            &project,
+            json!({"url": site.url("/secrets"), "include": ["html", "tree"], "probe": ["a", "img", "div", "input"], "redact": level}),
+        );
+        let all = serde_json::to_string(&events).unwrap();
+        let html = event(&events, "page_html")["html"].as_str().unwrap().to_owned();
+        assert!(html.contains("Account settings") && html.contains("<redacted>"), "{level}: {html}");
+        for (class, secret) in crate::common::planted::PLANTED {
+            assert!(!all.contains(secret), "page_html {level} leaks the {class} `{secret}`: {all}");
+        }
+        assert_eq!(html.contains("Ada Lovelace"), level == "safe", "{level}: {html}");
+    }
+    inspect(&mut server, &project, json!({"url": site.url("/"), "include": ["meta"]}));
     let cut = html(&mut server, "safe", 1024);
     assert_eq!(cut["truncated"], true, "{cut}");
     assert!(cut["html"].as_str().unwrap().len() <= 1024 && cut["bytes"].as_u64().unwrap() <= 1024);

@@ -10,7 +10,9 @@ mod common;
 
 mod actions;
 mod corpus;
+mod dialogs;
 mod progress;
+mod secrets;
 mod snapshot_basics;
 mod snapshot_bench;
 mod snapshot_corpus;
@@ -37,7 +39,11 @@ pub struct Agent {
 
 impl Agent {
     pub fn new(family: Family) -> Agent {
-        let browser = shared(family);
+        Agent::on(shared(family))
+    }
+
+    /// An MCP server against `browser` (the shared one, or one a test keeps to itself).
+    pub fn on(browser: &'static HelperBrowser) -> Agent {
         let home = tempfile::Builder::new().prefix("wxm-agent-").tempdir().unwrap();
         let server =
             Server::serve_in(home.path(), browser.runtime_dir.path(), &["--browser", &browser.session]);

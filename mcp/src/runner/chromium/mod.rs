@@ -88,7 +88,13 @@ impl ChromiumRunner {
         let stderr_reader = process.take_output().1.and_then(|stderr| {
             let tail = tail.clone();
             process::spawn_line_reader("chromium-stderr", stderr, move |line| {
-                tracing::debug!(target: "webext_mcp::browser::chromium", "{line}");
+                // Chromium copies page console messages to stderr (`…:CONSOLE(12)] "text"`):
+                // page content, which logs never carry (the console tools read them over CDP).
+                if line.contains(":CONSOLE") {
+                    tracing::debug!(target: "webext_mcp::browser::chromium", bytes = line.len(), "page console line");
+                } else {
+                    tracing::debug!(target: "webext_mcp::browser::chromium", "{line}");
+                }
                 process::push_tail(&tail, line);
             })
         });

@@ -20,7 +20,8 @@ pub(super) struct Router {
 
 impl Router {
     pub(super) fn on_stdout(&self, line: &str) {
-        tracing::trace!(target: "webext_mcp::browser::firefox", "{line}");
+        // Console lines quote pages and extensions: sizes only (see webext_mcp_host::log_policy).
+        tracing::trace!(target: "webext_mcp::browser::firefox", bytes = line.len(), "stdout line");
         let Some(event) = parse_console_line(line) else { return };
         match self.exts.as_slice() {
             [(_, log)] => log.push(event),
@@ -41,8 +42,14 @@ impl Router {
         if line.contains("/BCWebProgress ") {
             return;
         }
-        tracing::debug!(target: "webext_mcp::browser::firefox", "{line}");
-        if let Some(event) = parse_js_error(line) {
+        let js_error = parse_js_error(line);
+        if js_error.is_some() {
+            // A script error's text may quote the page: its size only.
+            tracing::debug!(target: "webext_mcp::browser::firefox", bytes = line.len(), "script error line");
+        } else {
+            tracing::debug!(target: "webext_mcp::browser::firefox", "{line}");
+        }
+        if let Some(event) = js_error {
             let owner = event.url.as_deref().and_then(|u| {
                 self.exts.iter().find(|(p, _)| u.starts_with(&format!("moz-extension://{}/", p.uuid)))
             });

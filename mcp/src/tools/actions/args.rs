@@ -160,6 +160,9 @@ pub struct EvaluateArgs {
     pub max_bytes: Option<u64>,
     #[serde(default)]
     pub cursor: Option<String>,
+    /// Default 30000: how long the page may take (a tab a native dialog blocks is BLOCKED by then).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
 }
 
 /// What wait_for waits for.

@@ -13,9 +13,13 @@
 
 pub mod archive;
 pub mod boundary;
+pub mod config_file;
 pub mod delegate;
 pub mod dev;
+pub mod env;
 pub mod glob;
+pub mod inject;
+pub mod js;
 pub mod lock;
 pub mod needs;
 pub mod output;
@@ -171,7 +175,8 @@ pub fn build_with(
         return Err(failed(vec![f]));
     }
     let pkg = read_package_json(project);
-    let mut toolchain_findings = needs::project_findings(project, pkg.as_ref());
+    let (mut toolchain_findings, project_warnings): (Vec<Finding>, Vec<Finding>) =
+        needs::project_findings(project, pkg.as_ref()).into_iter().partition(|f| f.code.needs_toolchain());
 
     let source = match manifest::load(project) {
         Ok(s) => Some(s),
@@ -180,8 +185,11 @@ pub fn build_with(
     };
     let mut plans = Vec::new();
     if let Some(source) = &source {
+        let system = env::system();
         for &t in &req.targets {
-            let p = plan::plan(project, source, t, &req.out_dir);
+            let public = env::load(project, t.name, env::mode(opts.dev), &system);
+            let mut p = plan::plan(project, source, t, &req.out_dir, &public);
+            p.findings.extend(project_warnings.iter().cloned());
             for f in p.findings.iter().filter(|f| f.code.needs_toolchain()) {
                 if !toolchain_findings.contains(f) {
                     toolchain_findings.push(f.clone());
@@ -239,14 +247,26 @@ fn check_replaceable(req: &BuildRequest, dest: &Path) -> Result<(), BuildError> 
 fn failed(findings: Vec<Finding>) -> BuildError {
     let message = match findings.as_slice() {
         [one] => one.line_text(),
-        many => format!(
-            "{} blocking problems: {}",
-            many.len(),
-            many.iter().map(|f| f.code.as_str()).collect::<Vec<_>>().join(", ")
-        ),
+        many => format!("{} blocking problems: {}", many.len(), code_list(many)),
     };
     let hint = findings.first().map(|f| f.fix.clone()).unwrap_or_default();
     BuildError::Failed { message, hint, findings, output_tail: Vec::new() }
+}
+
+/// `CODE_A ×3, CODE_B`: each code once, in first-seen order, with how often it occurs.
+fn code_list(findings: &[Finding]) -> String {
+    let mut counts: Vec<(FindingCode, usize)> = Vec::new();
+    for f in findings {
+        match counts.iter_mut().find(|(c, _)| *c == f.code) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((f.code, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(c, n)| if *n > 1 { format!("{c} ×{n}") } else { c.to_string() })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn read_package_json(project: &Path) -> Option<Json> {
@@ -430,7 +450,7 @@ fn delegated(
     findings: Vec<Finding>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<BrowserBuild>, BuildError> {
-    let why = findings.iter().map(|f| f.code.as_str()).collect::<Vec<_>>().join(", ");
+    let why = code_list(&findings);
     if !req.allow_delegation {
         return Err(BuildError::Failed {
             message: format!(

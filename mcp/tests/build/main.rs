@@ -14,6 +14,7 @@ mod golden;
 mod mcp_tool;
 mod out_dir;
 mod outputs;
+mod real_projects;
 mod symlinks;
 mod zips;
 

@@ -23,7 +23,8 @@ use crate::common::browser::{Tab, isolated, shared};
 const QUIET: Duration = Duration::from_secs(3);
 
 /// The fixtures expected to load cleanly.
-const CLEAN: [&str; 2] = ["popup-background", "prefixed"];
+const CLEAN: [&str; 6] =
+    ["popup-background", "prefixed", "config-profiles", "env-files", "special-folders", "module-worker"];
 
 /// The fixture whose background calls `console.error`, then throws at line 5 of
 /// `background.js`.

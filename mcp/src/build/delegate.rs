@@ -199,6 +199,23 @@ fn toolchain_browser(t: &Toolchain, target: Target) -> &'static str {
     }
 }
 
+/// How a `build` script that runs Extension.js or WXT is told the browser: `--browser=<b>`
+/// or `-b <b>` appended (only `WEBEXT_MCP_BROWSER` otherwise, for scripts of their own).
+/// `browser` is one of our target names, so it needs no quoting.
+fn script_browser_args(command: &str, browser: &str) -> Vec<String> {
+    let words: Vec<&str> = command.split(|c: char| c.is_whitespace() || c == ';' || c == '&').collect();
+    let has = |w: &str| words.iter().any(|x| *x == w || x.starts_with(&format!("{w}@")));
+    if words.iter().any(|w| w.contains("--browser") || *w == "-b") {
+        Vec::new()
+    } else if has("extension") && words.contains(&"build") {
+        vec![format!("--browser={browser}")]
+    } else if has("wxt") {
+        vec!["-b".into(), browser.into()]
+    } else {
+        Vec::new()
+    }
+}
+
 fn package_runner(project: &Path) -> Option<&'static str> {
     let lock = |f: &str| project.join(f).is_file();
     let pm = if lock("pnpm-lock.yaml") {
@@ -241,18 +258,30 @@ pub fn run(
             c.args(["--yes", EXTENSION_JS_NPX, "build", "--browser", browser]);
             c
         }
-        Toolchain::Script { command } => match package_runner(inv.project) {
-            Some(pm) => {
-                let mut c = Command::new(pm);
-                c.args(["run", "build"]);
-                c
+        Toolchain::Script { command } => {
+            let extra = script_browser_args(command, browser);
+            match package_runner(inv.project) {
+                Some(pm) => {
+                    let mut c = Command::new(pm);
+                    c.args(["run", "build"]);
+                    if !extra.is_empty() && pm == "npm" {
+                        c.arg("--");
+                    }
+                    c.args(&extra);
+                    c
+                }
+                None => {
+                    let mut c = Command::new("sh");
+                    let mut line = command.clone();
+                    for a in &extra {
+                        line.push(' ');
+                        line.push_str(a);
+                    }
+                    c.args(["-c", &line]);
+                    c
+                }
             }
-            None => {
-                let mut c = Command::new("sh");
-                c.args(["-c", command]);
-                c
-            }
-        },
+        }
     };
     let mut path_dirs = vec![inv.project.join("node_modules").join(".bin")];
     if let Some(dir) = inv.node.and_then(|n| n.path.parent()) {
@@ -392,6 +421,15 @@ fn find_output(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn build_scripts_of_extension_js_and_wxt_are_told_the_browser() {
+        assert_eq!(script_browser_args("npx extension@latest build", "edge"), ["--browser=edge"]);
+        assert_eq!(script_browser_args("extension build && zip", "firefox"), ["--browser=firefox"]);
+        assert_eq!(script_browser_args("wxt build", "firefox"), ["-b", "firefox"]);
+        assert!(script_browser_args("extension build --browser=chrome", "edge").is_empty());
+        assert!(script_browser_args("vite build", "chrome").is_empty());
+    }
 
     #[test]
     fn extension_js_projects_are_told_by_config_or_scripts() {

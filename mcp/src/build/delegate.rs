@@ -367,8 +367,14 @@ pub fn run(
             output_tail: tail,
         });
     }
-    find_output(inv.project, inv.toolchain, browser, inv.target.name, started).ok_or_else(|| DelegateError::Failed {
-        message: format!("{shown} succeeded but no built manifest.json was found (looked in dist/{browser}, dist, build, .output)"),
+    let pkg = std::fs::read_to_string(inv.project.join("package.json"))
+        .ok()
+        .and_then(|t| crate::manifest::parse_jsonc(&t).ok());
+    // A monorepo's build writes into the extension's package, not the root.
+    let roots = std::iter::once(inv.project.to_path_buf())
+        .chain(super::workspace::extension_packages(inv.project, pkg.as_ref()));
+    roots.into_iter().find_map(|root| find_output(&root, inv.toolchain, browser, inv.target.name, started)).ok_or_else(|| DelegateError::Failed {
+        message: format!("{shown} succeeded but no built manifest.json was found (looked in dist/{browser}, dist, build, .output, also in the workspace packages that hold a manifest.json)"),
         output_tail: tail,
     })
 }

@@ -25,6 +25,7 @@ pub mod needs;
 pub mod output;
 pub mod plan;
 pub mod scan;
+pub mod workspace;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -180,6 +181,11 @@ pub fn build_with(
     let pkg = read_package_json(project);
     let (mut toolchain_findings, project_warnings): (Vec<Finding>, Vec<Finding>) =
         needs::project_findings(project, pkg.as_ref()).into_iter().partition(|f| f.code.needs_toolchain());
+    if manifest::find_manifest(project).is_none()
+        && let Some(ext) = workspace::extension_packages(project, pkg.as_ref()).first()
+    {
+        toolchain_findings.push(workspace::finding(project, ext));
+    }
 
     let source = match manifest::load(project) {
         Ok(s) => Some(s),
@@ -250,26 +256,10 @@ fn check_replaceable(req: &BuildRequest, dest: &Path) -> Result<(), BuildError> 
 fn failed(findings: Vec<Finding>) -> BuildError {
     let message = match findings.as_slice() {
         [one] => one.line_text(),
-        many => format!("{} blocking problems: {}", many.len(), code_list(many)),
+        many => format!("{} blocking problems: {}", many.len(), needs::code_list(many)),
     };
     let hint = findings.first().map(|f| f.fix.clone()).unwrap_or_default();
     BuildError::Failed { message, hint, findings, output_tail: Vec::new() }
-}
-
-/// `CODE_A ×3, CODE_B`: each code once, in first-seen order, with how often it occurs.
-fn code_list(findings: &[Finding]) -> String {
-    let mut counts: Vec<(FindingCode, usize)> = Vec::new();
-    for f in findings {
-        match counts.iter_mut().find(|(c, _)| *c == f.code) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((f.code, 1)),
-        }
-    }
-    counts
-        .iter()
-        .map(|(c, n)| if *n > 1 { format!("{c} ×{n}") } else { c.to_string() })
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn read_package_json(project: &Path) -> Option<Json> {
@@ -453,7 +443,7 @@ fn delegated(
     findings: Vec<Finding>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<BrowserBuild>, BuildError> {
-    let why = code_list(&findings);
+    let why = needs::code_list(&findings);
     if !req.allow_delegation {
         return Err(BuildError::Failed {
             message: format!(

@@ -136,6 +136,22 @@ pub fn config_findings(cfg: &config_file::ExtensionConfig) -> Vec<Finding> {
     }
 }
 
+/// `CODE_A ×3, CODE_B`: each code once, in first-seen order, with how often it occurs.
+pub fn code_list(findings: &[Finding]) -> String {
+    let mut counts: Vec<(FindingCode, usize)> = Vec::new();
+    for f in findings {
+        match counts.iter_mut().find(|(c, _)| *c == f.code) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((f.code, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(c, n)| if *n > 1 { format!("{c} ×{n}") } else { c.to_string() })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -254,3 +254,43 @@ fn a_build_script_running_extension_js_gets_the_browser_flag() {
     assert_eq!(run.build_for("edge")["pipeline"], "delegated");
     assert_eq!(p.read("args.txt").trim(), "extension build --browser=edge");
 }
+
+/// A stand-in monorepo build: writes the extension package's dist/<browser>/.
+const FAKE_MONO_BUILD: &str = r#"#!/bin/sh
+set -e
+out="$1/dist/$WEBEXT_MCP_BROWSER"
+mkdir -p "$out"
+printf '{"manifest_version":3,"name":"Mono","version":"0.1.0","content_scripts":[{"matches":["<all_urls>"],"js":["content.js"]}]}' > "$out/manifest.json"
+printf '(function(){})();' > "$out/content.js"
+"#;
+
+/// Issue 21: npm workspaces and pnpm: built from the root, the extension is a workspace
+/// package; the root's build script runs and the output is found in that package.
+#[test]
+fn monorepos_delegate_to_the_root_script_and_find_the_package_output() {
+    for (kind, pkg_dir) in [("npm", "packages/extension"), ("pnpm", "apps/extension")] {
+        let p = Project::empty();
+        let root_pkg = match kind {
+            "npm" => format!(
+                r#"{{"name":"mono","private":true,"workspaces":["packages/*"],"scripts":{{"build":"sh ./mono-build.sh {pkg_dir}"}}}}"#
+            ),
+            _ => format!(
+                r#"{{"name":"mono","private":true,"scripts":{{"build":"sh ./mono-build.sh {pkg_dir}"}}}}"#
+            ),
+        };
+        p.write("package.json", root_pkg);
+        if kind == "pnpm" {
+            p.write("pnpm-workspace.yaml", "packages:\n  - 'apps/*'\n");
+        }
+        p.write(
+            &format!("{pkg_dir}/manifest.json"),
+            r#"{"manifest_version":3,"name":"Mono","version":"0.1.0","content_scripts":[{"matches":["<all_urls>"],"js":["content.js"]}]}"#,
+        )
+        .write(&format!("{pkg_dir}/content.js"), "import './x.js';\n");
+        executable(&p, "mono-build.sh", FAKE_MONO_BUILD);
+        let run = p.build(&["--browser", "chrome"]);
+        let b = run.build_for("chrome");
+        assert_eq!(b["pipeline"], "delegated", "{kind}: {b:#}");
+        assert_eq!(tree(&p.path().join("dist/chrome")), ["content.js", "manifest.json"], "{kind}");
+    }
+}

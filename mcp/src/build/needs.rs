@@ -68,7 +68,7 @@ pub fn project_findings(project: &Path, package_json: Option<&Json>) -> Vec<Find
                 Finding::new(
                     FindingCode::ManifestBundlerConfig,
                     format!("{name} configures a bundler, so the project's own toolchain must build it"),
-                    "install the project's dependencies (npm install) so its toolchain can run, or remove the config for a plain build",
+                    format!("build with the bundler {name} configures (npm install when package.json declares it, else add it, e.g. `npm i -D {}`), or remove the config for a plain build", name.split('.').next().unwrap_or(name)),
                 )
                 .in_file(name),
             );
@@ -83,7 +83,7 @@ pub fn project_findings(project: &Path, package_json: Option<&Json>) -> Vec<Find
                             Finding::new(
                                 FindingCode::ManifestFrameworkDependency,
                                 format!("package.json depends on `{dep}`, which needs a bundler"),
-                                "build with the project's toolchain (npm install, then build again)",
+                                "build with a bundler: Extension.js (npm i -D extension; Node.js ≥ 22.12) or a `build` script in package.json, then build again",
                             )
                             .in_file("package.json")
                             .at(format!("{section}.{dep}")),

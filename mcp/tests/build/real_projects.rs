@@ -217,4 +217,8 @@ fn one_file_two_manifest_keys_one_finding_and_codes_not_repeated() {
     let message = run.error().1["message"].as_str().unwrap().to_owned();
     assert_eq!(message.matches("MANIFEST_FRAMEWORK_DEPENDENCY").count(), 1, "{message}");
     assert!(message.contains("MANIFEST_FRAMEWORK_DEPENDENCY ×3"), "{message}");
+    // Nothing is declared to install, so the fix says what to add instead of `npm install`.
+    let framework = f.iter().find(|f| f["code"] == "MANIFEST_FRAMEWORK_DEPENDENCY").unwrap();
+    let fix = framework["fix"].as_str().unwrap();
+    assert!(fix.contains("npm i -D extension") && !fix.contains("npm install"), "{fix}");
 }

@@ -98,7 +98,7 @@ pub fn read(project: &Path) -> Option<ExtensionConfig> {
     let name = CONFIG_FILES.into_iter().find(|n| project.join(n).is_file())?;
     let path = project.join(name);
     let text = match std::fs::metadata(&path) {
-        Ok(m) if m.len() as usize > js::MAX_PARSE_BYTES => Err("it is larger than 4 MiB".to_owned()),
+        Ok(m) if m.len() as usize > js::MAX_PARSE_BYTES => Err("it is larger than 2 MiB".to_owned()),
         _ => std::fs::read_to_string(&path).map_err(|e| format!("it cannot be read as UTF-8 text ({e})")),
     };
     Some(match text {
@@ -118,6 +118,13 @@ fn delegate_all(name: &str, key: &str, why: String, line: usize) -> ExtensionCon
 
 /// Reads a config from its text (`name` picks TypeScript or not).
 pub fn read_text(name: &str, text: &str) -> ExtensionConfig {
+    match js::guarded(text, || Ok(read_text_unguarded(name, text))) {
+        Ok(cfg) => cfg,
+        Err(e) => delegate_all(name, "(file)", format!("it cannot be parsed: {}", e.message), e.line),
+    }
+}
+
+fn read_text_unguarded(name: &str, text: &str) -> ExtensionConfig {
     let alloc = Allocator::default();
     let program = match js::parse(&alloc, text, Path::new(name), Goal::Module) {
         Ok(p) => p,

@@ -46,6 +46,10 @@ pub fn inject(text: &str, path: &Path, goal: Goal, env: &PublicEnv) -> Result<In
     if !text.contains("process") && !text.contains("import.meta") {
         return Ok(Injected { text: None, replaced: 0, leftovers: Vec::new() });
     }
+    js::guarded(text, || inject_parsed(text, path, goal, env))
+}
+
+fn inject_parsed(text: &str, path: &Path, goal: Goal, env: &PublicEnv) -> Result<Injected, SyntaxError> {
     let alloc = Allocator::default();
     // A classic script may still say `import.meta.env.X` (replaced away here), which only
     // parses as a module; a sloppy-mode script only parses as a script. Try both.

@@ -10,7 +10,79 @@ use oxc_parser::{Parser, ParserReturn};
 use oxc_span::SourceType;
 
 /// Files larger than this are not parsed (a hostile project could hand us gigabytes).
-pub const MAX_PARSE_BYTES: usize = 4 * 1024 * 1024;
+pub const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
+
+/// The parser recurses once per nesting level; deeper input is refused before parsing
+/// (real code stays far below; `[[[[…` 100 000 deep overflows an 8 MiB stack).
+const MAX_NESTING: usize = 1000;
+
+/// Stack for the parser thread: with [`MAX_NESTING`] and [`MAX_PARSE_BYTES`] the remaining
+/// deep shapes (`a ? b : c ? …`, `typeof typeof …`) stay well inside it. Reserved, not
+/// committed: only the pages a parse touches are used.
+const PARSER_STACK: usize = 512 * 1024 * 1024;
+
+/// Runs `f` (which parses `text`) where hostile input cannot take the process down: too
+/// large or too deeply nested text is refused, and the parse runs on a thread with a large
+/// stack (a stack overflow aborts the whole server, unlike a panic).
+pub fn guarded<R: Send>(
+    text: &str,
+    f: impl FnOnce() -> Result<R, SyntaxError> + Send,
+) -> Result<R, SyntaxError> {
+    if text.len() > MAX_PARSE_BYTES {
+        return Err(SyntaxError {
+            message: "the file is larger than 2 MiB, too large to parse".into(),
+            line: 1,
+            column: 1,
+        });
+    }
+    if let Some(offset) = too_deep(text) {
+        let (line, column) = line_column(text, offset);
+        return Err(SyntaxError {
+            message: format!("nesting deeper than {MAX_NESTING} levels is not parsed"),
+            line,
+            column,
+        });
+    }
+    std::thread::scope(|s| {
+        let worker =
+            std::thread::Builder::new().name("js-parse".into()).stack_size(PARSER_STACK).spawn_scoped(s, f);
+        match worker {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
+                Err(SyntaxError { message: "the parser failed on this file".into(), line: 1, column: 1 })
+            }),
+            Err(e) => Err(SyntaxError {
+                message: format!("cannot start the parser thread: {e}"),
+                line: 1,
+                column: 1,
+            }),
+        }
+    })
+}
+
+/// Where bracket nesting, or a run of prefix operators (`!!!!…`, `- - -…`), first exceeds
+/// [`MAX_NESTING`]. Brackets inside strings and comments count too: an over-estimate is fine.
+fn too_deep(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut run = 0usize;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if matches!(b, b'!' | b'~' | b'-' | b'+' | b'?' | b':' | b' ' | b'\t' | b'\n' | b'\r') {
+            if !b.is_ascii_whitespace() {
+                run += 1;
+            }
+        } else {
+            run = 0;
+        }
+        if depth > MAX_NESTING || run > MAX_NESTING {
+            return Some(i);
+        }
+    }
+    None
+}
 
 /// A parse that failed: the first syntax error and where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +147,10 @@ pub struct Import {
 /// The static imports of module `text`, in source order (dynamic `import()` is left to run
 /// time: the browser resolves it, or the extension handles the failure).
 pub fn module_imports(text: &str, path: &Path) -> Result<Vec<Import>, SyntaxError> {
+    guarded(text, || module_imports_unguarded(text, path))
+}
+
+fn module_imports_unguarded(text: &str, path: &Path) -> Result<Vec<Import>, SyntaxError> {
     let alloc = Allocator::default();
     let ret = Parser::new(&alloc, text, source_type(path, Goal::Module)).parse();
     if let Some(e) = first_error(text, &ret.diagnostics) {
@@ -124,6 +200,20 @@ mod tests {
             parse(&alloc, "let a = 1;\nlet = = 2", Path::new("a.js"), Goal::Script).expect_err("syntax");
         assert_eq!(err.line, 2);
         assert!(parse(&alloc, "let x: number = 1", Path::new("a.ts"), Goal::Module).is_ok());
+    }
+
+    #[test]
+    fn hostile_nesting_is_refused_before_the_parser_sees_it() {
+        for text in ["x = ".to_owned() + &"[".repeat(100_000), "y = ".to_owned() + &"!".repeat(100_000) + "x"]
+        {
+            let err = module_imports(&text, Path::new("deep.js")).expect_err("too deep");
+            assert!(err.message.contains("nesting deeper"), "{err:?}");
+        }
+        let err = module_imports(&"a;".repeat(MAX_PARSE_BYTES), Path::new("big.js")).expect_err("too big");
+        assert!(err.message.contains("2 MiB"), "{err:?}");
+        // Ordinary nesting parses, on the parser thread.
+        let fine = "f(".repeat(200) + &")".repeat(200);
+        assert!(module_imports(&fine, Path::new("ok.js")).is_ok());
     }
 
     #[test]

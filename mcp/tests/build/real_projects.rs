@@ -222,3 +222,19 @@ fn one_file_two_manifest_keys_one_finding_and_codes_not_repeated() {
     let fix = framework["fix"].as_str().unwrap();
     assert!(fix.contains("npm i -D extension") && !fix.contains("npm install"), "{fix}");
 }
+
+/// A hostile script (nesting that would overflow the parser's stack) is refused with a
+/// finding; the process survives to report it.
+#[test]
+fn a_script_nested_too_deeply_to_parse_is_a_finding_not_a_crash() {
+    let p = Project::fixture("env-files");
+    p.write(
+        "content/main.js",
+        format!("const x = {}0;\nprocess.env.EXTENSION_PUBLIC_BROWSER;\n", "[".repeat(200_000)),
+    );
+    let run = p.build(&["--browser", "chrome"]);
+    let f = findings(&run);
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(f[0]["code"], "MANIFEST_PROCESS_ENV");
+    assert!(f[0]["message"].as_str().unwrap().contains("nesting deeper than"), "{f:#?}");
+}

@@ -40,6 +40,7 @@ pub mod state;
 pub mod table;
 pub mod text;
 pub mod tree;
+pub mod untrusted;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -59,6 +60,17 @@ pub fn engine_version() -> String {
 pub fn snapshot(input_json: &str) -> String {
     match snapshot_json(input_json) {
         Ok(json) => json,
+        Err(e) => e.to_json(),
+    }
+}
+
+/// Renders a snapshot from an input in parts (`untrusted`): `head` is written by the helper,
+/// `texts` are the frames' `nodes` (and `ids`, `closed`) as their worlds sent them, each
+/// parsed and checked on its own, never spliced into one document.
+#[wasm_bindgen(js_name = snapshotParts)]
+pub fn snapshot_parts(head: &str, texts: Vec<String>) -> String {
+    match Input::parse_parts(head, &texts).and_then(|input| render(&input)) {
+        Ok(out) => out.to_json(),
         Err(e) => e.to_json(),
     }
 }

@@ -7,6 +7,7 @@
 
 use crate::error::EngineError;
 use crate::json::{self, Json};
+use crate::untrusted;
 
 /// Everything the engine needs for one snapshot.
 #[derive(Debug, Default)]
@@ -149,18 +150,25 @@ pub struct Props {
 impl Input {
     /// Parses the engine input JSON. Errors say where, never what (it could be page content).
     pub fn parse(text: &str) -> Result<Input, EngineError> {
+        Input::parse_with(text, None)
+    }
+
+    /// [`Input::parse`] of a head whose frames name their parts in `texts`
+    /// ([`Input::parse_parts`]); only those tables are checked (whole documents are the
+    /// engine's tests, which also feed the renderer shapes no collector sends).
+    pub(crate) fn parse_with(text: &str, texts: Option<&[String]>) -> Result<Input, EngineError> {
         let doc = json::parse(text).map_err(|e| {
             EngineError::InvalidArgument(format!(
                 "the snapshot input is not valid JSON: {} at byte {}",
                 e.what, e.offset
             ))
         })?;
-        Input::from_json(doc).map_err(|what| {
+        Input::from_json(doc, texts).map_err(|what| {
             EngineError::InvalidArgument(format!("the snapshot input does not follow TABLE.md: {what}"))
         })
     }
 
-    fn from_json(doc: Json<'_>) -> Result<Input, &'static str> {
+    fn from_json(doc: Json<'_>, texts: Option<&[String]>) -> Result<Input, &'static str> {
         let Json::Obj(members) = doc else { return Err("the input is not an object") };
         let mut input = Input::default();
         for (k, v) in members {
@@ -168,7 +176,7 @@ impl Input {
                 "frames" => {
                     input.frames = array(v, "frames is not an array")?
                         .into_iter()
-                        .map(FrameTable::from_json)
+                        .map(|f| FrameTable::from_json(f, texts))
                         .collect::<Result<_, _>>()?;
                 }
                 "options" => input.options = Options::from_json(v)?,
@@ -209,11 +217,17 @@ impl Options {
 }
 
 impl FrameTable {
-    fn from_json(v: Json<'_>) -> Result<FrameTable, &'static str> {
+    fn from_json(v: Json<'_>, texts: Option<&[String]>) -> Result<FrameTable, &'static str> {
         let Json::Obj(members) = v else { return Err("a frame table is not an object") };
         let mut f = FrameTable::default();
-        let (mut ids, mut closed) = (None, Vec::new());
+        let (mut ids, mut closed, mut frame_index) = (None, Vec::new(), Vec::new());
         for (k, v) in members {
+            let v = match k.as_ref() {
+                "nodes" | "ids" | "closed" if texts.is_some() => {
+                    untrusted::part(v, texts.unwrap_or_default())?
+                }
+                _ => v,
+            };
             match k.as_ref() {
                 "ordinal" => f.ordinal = uint(&v).unwrap_or(0).min(u64::from(u32::MAX)) as u32,
                 "path" => {
@@ -240,8 +254,19 @@ impl FrameTable {
                 "closed" if !matches!(v, Json::Null) => {
                     closed = array(v, "closed is not an array")?.iter().filter_map(uint).collect();
                 }
+                "frameIndex" => {
+                    for pair in array(v, "frameIndex is not an array")? {
+                        match numbers(&pair).as_deref() {
+                            Some(&[k, i]) if k >= 0.0 && i >= 0.0 => frame_index.push((k as u64, i as u32)),
+                            _ => return Err("frameIndex holds a non-pair"),
+                        }
+                    }
+                }
                 _ => {}
             }
+        }
+        if texts.is_some() {
+            untrusted::check_frame(&f, ids.as_deref().map(|ids| (ids, &frame_index)))?;
         }
         if let Some(ids) = ids {
             f.assign_ids(&ids, &closed)?;

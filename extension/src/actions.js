@@ -15,7 +15,8 @@ import { callFrame } from "./inject.js";
 import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { collectTables, engineInput, parseRef, render, staleRef } from "./snapshot.js";
 import { describeTab, resolveTab, watchNavigation } from "./tabs.js";
-import { frameIdOf, ordinalOf, serialized, stateOf } from "./tabstate.js";
+import { recheck } from "./recheck.js";
+import { frameIdOf, ordinalOf, rememberShown, serialized, shownLine, stateOf } from "./tabstate.js";
 
 export const DEFAULT_ACTION_TIMEOUT_MS = METHOD_SPECS["page.act"].params.timeoutMs.default;
 const STABLE_MS = 50;
@@ -28,7 +29,7 @@ const TRUSTED = new Set(["click", "hover", "type", "press"]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** What each action needs of its element. */
-const NEEDS = { click: "enabled", hover: "any", fill: "editable", type: "editable", select: "enabled", press: "any", scroll: "any", drag: "enabled" };
+const NEEDS = { click: "enabled", hover: "any", fill: "fillable", type: "editable", select: "enabled", press: "any", scroll: "any", drag: "enabled" };
 
 /**
  * A locator string → where to look and what: a ref (`e12`, `f2e7`), `text=…`,
@@ -43,7 +44,8 @@ async function target(tab, st, locator, nth) {
     const { ordinal, id } = parseRef(s);
     const frameId = frameIdOf(st, ordinal);
     if (frameId === undefined) throw staleRef(s, tab, "its frame is unknown");
-    return { frameId, spec: { id }, ref: s, ordinal };
+    // What the agent was shown for this ref, checked again before acting (recheck.js).
+    return { frameId, spec: { id }, ref: s, ordinal, line: shownLine(st, s) };
   }
   if (s.startsWith("text=")) return { frameId: 0, spec: { text: unquote(s.slice(5)), nth }, ordinal: 0 };
   if (s.startsWith("role=")) return { frameId: 0, role: parseRole(s.slice(5)), spec: null, nth, ordinal: 0 };
@@ -70,7 +72,7 @@ async function topFrames(tab, st, here = false) {
   if (!top) throw new HelperError(ERROR_CODES.NOT_FOUND, `the top document of tab ${tab.id} did not answer`, "wait for the page to load");
   const table = top.value.same ? st.tables.get(top.value.doc) : top.value;
   if (!top.value.same) st.tables.set(table.doc, table);
-  return [{ ordinal: 0, path: [], table }];
+  return [{ frameId: 0, ordinal: 0, path: [], table }];
 }
 
 /** Role locators resolve to ids through a rendering of the top document by the engine. */
@@ -105,6 +107,7 @@ async function waitAndDispatch(tab, st, t, action, opts, deadline, locator, need
   let covered = null;
   for (;;) {
     let spec = t.spec;
+    let check = t.line ? { ref: t.ref, line: t.line } : null;
     if (t.role) {
       const hits = await roleMatches(tab, st, t.role);
       if (hits.length > 1 && t.nth == null) {
@@ -112,8 +115,9 @@ async function waitAndDispatch(tab, st, t, action, opts, deadline, locator, need
       }
       const hit = hits[t.nth ?? 0];
       spec = hit ? { id: hit.id } : null;
+      check = hit ? { ref: `e${hit.id}`, line: hit.line } : null;
     }
-    const probe = spec ? await callFrame(tab, st, t.frameId, "probe", [spec, needs]) : { waiting: "no element matches" };
+    const probe = spec ? await callFrame(tab, st, t.frameId, "probe", [spec, needs, opts.value]) : { waiting: "no element matches" };
     if (probe === null) throw staleRef(locator, tab, "its frame is gone");
     if (probe.ambiguous) {
       throw locatorError("INVALID_ARGUMENT", `\`${locator}\` matches ${probe.count} elements`, { matches: probe.ambiguous }, "pass nth (0-based), a narrower locator, or a ref from take_snapshot");
@@ -124,7 +128,8 @@ async function waitAndDispatch(tab, st, t, action, opts, deadline, locator, need
       last = probe.element ? `${probe.waiting} (${probe.element.what})` : probe.waiting;
     } else {
       await sleep(STABLE_MS);
-      const d = await callFrame(tab, st, t.frameId, "dispatch", [spec, action, probe.rect, opts]);
+      if (check && spec.id != null) await recheck(tab, st, { frameId: t.frameId, ordinal: t.ordinal, id: spec.id, ref: check.ref }, check.line);
+      const d = await callFrame(tab, st, t.frameId, "dispatch", [spec, action, probe.rect, check ? { ...opts, rechecked: true } : opts]);
       if (d?.done) return d;
       if (d?.error) throw locatorError(d.code, d.error);
       if (d?.ambiguous) throw locatorError("INVALID_ARGUMENT", `\`${locator}\` matches ${d.count} elements`, { matches: d.ambiguous });
@@ -189,14 +194,16 @@ async function settle(tab, st, frameId, ordinal, nav, deadline, doc) {
   let changes = null;
   if (quiet.changed) {
     const c = await callFrame(tab, st, frameId, "changes", []);
-    changes = { added: [], removed: c.removed.map((id) => (ordinal ? `f${ordinal}e${id}` : `e${id}`)), truncated: c.overflow };
+    const refOf = (id) => (ordinal ? `f${ordinal}e${id}` : `e${id}`);
+    changes = { added: [], removed: c.removed.map(refOf), changed: (c.changed ?? []).map((x) => `[${refOf(x.ref)}] ${x.what}`), truncated: c.overflow };
     if (c.count > 0) {
       const eng = await engine();
       const table = { url: c.url, title: c.title, viewport: [0, 0, 0, 0], nodes: c.nodes };
-      const out = eng.snapshotJson(engineInput([{ ordinal, path: [], table }], { interactiveOnly: true, viewportOnly: false, root: null, maxDepth: null, redact: "safe", collapse: false }));
+      const out = eng.snapshotParts(engineInput([{ ordinal, path: [], table }], { interactiveOnly: true, viewportOnly: false, root: null, maxDepth: null, redact: "safe", collapse: false }));
       changes.added = out.text.split("\n").filter((l) => l.trim() !== "");
+      rememberShown(st, out.text);
     }
-    if (!changes.added.length && !changes.removed.length) changes = null;
+    if (!changes.added.length && !changes.removed.length && !changes.changed.length) changes = null;
   }
   const now = await api.tabs.get(tab.id);
   return { navigated: false, tab: describeTab(now), settledMs: Date.now() - started, changes };
@@ -246,6 +253,8 @@ async function actOn(tab, st, params) {
       const to = await target(tab, st, params.to, params.toNth);
       if (to.frameId !== t.frameId) throw new HelperError(ERROR_CODES.UNSUPPORTED, "drag between frames is not supported");
       opts.to = to.spec ?? { id: (await roleMatches(tab, st, to.role))[0]?.id ?? -1 };
+      // The drop target is re-checked once, before the drag starts (the source before dispatch).
+      if (to.line) await recheck(tab, st, { frameId: to.frameId, ordinal: to.ordinal, id: to.spec.id, ref: to.ref }, to.line);
     }
     // Debugger mode: the page gets trusted input (isTrusted) for what CDP can type or click
     // in the top document; everything else stays synthetic.
@@ -266,13 +275,19 @@ async function actOn(tab, st, params) {
     const waitedMs = Date.now() - started;
     const settled = await settle(tab, st, t.frameId, ordinalOf(st, t.frameId), nav, deadline, done.doc);
     const ref = t.ordinal ? `f${t.ordinal}e${done.element.ref}` : `e${done.element.ref}`;
-    return { action, ref, element: done.element.what, input: trusted ? "trusted" : "synthetic", waitedMs, ...settled };
+    const value = action === "fill" ? { value: done.applied } : {};
+    return { action, ref, element: done.element.what, input: trusted ? "trusted" : "synthetic", waitedMs, ...value, ...settled };
   } finally {
     nav.stop();
   }
 }
 
-/** `page.fillForm`: several fields by ref, each waited for, one settle at the end. */
+/**
+ * `page.fillForm`: several fields by ref, one settle at the end. Every field is checked
+ * first (it exists, takes a fill, takes its value), so a bad field fails the call with
+ * nothing applied; a field that fails while applying stops the call with what was applied
+ * and what was not named in the error.
+ */
 export async function fillForm(params) {
   const tab = await resolveTab(params);
   const st = await stateOf(tab.id);
@@ -281,19 +296,35 @@ export async function fillForm(params) {
     const deadline = Date.now() + timeoutMs;
     const nav = watchNavigation(tab.id);
     try {
-      const filled = [];
-      let frameId = 0;
-      let ordinal = 0;
-      let doc = null;
+      const targets = [];
       for (const field of params.fields) {
         if (typeof field?.ref !== "string" || field.value === undefined) {
           throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "each field needs `ref` and `value`");
         }
         const t = await target(tab, st, field.ref);
+        const probe = await callFrame(tab, st, t.frameId, "probe", [t.spec, "fillable", field.value]);
+        if (probe?.error) {
+          throw locatorError(probe.code, `field ${field.ref}: ${probe.error}${probe.element ? `: ${probe.element.what}` : ""}; nothing was filled`, { failed: field.ref, applied: [] }, "fix that field's value (or ref) and fill the form again");
+        }
+        targets.push({ field, t });
+      }
+      const filled = [];
+      let frameId = 0;
+      let ordinal = 0;
+      let doc = null;
+      for (const { field, t } of targets) {
         ({ frameId, ordinal } = t);
         const opts = { value: field.value, keepMark: filled.length > 0 };
-        const done = await waitAndDispatch(tab, st, t, "fill", opts, deadline, field.ref);
-        filled.push({ ref: field.ref, element: done.element.what });
+        let done;
+        try {
+          done = await waitAndDispatch(tab, st, t, "fill", opts, deadline, field.ref);
+        } catch (e) {
+          const rest = targets.slice(filled.length + 1).map((x) => x.field.ref);
+          const applied = filled.map((f) => f.ref);
+          const message = `field ${field.ref} failed: ${e.message}; applied: ${applied.join(", ") || "none"}; not applied: ${[field.ref, ...rest].join(", ")}`;
+          throw new HelperError(e.code ?? ERROR_CODES.INTERNAL, message, e.hint ?? "fill the fields not applied again once the page allows it", { failed: field.ref, applied: filled, notApplied: rest });
+        }
+        filled.push({ ref: field.ref, element: done.element.what, value: done.applied });
         doc = done.doc;
       }
       const settled = await settle(tab, st, frameId, ordinal, nav, deadline, doc);

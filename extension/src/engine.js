@@ -15,8 +15,9 @@ export function engine() {
   loading ??= init()
     .then(() => ({
       version: wasm.engineVersion(),
-      snapshot: (input) => unwrap(wasm.snapshot(JSON.stringify(input))),
-      snapshotJson: (json) => unwrap(wasm.snapshot(json)),
+      // The input in parts (ext-wasm/src/untrusted.rs): a head this side wrote, and each
+      // frame's texts as its world sent them, parsed and checked apart, never spliced.
+      snapshotParts: ({ head, texts }) => unwrap(wasm.snapshotParts(head, texts)),
       page: (text, offset, maxBytes) => unwrap(wasm.page(text, offset, maxBytes)),
     }))
     .catch((e) => {

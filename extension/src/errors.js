@@ -29,6 +29,8 @@ const JSON_TYPES = {
   boolean: (v) => typeof v === "boolean",
   array: (v) => Array.isArray(v),
   object: (v) => v !== null && typeof v === "object" && !Array.isArray(v),
+  // A field value: text, or a checkbox's state.
+  "string|boolean": (v) => typeof v === "string" || typeof v === "boolean",
 };
 
 /** Checks `params` against the method's schema from protocol.js; throws INVALID_ARGUMENT. */

@@ -3,11 +3,12 @@
 // reports the counter back.
 import { api } from "./api.js";
 import { HelperError } from "./errors.js";
+import { installCollector } from "./page/collector.js";
 import { ERROR_CODES } from "./protocol.js";
 
-// The collector first (the agent walks with it), then the agent in its order: identity.js
-// starts it, settle.js publishes it.
-const AGENT_FILES = ["page/collector.js", "page/identity.js", "page/locate.js", "page/input.js", "page/settle.js"];
+// After the collector (the agent walks with it), the agent in its order: identity.js starts
+// it, settle.js publishes it.
+const AGENT_FILES = ["page/identity.js", "page/locate.js", "page/input.js", "page/settle.js"];
 
 // Runs in the page's isolated world: calls the agent by name, or says it is missing.
 function callInPage(name, args, seed) {
@@ -44,6 +45,7 @@ export async function callAgent(tab, st, target, name, args = []) {
     results = await run(target);
     const missing = results.filter((r) => r?.result?.missing).map((r) => r.frameId ?? 0);
     if (missing.length) {
+      await api.scripting.executeScript({ target: { tabId: tab.id, frameIds: missing }, func: installCollector, args: [null] });
       await api.scripting.executeScript({ target: { tabId: tab.id, frameIds: missing }, files: AGENT_FILES });
       const again = await run({ frameIds: missing });
       results = results.filter((r) => !r?.result?.missing).concat(again);
@@ -66,14 +68,19 @@ export async function callAgent(tab, st, target, name, args = []) {
 }
 
 /**
- * Injects the main-world side of the collector into `frameIds` of `tab` (the agent walks
- * there when it answers). When the browser refuses, the agent finds no answer and walks in
- * its own world.
+ * Injects the main-world side of the collector into the frames of `tab` that asked for it
+ * (`[{frameId, channel}]`: the agent walks there when it answers), each with its document's
+ * channel as an argument, so page code never sees it in transit. When the browser refuses,
+ * the agent finds no answer and walks in its own world.
  */
-export async function injectMainCollector(tab, frameIds) {
-  await api.scripting
-    .executeScript({ target: { tabId: tab.id, frameIds }, files: ["page/collector.js"], world: "MAIN" })
-    .catch(() => {});
+export async function injectMainCollector(tab, frames) {
+  await Promise.all(
+    frames.map(({ frameId, channel }) =>
+      api.scripting
+        .executeScript({ target: { tabId: tab.id, frameIds: [frameId] }, func: installCollector, args: [String(channel)], world: "MAIN" })
+        .catch(() => {}),
+    ),
+  );
 }
 
 /** The agent's answer in one frame, or `null` when that frame did not answer. */

@@ -179,9 +179,9 @@ export const METHOD_SPECS = Object.freeze({
         "type": "integer"
       },
       "value": {
-        "doc": "fill: the value (checkboxes: true/false)",
+        "doc": "fill: the value (text; checkboxes and radios: true/false)",
         "required": false,
-        "type": "string"
+        "type": "string|boolean"
       },
       "values": {
         "doc": "select: option values or labels",

@@ -29,6 +29,8 @@ export async function stateOf(tabId) {
     snapshots: saved?.snapshots ?? 0,
     tables: new Map(),
     latest: null,
+    // Renderings shown to the agent, newest first (recheck.js compares refs against them).
+    shown: [],
     queue: Promise.resolve(),
   };
   tabs.set(tabId, st);
@@ -55,6 +57,30 @@ export function ordinalOf(st, frameId) {
 
 export function frameIdOf(st, ordinal) {
   return st.frames.find(([, k]) => k === ordinal)?.[0];
+}
+
+/** Renderings remembered per tab: the latest snapshots and action summaries. */
+const SHOWN_KEPT = 4;
+
+/** Remembers a rendering (snapshot text or summary lines) as shown to the agent in `st`. */
+export function rememberShown(st, text) {
+  if (!text) return;
+  st.shown = [text, ...(st.shown ?? []).filter((t) => t !== text)].slice(0, SHOWN_KEPT);
+}
+
+/** The line that showed `ref` most recently (`[ref] …` at a line's start), or null. */
+export function shownLine(st, ref) {
+  const needle = `[${ref}] `;
+  for (const text of st.shown ?? []) {
+    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+      let start = at;
+      while (start > 0 && text[start - 1] === " ") start--;
+      if (start !== 0 && text[start - 1] !== "\n") continue;
+      const end = text.indexOf("\n", at);
+      return text.slice(at, end < 0 ? undefined : end);
+    }
+  }
+  return null;
 }
 
 /** Runs `fn` after the tab's earlier queued work: one action per tab at a time. */

@@ -117,6 +117,32 @@ pub fn log_path(runtime: &Path, pid: u32) -> PathBuf {
     runtime.join(format!("h-{pid}.log"))
 }
 
+/// How many host logs a runtime dir keeps: every host run writes one `h-<pid>.log`, and the
+/// newest few are what a bug report needs.
+pub const KEPT_HOST_LOGS: usize = 10;
+
+/// Removes the host logs of `dir` beyond the `keep` newest (by modification time), never the
+/// one of `own_pid`. Only regular files of ours named `h-<pid>.log` are touched. Returns how
+/// many were removed.
+pub fn prune_host_logs(dir: &crate::private_dir::PrivateDir, keep: usize, own_pid: u32) -> usize {
+    let mut logs: Vec<(std::time::SystemTime, String)> = dir
+        .names()
+        .into_iter()
+        .filter(|n| {
+            n.strip_prefix("h-")
+                .and_then(|r| r.strip_suffix(".log"))
+                .is_some_and(|p| p.parse::<u32>().is_ok_and(|p| p != own_pid))
+        })
+        .filter_map(|n| dir.modified(&n).map(|t| (t, n)))
+        .collect();
+    // Newest first; this process's own log counts as one of the kept.
+    logs.sort_by(|a, b| b.cmp(a));
+    logs.into_iter()
+        .skip(keep.saturating_sub(1))
+        .filter(|(_, n)| dir.remove(n, crate::private_dir::Ours::File))
+        .count()
+}
+
 /// The pid a runtime-dir file name (`h-<pid>.json`, `h-<pid>.sock`, `<tag>-<pid>.sock`)
 /// belongs to.
 pub fn pid_of_file_name(name: &str) -> Option<u32> {
@@ -127,6 +153,35 @@ pub fn pid_of_file_name(name: &str) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(unix)]
+    #[test]
+    fn host_logs_beyond_the_newest_are_pruned_and_nothing_else_is_touched() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("run");
+        let dir = crate::private_dir::PrivateDir::ensure(&root).unwrap();
+        let base = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        for pid in 1..=15u32 {
+            let path = root.join(format!("h-{pid}.log"));
+            let f = std::fs::File::create(&path).unwrap();
+            f.set_modified(base + std::time::Duration::from_secs(u64::from(pid) * 10)).unwrap();
+        }
+        for other in ["h-3.json", "notes.log", "h-x.log"] {
+            std::fs::write(root.join(other), "x").unwrap();
+        }
+        // Host 2 (an old log) is this process: its log stays though it is among the oldest.
+        assert_eq!(prune_host_logs(&dir, 5, 2), 10);
+        let mut left: Vec<String> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            ["h-12.log", "h-13.log", "h-14.log", "h-15.log", "h-2.log", "h-3.json", "h-x.log", "notes.log"]
+        );
+        assert_eq!(prune_host_logs(&dir, 5, 2), 0);
+    }
+
     use super::*;
 
     fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {

@@ -89,10 +89,7 @@ impl From<RunnerError> for ErrorBody {
 impl From<HelperError> for ErrorBody {
     fn from(e: HelperError) -> Self {
         let (code, hint) = match &e {
-            HelperError::NotEmbedded { .. } => (
-                ErrorCode::NotInstalled,
-                "install a webext-mcp release build, or build it from a checkout as the message says",
-            ),
+            HelperError::NotEmbedded { .. } => (ErrorCode::NotInstalled, crate::helper::REBUILD),
             HelperError::Io { .. } => {
                 (ErrorCode::Internal, "check free disk space and the permissions of the target directory")
             }
@@ -126,9 +123,7 @@ impl From<InstallError> for ErrorBody {
                 ErrorCode::InvalidArgument,
                 "name a browser such as chromium, chrome, edge, brave or firefox",
             ),
-            InstallError::NotEmbedded(_) => {
-                (ErrorCode::NotInstalled, "run scripts/build-extension, then build again")
-            }
+            InstallError::NotEmbedded(_) => (ErrorCode::NotInstalled, crate::helper::REBUILD),
             InstallError::BadBinary { .. } => (
                 ErrorCode::InvalidArgument,
                 "run install from the webext-mcp binary at its final, absolute path",

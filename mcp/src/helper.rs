@@ -42,14 +42,20 @@ pub fn is_embedded(family: Family) -> bool {
     table(family).iter().any(|(path, _)| *path == "manifest.json")
 }
 
+/// The families whose helper this binary lacks (a `helperless` build): it can install
+/// nothing, and `doctor` and `server_info` say so.
+pub fn missing() -> Vec<Family> {
+    [Family::Chromium, Family::Gecko].into_iter().filter(|f| !is_embedded(*f)).collect()
+}
+
+/// What makes a binary with the helper.
+pub const REBUILD: &str = "reinstall from the source checkout with scripts/install (it builds the helper, then runs `cargo install --path mcp --locked`)";
+
 /// Why the helper could not be unpacked.
 #[derive(Debug, thiserror::Error)]
 pub enum HelperError {
-    /// The binary was built before `scripts/build-extension` ran.
-    #[error(
-        "this webext-mcp was built without the {} helper extension; run scripts/build-extension, then build webext-mcp again",
-        family.name()
-    )]
+    /// The binary was built without the helper (the `helperless` feature).
+    #[error("this webext-mcp binary was built without the {} helper extension, so it cannot install it", family.name())]
     NotEmbedded { family: Family },
     /// A file could not be written.
     #[error("cannot write {}: {source}", path.display())]

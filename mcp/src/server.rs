@@ -109,7 +109,10 @@ impl ServerHandler for WebextServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let call = tools::Call::new(progress_sink(&context), context.ct.clone());
+        // MCP clients give up on a request by themselves (60 s by default): long work answers
+        // with its status within the budget instead.
+        let budget = std::time::Duration::from_millis(webext_mcp_host::protocol::timeouts::CALL_BUDGET_MS);
+        let call = tools::Call::new(progress_sink(&context), context.ct.clone()).with_budget(budget);
         let before = self.selection();
         let run = tools::call(&self.ctx, call, &request.name, args);
         // A cancelled request's future is dropped, which ends every wait inside it; rmcp

@@ -1,21 +1,26 @@
 // The snapshot collector: one walk of a frame's DOM into the compact table of
-// ext-wasm/TABLE.md. Injected twice per document (scripting.executeScript with `files`):
+// ext-wasm/TABLE.md. `installCollector` is injected whole (scripting.executeScript with
+// `func`, so it must stay self-contained) twice per document:
 //
 // - into the isolated world, before the agent (page/identity.js …), which owns element
 //   identity (ids, refs, actions) and walks with this code when it has to;
 // - into the page's main world, where the same walk runs several times faster: DOM calls
 //   from an isolated world pay for a second set of wrappers (Chromium) or for Xray
 //   wrappers (Firefox, about 5× the walk). There it only answers the agent's synchronous
-//   `REQUEST` event with the table and, for each element node, where the element sits in
+//   request event with the table and, for each element node, where the element sits in
 //   `querySelectorAll("*")` of its tree; the agent maps those positions to its own ids in
 //   the same task, checks every tag, and falls back to its own walk when anything is off.
-//   Nothing here trusts the page, and the page learns nothing it could not read itself.
-(() => {
-  // Bumped whenever the table or the reply changes: a main-world listener left by an older
-  // helper in a long-lived page then no longer answers.
-  const FORMAT = "webext-mcp-table-3";
-  const REQUEST = `${FORMAT}:collect`;
-  const REPLY = `${FORMAT}:table`;
+//   The events are named after `channel`, a random name the agent draws per document and
+//   the background passes in as an argument (never through the page), and they carry no
+//   options: which of two names is fired says whether to walk the viewport only. Nothing
+//   here trusts the page, and the engine checks what comes back (ext-wasm/src/untrusted.rs).
+export function installCollector(channel = null, maxNodesCap = 200000) {
+  // The events' suffixes (the agent's random channel goes before them). Bumped whenever the
+  // table or the reply changes.
+  const FORMAT = "webext-mcp-table-4";
+  const REQUEST_ALL = `:${FORMAT}:all`;
+  const REQUEST_VIEWPORT = `:${FORMAT}:viewport`;
+  const REPLY = `:${FORMAT}:table`;
   // Positions are `tree * TREE + index`: tree 0 is the document, tree k ≥ 1 the k-th open
   // shadow root the walk entered.
   const TREE = 1 << 22;
@@ -36,11 +41,61 @@
   ]);
   const canHost = (tag) => SHADOW_HOSTS.has(tag) || tag.includes("-");
   const MAX_TEXT = 400;
+  // Live values and resolved labels (the engine shows at most 1000 chars of either).
+  const MAX_VALUE = 4000;
   const VISIBLE = { visibilityProperty: true };
+  // Also false for an element that is, or sits in, opacity 0: its text is dropped (page
+  // text nobody can see is a prompt-injection channel), the element itself is kept (custom
+  // checkboxes and file inputs are often transparent over their label). Text painted in its
+  // background's colour (`camouflaged`) is dropped the same way.
+  const SEEN = { visibilityProperty: true, opacityProperty: true };
 
   // Runs of whitespace (`\s` includes no-break spaces) become one space. A lone space is
   // left alone, so most texts come back as the same string, with nothing allocated.
   const collapse = (text) => text.replace(/\s{2,}|[^\S ]/g, " ");
+
+  /**
+   * The attributes of `el` the engine reads (TABLE.md `a`), or null; `id` only when a
+   * `label[for]` in `labelled` names it.
+   */
+  function attrsOf(el, labelled) {
+    let a = null;
+    styled = false;
+    // hasAttributes() allocates nothing; a docs page has thousands of bare elements.
+    if (el.hasAttributes()) {
+      for (const name of el.getAttributeNames()) {
+        if (name === "style") styled = true;
+        if (ATTRS.has(name) || name.startsWith("aria-") || (name === "id" && labelled.has(el.id))) {
+          const value = el.getAttribute(name);
+          (a ??= {})[name] = value.length > 2000 ? value.slice(0, 2000) : value;
+        }
+      }
+    }
+    return a;
+  }
+
+  // Whether the element attrsOf last read has a `style` attribute.
+  let styled = false;
+
+  /**
+   * Whether `el`, which sets its own text colour inline, paints its text in the colour of
+   * what is behind it (or transparent): white on white. Only inline colours are looked at
+   * (a style read per element would cost the walk a large share); a background image
+   * anywhere up the chain means "cannot tell".
+   */
+  function camouflaged(el) {
+    if (!el.style?.color) return false;
+    const fg = getComputedStyle(el).color;
+    if (fg === "transparent" || /^rgba\(.*,\s*0\)$/.test(fg)) return true;
+    for (let n = el; n; n = n.parentElement) {
+      const cs = getComputedStyle(n);
+      if (cs.backgroundImage !== "none") return false;
+      const bg = cs.backgroundColor;
+      if (bg !== "transparent" && !/^rgba\(.*,\s*0\)$/.test(bg)) return bg === fg;
+    }
+    // The canvas behind an unpainted page is white.
+    return fg === "rgb(255, 255, 255)";
+  }
 
   /** Marks a table node as the last one before the node budget ran out (`c`). */
   function markIncomplete(node) {
@@ -60,10 +115,10 @@
    * `idOf(el, tag)` gives the id slot of an element's node, `closedRoot(el, node)` says
    * whether a custom element without an open root hosts a closed one, and
    * `enterShadow(host, root, node)` and `leaveShadow()` are told around the walk of an open shadow
-   * root.
+   * root. Roots are walked at depth `baseDepth`.
    */
   function walk(roots, {
-    viewportOnly = false, maxNodes = 200000, idOf, closedRoot = () => false, enterShadow = () => {}, leaveShadow = () => {},
+    viewportOnly = false, maxNodes = 200000, idOf, closedRoot = () => false, enterShadow = () => {}, leaveShadow = () => {}, baseDepth = 0,
   }) {
     const labelled = new Set();
     for (const label of document.querySelectorAll("label[for]")) labelled.add(label.htmlFor);
@@ -159,35 +214,31 @@
       if (SKIP.has(tag)) return;
       if (tag === "input" && el.type === "hidden") return;
       let hidden = false;
+      let transparent = false;
       // Options and optgroups have no box of their own in a dropdown: they follow their select.
       // One call in the common case (visible); the rare invisible element then tells
-      // "not rendered" (skip the subtree) from "visibility: hidden" (children may show).
-      if (tag !== "option" && tag !== "optgroup" && !el.checkVisibility(VISIBLE)) {
+      // "not rendered" (skip the subtree) from "visibility: hidden" (children may show) from
+      // "transparent" (opacity 0: its text is not walked).
+      if (tag !== "option" && tag !== "optgroup" && !el.checkVisibility(SEEN)) {
         if (!el.checkVisibility()) {
           // display:contents has no box either, but its children render.
           if (getComputedStyle(el).display !== "contents") return;
-        } else {
+        } else if (!el.checkVisibility(VISIBLE)) {
           hidden = true;
+        } else {
+          transparent = true;
         }
       }
-      if (tag === "slot") return walkSlot(el, depth, hidden);
+      if (tag === "slot") return walkSlot(el, depth, hidden || transparent);
 
-      let a = null;
-      // hasAttributes() allocates nothing; a docs page has thousands of bare elements.
-      if (el.hasAttributes()) {
-        for (const name of el.getAttributeNames()) {
-          if (ATTRS.has(name) || name.startsWith("aria-") || (name === "id" && labelled.has(el.id))) {
-            const value = el.getAttribute(name);
-            (a ??= {})[name] = value.length > 2000 ? value.slice(0, 2000) : value;
-          }
-        }
-      }
+      let a = attrsOf(el, labelled);
+      if (styled && !hidden && !transparent && camouflaged(el)) transparent = true;
       // An inline wrapper the engine would only see through (`<code>`, `<em>`, a bare
       // `<span>`: no attribute it reads, rendered, no shadow root) adds nothing to the
       // snapshot: its children take its place. About a tenth of the nodes of a docs page.
       // Not under a hidden parent, whose direct text the engine does not show.
       const host = canHost(tag) ? el.shadowRoot : null;
-      if (!a && !hidden && !inHidden && !viewportOnly && BARE_INLINE.has(tag) && !host) {
+      if (!a && !hidden && !transparent && !inHidden && !viewportOnly && BARE_INLINE.has(tag) && !host) {
         walkChildren(el, depth, false);
         return;
       }
@@ -215,17 +266,22 @@
           p = { checked: el.checked };
           if (el.indeterminate) p.indeterminate = true;
         } else if (!["button", "submit", "reset", "image", "file"].includes(el.type)) {
-          p = { value: el.value };
+          p = { value: el.value.slice(0, MAX_VALUE) };
         }
       } else if (tag === "textarea") {
-        p = { value: el.value };
+        p = { value: el.value.slice(0, MAX_VALUE) };
       } else if (tag === "select") {
-        p = { value: el.value, opts: Array.from(el.selectedOptions, (o) => collapse(o.text).trim()) };
+        const opts = [];
+        for (const o of el.selectedOptions) {
+          if (opts.length === 100) break;
+          opts.push(collapse(o.text).trim().slice(0, MAX_TEXT));
+        }
+        p = { value: el.value.slice(0, MAX_VALUE), opts };
       } else if (tag === "option") {
         p = { selected: el.selected };
       }
       const labelledBy = a?.["aria-labelledby"];
-      if (labelledBy) (p ??= {}).label = textOfIds(el, labelledBy);
+      if (labelledBy) (p ??= {}).label = textOfIds(el, labelledBy).slice(0, MAX_VALUE);
       if (p) (more ??= {}).p = p;
       if (viewportOnly) (more ??= {}).r = rectOf(el);
 
@@ -254,15 +310,16 @@
       if (a) (more ??= {}).a = a;
       if (more) node.push(more);
 
-      if (below === "pre") walkPre(el, depth + 1);
-      else if (below === el) walkChildren(el, depth + 1, hidden);
+      if (below === "pre") {
+        if (!transparent) walkPre(el, depth + 1);
+      } else if (below === el) walkChildren(el, depth + 1, hidden || transparent);
       else if (below) {
-        walkChildren(below, depth + 1, hidden);
+        walkChildren(below, depth + 1, hidden || transparent);
         leaveShadow();
       }
     }
 
-    for (const root of roots) walkElement(root, 0);
+    for (const root of roots) walkElement(root, baseDepth);
     if (nodes.length) parts.push(JSON.stringify(nodes).slice(1, -1));
     return { json: `[${parts.join(",")}]`, count };
   }
@@ -270,25 +327,19 @@
   // Content scripts see their extension's runtime; the main world does not (a page that
   // fakes one only turns its own main-world walk off).
   const isolated = typeof (globalThis.browser ?? globalThis.chrome)?.runtime?.id === "string";
-  if (isolated) {
-    globalThis.__webextMcpCollector ??= { walk, collapse, SKIP, REQUEST, REPLY, TREE };
+  if (isolated && channel === null) {
+    globalThis.__webextMcpCollector ??= { walk, collapse, attrsOf, SKIP, REQUEST_ALL, REQUEST_VIEWPORT, REPLY, TREE };
     return;
   }
+  if (isolated || typeof channel !== "string") return;
 
   // ---- main world: answer the agent --------------------------------------------------
   // Page code that breaks JSON.stringify for arrays (old Prototype.js) gets no answer, and
   // the agent walks from its own world.
   if (Array.prototype.toJSON !== undefined) return;
-  document.addEventListener(REQUEST, (event) => {
-    if (typeof event.detail !== "string") return;
+  const answer = (viewportOnly) => (event) => {
     // A second copy of this listener (injected twice) leaves the answer to the first.
     event.stopImmediatePropagation();
-    let options;
-    try {
-      options = JSON.parse(event.detail);
-    } catch {
-      return;
-    }
     const started = performance.now();
     // Where an element sits in `querySelectorAll("*")` of its tree. The walk meets elements
     // in document order, so a pointer per tree finds them by scanning forward (a Map over
@@ -331,8 +382,8 @@
     const custom = [];
     const { json } = document.documentElement
       ? walk([document.documentElement], {
-        viewportOnly: Boolean(options.viewportOnly),
-        maxNodes: options.maxNodes ?? 200000,
+        viewportOnly,
+        maxNodes: maxNodesCap,
         idOf: (el, tag) => {
           positions.push(position(el));
           tags.push(tag);
@@ -352,6 +403,8 @@
       : { json: "[]" };
     const walkMs = performance.now() - started;
     const head = JSON.stringify({ walkMs, positions, tags: tags.join(" "), hosts, custom });
-    document.dispatchEvent(new CustomEvent(REPLY, { detail: `${head}\n${json}` }));
-  }, true);
-})();
+    document.dispatchEvent(new CustomEvent(channel + REPLY, { detail: `${head}\n${json}` }));
+  };
+  document.addEventListener(channel + REQUEST_ALL, answer(false), true);
+  document.addEventListener(channel + REQUEST_VIEWPORT, answer(true), true);
+}

@@ -13,12 +13,15 @@
 // page/collector.js, run in the page's main world when it answers, here otherwise).
 (() => {
   if (globalThis.__webextMcp || globalThis.__webextMcpAgent) return;
-  const { walk, REQUEST, REPLY, TREE } = globalThis.__webextMcpCollector;
+  const { walk, REQUEST_ALL, REQUEST_VIEWPORT, REPLY, TREE } = globalThis.__webextMcpCollector;
   const INTERACTIVE_TAGS = new Set(["a", "button", "input", "select", "textarea", "summary", "option", "details", "label"]);
   // @generated interactive-roles (ext-wasm tests/page_constants.rs: role::INTERACTIVE_ROLES)
   const INTERACTIVE_ROLES = new Set(["link", "button", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option", "slider", "spinbutton", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem"]);
   const MAX_LOGGED = 5000;
 
+  // This document's name for the main-world collector's events: drawn here (the page cannot
+  // patch this world's crypto) and handed to the main world only as an injection argument.
+  const channel = Array.from(crypto.getRandomValues(new Uint32Array(4)), (n) => n.toString(36)).join("");
   const state = {
     doc: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`,
     next: 0,
@@ -30,7 +33,7 @@
 
   // The mutation log: when the DOM last changed, and what was added and removed since the
   // last mark (an action's dispatch).
-  const log = { last: performance.now(), seq: 0, added: [], removed: [], overflow: false };
+  const log = { last: performance.now(), seq: 0, added: [], removed: [], changed: [], overflow: false };
   const markDirty = () => {
     state.dirty = true;
   };
@@ -42,10 +45,18 @@
     log.seq += records.length;
     let tree = false;
     for (const r of records) {
-      if (r.type !== "childList") continue;
+      if (r.type !== "childList") {
+        // Text and attribute changes: the element whose text or attribute it was.
+        const el = r.type === "attributes" ? r.target : r.target.parentElement;
+        if (el && log.changed.length < MAX_LOGGED) log.changed.push(el);
+        continue;
+      }
       tree = true;
       for (const n of r.addedNodes) if (n.nodeType === 1) remember(log.added, n);
       for (const n of r.removedNodes) if (n.nodeType === 1) remember(log.removed, n);
+      // Text replaced (`textContent = …`): the element's text changed.
+      const text = (n) => n.nodeType === 3;
+      if ((Array.prototype.some.call(r.addedNodes, text) || Array.prototype.some.call(r.removedNodes, text)) && log.changed.length < MAX_LOGGED) log.changed.push(r.target);
     }
     return tree;
   }
@@ -137,7 +148,7 @@
   // The main-world collector's answer to a REQUEST dispatched from here: it arrives
   // synchronously, inside dispatchEvent.
   let reply = null;
-  document.addEventListener(REPLY, (event) => {
+  document.addEventListener(channel + REPLY, (event) => {
     if (typeof event.detail === "string") reply = event.detail;
   }, true);
   // Whether this document's main world answers (null: not asked yet).
@@ -148,10 +159,10 @@
    * main-world collector answered) or `"mismatch"` (the DOM changed during the walk, or a
    * position did not name an element of the reported tag: the caller walks here instead).
    */
-  function collectInMain(options) {
+  function collectInMain({ viewportOnly }) {
     logMutations(observer.takeRecords());
     reply = null;
-    document.dispatchEvent(new CustomEvent(REQUEST, { detail: JSON.stringify(options) }));
+    document.dispatchEvent(new CustomEvent(channel + (viewportOnly ? REQUEST_VIEWPORT : REQUEST_ALL)));
     const answer = reply;
     reply = null;
     if (answer === null) return "absent";
@@ -186,11 +197,24 @@
       const el = Number.isInteger(k) ? at(positions[k]) : undefined;
       if (el && closedRootOf(el)) closed.push(k);
     }
+    // Which frame each frame element shows, as this world sees it: the engine takes a
+    // table's `f` only where it agrees (a page cannot put one frame's nodes under another).
+    const frameIndex = [];
+    for (let k = 0; k < tags.length; k++) {
+      if (tags[k] !== "iframe" && tags[k] !== "frame") continue;
+      const w = at(positions[k]).contentWindow;
+      for (let i = 0; w && i < window.frames.length; i++) {
+        if (window.frames[i] === w) {
+          frameIndex.push([k, i]);
+          break;
+        }
+      }
+    }
     // Positions are only meaningful in the tree the walk saw.
     if (logMutations(observer.takeRecords())) return "mismatch";
     // Strings cross to the background much faster than arrays (Firefox clones arrays
     // element by element); the background splices both into the engine input.
-    return { nodes: answer.slice(cut + 1), elements: ids.length, ids: JSON.stringify(ids), closed: JSON.stringify(closed), walkMs: Number(head.walkMs) || 0, mapMs: performance.now() - started };
+    return { nodes: answer.slice(cut + 1), elements: ids.length, ids: JSON.stringify(ids), closed: JSON.stringify(closed), frameIndex, walkMs: Number(head.walkMs) || 0, mapMs: performance.now() - started };
   }
 
   /** The walk in this world: slower, but needs nothing from the page. */
@@ -212,17 +236,21 @@
   api.collect = ({ viewportOnly = false, cached = [], maxNodes = 200000, mainInjected = false, here = false } = {}) => {
     const path = framePath();
     const key = viewportOnly ? "viewport" : "all";
+    // Asked to walk here: the engine refused what this document's main world answered (or
+    // could not read it), so it is not asked again for this document.
+    if (here) mainWorld = false;
     if (!state.dirty && state.key === key && cached.includes(state.doc)) return { same: true, doc: state.doc, path };
     let table = null;
     let why = here ? "asked" : "absent";
-    if (mainWorld !== false && !here) {
+    // The main world walks with the budget it was installed with.
+    if (mainWorld !== false && !here && maxNodes === 200000) {
       const started = performance.now();
       const out = collectInMain({ viewportOnly, maxNodes });
       if (typeof out === "object") {
         mainWorld = true;
         table = { ...out, walker: "main", jsonMs: performance.now() - started - out.walkMs - out.mapMs };
       } else if (out === "absent" && !mainInjected && mainWorld === null) {
-        return { needsMainWorld: true, doc: state.doc, path };
+        return { needsMainWorld: true, channel, doc: state.doc, path };
       } else {
         if (out === "absent") mainWorld = false;
         why = out;

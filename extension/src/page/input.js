@@ -13,7 +13,7 @@
   const agent = globalThis.__webextMcpAgent;
   if (globalThis.__webextMcp || !agent || agent.loaded.has("input")) return;
   agent.loaded.add("input");
-  const { api, state, describe, single } = agent;
+  const { api, state, describe, single, stillChecked } = agent;
   const { collapse } = globalThis.__webextMcpCollector;
 
   function isEnabled(el) {
@@ -27,6 +27,43 @@
     return false;
   }
 
+  // What `fill` sets besides text: a box's state, a choice, a value picked from a widget.
+  const SET_BY_FILL = ["checkbox", "radio", "range", "color"];
+
+  function isFillable(el) {
+    if (el.localName === "select") return true;
+    if (el.localName === "input" && SET_BY_FILL.includes(el.type)) return !el.readOnly;
+    return isEditable(el);
+  }
+
+  /** A checkbox or radio value: a boolean, or its usual spellings; undefined otherwise. */
+  function flagOf(value) {
+    if (value === true || value === false) return value;
+    const t = String(value).trim().toLowerCase();
+    if (["true", "on", "checked", "yes", "1"].includes(t)) return true;
+    if (["false", "off", "unchecked", "no", "0"].includes(t)) return false;
+    return undefined;
+  }
+
+  /** Why `value` cannot go into `el`, or null. */
+  function fillProblem(el, value) {
+    const box = el.localName === "input" && (el.type === "checkbox" || el.type === "radio");
+    if (box) {
+      const want = flagOf(value);
+      if (want === undefined) return `a ${el.type} takes true or false, not ${JSON.stringify(value)}`;
+      if (el.type === "radio" && !want && el.checked) return "a checked radio cannot be unchecked: fill another radio of its group with true";
+      return null;
+    }
+    if (el.localName === "select") {
+      const options = Array.from(el.options);
+      const v = String(value);
+      if (options.some((o) => o.value === v || collapse(o.text).trim() === v)) return null;
+      return `no option ${JSON.stringify(v)}; options: ${options.map((o) => `"${collapse(o.text).trim()}"`).join(", ")}`;
+    }
+    if (typeof value === "boolean") return `${JSON.stringify(value)} is for checkboxes and radios; this field takes text`;
+    return null;
+  }
+
   function inViewport(r) {
     return r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
   }
@@ -36,7 +73,7 @@
    * and enabled (and editable for `needs: "editable"`), scrolls it into view and reads its
    * box. The background waits ≥ 50 ms and calls `dispatch` with that box.
    */
-  api.probe = (spec, needs) => {
+  api.probe = (spec, needs, value) => {
     const one = single(spec);
     if (!one.el) return one;
     const el = one.el;
@@ -44,6 +81,11 @@
     if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true })) return { waiting: "the element is not visible", element: describe(el) };
     if (needs !== "any" && !isEnabled(el)) return { waiting: "the element is disabled", element: describe(el) };
     if (needs === "editable" && !isEditable(el) && el.localName !== "select") return { error: "the element is not editable", code: "INVALID_ARGUMENT", element: describe(el) };
+    if (needs === "fillable") {
+      if (!isFillable(el)) return { error: "fill takes text fields, checkboxes, radios, selects, date and range inputs and contenteditable elements, not this element", code: "INVALID_ARGUMENT", element: describe(el) };
+      const problem = fillProblem(el, value);
+      if (problem) return { error: problem, code: "INVALID_ARGUMENT", element: describe(el) };
+    }
     let r = el.getBoundingClientRect();
     if (r.width === 0 && r.height === 0) return { waiting: "the element has no size", element: describe(el) };
     if (!inViewport(r)) {
@@ -124,18 +166,33 @@
     return el.dispatchEvent(new Ctor(type, { bubbles: true, cancelable: type !== "input" && type !== "change", composed: true, ...init }));
   }
 
+  /** Fills `el` as a user would; returns what the field holds afterwards. */
   function fill(el, value) {
+    const problem = fillProblem(el, value);
+    if (problem) throw Object.assign(new Error(problem), { code: "INVALID_ARGUMENT" });
     el.focus?.({ preventScroll: true });
     if (el.localName === "input" && (el.type === "checkbox" || el.type === "radio")) {
-      const want = value === true || value === "true" || value === "on" || value === "checked";
-      if (el.checked !== want) click(el, 0, 0);
-      return;
+      // A click toggles the box and fires input and change, as a user's would.
+      if (el.checked !== flagOf(value)) click(el, 0, 0);
+      return el.checked;
     }
-    if (el.localName === "select") return selectOptions(el, [String(value)]);
-    fire(el, "beforeinput", InputEvent, { inputType: "insertReplacementText", data: String(value) });
-    setValue(el, String(value));
-    fire(el, "input", InputEvent, { inputType: "insertReplacementText", data: String(value) });
+    if (el.localName === "select") {
+      selectOptions(el, [String(value)]);
+      return el.value;
+    }
+    const text = String(value);
+    fire(el, "beforeinput", InputEvent, { inputType: "insertReplacementText", data: text });
+    setValue(el, text);
+    fire(el, "input", InputEvent, { inputType: "insertReplacementText", data: text });
     fire(el, "change");
+    const now = el.isContentEditable ? el.textContent : el.value;
+    // Never a password back, even the one just filled: its length says it was taken.
+    if (el.type === "password") return `(${now.length} characters)`;
+    // Dates, numbers, colours sanitise what they do not take to "" (ranges clamp instead).
+    if (now === "" && text !== "" && el.localName === "input") {
+      throw Object.assign(new Error(`this ${el.type} field did not take ${JSON.stringify(text)}${el.type === "date" ? " (dates are YYYY-MM-DD)" : ""}`), { code: "INVALID_ARGUMENT" });
+    }
+    return now;
   }
 
   function selectOptions(el, values) {
@@ -240,6 +297,8 @@
     const r = el.getBoundingClientRect();
     const rect = [r.x, r.y, r.width, r.height];
     if (!sameRect(rect, before)) return { unstable: true, rect };
+    // Re-checked against the snapshot by the background: changed since then, check again.
+    if (opts.rechecked && !stillChecked(el)) return { waiting: "the element changed while it was checked" };
     const x = r.x + r.width / 2;
     const y = r.y + r.height / 2;
     const needsHit = ["click", "hover", "drag"].includes(action) || (action === "aim" && opts.hit);
@@ -257,6 +316,7 @@
       to = [q.x + q.width / 2, q.y + q.height / 2];
     }
     if (!opts.keepMark) api.mark();
+    let applied;
     try {
       switch (action) {
         case "click":
@@ -266,7 +326,7 @@
           hover(el, x, y);
           break;
         case "fill":
-          fill(el, opts.value);
+          applied = fill(el, opts.value);
           break;
         case "type":
           typeText(el, String(opts.text));
@@ -293,7 +353,7 @@
     } catch (e) {
       return { error: e.message, code: e.code ?? "SCRIPT_ERROR" };
     }
-    return { done: true, element: describe(el), doc: state.doc, x, y };
+    return { done: true, element: describe(el), doc: state.doc, x, y, applied };
   };
 
   /** Actions without a target element: a key to the focused element, a page scroll. */

@@ -14,7 +14,7 @@
   if (globalThis.__webextMcp || !agent || agent.loaded.has("locate")) return;
   agent.loaded.add("locate");
   const { api, idOf, elementById } = agent;
-  const { collapse, SKIP } = globalThis.__webextMcpCollector;
+  const { collapse, SKIP, walk, attrsOf } = globalThis.__webextMcpCollector;
 
   function cssEscape(s) {
     return globalThis.CSS?.escape ? CSS.escape(s) : s.replace(/[^\w-]/g, (c) => `\\${c}`);
@@ -58,6 +58,57 @@
     const unique = root.querySelectorAll(last).length === 1 && root.querySelector(last) === el;
     return { found: true, tag: el.localName, selector: shadowPath.join(" >>> "), shadowPath, unique, url: location.href };
   };
+
+  // ---- re-checking a ref before an action -----------------------------------------------
+
+  /**
+   * What names `el` cheaply: its role and labelling attributes and its text. `dispatch`
+   * compares it with the one `recheck` saw, so an element changed after the check waits for
+   * the next check instead of being acted on.
+   */
+  function identityKey(el) {
+    const attrs = ["role", "aria-label", "aria-labelledby", "title", "alt", "value", "placeholder"].map((n) => el.getAttribute(n));
+    return JSON.stringify([el.localName, attrs, collapse((el.textContent ?? "").slice(0, 4000))]);
+  }
+  let checked = null;
+
+  /**
+   * A small table walked here, in this world (the main world's answers can lie), for the
+   * engine to render the element `id` names as the snapshot would: the ancestors as bare
+   * element nodes (roles depend on context), then the element with its subtree, or the
+   * nearest label around it (a wrapping label names a control), and the `label[for]`s that
+   * name it. `{found: false}` when the element is gone.
+   */
+  api.recheck = (id) => {
+    const el = elementById(id);
+    if (!el) return { found: false };
+    const root = el.closest("label") ?? el;
+    const chain = [];
+    for (let n = root; ;) {
+      n = n.parentElement ?? n.getRootNode().host ?? null;
+      if (!n) break;
+      chain.unshift(n);
+    }
+    const labelled = new Set(el.id ? [el.id] : []);
+    const nodes = chain.map((a, depth) => {
+      const attrs = attrsOf(a, labelled);
+      return attrs ? [depth, idOf(a), a.localName, { a: attrs }] : [depth, idOf(a), a.localName];
+    });
+    const parts = [JSON.stringify(nodes).slice(1, -1)];
+    const options = { idOf, closedRoot: () => false, baseDepth: chain.length };
+    parts.push(walk([root], options).json.slice(1, -1));
+    if (el.id) {
+      const labels = Array.from(el.getRootNode().querySelectorAll?.("label[for]") ?? []).filter((l) => l.htmlFor === el.id && !l.contains(el));
+      if (labels.length) parts.push(walk(labels, { ...options, baseDepth: Math.min(1, chain.length) }).json.slice(1, -1));
+    }
+    checked = { el, key: identityKey(el) };
+    return { found: true, tag: el.localName, nodes: `[${parts.filter(Boolean).join(",")}]`, url: location.href, title: document.title };
+  };
+
+  /** Whether `el` is still as `recheck` last saw it. */
+  function stillChecked(el) {
+    return checked?.el === el && checked.key === identityKey(el);
+  }
 
   // ---- locators ------------------------------------------------------------------------
 
@@ -143,5 +194,5 @@
     return pool.filter((el) => el.checkVisibility?.() ?? true).slice(0, 5).map(describe);
   };
 
-  Object.assign(agent, { describe, matchAll, single });
+  Object.assign(agent, { describe, matchAll, single, stillChecked });
 })();

@@ -20,6 +20,7 @@
   api.mark = () => {
     log.added = [];
     log.removed = [];
+    log.changed = [];
     log.overflow = false;
     log.last = performance.now();
     log.markSeq = log.seq;
@@ -54,8 +55,29 @@
       }
     }
     // `nodes` is JSON text of `count` nodes.
-    return { nodes, count, removed, overflow: log.overflow, url: location.href, title: document.title };
+    return { nodes, count, removed, changed: changedElements(added), overflow: log.overflow, url: location.href, title: document.title };
   };
+
+  const MAX_CHANGED = 20;
+
+  /**
+   * The visible elements whose text or attributes changed since the mark (outside the
+   * added subtrees, which are reported as added), innermost first, described as in errors.
+   */
+  function changedElements(added) {
+    const seen = new Set();
+    const out = [];
+    for (const el of log.changed) {
+      if (seen.has(el) || !el.isConnected || added.some((a) => a.contains(el))) continue;
+      seen.add(el);
+      if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true })) continue;
+      // An ancestor of an element already listed says less than it.
+      if (out.some((o) => el.contains(o.el))) continue;
+      out.push({ el, ...describe(el) });
+      if (out.length >= MAX_CHANGED) break;
+    }
+    return out.map(({ ref, what }) => ({ ref, what }));
+  }
 
   /** wait_for's probe: whether `spec` matches a visible element now. */
   api.present = (spec) => {

@@ -93,6 +93,13 @@ pub fn run(caller: Caller) -> ExitCode {
     };
     config.runtime_dir = chosen;
     init_log(&log_path(&config.runtime_dir, std::process::id()));
+    // One log per host run: keep the newest few, not every run since the machine booted.
+    if let Ok(dir) = ensure_private_dir(&config.runtime_dir) {
+        let removed = runtime::prune_host_logs(&dir, runtime::KEPT_HOST_LOGS, std::process::id());
+        if removed > 0 {
+            tracing::debug!(removed, "removed old host logs");
+        }
+    }
     for line in &skipped {
         tracing::warn!("skipped {line}");
     }

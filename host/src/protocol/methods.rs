@@ -296,7 +296,7 @@ pub const METHODS: &[Method] = &[
             p("nth", "integer", false, "which match (0-based) when the locator matches several"),
             p("to", "string", false, "drag: the drop target's locator"),
             p("toNth", "integer", false, "drag: which match of `to`"),
-            p("value", "string", false, "fill: the value (checkboxes: true/false)"),
+            p("value", "string|boolean", false, "fill: the value (text; checkboxes and radios: true/false)"),
             p("text", "string", false, "type: the text, key by key"),
             p("values", "array", false, "select: option values or labels"),
             p("key", "string", false, "press: a key name (Enter, Tab, Escape, a, …)"),
@@ -381,7 +381,10 @@ mod tests {
         for m in METHODS {
             assert!(seen.insert(m.name), "duplicate {}", m.name);
             for p in m.params {
-                assert!(["string", "integer", "number", "boolean", "array", "object"].contains(&p.ty));
+                assert!(
+                    ["string", "integer", "number", "boolean", "array", "object", "string|boolean"]
+                        .contains(&p.ty)
+                );
             }
         }
         assert_eq!(find(PING).map(|m| m.target), Some(Target::Extension));

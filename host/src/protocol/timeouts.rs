@@ -54,6 +54,11 @@ pub const LIST_TIMEOUT_MS: u64 = 1_000;
 /// `extension_start` with `wait`).
 pub const SESSION_WAIT_TIMEOUT_MS: u64 = 45_000;
 
+/// How long one MCP call waits for long work (a delegated build, a dependency install) before
+/// it answers with the work's status; the work goes on and the next call with the same
+/// arguments picks up its result.
+pub const CALL_BUDGET_MS: u64 = 45_000;
+
 /// Deadline the host gives a request that names none.
 pub const HOST_DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
@@ -84,6 +89,7 @@ mod tests {
             EVALUATE_TIMEOUT_MS,
             LIST_TIMEOUT_MS,
             SESSION_WAIT_TIMEOUT_MS,
+            CALL_BUDGET_MS,
         ] {
             assert!((MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS).contains(&ms), "{ms}");
             // The client's backstop is the last moment a call can end.

@@ -30,7 +30,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use webext_mcp_host::client::Hub;
 use webext_mcp_host::descriptor::{Descriptor, DirReport};
-use webext_mcp_host::protocol::ErrorBody;
+use webext_mcp_host::protocol::methods::TABS_LIST;
+use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 pub use targeting::{CurrentPages, TabTarget, decode_with_target, schema_with_target};
 pub use timeouts::Timeout;
@@ -89,6 +90,36 @@ impl BrowserState {
         self.hub.search()
     }
 
+    /// [`resolve`](Self::resolve), waiting (within `timeout`) while `browser` names a dev
+    /// session whose process runs but whose helper has not connected yet (it is starting, or
+    /// its browser restarts). A session id no session has is `NOT_FOUND` at once, saying so.
+    pub async fn resolve_waiting(
+        &self,
+        arg: Option<&str>,
+        timeout: Timeout,
+    ) -> Result<Descriptor, ErrorBody> {
+        let choice = self.choice(arg);
+        let deadline = Instant::now() + std::time::Duration::from_millis(timeout.ms());
+        loop {
+            let err = match self.hub.resolve(choice.as_deref()) {
+                Ok(d) => return Ok(d),
+                Err(e) => e,
+            };
+            let Some(c) = choice.as_deref() else { return Err(err) };
+            if !crate::session::control::session_alive(self.hub.dirs(), c) {
+                return Err(no_such_session(err, c));
+            }
+            if Instant::now() >= deadline {
+                return Err(ErrorBody::new(
+                    ErrorCode::Timeout,
+                    format!("session {c} is running but its browser did not connect within {} ms", timeout.ms()),
+                )
+                .with_hint("call extension_wait for the session (its events.ndjson says what it is doing), then retry"));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
     /// Calls `method` in the browser `browser` names (see the module doc).
     pub async fn call<R: DeserializeOwned>(
         &self,
@@ -97,7 +128,7 @@ impl BrowserState {
         params: Value,
         timeout: Timeout,
     ) -> Result<(Descriptor, R), ErrorBody> {
-        let d = self.resolve(browser)?;
+        let d = self.resolve_waiting(browser, timeout).await?;
         let r = self.call_in(&d, method, params, timeout).await?;
         Ok((d, r))
     }
@@ -111,10 +142,31 @@ impl BrowserState {
         mut params: Value,
         timeout: Timeout,
     ) -> Result<(Descriptor, R), ErrorBody> {
-        let d = self.resolve(target.browser.as_deref())?;
-        targeting::address(target, self.pages.get(&d), &d.browser, &mut params)?;
+        let d = self.resolve_waiting(target.browser.as_deref(), timeout).await?;
+        let mut current = self.pages.get(&d);
+        let unaddressed = current.is_none() && target.tab_id.is_none() && target.page_idx.is_none();
+        // Only then: whether a live dev session runs this browser (a read of the tickets).
+        if unaddressed
+            && d.session
+                .as_deref()
+                .is_some_and(|s| crate::session::control::session_alive(self.hub.dirs(), s))
+        {
+            current = self.session_page(&d, timeout).await;
+        }
+        targeting::address(target, current, &d.browser, &mut params)?;
         let r = self.call_in(&d, method, params, timeout).await?;
         Ok((d, r))
+    }
+
+    /// A dev session's browser (one a live `extension_dev`/`start`/`preview` process runs)
+    /// belongs to the agent that started it: without a current page there, its active tab
+    /// (the session's starting page) becomes the current page. Other browsers never get
+    /// their active tab used silently.
+    async fn session_page(&self, d: &Descriptor, timeout: Timeout) -> Option<i64> {
+        let list: results::TabList = self.call_in(d, TABS_LIST, serde_json::json!({}), timeout).await.ok()?;
+        let tab = list.tabs.iter().find(|t| t.active).or(list.tabs.first())?;
+        self.pages.set(d, tab.tab_id);
+        Some(tab.tab_id)
     }
 
     /// Calls `method` on the host `d` (one already resolved or listed).
@@ -149,6 +201,19 @@ impl BrowserState {
         );
         out
     }
+}
+
+/// The error for a `browser` that matched no host, when it looks like a session id and no
+/// session has it: say that, instead of sending the caller off to install the helper.
+fn no_such_session(err: ErrorBody, choice: &str) -> ErrorBody {
+    let looks_like_session = choice
+        .strip_prefix("dev-")
+        .is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()));
+    if !looks_like_session || err.code != ErrorCode::NotFound {
+        return err;
+    }
+    ErrorBody::not_found(format!("no dev session `{choice}` is running"))
+        .with_hint("it has stopped or never started: start one with extension_dev (its sessionId is the `browser` to pass), or see list_connected_browsers")
 }
 
 #[cfg(test)]

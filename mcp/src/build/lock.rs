@@ -57,14 +57,26 @@ impl BuildLock {
         let path = lock_path(out_dir, browser);
         let io = |source| LockError::Io { path: path.clone(), source };
         std::fs::create_dir_all(out_dir).map_err(io)?;
-        let mut file =
-            OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
-        if !try_lock(&file).map_err(io)? {
-            let mut text = String::new();
-            let _ = file.read_to_string(&mut text);
-            let holder = serde_json::from_str(text.trim()).ok();
-            return Err(LockError::Busy { path, holder });
-        }
+        // A holder that finishes removes the file while it still holds the lock, so a lock
+        // taken on a file that is no longer at `path` is on a dead file: open again.
+        let mut file = loop {
+            let mut file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(io)?;
+            if !try_lock(&file).map_err(io)? {
+                let mut text = String::new();
+                let _ = file.read_to_string(&mut text);
+                let holder = serde_json::from_str(text.trim()).ok();
+                return Err(LockError::Busy { path, holder });
+            }
+            if still_at(&file, &path) {
+                break file;
+            }
+        };
         let holder = Holder { pid: std::process::id(), session: session.map(str::to_owned) };
         let body = serde_json::to_string(&holder).unwrap_or_default();
         file.set_len(0).map_err(io)?;
@@ -81,10 +93,29 @@ impl BuildLock {
 
 impl Drop for BuildLock {
     fn drop(&mut self) {
-        // Leave the file (another process may already be waiting on it) but clear the
-        // holder so a stale record never names a finished process.
+        // Clear the holder so a stale record never names a finished process, then remove
+        // the file while the lock is still held (an empty lock file left in `dist/` is
+        // litter); a process that opened it meanwhile sees it gone and opens afresh
+        // ([`still_at`]). Where an open file cannot be removed (Windows) it stays, empty.
         let _ = self.file.set_len(0);
+        #[cfg(unix)]
+        let _ = std::fs::remove_file(&self.path);
     }
+}
+
+/// Whether `path` still names the open `file` (same device and inode).
+#[cfg(unix)]
+fn still_at(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(open), Ok(named)) => open.dev() == named.dev() && open.ino() == named.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn still_at(_file: &File, _path: &Path) -> bool {
+    true
 }
 
 #[cfg(unix)]
@@ -127,5 +158,25 @@ mod tests {
         let _ff = BuildLock::acquire(dir.path(), "firefox", None).unwrap();
         drop(first);
         assert!(BuildLock::acquire(dir.path(), "chrome", None).is_ok());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_released_lock_leaves_no_file_and_a_file_removed_under_a_waiter_is_not_shared() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = lock_path(dir.path(), "chrome");
+        let first = BuildLock::acquire(dir.path(), "chrome", None).unwrap();
+        assert!(path.is_file());
+        // A process that opened the file before the holder removed it: its lock on the dead
+        // file must not count, so it takes a new one at the path.
+        let stale = OpenOptions::new().read(true).write(true).open(&path).unwrap();
+        drop(first);
+        assert!(!path.exists(), "the lock file stayed behind");
+        assert!(try_lock(&stale).unwrap() && !still_at(&stale, &path));
+        let second = BuildLock::acquire(dir.path(), "chrome", None).unwrap();
+        assert!(still_at(&second.file, &path));
+        assert!(matches!(BuildLock::acquire(dir.path(), "chrome", None), Err(LockError::Busy { .. })));
+        drop(second);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

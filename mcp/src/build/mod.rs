@@ -44,7 +44,7 @@ pub struct BuildRequest {
     /// The project root (holds `manifest.json` or `src/manifest.json`, maybe `package.json`).
     pub project: PathBuf,
     pub targets: Vec<Target>,
-    /// Write the store zip `<out>/<browser>/<name>-<version>.zip`.
+    /// Write the store zip `<out>/<name>-<version>-<browser>.zip`, beside `<out>/<browser>/`.
     pub zip: bool,
     /// Write the source zip `<out>/<name>-<version>-source.zip`.
     pub zip_source: bool,
@@ -283,28 +283,6 @@ fn take_lock(req: &BuildRequest, opts: BuildOptions, browser: &str) -> Result<Op
         .map(Some)
 }
 
-/// `<name>-<version>` for zip names: `__MSG_x__` resolved, sanitized; the project folder's
-/// name when the manifest has none.
-pub fn artifact_stem(manifest: &Json, messages: Option<&manifest::Messages>, project: &Path) -> String {
-    let raw = manifest.get("name").and_then(Json::as_str).unwrap_or("");
-    let resolved = manifest::substitute(raw, messages);
-    let fallback = project.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let name = if resolved.text.is_empty() || !resolved.missing.is_empty() {
-        fallback.clone()
-    } else {
-        resolved.text
-    };
-    let mut stem = manifest::sanitize_file_stem(&name);
-    if stem.is_empty() {
-        stem = manifest::sanitize_file_stem(&fallback);
-    }
-    if stem.is_empty() {
-        stem = "extension".into();
-    }
-    let version = manifest.get("version").and_then(Json::as_str).unwrap_or("0.0.0");
-    format!("{stem}-{version}")
-}
-
 fn native(
     req: &BuildRequest,
     opts: BuildOptions,
@@ -330,14 +308,14 @@ fn native(
     text.push('\n');
     output::write_into(&staging.dir, "manifest.json", text.as_bytes())
         .map_err(BuildError::io("cannot write manifest.json"))?;
-    let stem = artifact_stem(&p.manifest, source.messages.as_ref(), &req.project);
+    let stem = output::artifact_stem(&p.manifest, source.messages.as_ref(), &req.project);
     let warnings: Vec<Finding> = p.findings.iter().filter(|f| !f.is_error()).cloned().collect();
     let mut built = finish(req, opts, browser, Pipeline::Native, staging, &stem, warnings, started)?;
     built.sources = p.files.clone();
     Ok(built)
 }
 
-/// Lists the staged files, writes the store zip inside, swaps into place.
+/// Lists the staged files, writes the store zip beside the output folder, swaps into place.
 #[allow(clippy::too_many_arguments)]
 fn finish(
     req: &BuildRequest,
@@ -367,20 +345,32 @@ fn finish(
     let dest = req.out_dir.join(browser);
     // Checked again under the lock, just before the swap.
     check_replaceable(req, &dest)?;
-    let zip_name = format!("{stem}.zip");
+    // The store zip sits beside the folder users load (never inside it, which would then
+    // hold its own zip), one per browser: `dist/<name>-<version>-<browser>.zip`. Written
+    // aside and renamed once the folder is in place.
+    let zip_path = req.out_dir.join(store_zip_name(stem, browser));
+    let zip_part = req.out_dir.join(format!(".{stem}-{browser}.zip.part"));
     if req.zip {
         let entries: Vec<(String, PathBuf)> =
             files.iter().map(|f| (f.path.clone(), staging.dir.join(&f.path))).collect();
-        archive::write_zip(&staging.dir.join(&zip_name), &entries)
-            .map_err(BuildError::io("cannot write the store zip"))?;
+        archive::write_zip(&zip_part, &entries).map_err(BuildError::io("cannot write the store zip"))?;
     }
-    staging
-        .swap_into(&dest)
-        .map_err(BuildError::io(format!("cannot move the build into {}", dest.display())))?;
+    let swapped = staging.swap_into(&dest);
+    if req.zip {
+        match &swapped {
+            Ok(()) => {
+                std::fs::rename(&zip_part, &zip_path).map_err(BuildError::io("cannot write the store zip"))?
+            }
+            Err(_) => {
+                let _ = std::fs::remove_file(&zip_part);
+            }
+        }
+    }
+    swapped.map_err(BuildError::io(format!("cannot move the build into {}", dest.display())))?;
     Ok(BrowserBuild {
         browser: browser.to_owned(),
         pipeline,
-        zip_path: req.zip.then(|| dest.join(&zip_name)),
+        zip_path: req.zip.then_some(zip_path),
         output_path: dest,
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         source_zip_path: None,
@@ -390,6 +380,12 @@ fn finish(
         dev_changes,
         sources: BTreeMap::new(),
     })
+}
+
+/// The store zip's file name: the artifact stem (`<name>-<version>`) and the browser, since
+/// every browser's zip sits in the same output root.
+pub fn store_zip_name(stem: &str, browser: &str) -> String {
+    format!("{stem}-{browser}.zip")
 }
 
 fn list_files(root: &Path) -> std::io::Result<Vec<FileEntry>> {
@@ -421,7 +417,7 @@ fn finish_source_zip(
     if !req.zip_source {
         return Ok(());
     }
-    let stem = artifact_stem(manifest, messages, &req.project);
+    let stem = output::artifact_stem(manifest, messages, &req.project);
     let dest = req.out_dir.join(format!("{stem}-source.zip"));
     let out_rel = req.out_dir.strip_prefix(&req.project).ok().map(|p| p.to_string_lossy().replace('\\', "/"));
     let files = archive::source_files(&req.project, out_rel.as_deref())
@@ -532,7 +528,7 @@ fn delegated_one(
     )
     .ok()
     .and_then(|t| manifest::Messages::parse(&t).ok());
-    let stem = artifact_stem(&built_manifest, messages.as_ref(), &req.project);
+    let stem = output::artifact_stem(&built_manifest, messages.as_ref(), &req.project);
     let staging = Staging::create(&req.out_dir, target.name)
         .map_err(BuildError::io("cannot create the staging folder"))?;
     copy_tree(&built, &staging.dir, &format!("{stem}.zip"))

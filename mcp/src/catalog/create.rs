@@ -262,18 +262,21 @@ fn package_manager(setup: &Option<Value>) -> &'static str {
     }
 }
 
-/// The scripts every project gets: the `webext-mcp` verbs, per browser.
+/// The scripts every project gets: the `webext-mcp` verbs, per browser. Builds cover both
+/// families; sessions (`dev`, `start`, `preview`) run in Chromium-family browsers only, and
+/// without `--browser` they use config `browser` or the first one installed.
 fn scripts() -> Value {
     json!({
         "build": "webext-mcp build . --browser chrome,firefox",
         "build:chrome": "webext-mcp build . --browser chrome",
         "build:firefox": "webext-mcp build . --browser firefox",
-        "dev": "webext-mcp dev . --browser chrome",
+        "dev": "webext-mcp dev .",
         "dev:chrome": "webext-mcp dev . --browser chrome",
-        "dev:firefox": "webext-mcp dev . --browser firefox",
-        "start": "webext-mcp start . --browser chrome",
+        "dev:chromium": "webext-mcp dev . --browser chromium",
+        "start": "webext-mcp start .",
         "start:chrome": "webext-mcp start . --browser chrome",
-        "start:firefox": "webext-mcp start . --browser firefox",
+        "start:chromium": "webext-mcp start . --browser chromium",
+        "preview": "webext-mcp preview .",
         "zip": "webext-mcp build . --browser chrome,firefox --zip --zip-source"
     })
 }

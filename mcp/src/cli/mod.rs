@@ -198,6 +198,9 @@ async fn run(cli: Cli) -> ExitCode {
             }
         },
         Command::Call { tool, args, json } => match parse_args(args.as_deref()) {
+            Ok(args) if session::SESSION_TOOLS.contains(&tool.as_str()) => {
+                session::call_detached(&ctx, &tool, args, json).await
+            }
             Ok(args) => call(&ctx, &tool, args, json).await,
             Err(msg) => usage_error(&msg),
         },
@@ -288,6 +291,14 @@ pub(super) async fn call(ctx: &Ctx, tool: &str, args: Value, as_json: bool) -> E
         let names: Vec<&str> = tools::registry().iter().map(|t| t.name).collect();
         return usage_error(&format!("unknown tool `{tool}`; known tools: {}", names.join(", ")));
     };
+    print_result(result, as_json)
+}
+
+/// Prints a tool's result (its text, or with `--json` its structured content or error) and
+/// returns the exit code.
+pub(super) fn print_result(result: tools::ToolResult, as_json: bool) -> ExitCode {
+    // A report that lists problems (doctor, server_info) exits 1 like a failure.
+    let found_problems = result.as_ref().is_ok_and(tools::ToolOutput::reports_problems);
     match result {
         Ok(out) if as_json => print_stdout(&pretty(&out.structured)),
         Ok(out) => print_stdout(&out.text()),
@@ -299,6 +310,9 @@ pub(super) async fn call(ctx: &Ctx, tool: &str, args: Value, as_json: bool) -> E
             }
             return ExitCode::from(1);
         }
+    }
+    if found_problems {
+        return ExitCode::from(1);
     }
     ExitCode::SUCCESS
 }

@@ -9,10 +9,50 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{call, print_stdout, terminal_progress};
+use super::{call, print_result, print_stdout, terminal_progress};
 use crate::paths::resolve_lexically;
 use crate::session;
 use crate::tools::{self, Ctx};
+
+/// The tools that start a session.
+pub const SESSION_TOOLS: [&str; 3] = ["extension_dev", "extension_start", "extension_preview"];
+
+/// `webext-mcp call <session tool>`: the command ends as soon as the tool answers, so a
+/// session it owned would end with it. Detach is implied (and said in the result); an
+/// explicit `detach: false` is refused, pointing at the foreground verb that can own one.
+pub async fn call_detached(ctx: &Ctx, tool: &str, mut args: Value, as_json: bool) -> ExitCode {
+    if let Value::Object(map) = &mut args {
+        if map.get("detach") == Some(&Value::Bool(false)) {
+            let verb = tool.trim_start_matches("extension_");
+            let err = webext_mcp_host::protocol::ErrorBody::invalid_argument(
+                "`detach: false` cannot work from `webext-mcp call`: the command exits once the tool answers, and an owned session ends with it",
+            )
+            .with_hint(format!(
+                "omit detach (a called session is detached), or run `webext-mcp {verb} <path>` to keep it in the foreground until Ctrl-C"
+            ));
+            return print_result(Err(err), as_json);
+        }
+        map.insert("detach".into(), Value::Bool(true));
+    }
+    let Some(result) = tools::call(ctx, terminal_progress(), tool, args.clone()).await else {
+        return ExitCode::from(2);
+    };
+    let result = result.map(|mut out| {
+        if let Value::Object(map) = &mut out.structured {
+            map.insert("detached".into(), Value::Bool(true));
+        }
+        let project = args["projectPath"].as_str().unwrap_or(".");
+        let note = format!(
+            "detached: the session outlives this command (`webext-mcp call` implies detach); stop it with `webext-mcp stop {project}` or extension_stop"
+        );
+        out.text = Some(match out.text.take() {
+            Some(t) => format!("{t}\n{note}"),
+            None => format!("{}\n{note}", out.structured),
+        });
+        out
+    });
+    print_result(result, as_json)
+}
 
 /// Runs `tool` (`extension_dev`, `extension_start` or `extension_preview`) for the CLI.
 pub async fn verb(ctx: &Ctx, tool: &str, args: Value, detach: bool, as_json: bool) -> ExitCode {
@@ -44,7 +84,7 @@ async fn foreground(ctx: &Ctx, tool: &str, args: Value, as_json: bool, out: &mut
         return 1;
     };
     // `extension_start` without `wait` answers in short; the contract has the whole state.
-    let dir = contract_dir(&args, started["browser"].as_str().unwrap_or("chrome"));
+    let dir = contract_dir(&args, started["browser"].as_str().unwrap_or("chromium"));
     let ready =
         session::contract::read_ready(&dir).and_then(|r| serde_json::to_value(r).ok()).unwrap_or(started);
     out(&if as_json { ready.to_string() } else { tools::dev::describe(&ready) });
@@ -95,39 +135,7 @@ fn print_events(path: &Path, offset: &mut u64, as_json: bool, out: &mut dyn FnMu
         if as_json {
             out(line);
         } else if let Ok(v) = serde_json::from_str::<Value>(line) {
-            out(&event_text(&v));
+            out(&tools::dev::event_text(&v));
         }
     }
-}
-
-/// One event as a line for people: `10:30:00 reload content-script content.js (212 ms)`.
-fn event_text(v: &Value) -> String {
-    let time = v["time"].as_str().and_then(|t| t.get(11..19)).unwrap_or("");
-    let kind = v["type"].as_str().unwrap_or("?");
-    let what = v["status"].as_str().or_else(|| v["kind"].as_str()).unwrap_or("");
-    let files: Vec<&str> = v["files"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    let mut line = format!("{time} {kind} {what}");
-    if !files.is_empty() {
-        line.push(' ');
-        line.push_str(&files.join(", "));
-    }
-    if let Some(ms) = v["durationMs"].as_u64() {
-        line.push_str(&format!(" ({ms} ms)"));
-    }
-    if let Some(e) = v.get("error") {
-        line.push_str(&format!(
-            " {}",
-            e["file"].as_str().map_or(String::new(), |f| format!("{f}:{} ", e["line"]))
-        ));
-        line.push_str(e["message"].as_str().unwrap_or(""));
-    }
-    if let Some(errors) = v["errors"].as_array() {
-        for e in errors {
-            line.push_str(&format!("\n    {}", e["message"].as_str().unwrap_or("")));
-        }
-    }
-    if let Some(m) = v["message"].as_str().or_else(|| v["reason"].as_str()) {
-        line.push_str(&format!(" — {m}"));
-    }
-    line
 }

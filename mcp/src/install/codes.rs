@@ -23,6 +23,8 @@
 //! | `HELPER_OUTDATED` | the unpacked helper is another version |
 //! | `HELPER_PERMISSIONS_CHANGED` | the helper lacks a permission the table requires |
 //! | `HELPER_SITE_ACCESS_WITHHELD` | the user withheld the helper's site access |
+//! | `HELPER_NOT_EMBEDDED` | this binary carries no helper (a `helperless` build) |
+//! | `NO_BROWSER_DETECTED` | no supported browser's profile folder and no host manifest found |
 //! | `DOCTOR_FAILED` | a check itself failed |
 
 use serde::Serialize;
@@ -51,11 +53,13 @@ pub enum DoctorCode {
     HelperOutdated,
     HelperPermissionsChanged,
     HelperSiteAccessWithheld,
+    HelperNotEmbedded,
+    NoBrowserDetected,
     DoctorFailed,
 }
 
 impl DoctorCode {
-    pub const ALL: [DoctorCode; 21] = [
+    pub const ALL: [DoctorCode; 23] = [
         DoctorCode::HostManifestMissing,
         DoctorCode::HostManifestWrongPlace,
         DoctorCode::HostManifestInvalidJson,
@@ -76,6 +80,8 @@ impl DoctorCode {
         DoctorCode::HelperOutdated,
         DoctorCode::HelperPermissionsChanged,
         DoctorCode::HelperSiteAccessWithheld,
+        DoctorCode::HelperNotEmbedded,
+        DoctorCode::NoBrowserDetected,
         DoctorCode::DoctorFailed,
     ];
 
@@ -102,6 +108,8 @@ impl DoctorCode {
             DoctorCode::HelperOutdated => "HELPER_OUTDATED",
             DoctorCode::HelperPermissionsChanged => "HELPER_PERMISSIONS_CHANGED",
             DoctorCode::HelperSiteAccessWithheld => "HELPER_SITE_ACCESS_WITHHELD",
+            DoctorCode::HelperNotEmbedded => "HELPER_NOT_EMBEDDED",
+            DoctorCode::NoBrowserDetected => "NO_BROWSER_DETECTED",
             DoctorCode::DoctorFailed => "DOCTOR_FAILED",
         }
     }

@@ -395,18 +395,25 @@ fn local_checks(setup: &Setup, request: &Request, hosts: &[Descriptor]) -> (Vec<
     let mut browsers = Vec::new();
     let mut families = Vec::new();
     let mut seen_manifests: Vec<PathBuf> = Vec::new();
-    for target in Target::ALL {
-        let Some(loc) = locations::location(target, setup.os, &setup.roots) else { continue };
+    let located: Vec<(Target, Location)> = Target::ALL
+        .into_iter()
+        .filter_map(|t| locations::location(t, setup.os, &setup.roots).map(|l| (t, l)))
+        .collect();
+    for (target, loc) in &located {
+        let (target, loc) = (*target, loc);
         let detected = loc.config_dir.is_dir();
+        // A browser that is not here is listed for its manifest only when that file is its
+        // own: Zen reads Firefox's file, which says nothing about Zen.
+        let shared = located.iter().any(|(t, l)| *t != target && l.manifest == loc.manifest);
         let wanted = match &request.browsers {
             Some(named) => named.contains(&target),
-            None => detected || loc.manifest.is_file(),
+            None => detected || (loc.manifest.is_file() && !shared),
         };
         if !wanted {
             continue;
         }
         let wrong = (target.family() == Family::Gecko).then_some(misplaced.as_deref()).flatten();
-        let (manifest, ps) = check_manifest(target, &loc, wrong, &version_of);
+        let (manifest, ps) = check_manifest(target, loc, wrong, &version_of);
         // Firefox and Zen share one file: its problems are reported once.
         if !seen_manifests.contains(&loc.manifest) {
             all.extend(scoped(target.id(), &ps));
@@ -432,6 +439,20 @@ fn local_checks(setup: &Setup, request: &Request, hosts: &[Descriptor]) -> (Vec<
                 .map(|d| json!({"label": d.label, "pid": d.pid, "extVersion": d.ext_version}))
                 .collect::<Vec<_>>(),
         }));
+    }
+    if browsers.is_empty() && request.browsers.is_none() {
+        let looked: Vec<String> = located.iter().map(|(_, l)| l.config_dir.display().to_string()).collect();
+        all.extend(scoped(
+            "browsers",
+            &[problem(
+                DoctorCode::NoBrowserDetected,
+                format!(
+                    "no browser profile folder and no host manifest found (looked for {})",
+                    looked.join(", ")
+                ),
+                "run the browser once (it makes its profile folder), or run `webext-mcp install --browser chromium` (or firefox, chrome, …) to install for it anyway",
+            )],
+        ));
     }
     let mut helper = serde_json::Map::new();
     for family in families {
@@ -470,6 +491,24 @@ fn runtime_dirs(searched: &[descriptor::DirReport]) -> (Vec<Value>, Vec<Problem>
     (rows, problems)
 }
 
+/// A `HELPER_NOT_EMBEDDED` problem per family this binary has no helper for.
+pub fn binary_problems() -> Vec<Problem> {
+    crate::helper::missing()
+        .into_iter()
+        .map(|family| {
+            problem(
+                DoctorCode::HelperNotEmbedded,
+                format!(
+                    "this webext-mcp binary carries no {} helper extension, so `install` cannot set up any {} browser",
+                    family.name(),
+                    family.name()
+                ),
+                crate::helper::REBUILD,
+            )
+        })
+        .collect()
+}
+
 /// Runs every check. `ok` is false when any problem was found.
 pub async fn doctor(setup: &Setup, request: &Request) -> Value {
     let (hosts, searched) = descriptor::search(&setup.paths.runtime_search);
@@ -486,6 +525,7 @@ pub async fn doctor(setup: &Setup, request: &Request) -> Value {
             (Vec::new(), json!({}), scoped("doctor", &[p]))
         }
     };
+    all.splice(0..0, scoped("server", &binary_problems()));
     let (dir_rows, dir_problems) = runtime_dirs(&searched);
     all.extend(scoped("runtimeDir", &dir_problems));
     let mut host_rows = Vec::new();
@@ -503,7 +543,12 @@ pub async fn doctor(setup: &Setup, request: &Request) -> Value {
     });
     json!({
         "ok": all.is_empty(),
-        "server": { "version": VERSION, "protocol": PROTOCOL_VERSION, "binary": setup.binary },
+        "server": {
+            "version": VERSION,
+            "protocol": PROTOCOL_VERSION,
+            "binary": setup.binary,
+            "helperEmbedded": crate::helper::missing().is_empty(),
+        },
         "nativeHost": NATIVE_HOST_NAME,
         "runtimeDir": setup.paths.runtime_dir,
         "runtimeDirs": dir_rows,

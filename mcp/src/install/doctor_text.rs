@@ -28,7 +28,10 @@ pub fn text(report: &Value) -> String {
     for d in report["runtimeDirs"].as_array().into_iter().flatten() {
         out.push_str(&format!("runtime dir {}: {}", s(&d["path"]), s(&d["verdict"])));
         match d["verdict"].as_str() {
-            Some("used") => out.push_str(&format!(" ({} hosts)\n", d["hosts"])),
+            Some("used") => {
+                let n = d["hosts"].as_u64().and_then(|n| usize::try_from(n).ok()).unwrap_or(0);
+                out.push_str(&format!(" ({})\n", crate::tools::counted(n, "host", "hosts")));
+            }
             Some("refused") => out.push_str(&format!(" ({})\n", s(&d["problem"]))),
             _ => out.push('\n'),
         }

@@ -460,6 +460,7 @@ pub fn uninstall(setup: &Setup, dry_run: bool) -> Result<UninstallReport, Instal
         restored: Vec::new(),
         kept: Vec::new(),
         removed_dirs: Vec::new(),
+        kept_dirs: Vec::new(),
         registry: Vec::new(),
         helper_dir: setup.paths.helper_dir.clone(),
     };
@@ -497,15 +498,39 @@ pub fn uninstall(setup: &Setup, dry_run: bool) -> Result<UninstallReport, Instal
         std::fs::remove_file(&record_path).map_err(io("cannot remove", &record_path))?;
     }
     report.removed.push(record_path);
-    // Deepest first; a directory that holds anything else stays.
+    // Deepest first; a directory that holds anything else stays, and says what. A dry run
+    // decides the same way, counting what the real run would have removed by then as gone.
     let mut dirs = record.dirs.clone();
     dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    let mut gone: std::collections::HashSet<PathBuf> = report.removed.iter().cloned().collect();
     for d in dirs {
-        if dry_run || std::fs::remove_dir(&d).is_ok() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let others: Vec<String> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| !gone.contains(p))
+            .map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+            .collect();
+        if others.is_empty() && (dry_run || std::fs::remove_dir(&d).is_ok()) {
+            gone.insert(d.clone());
             report.removed_dirs.push(d);
+        } else {
+            report.kept_dirs.push(json!({ "path": d, "reason": kept_reason(&others) }));
         }
     }
     Ok(report)
+}
+
+/// Why a directory stays: the first few things left in it (files install did not write, or
+/// directories that stay themselves).
+fn kept_reason(others: &[String]) -> String {
+    let mut names: Vec<&str> = others.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    match names.len() {
+        0 => "could not be removed".to_owned(),
+        n if n <= 3 => format!("still holds {}", names.join(", ")),
+        n => format!("still holds {} and {} more", names[..3].join(", "), n - 3),
+    }
 }
 
 #[cfg(test)]

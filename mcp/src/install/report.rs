@@ -88,6 +88,9 @@ pub struct UninstallReport {
     /// Files changed since install, left in place.
     pub kept: Vec<Value>,
     pub removed_dirs: Vec<PathBuf>,
+    /// Directories install created that stay because they hold something else
+    /// (`{path, reason}`); a dry run predicts the same list the real run gives.
+    pub kept_dirs: Vec<Value>,
     pub registry: Vec<String>,
     #[serde(skip)]
     pub(super) helper_dir: PathBuf,
@@ -167,6 +170,15 @@ pub fn uninstall_text(r: &UninstallReport) -> String {
     for k in &r.registry {
         out.push_str(&format!("{verb} HKCU\\{k}\n"));
     }
-    out.push_str(&format!("{verb} {} directories install had created\n", r.removed_dirs.len()));
+    let dirs = crate::tools::counted(r.removed_dirs.len(), "directory", "directories");
+    out.push_str(&format!("{verb} {dirs} install had created\n"));
+    for k in &r.kept_dirs {
+        out.push_str(&format!(
+            "{} {} ({})\n",
+            if r.dry_run { "would keep" } else { "kept" },
+            k["path"].as_str().unwrap_or(""),
+            k["reason"].as_str().unwrap_or("")
+        ));
+    }
     out
 }

@@ -72,13 +72,16 @@ pub fn substitute(value: &str, messages: Option<&Messages>) -> Substituted {
     Substituted { text, missing }
 }
 
-/// Store-file base name rule of DESIGN.md (and Extension.js's zip plugin): lowercase, drop
-/// everything but `[a-z0-9 ]`, trim, runs of spaces → `-`.
+/// Store-file base name rule of DESIGN.md: lowercase, drop everything but `[a-z0-9 -]`, then
+/// runs of spaces and hyphens → one `-`, none at either end. Extension.js's zip plugin drops
+/// hyphens too (`my-ext` → `myext`); a name's own hyphens are kept here, as Extension.js
+/// keeps those of an explicit zip file name.
 pub fn sanitize_file_stem(name: &str) -> String {
     let kept: String = name
         .to_lowercase()
         .chars()
-        .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == ' ')
+        .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == ' ' || *c == '-')
+        .map(|c| if c == '-' { ' ' } else { c })
         .collect();
     kept.split_whitespace().collect::<Vec<_>>().join("-")
 }
@@ -114,7 +117,9 @@ mod tests {
             ("My Extension", "my-extension"),
             ("  Tab   Saver 2000! ", "tab-saver-2000"),
             ("Émoji 🎉 Helper", "moji-helper"),
-            ("a_b-c", "abc"),
+            ("a_b-c", "ab-c"),
+            ("my-ext", "my-ext"),
+            ("Tab - Saver--Pro-", "tab-saver-pro"),
             ("", ""),
         ] {
             assert_eq!(sanitize_file_stem(name), stem, "{name}");

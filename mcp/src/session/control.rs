@@ -44,6 +44,10 @@ pub struct Ticket {
     pub socket: PathBuf,
     pub token: Token,
     pub pid: u32,
+    /// The session's id (what page tools take as `browser`), so that a tool addressed to a
+    /// session still starting can tell it exists and wait for its browser.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
 }
 
 /// The name of the ticket of the session tagged `tag`.
@@ -55,6 +59,20 @@ pub fn ticket_name(tag: &str) -> String {
 pub fn publish(dir: &PrivateDir, tag: &str, ticket: &Ticket) -> std::io::Result<()> {
     let bytes = serde_json::to_vec(ticket).map_err(std::io::Error::other)?;
     dir.write_private(&ticket_name(tag), &bytes)
+}
+
+/// Whether a live session process with id `session_id` has a ticket in one of `dirs` (that
+/// pass the checks): it exists, even if its browser is not connected yet.
+pub fn session_alive(dirs: &[PathBuf], session_id: &str) -> bool {
+    dirs.iter().filter_map(|dir| PrivateDir::open(dir).ok()).any(|checked| {
+        checked.names().iter().filter(|n| n.starts_with("d-") && n.ends_with(".json")).any(|name| {
+            checked
+                .read_private(name, MAX_TICKET)
+                .ok()
+                .and_then(|bytes| serde_json::from_slice::<Ticket>(&bytes).ok())
+                .is_some_and(|t| t.session.as_deref() == Some(session_id) && super::pid_alive(t.pid))
+        })
+    })
 }
 
 /// A session found and proven: where to connect and what to present.

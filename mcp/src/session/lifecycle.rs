@@ -22,6 +22,7 @@ use super::console::next_console;
 use super::contract::{Contract, ErrorEntry, Ready, Status, now_iso};
 use super::control::{self, Incoming, Request};
 use super::inspect;
+use super::readiness;
 use super::rebuild::{Live, ProjectBuilder, SystemClock};
 use super::reload::Roles;
 use super::{Command, Spec, contract_dir, socket_path, watch};
@@ -168,7 +169,12 @@ impl Session {
             }
         })?;
         let tag = super::tag(&spec.project, &spec.browser);
-        let ticket = control::Ticket { socket: socket.clone(), token, pid: std::process::id() };
+        let ticket = control::Ticket {
+            socket: socket.clone(),
+            token,
+            pid: std::process::id(),
+            session: Some(spec.session_id.clone()),
+        };
         control::publish(&runtime, &tag, &ticket).map_err(|e| {
             Platform::remove(&socket);
             ErrorBody::internal(format!(
@@ -180,7 +186,11 @@ impl Session {
         std::fs::create_dir_all(&contract.dir)
             .map_err(|e| ErrorBody::internal(format!("cannot create {}: {e}", contract.dir.display())))?;
         contract.reset_streams();
-        let dist = spec.out_dir.join(&spec.browser);
+        let build_root = super::build_root(&spec.out_dir, spec.command);
+        let dist = match spec.command {
+            Command::Preview => super::preview_dist(&spec.out_dir, &spec.browser),
+            _ => build_root.join(&spec.browser),
+        };
         let ready = Ready {
             schema_version: super::contract::SCHEMA_VERSION,
             schema: super::contract::SCHEMA.into(),
@@ -209,7 +219,7 @@ impl Session {
                 targets: vec![target],
                 zip: false,
                 zip_source: false,
-                out_dir: spec.out_dir.clone(),
+                out_dir: build_root,
                 session: Some(spec.session_id.clone()),
                 allow_delegation: spec.allow_delegation,
                 allow_npx: spec.allow_npx,
@@ -270,13 +280,22 @@ impl Session {
             Command::Preview => {
                 if !self.live.dist.join("manifest.json").is_file() {
                     return Err(ErrorBody::not_found(format!(
-                        "no built extension in {}",
-                        self.live.dist.display()
+                        "no built extension in {} (nor a build of another {} browser in {})",
+                        self.live.dist.display(),
+                        Target::named(&self.spec.browser).map_or("Chromium", |t| t.family.name()),
+                        self.spec.out_dir.display()
                     ))
                     .with_hint(format!(
-                        "build it first: extension_build with browser {}",
-                        self.spec.browser
+                        "build it first: extension_build with browser {b} (CLI: webext-mcp build {p} --browser {b})",
+                        b = self.spec.browser,
+                        p = self.spec.project.display()
                     )));
+                }
+                if self.live.dist != self.spec.out_dir.join(&self.spec.browser) {
+                    self.live.contract.event(
+                        "preview",
+                        json!({"status": "substituted", "distPath": self.live.dist, "message": format!("no {} build; running the build of the same engine in {}", self.spec.browser, self.live.dist.display())}),
+                    );
                 }
                 self.live.build_ok = true;
                 self.live.roles = Roles::read(&self.live.dist, &BTreeMap::new());
@@ -300,21 +319,37 @@ impl Session {
         if self.live.build_ok {
             self.live.load_first().await?;
         }
+        let mut helper_loaded = false;
         if let (Some(dir), Some(runner)) = (helper, &self.live.runner) {
             match runner.load_extension(&dir).await {
-                Ok(h) => self.live.contract.event("helper", json!({"status": "loaded", "extensionId": h.id})),
+                Ok(h) => {
+                    helper_loaded = true;
+                    self.live.contract.event("helper", json!({"status": "loaded", "extensionId": h.id}));
+                }
                 Err(e) => {
                     self.live.contract.event("helper", json!({"status": "failed", "message": e.to_string()}))
                 }
             }
         }
+        let deadline = std::time::Instant::now() + readiness::USABLE_TIMEOUT;
         if let Some(url) = self.spec.starting_url.clone()
             && let Some(runner) = &self.live.runner
         {
             let first = runner.pages().await.ok().and_then(|p| p.into_iter().next());
             if let Some(page) = first {
                 runner.navigate_page(&page.target_id, &url).await.map_err(ErrorBody::from)?;
+                readiness::wait_loaded(runner.as_ref(), &page.target_id, &self.live.contract, deadline).await;
             }
+        }
+        // Ready means usable: page tools addressed to this session reach it at once.
+        if helper_loaded {
+            readiness::wait_helper(
+                &self.spec.runtime_dir,
+                &self.spec.session_id,
+                &self.live.contract,
+                deadline,
+            )
+            .await;
         }
         self.live.drain_console();
         self.live.settle();

@@ -22,6 +22,7 @@ pub mod control;
 mod fakes;
 pub mod inspect;
 mod lifecycle;
+mod readiness;
 mod rebuild;
 mod reload;
 pub mod watch;
@@ -101,6 +102,40 @@ pub fn contract_dir(out_dir: &Path, browser: &str) -> PathBuf {
     out_dir.join("extension-js").join(browser)
 }
 
+/// Where a session's builds go: `dist/dev/` for dev builds (they carry dev-only permissions
+/// and the reload hooks, so they never land where a production build is expected:
+/// `dist/<browser>/` is what `extension_create` tells users to load unpacked and what
+/// `extension_start` and `extension_preview` run), `dist/` otherwise.
+pub fn build_root(out_dir: &Path, command: Command) -> PathBuf {
+    match command {
+        Command::Dev => out_dir.join("dev"),
+        Command::Start | Command::Preview => out_dir.to_path_buf(),
+    }
+}
+
+/// The production build `extension_preview` runs for `browser`: `dist/<browser>/` when it
+/// holds a manifest, else the build of another browser of the same family (`npm run build`
+/// builds `dist/chrome/`; a preview in Chromium runs it), else `dist/<browser>/` (which the
+/// session then reports missing, naming what is there).
+pub fn preview_dist(out_dir: &Path, browser: &str) -> PathBuf {
+    let own = out_dir.join(browser);
+    if own.join("manifest.json").is_file() {
+        return own;
+    }
+    sibling_builds(out_dir, browser).into_iter().next().unwrap_or(own)
+}
+
+/// Built folders `dist/<name>/` (with a manifest) of other browsers of `browser`'s family,
+/// in catalog order.
+pub fn sibling_builds(out_dir: &Path, browser: &str) -> Vec<PathBuf> {
+    let Some(family) = Target::named(browser).map(|t| t.family) else { return Vec::new() };
+    manifest::target::targets()
+        .filter(|t| t.family == family && t.name != browser)
+        .map(|t| out_dir.join(t.name))
+        .filter(|d| d.join("manifest.json").is_file())
+        .collect()
+}
+
 /// `dist/extension-js/profiles/<browser>/`.
 pub fn default_profile(out_dir: &Path, browser: &str) -> PathBuf {
     out_dir.join("extension-js").join("profiles").join(browser)
@@ -149,7 +184,43 @@ fn chromium_names() -> Vec<&'static str> {
     browsers::BROWSERS.iter().filter(|b| b.engine == Family::Chromium).map(|b| b.name).collect()
 }
 
-/// Resolves `browser` (default `chrome`) and its binary: `binary` argument >
+/// The browser a session runs in when the call names none: config `browser` (also
+/// `WEBEXT_MCP_BROWSER`) when it names a Chromium-family browser, else `chromium` when a
+/// Chromium binary is configured, else the first Chromium-family browser of the catalog
+/// that is installed here. `None` when none is.
+pub fn default_browser(env: &Env, config: &Config) -> Option<&'static str> {
+    if let Some(t) = configured_browser(config) {
+        return Some(t.name);
+    }
+    if env.get(browsers::binary_env(Family::Chromium)).is_some()
+        || config.text(browsers::binary_key(Family::Chromium)).is_some_and(|v| !v.is_empty())
+    {
+        return Some("chromium");
+    }
+    first_installed()
+}
+
+/// The first Chromium-family browser of the catalog with a program installed here.
+fn first_installed() -> Option<&'static str> {
+    chromium_names()
+        .into_iter()
+        .find(|name| candidates(name).into_iter().any(|c| runner::find_program(c).is_some()))
+}
+
+/// Config `browser` as a session browser: only a Chromium-family name counts (the key also
+/// picks daily browsers by label, and sessions do not run in Firefox yet).
+fn configured_browser(config: &Config) -> Option<Target> {
+    let name = config.text("browser")?.trim();
+    Target::named(name).filter(|t| t.family == manifest::Family::Chromium)
+}
+
+/// The session browser name a project tool (`extension_wait`, `extension_stop`) falls back
+/// to when no session runs: what [`resolve_browser`] would start.
+pub fn default_browser_name(env: &Env, config: &Config) -> &'static str {
+    default_browser(env, config).unwrap_or("chromium")
+}
+
+/// Resolves `browser` (default: [`default_browser`]) and its binary: `binary` argument >
 /// `WEBEXT_MCP_CHROMIUM_BINARY` > config `browsers.chromium.binary` > the browser's usual
 /// programs.
 pub fn resolve_browser(
@@ -158,7 +229,19 @@ pub fn resolve_browser(
     env: &Env,
     config: &Config,
 ) -> Result<BrowserChoice, ErrorBody> {
-    let name = name.map(str::trim).filter(|n| !n.is_empty()).unwrap_or("chrome").to_ascii_lowercase();
+    let given = name.map(str::trim).filter(|n| !n.is_empty()).map(str::to_ascii_lowercase);
+    let name = match given {
+        Some(n) => n,
+        None if binary.is_some() => "chromium".to_owned(),
+        None => default_browser(env, config).map(str::to_owned).ok_or_else(|| {
+            let tried: Vec<&str> = chromium_names().into_iter().flat_map(candidates).collect();
+            ErrorBody::new(
+                ErrorCode::NotInstalled,
+                format!("no Chromium-family browser is installed here (tried {})", tried.join(", ")),
+            )
+            .with_hint("install Chromium (or Chrome, Edge, Brave), or name its program with `binary` (CLI: --binary) or WEBEXT_MCP_CHROMIUM_BINARY")
+        })?,
+    };
     let target = Target::named(&name).ok_or_else(|| {
         ErrorBody::invalid_argument(format!("unknown browser `{name}`"))
             .with_hint(format!("use {} or chromium-based", chromium_names().join(", ")))
@@ -168,7 +251,7 @@ pub fn resolve_browser(
             ErrorCode::Unsupported,
             format!("dev sessions in {name} are not available yet; this release runs them in Chromium-family browsers"),
         )
-        .with_hint("pass browser: \"chromium\" (or chrome, edge, brave); extension_build still builds for Firefox"));
+        .with_hint(format!("{}; extension_build (CLI: webext-mcp build) still builds for Firefox", pass_browser(&installed_or_chromium()))));
     }
     let family = Family::Chromium;
     let configured = binary.is_some()
@@ -178,12 +261,14 @@ pub fn resolve_browser(
         runner::resolve_binary(family, binary, env, Some(config)).map_err(ErrorBody::from)?
     } else {
         candidates(target.name).into_iter().find_map(runner::find_program).ok_or_else(|| {
-            let hint = if target.name == "chrome" {
-                "Google Chrome is not installed here; pass browser: \"chromium\" to use Chromium, or set the binary (`binary`, WEBEXT_MCP_CHROMIUM_BINARY)".to_owned()
+            let other = installed_or_chromium();
+            let hint = if target.name == "chrome" && other != "chrome" {
+                format!("Google Chrome is not installed here; {} to use {other}, or set the binary (`binary`, CLI --binary, or WEBEXT_MCP_CHROMIUM_BINARY)", pass_browser(&other))
             } else {
                 format!(
-                    "install {} or pass browser: \"chromium\"; a binary elsewhere can be set with `binary` or WEBEXT_MCP_CHROMIUM_BINARY",
-                    target.name
+                    "install {} or {}; a binary elsewhere can be set with `binary` (CLI: --binary) or WEBEXT_MCP_CHROMIUM_BINARY",
+                    target.name,
+                    pass_browser(&other)
                 )
             };
             ErrorBody::new(
@@ -196,14 +281,24 @@ pub fn resolve_browser(
     Ok(BrowserChoice { target, family, binary })
 }
 
-/// A new session id: `dev-<8 hex>`.
-pub fn new_session_id() -> String {
+/// The first installed Chromium-family browser's name, else `chromium`.
+fn installed_or_chromium() -> String {
+    first_installed().unwrap_or("chromium").to_owned()
+}
+
+/// How to name a browser, in both syntaxes: the tools' argument and the CLI's flag.
+fn pass_browser(name: &str) -> String {
+    format!("pass browser: \"{name}\" (CLI: --browser {name})")
+}
+
+/// A new session id named after its command: `dev-<8 hex>`, `start-…`, `preview-…`.
+pub fn new_session_id(command: Command) -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or_default();
     let seed = format!("{nanos}-{}", std::process::id());
-    format!("dev-{}", &webext_mcp_host::protocol::sha256_hex(seed.as_bytes())[..8])
+    format!("{}-{}", command.as_str(), &webext_mcp_host::protocol::sha256_hex(seed.as_bytes())[..8])
 }
 
 /// The sessions this process owns, with their stdin pipes: while a pipe is open its session
@@ -225,6 +320,9 @@ pub struct Launched {
     pub child: tokio::process::Child,
     /// The owner pipe (only for owned sessions).
     pub stdin: Option<tokio::process::ChildStdin>,
+    /// Whether the session reported within the wait; when not, `ready` is its `ready.json`
+    /// of that moment (still `starting`) and the session goes on.
+    pub reported: bool,
 }
 
 impl Launched {
@@ -247,13 +345,15 @@ pub fn take_owned(pid: u32) -> Option<Owned> {
     Some(owned.swap_remove(at))
 }
 
-/// How long a session may take to report that it started (a delegated first build can be
-/// slow).
-pub const START_TIMEOUT: Duration = Duration::from_secs(180);
-
 /// Spawns the session process and waits for its first report: its `ready.json` once it is
-/// ready (or in error after a failed first build), or the error that stopped it.
-pub async fn launch(spec: &Spec, timeout: Duration) -> Result<Launched, ErrorBody> {
+/// ready (or in error after a failed first build), or the error that stopped it. `waiting`
+/// runs once a second until then (progress). A session that has not reported within
+/// `timeout` keeps running: the answer is its `ready.json` of the moment, `reported: false`.
+pub async fn launch(
+    spec: &Spec,
+    timeout: Duration,
+    waiting: &mut (dyn FnMut() + Send),
+) -> Result<Launched, ErrorBody> {
     let exe = std::env::current_exe()
         .map_err(|e| ErrorBody::internal(format!("cannot find the webext-mcp binary: {e}")))?;
     let dir = contract_dir(&spec.out_dir, &spec.browser);
@@ -296,21 +396,31 @@ pub async fn launch(spec: &Spec, timeout: Duration) -> Result<Launched, ErrorBod
         return Err(ErrorBody::internal("the session process has no stdout"));
     };
     let mut lines = tokio::io::BufReader::new(stdout).lines();
-    let first = tokio::time::timeout(timeout, lines.next_line()).await;
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut beat = tokio::time::interval_at(
+        tokio::time::Instant::now() + Duration::from_secs(1),
+        Duration::from_secs(1),
+    );
+    let first = loop {
+        tokio::select! {
+            line = lines.next_line() => break Some(line),
+            () = tokio::time::sleep_until(deadline) => break None,
+            _ = beat.tick() => waiting(),
+        }
+    };
     let line = match first {
-        Ok(Ok(Some(line))) => line,
-        Ok(_) => {
+        Some(Ok(Some(line))) => line,
+        Some(_) => {
             let tail = tail_of(&log_path);
             return Err(ErrorBody::internal(format!(
                 "the session process exited before it reported; its log ends: {tail}"
             )));
         }
-        Err(_) => {
-            return Err(ErrorBody::new(
-                ErrorCode::Timeout,
-                format!("the session did not report within {} s", timeout.as_secs()),
-            )
-            .with_hint("it may still be building; call extension_wait, or extension_stop it"));
+        None => {
+            let ready = contract::read_ready(&dir).and_then(|r| serde_json::to_value(r).ok()).unwrap_or_else(
+                || serde_json::json!({ "status": "starting", "sessionId": spec.session_id, "browser": spec.browser }),
+            );
+            return Ok(Launched { ready, child, stdin, reported: false });
         }
     };
     let mut v: Value = serde_json::from_str(&line)
@@ -320,7 +430,7 @@ pub async fn launch(spec: &Spec, timeout: Duration) -> Result<Launched, ErrorBod
             .unwrap_or_else(|e| ErrorBody::internal(format!("unreadable error from the session: {e}"))));
     }
     let ready = v.get_mut("ok").map(Value::take).unwrap_or(Value::Null);
-    Ok(Launched { ready, child, stdin })
+    Ok(Launched { ready, child, stdin, reported: true })
 }
 
 fn tail_of(path: &Path) -> String {
@@ -401,6 +511,74 @@ pub async fn stop(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn config(env: &Env, file_text: &str) -> Config {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        std::fs::write(&file, file_text).unwrap();
+        Config::load(&file, env, &Default::default()).unwrap()
+    }
+
+    /// Issue 19: without a `browser` argument a session runs in config `browser` (file or
+    /// `WEBEXT_MCP_BROWSER`) when it names a Chromium-family browser, else in the first
+    /// Chromium-family browser installed, never Google Chrome by fiat; a Firefox or label
+    /// value (which picks daily browsers) does not make sessions fail.
+    #[test]
+    fn the_default_session_browser_is_configured_or_installed() {
+        let none = Env::from_pairs(Vec::<(&str, &str)>::new(), 1);
+        let edge = config(&none, "browser = \"edge\"\n");
+        assert_eq!(default_browser(&none, &edge), Some("edge"));
+        let e = resolve_browser(None, None, &none, &edge).err();
+        if let Some(e) = e {
+            // Not installed here: the error is about Edge, the configured browser.
+            assert!(e.message.starts_with("edge"), "{}", e.message);
+        }
+        let env = Env::from_pairs([("WEBEXT_MCP_BROWSER", "brave")], 1);
+        assert_eq!(default_browser(&env, &config(&env, "")), Some("brave"));
+        let firefox = config(&none, "browser = \"firefox\"\n");
+        assert_eq!(default_browser(&none, &firefox), first_installed());
+        let binary = Env::from_pairs([("WEBEXT_MCP_CHROMIUM_BINARY", "/opt/x/chrome")], 1);
+        assert_eq!(default_browser(&binary, &config(&binary, "")), Some("chromium"));
+        let plain = config(&none, "");
+        assert_eq!(default_browser(&none, &plain), first_installed());
+        if runner::find_program("/usr/lib/chromium/chromium").is_some() && first_installed() != Some("chrome")
+        {
+            assert_eq!(resolve_browser(None, None, &none, &plain).unwrap().target.name, "chromium");
+        }
+    }
+
+    /// The hints name the browser in both syntaxes, the tools' and the CLI's.
+    #[test]
+    fn hints_name_the_browser_for_tools_and_the_cli() {
+        let none = Env::from_pairs(Vec::<(&str, &str)>::new(), 1);
+        let e = resolve_browser(Some("firefox"), None, &none, &config(&none, "")).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Unsupported);
+        let hint = e.hint.unwrap_or_default();
+        assert!(hint.contains("browser: \"") && hint.contains("(CLI: --browser "), "{hint}");
+    }
+
+    /// Dev builds have their own folder; a preview falls back to a build of the same engine.
+    #[test]
+    fn dev_builds_have_their_own_folder_and_preview_finds_a_sibling_build() {
+        let dist = tempfile::tempdir().unwrap();
+        let out = dist.path();
+        assert_eq!(build_root(out, Command::Dev), out.join("dev"));
+        assert_eq!(build_root(out, Command::Start), out);
+        assert_eq!(preview_dist(out, "chromium"), out.join("chromium"));
+        std::fs::create_dir_all(out.join("firefox")).unwrap();
+        std::fs::write(out.join("firefox/manifest.json"), "{}").unwrap();
+        assert_eq!(
+            preview_dist(out, "chromium"),
+            out.join("chromium"),
+            "another engine's build is no stand-in"
+        );
+        std::fs::create_dir_all(out.join("chrome")).unwrap();
+        std::fs::write(out.join("chrome/manifest.json"), "{}").unwrap();
+        assert_eq!(preview_dist(out, "chromium"), out.join("chrome"));
+        std::fs::create_dir_all(out.join("chromium")).unwrap();
+        std::fs::write(out.join("chromium/manifest.json"), "{}").unwrap();
+        assert_eq!(preview_dist(out, "chromium"), out.join("chromium"), "its own build first");
+    }
 
     /// `chrome` means Google Chrome: its programs never include Chromium's, while an engine
     /// name tries every Chromium-engine browser of the catalog.

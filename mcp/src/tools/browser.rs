@@ -120,14 +120,16 @@ async fn list_connected_browsers(ctx: Ctx, args: Value) -> ToolResult {
             }
         }
         text.push_str(&format!(
-            "{}{} {} — label {}{}, extension {}, {} tabs\n",
+            "{}{} {} — label {}{}, extension {}, {}\n",
             if default == Some(d.pid) { "* " } else { "  " },
             d.browser,
             d.browser_version,
             d.label,
             d.session.as_deref().map(|s| format!(", session {s}")).unwrap_or_default(),
             d.ext_version,
-            info.as_ref().map(|i| i.tabs.len().to_string()).unwrap_or_else(|_| "?".into()),
+            info.as_ref()
+                .map(|i| super::counted(i.tabs.len(), "tab", "tabs"))
+                .unwrap_or_else(|_| "? tabs".into()),
         ));
         rows.push(row);
     }

@@ -42,7 +42,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Scaffold an extension project from a template (default starter) into a new or empty folder; never overwrites.",
             effect: Effect::Additive,
             input_schema: schema_of::<CreateArgs>,
-            run: |ctx, _call, args| Box::pin(extension_create(ctx, args)),
+            run: |ctx, call, args| Box::pin(extension_create(ctx, call, args)),
         },
     ]
 }
@@ -370,16 +370,25 @@ pub fn create_request(
     })
 }
 
-async fn extension_create(ctx: Ctx, args: Value) -> ToolResult {
+/// Creates as a job ([`super::jobs`]): a dependency install longer than the caller waits
+/// answers with its status in time and goes on; the same call again gets its result.
+async fn extension_create(ctx: Ctx, call: super::Call, args: Value) -> ToolResult {
+    let key = super::jobs::key("extension_create", &args);
     let args: CreateArgs = decode(args)?;
     let cwd = std::env::current_dir()
         .map_err(|e| ErrorBody::internal(format!("cannot read the working folder: {e}")))?;
     // PATH is not part of the captured `Env` (it only holds webext-mcp's own variables).
     let path_env = ctx.env.get("PATH").map(str::to_owned).or_else(|| std::env::var("PATH").ok());
     let req = create_request(args, &cwd, path_env.as_deref())?;
-    let created = tokio::task::spawn_blocking(move || create::create(Catalog::embedded(), &req))
-        .await
-        .map_err(|e| ErrorBody::internal(format!("the create thread stopped: {e}")))??;
+    let work: super::jobs::Work = Box::new(move |_cancel, _out| {
+        let created = create::create(Catalog::embedded(), &req)?;
+        created_output(&created)
+    });
+    super::jobs::run_or_join(&call, "extension_create", key, work).await
+}
+
+/// The answer of `extension_create`: what was made, and what to do next.
+fn created_output(created: &create::Created) -> ToolResult {
     let verb = if created.dry_run { "would create" } else { "created" };
     let mut text = format!(
         "{verb} {} from {}:{} ({} files)\n",
@@ -395,7 +404,7 @@ async fn extension_create(ctx: Ctx, args: Value) -> ToolResult {
     for s in &created.next_steps {
         text.push_str(&format!("  {s}\n"));
     }
-    let structured = serde_json::to_value(&created).map_err(|e| ErrorBody::internal(e.to_string()))?;
+    let structured = serde_json::to_value(created).map_err(|e| ErrorBody::internal(e.to_string()))?;
     Ok(ToolOutput { structured, text: Some(text.trim_end().to_owned()) })
 }
 

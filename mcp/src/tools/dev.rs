@@ -14,12 +14,15 @@ use crate::bridge::timeouts::Timeout;
 use webext_mcp_host::protocol::timeouts::SESSION_WAIT_TIMEOUT_MS;
 
 use super::schema::NoOtherFields;
-use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use super::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+
+mod progress;
 use crate::build::delegate::DELEGATED_ENV;
 use crate::build::lock::BuildLock;
 use crate::manifest;
 use crate::paths::resolve_lexically;
 use crate::session::{self, Command, Spec, contract};
+pub use progress::event_text;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -30,7 +33,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Dev session in a Chromium browser with an isolated profile: on save, rebuild, reload and re-inject content scripts. Returns ready.json (ready, or error with file:line) and the sessionId (a `browser` for the page tools). Ends with this server unless detach.",
             effect: Effect::Additive,
             input_schema: schema_of::<SessionArgs>,
-            run: |ctx, _call, args| Box::pin(extension_dev(ctx, args)),
+            run: |ctx, call, args| Box::pin(extension_dev(ctx, call, args)),
         },
         ToolDef {
             name: "extension_start",
@@ -39,7 +42,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Production build run in a browser, no reload: the pre-publish check. With wait: ready.json once ready (errors fail).",
             effect: Effect::Additive,
             input_schema: schema_of::<StartArgs>,
-            run: |ctx, _call, args| Box::pin(extension_start(ctx, args)),
+            run: |ctx, call, args| Box::pin(extension_start(ctx, call, args)),
         },
         ToolDef {
             name: "extension_preview",
@@ -48,7 +51,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Run the already built dist/<browser>/ in a browser, without building or watching. Returns ready.json and the sessionId.",
             effect: Effect::Additive,
             input_schema: schema_of::<SessionArgs>,
-            run: |ctx, _call, args| Box::pin(extension_preview(ctx, args)),
+            run: |ctx, call, args| Box::pin(extension_preview(ctx, call, args)),
         },
         ToolDef {
             name: "extension_wait",
@@ -57,7 +60,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Wait until a project's session is ready (ready.json ready, process alive); error status fails with file:line, TIMEOUT gives the last status.",
             effect: Effect::Read,
             input_schema: schema_of::<WaitArgs>,
-            run: |ctx, _call, args| Box::pin(extension_wait(ctx, args)),
+            run: |ctx, call, args| Box::pin(extension_wait(ctx, call, args)),
         },
         ToolDef {
             name: "extension_stop",
@@ -79,7 +82,7 @@ pub struct SessionArgs {
     /// Project root.
     #[arg(value_name = "PATH", default_value = ".")]
     pub project_path: String,
-    /// chromium, chrome (default), edge, brave…
+    /// chromium, chrome, edge, brave… (default: config `browser`, else the first installed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[arg(long)]
     pub browser: Option<String>,
@@ -130,7 +133,7 @@ pub struct StartArgs {
     #[serde(default)]
     #[arg(skip)]
     pub wait: bool,
-    /// How long `wait` waits, in ms, 1–50000 (default 45000; `waitTimeout` is the deprecated name).
+    /// How long `wait` waits, in ms (default 45000; over 50000 waits 50000; `waitTimeout` is the deprecated name).
     #[serde(default, alias = "waitTimeout", skip_serializing_if = "Option::is_none")]
     #[arg(long, alias = "timeout", value_name = "MS")]
     pub timeout_ms: Option<u64>,
@@ -150,7 +153,7 @@ pub struct WaitArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[arg(long)]
     pub browser: Option<String>,
-    /// Milliseconds, 1–50000 (default 45000; `timeout` is the deprecated name).
+    /// Milliseconds (default 45000; over 50000 waits 50000; `timeout` is the deprecated name).
     #[serde(default, alias = "timeout", skip_serializing_if = "Option::is_none")]
     #[arg(long, alias = "timeout", value_name = "MS")]
     pub timeout_ms: Option<u64>,
@@ -182,24 +185,29 @@ pub(super) fn project_of(path: &str) -> Result<PathBuf, ErrorBody> {
     Ok(std::fs::canonicalize(&project).unwrap_or(project))
 }
 
-/// Starts a session process and waits for its first report; owned sessions live as long as
-/// this process.
+/// Starts a session process and waits for its first report (at most `timeout`, by default
+/// the session-wait default, reporting progress); owned sessions live as long as this
+/// process. A session still starting when the wait ends goes on and is answered as it is.
 async fn start_session(
     ctx: &Ctx,
+    call: &Call,
     command: Command,
     args: &SessionArgs,
     timeout: Option<Duration>,
 ) -> Result<Value, ErrorBody> {
-    let launched = launch(ctx, command, args, timeout).await?;
+    let timeout = timeout.unwrap_or(Duration::from_millis(SESSION_WAIT_TIMEOUT_MS));
+    let launched = launch(ctx, call, command, args, timeout).await?;
     Ok(if args.detach { launched.ready } else { launched.keep_owned() })
 }
 
-/// Spawns the session process for `command` and waits for its first report.
+/// Spawns the session process for `command` and waits (up to `timeout`) for its first
+/// report, telling `call` the session's status once a second.
 async fn launch(
     ctx: &Ctx,
+    call: &Call,
     command: Command,
     args: &SessionArgs,
-    timeout: Option<Duration>,
+    timeout: Duration,
 ) -> Result<session::Launched, ErrorBody> {
     if args.port.is_some() {
         tracing::debug!("`port` ignored: sessions have no dev server");
@@ -251,7 +259,7 @@ async fn launch(
         profile,
         headless: args.headless.unwrap_or_else(|| ctx.config.flag("headless")),
         starting_url: args.starting_url.clone().filter(|u| !u.trim().is_empty()).or(from_config.starting_url),
-        session_id: session::new_session_id(),
+        session_id: session::new_session_id(command),
         owned: !args.detach,
         runtime_dir: runtime,
         node: ctx.env.get("WEBEXT_MCP_NODE").map(PathBuf::from),
@@ -259,7 +267,9 @@ async fn launch(
         allow_npx: ctx.config.flag("build.allowNpx"),
         home: ctx.paths.home.clone(),
     };
-    session::launch(&spec, timeout.unwrap_or(session::START_TIMEOUT)).await
+    let dir = session::contract_dir(&spec.out_dir, &spec.browser);
+    let (call, browser) = (call.clone(), spec.browser.clone());
+    session::launch(&spec, timeout, &mut move || call.status(progress::session_status(&dir, &browser))).await
 }
 
 /// What `extension.config.*` sets for running one browser (`browser.<name>.profile`,
@@ -301,6 +311,11 @@ pub fn describe(ready: &Value) -> String {
         ready["extensionId"].as_str().unwrap_or("(not loaded)"),
         ready["distPath"].as_str().unwrap_or("?"),
     );
+    if ready["status"] == "starting" {
+        text.push_str(
+            "\nstill starting (a first build can take minutes): extension_wait waits on, its progress says what the session is doing",
+        );
+    }
     if let Some(errors) = ready["errors"].as_array().filter(|e| !e.is_empty()) {
         text.push_str("\nerrors:");
         for e in errors {
@@ -311,30 +326,37 @@ pub fn describe(ready: &Value) -> String {
     text
 }
 
-async fn extension_dev(ctx: Ctx, args: Value) -> ToolResult {
+async fn extension_dev(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: SessionArgs = decode(args)?;
-    let ready = start_session(&ctx, Command::Dev, &args, None).await?;
+    let ready = start_session(&ctx, &call, Command::Dev, &args, None).await?;
     Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
 }
 
-async fn extension_preview(ctx: Ctx, args: Value) -> ToolResult {
+async fn extension_preview(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: SessionArgs = decode(args)?;
-    let ready = start_session(&ctx, Command::Preview, &args, None).await?;
-    Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
+    let ready = start_session(&ctx, &call, Command::Preview, &args, None).await?;
+    let mut text = describe(&ready);
+    let browser = ready["browser"].as_str().unwrap_or("?");
+    let dist = Path::new(ready["distPath"].as_str().unwrap_or(""));
+    if dist.file_name().is_some_and(|n| n != browser) {
+        text.push_str(&format!(
+            "\nno dist/{browser}/ build: running {}, the build of another browser of the same engine",
+            dist.display()
+        ));
+    }
+    Ok(ToolOutput { text: Some(text), structured: ready })
 }
 
-async fn extension_start(ctx: Ctx, args: Value) -> ToolResult {
+async fn extension_start(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: StartArgs = decode(args)?;
     if args.polyfill.is_some() {
         tracing::debug!("`polyfill` ignored: Chromium-family browsers need none");
     }
-    // A given timeoutMs bounds the launch wait (validated like every timeoutMs); a waited start
-    // without one gets the session-wait default, an unwaited one the launcher's own cap.
-    let timeout = match (args.timeout_ms, args.wait) {
-        (None, false) => None,
-        (given, _) => Some(Duration::from_millis(Timeout::from_arg(given, SESSION_WAIT_TIMEOUT_MS)?.ms())),
-    };
-    let ready = start_session(&ctx, Command::Start, &args.session, timeout).await?;
+    // timeoutMs bounds the launch wait like every wait (more than the maximum waits the
+    // maximum); without it the session-wait default applies.
+    let wait = Timeout::for_wait(args.timeout_ms, SESSION_WAIT_TIMEOUT_MS)?;
+    let timeout = Some(wait.duration());
+    let ready = start_session(&ctx, &call, Command::Start, &args.session, timeout).await?;
     if !args.wait {
         let short =
             json!({ "pid": ready["pid"], "browser": ready["browser"], "sessionId": ready["sessionId"] });
@@ -342,6 +364,13 @@ async fn extension_start(ctx: Ctx, args: Value) -> ToolResult {
     }
     if ready["status"] == "error" {
         return Err(error_of(&ready));
+    }
+    if ready["status"] != "ready" {
+        return Err(wait.explain(progress::not_ready(
+            ready["browser"].as_str().unwrap_or("?"),
+            wait.ms(),
+            &ready,
+        )));
     }
     Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
 }
@@ -364,8 +393,9 @@ fn error_of(ready: &Value) -> ErrorBody {
 }
 
 /// Which session's browser to use when the caller names none: the project's only running
-/// session, else `chrome`.
-pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<String, ErrorBody> {
+/// session, else the browser of its latest session (so a chromium project's messages say
+/// chromium), else the browser a new session would run in (`session::default_browser`).
+pub(super) fn session_browser(ctx: &Ctx, out_dir: &Path, given: Option<&str>) -> Result<String, ErrorBody> {
     if let Some(b) = given.map(str::trim).filter(|b| !b.is_empty()) {
         return manifest::Target::named(b).map(|t| t.name.to_owned()).ok_or_else(|| {
             ErrorBody::invalid_argument(format!("unknown browser `{b}`"))
@@ -373,17 +403,26 @@ pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<Str
         });
     }
     let mut live = Vec::new();
+    let mut latest: Option<(std::time::SystemTime, String)> = None;
     for entry in std::fs::read_dir(out_dir.join("extension-js")).into_iter().flatten().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if let Some(r) = contract::read_ready(&entry.path())
-            && r.status != contract::Status::Stopped
-            && session::pid_alive(r.pid)
+        let Some(r) = contract::read_ready(&entry.path()) else { continue };
+        if r.status != contract::Status::Stopped && session::pid_alive(r.pid) {
+            live.push(name.clone());
+        }
+        let at = std::fs::metadata(entry.path().join("ready.json")).and_then(|m| m.modified()).ok();
+        if let Some(at) = at
+            && latest.as_ref().is_none_or(|(t, _)| at > *t)
+            && manifest::Target::named(&name).is_some()
         {
-            live.push(name);
+            latest = Some((at, name));
         }
     }
     match live.len() {
-        0 => Ok("chrome".into()),
+        0 => Ok(latest.map_or_else(
+            || session::default_browser_name(&ctx.env, &ctx.config).to_owned(),
+            |(_, name)| name,
+        )),
         1 => Ok(live.remove(0)),
         _ => Err(ErrorBody::invalid_argument(format!(
             "sessions run for several browsers: {}",
@@ -393,15 +432,17 @@ pub(super) fn session_browser(out_dir: &Path, given: Option<&str>) -> Result<Str
     }
 }
 
-async fn extension_wait(_ctx: Ctx, args: Value) -> ToolResult {
+async fn extension_wait(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: WaitArgs = decode(args)?;
     let project = project_of(&args.project_path)?;
     let out_dir = project.join("dist");
-    let browser = session_browser(&out_dir, args.browser.as_deref())?;
+    let browser = session_browser(&ctx, &out_dir, args.browser.as_deref())?;
     let dir = session::contract_dir(&out_dir, &browser);
-    let timeout = Duration::from_millis(Timeout::from_arg(args.timeout_ms, SESSION_WAIT_TIMEOUT_MS)?.ms());
+    let wait = Timeout::for_wait(args.timeout_ms, SESSION_WAIT_TIMEOUT_MS)?;
+    let timeout = wait.duration();
     let deadline = Instant::now() + timeout;
     let mut last: Option<contract::Ready> = None;
+    let mut next_report = Instant::now() + Duration::from_secs(1);
     loop {
         if let Some(r) = contract::read_ready(&dir) {
             let alive = session::pid_alive(r.pid);
@@ -436,18 +477,12 @@ async fn extension_wait(_ctx: Ctx, args: Value) -> ToolResult {
             last = Some(r);
         }
         if Instant::now() >= deadline {
-            let status = last.as_ref().map_or("no ready.json yet", |r| r.status.as_str());
-            return Err(ErrorBody::new(
-                ErrorCode::Timeout,
-                format!(
-                    "the {browser} session was not ready within {} ms (last status: {status})",
-                    timeout.as_millis()
-                ),
-            )
-            .with_hint(
-                "wait longer, or read dist/extension-js/<browser>/events.ndjson to see what it is doing",
-            )
-            .with_data(json!({ "ready": last })));
+            let ready = serde_json::to_value(&last).unwrap_or(Value::Null);
+            return Err(wait.explain(progress::not_ready(&browser, wait.ms(), &ready)));
+        }
+        if Instant::now() >= next_report {
+            call.status(progress::session_status(&dir, &browser));
+            next_report += Duration::from_secs(1);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -457,7 +492,12 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
     let args: StopArgs = decode(args)?;
     let project = project_of(&args.project_path)?;
     let out_dir = project.join("dist");
-    let browser = session_browser(&out_dir, args.browser.as_deref())?;
+    let browser = session_browser(&ctx, &out_dir, args.browser.as_deref())?;
+    if args.browser.is_none() && !session::contract_dir(&out_dir, &browser).exists() {
+        // Nothing ever ran here: name no browser the caller did not choose.
+        return Err(ErrorBody::not_found(format!("no session is running for {}", project.display()))
+            .with_hint("extension_dev, extension_start or extension_preview start one"));
+    }
     let ready =
         session::stop(&ctx.paths.runtime_search, &out_dir, &project, &browser, Duration::from_secs(15))
             .await?;

@@ -48,7 +48,7 @@ pub struct BuildArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[arg(long, value_name = "LIST", value_parser = word::<Browsers>)]
     pub browser: Option<Browsers>,
-    /// Write the store zip dist/<browser>/<name>-<version>.zip.
+    /// Write the store zip dist/<name>-<version>-<browser>.zip.
     #[serde(default)]
     #[arg(long)]
     pub zip: bool,
@@ -95,21 +95,23 @@ pub fn request(ctx: &Ctx, args: BuildArgs) -> Result<BuildRequest, ErrorBody> {
     })
 }
 
+/// Builds as a job ([`super::jobs`]): a build longer than the caller waits (a delegated
+/// first build installing dependencies) answers with its status in time and goes on; the
+/// same call again gets its result. The toolchain's output lines are the progress.
 async fn extension_build(ctx: Ctx, call: Call, args: Value) -> ToolResult {
+    let key = super::jobs::key("extension_build", &args);
     let args: BuildArgs = decode(args)?;
     let mut req = request(&ctx, args)?;
-    req.cancel = Some(call.cancel_token());
-    let started = std::time::Instant::now();
-    let outcome = tokio::task::spawn_blocking(move || {
-        build::build(&req, &mut |line: &str| {
+    let work: super::jobs::Work = Box::new(move |cancel, out| {
+        req.cancel = Some(cancel);
+        let builds = build::build(&req, &mut |line: &str| {
             tracing::debug!(target: "webext_mcp::build", bytes = line.len(), "toolchain output");
-            call.report(started.elapsed().as_secs_f64(), None, line);
+            out(line);
         })
-    })
-    .await
-    .map_err(|e| ErrorBody::internal(format!("the build thread stopped: {e}")))?;
-    let builds = outcome.map_err(ErrorBody::from)?;
-    Ok(ToolOutput { structured: json!({ "builds": builds }), text: Some(summary(&builds)) })
+        .map_err(ErrorBody::from)?;
+        Ok(ToolOutput { structured: json!({ "builds": builds }), text: Some(summary(&builds)) })
+    });
+    super::jobs::run_or_join(&call, "extension_build", key, work).await
 }
 
 /// One line per browser, then its warnings.
@@ -117,9 +119,9 @@ pub fn summary(builds: &[BrowserBuild]) -> String {
     let mut text = String::new();
     for b in builds {
         text.push_str(&format!(
-            "{}: {} files, {} bytes in {} ({}, {} ms)",
+            "{}: {}, {} bytes in {} ({}, {} ms)",
             b.browser,
-            b.files.len(),
+            super::counted(b.files.len(), "file", "files"),
             b.bytes,
             b.output_path.display(),
             if b.pipeline == build::Pipeline::Native { "native" } else { "delegated" },

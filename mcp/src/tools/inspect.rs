@@ -174,7 +174,7 @@ async fn extension_source_inspect(ctx: Ctx, args: Value) -> ToolResult {
     let (req, want_snapshot) = request_of(&args)?;
     let project = super::dev::project_of(&args.project_path)?;
     let out_dir = project.join("dist");
-    let browser = super::dev::session_browser(&out_dir, args.browser.as_deref())?;
+    let browser = super::dev::session_browser(&ctx, &out_dir, args.browser.as_deref())?;
     let context = req.context;
     let max_bytes = req.max_bytes;
     let redact = req.redact;

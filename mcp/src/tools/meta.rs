@@ -20,7 +20,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "server_info",
             title: "Server info",
             toolset: Toolset::Core,
-            description: "Versions of webext-mcp, the MCP and wire protocols, enabled toolsets and the directories it uses.",
+            description: "Versions of webext-mcp, the MCP and wire protocols, enabled toolsets, the directories it uses, and problems of this binary (ok false: e.g. no embedded helper).",
             effect: Effect::Read,
             input_schema: schema_of::<NoArgs>,
             run: |ctx, _call, args| Box::pin(server_info(ctx, args)),
@@ -92,7 +92,9 @@ async fn server_info(ctx: Ctx, args: Value) -> ToolResult {
     let enabled: Vec<&str> = selection.groups.iter().map(|t| t.name()).collect();
     let available: Vec<&str> = Toolset::ALL.iter().map(|t| t.name()).collect();
     let tool_count = registry().iter().filter(|t| selection.shows(t)).count();
+    let problems = crate::install::doctor::binary_problems();
     let info = json!({
+        "ok": problems.is_empty(),
         "name": env!("CARGO_PKG_NAME"),
         "version": env!("CARGO_PKG_VERSION"),
         "mcpProtocolVersion": mcp_protocol_version(),
@@ -110,8 +112,51 @@ async fn server_info(ctx: Ctx, args: Value) -> ToolResult {
                 "firefox": helper::is_embedded(Family::Gecko),
             },
         },
+        "problems": problems,
     });
-    Ok(ToolOutput::json(info))
+    Ok(ToolOutput { text: Some(info_text(&info)), structured: info })
+}
+
+/// `server_info` for people: what runs, where it keeps things, and what is wrong with it.
+fn info_text(info: &Value) -> String {
+    let s = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+    let on: Vec<String> = info["toolsets"]["enabled"].as_array().into_iter().flatten().map(&s).collect();
+    let mut text = format!(
+        "{} {} (MCP {}, wire protocol {}) on {}/{}\ntools listed: {} (default set{}{})\n",
+        s(&info["name"]),
+        s(&info["version"]),
+        s(&info["mcpProtocolVersion"]),
+        info["wireProtocolVersion"],
+        s(&info["platform"]["os"]),
+        s(&info["platform"]["arch"]),
+        info["toolCount"],
+        if info["toolsets"]["default"] == true { "" } else { " off" },
+        if on.is_empty() { String::new() } else { format!(", plus {}", on.join(", ")) },
+    );
+    if let Some(paths) = info["paths"].as_object() {
+        for (key, value) in paths {
+            if let Some(v) = value.as_str() {
+                text.push_str(&format!("{key}: {v}\n"));
+            }
+        }
+    }
+    let embedded = &info["helper"]["embedded"];
+    text.push_str(&format!(
+        "helper {} (chromium id {}, gecko id {}): embedded for chromium {}, firefox {}\n",
+        s(&info["helper"]["nativeHost"]),
+        s(&info["helper"]["chromiumId"]),
+        s(&info["helper"]["geckoId"]),
+        if embedded["chromium"] == true { "yes" } else { "NO" },
+        if embedded["firefox"] == true { "yes" } else { "NO" },
+    ));
+    let problems = info["problems"].as_array().cloned().unwrap_or_default();
+    if problems.is_empty() {
+        text.push_str("no problems with this binary");
+    }
+    for p in &problems {
+        text.push_str(&format!("{}: {}\n  fix: {}\n", s(&p["code"]), s(&p["message"]), s(&p["fix"])));
+    }
+    text.trim_end().to_owned()
 }
 
 /// Arguments of `get_config`.

@@ -19,6 +19,7 @@ pub mod dev;
 pub mod extension;
 pub mod inspect;
 pub mod install;
+mod jobs;
 mod meta;
 pub mod pages;
 pub mod schema;
@@ -199,6 +200,12 @@ impl ToolOutput {
         ToolOutput { structured, text: None }
     }
 
+    /// Whether the output is a report that found problems (`"ok": false` at its top:
+    /// `doctor`, `server_info`); the CLI twin then exits non-zero.
+    pub fn reports_problems(&self) -> bool {
+        self.structured.get("ok") == Some(&Value::Bool(false))
+    }
+
     /// The text content block: the tool's own text, or compact JSON.
     pub fn text(&self) -> String {
         match &self.text {
@@ -277,22 +284,70 @@ pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
 /// `notifications/cancelled`, Ctrl-C). [`call`] stops a cancelled tool by dropping it, which
 /// ends every wait; long work that runs outside the future (a build thread) checks
 /// [`Call::is_cancelled`].
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Call {
     progress: Option<ProgressSink>,
     cancel: tokio_util::sync::CancellationToken,
+    started: std::time::Instant,
+    /// How long the caller waits for one answer, when it gives up by itself (an MCP client);
+    /// `None` for the CLI, which waits to the end. Long work answers within it ([`jobs`]).
+    budget: Option<std::time::Duration>,
+    /// The last report sent (its `done` and when): MCP wants `progress` to increase with
+    /// every notification, and the heartbeat stays quiet while the tool reports by itself.
+    last: Arc<std::sync::Mutex<Option<(f64, std::time::Instant)>>>,
+}
+
+impl Default for Call {
+    fn default() -> Call {
+        Call::new(None, Default::default())
+    }
 }
 
 impl Call {
     pub fn new(progress: Option<ProgressSink>, cancel: tokio_util::sync::CancellationToken) -> Call {
-        Call { progress, cancel }
+        Call { progress, cancel, started: std::time::Instant::now(), budget: None, last: Default::default() }
     }
 
-    /// Reports progress, when anyone listens.
+    /// The same call with a budget: the caller waits at most that long for an answer.
+    pub fn with_budget(mut self, budget: std::time::Duration) -> Call {
+        self.budget = Some(budget);
+        self
+    }
+
+    pub fn budget(&self) -> Option<std::time::Duration> {
+        self.budget
+    }
+
+    /// Reports progress, when anyone listens. `done` is raised above the last report's when
+    /// it would not increase.
     pub fn report(&self, done: f64, total: Option<f64>, message: impl Into<String>) {
-        if let Some(sink) = &self.progress {
-            sink(Progress { done, total, message: message.into() });
-        }
+        let Some(sink) = &self.progress else { return };
+        let done = {
+            let mut last = self.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let done = match *last {
+                Some((prev, _)) if done <= prev => prev + 0.001,
+                _ => done,
+            };
+            *last = Some((done, std::time::Instant::now()));
+            done
+        };
+        sink(Progress { done, total, message: message.into() });
+    }
+
+    /// Reports what the call is doing now, with the seconds since it began as `done`.
+    pub fn status(&self, message: impl Into<String>) {
+        self.report(self.elapsed_secs(), None, message);
+    }
+
+    /// Seconds since the call began.
+    pub fn elapsed_secs(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// Whether the tool reported by itself within `window` (the heartbeat then says nothing).
+    fn reported_within(&self, window: std::time::Duration) -> bool {
+        let last = self.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        last.is_some_and(|(_, at)| at.elapsed() < window)
     }
 
     pub fn wants_progress(&self) -> bool {
@@ -312,6 +367,11 @@ impl Call {
     pub async fn cancelled(&self) {
         self.cancel.cancelled().await
     }
+}
+
+/// `1 tab`, `3 tabs`: a count with its noun, for the text forms.
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// How often a call that is still running says so.
@@ -343,8 +403,8 @@ pub fn find(name: &str) -> Option<&'static ToolDef> {
 
 /// Runs a tool by name. `None` when no tool has that name. A call that runs longer than
 /// [`HEARTBEAT`] reports progress once a second (elapsed seconds and the tool's name) when
-/// the caller listens, so every long call has progress even where the tool reports none of
-/// its own. Cancellation is the caller's: the MCP server drops this future when the client
+/// the caller listens and the tool said nothing itself in that second, so every long call
+/// has progress even where the tool reports none of its own. Cancellation is the caller's: the MCP server drops this future when the client
 /// cancels (ending every wait inside it), the CLI ends with Ctrl-C.
 pub async fn call(ctx: &Ctx, call: Call, name: &str, args: Value) -> Option<ToolResult> {
     let def = find(name)?;
@@ -360,8 +420,10 @@ pub async fn call(ctx: &Ctx, call: Call, name: &str, args: Value) -> Option<Tool
         tokio::select! {
             result = &mut run => return Some(result),
             _ = beat.tick() => {
-                let secs = started.elapsed().as_secs_f64().floor();
-                call.report(secs, None, format!("{name}: still working ({secs:.0} s)"));
+                if !call.reported_within(HEARTBEAT) {
+                    let secs = started.elapsed().as_secs_f64().floor();
+                    call.report(secs, None, format!("{name}: still working ({secs:.0} s)"));
+                }
             }
         }
     }
@@ -420,6 +482,13 @@ mod tests {
         );
         assert_eq!(sel.enable(&["dev".into()]).unwrap(), vec![]);
         assert!(sel.enable(&["nope".into()]).is_err());
+    }
+
+    #[test]
+    fn counts_take_the_singular_only_for_one() {
+        assert_eq!(counted(1, "tab", "tabs"), "1 tab");
+        assert_eq!(counted(0, "tab", "tabs"), "0 tabs");
+        assert_eq!(counted(3, "tab", "tabs"), "3 tabs");
     }
 
     #[test]

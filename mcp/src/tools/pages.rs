@@ -176,8 +176,13 @@ async fn list_pages(ctx: Ctx, args: Value) -> ToolResult {
         .call(browser.as_deref(), TABS_LIST, json!({}), Timeout::fixed(TAB_CALL_TIMEOUT_MS))
         .await?;
     let current = ctx.browser.pages().get(&d);
-    let mut text =
-        format!("{} {} — {} tabs, tabSet={}\n", d.browser, d.label, list.tabs.len(), list.fingerprint);
+    let mut text = format!(
+        "{} {} — {}, tabSet={}\n",
+        d.browser,
+        d.label,
+        super::counted(list.tabs.len(), "tab", "tabs"),
+        list.fingerprint
+    );
     for (i, t) in list.tabs.iter().enumerate() {
         let mark = if current == Some(t.tab_id) { "*" } else { " " };
         let active = if t.active { " (active)" } else { "" };

@@ -49,14 +49,15 @@ fn esm_project_with_a_build_script_is_delegated_and_zipped_by_us() {
         let b = run.build_for(browser);
         assert_eq!(b["pipeline"], "delegated");
         let out = p.path().join("dist").join(browser);
-        assert_eq!(tree(&out), ["content.js", "delegated.txt", "esm-project-0.1.0.zip", "manifest.json"]);
+        // The toolchain's own zip inside its output is left out; ours sits beside the folder.
+        assert_eq!(tree(&out), ["content.js", "delegated.txt", "manifest.json"]);
         assert_eq!(
             p.read(&format!("dist/{browser}/delegated.txt")),
             "1",
             "the child sees WEBEXT_MCP_DELEGATED=1"
         );
         assert_eq!(
-            zip_names(&out.join("esm-project-0.1.0.zip")),
+            zip_names(&p.path().join(format!("dist/esm-project-0.1.0-{browser}.zip"))),
             ["content.js", "delegated.txt", "manifest.json"]
         );
     }
@@ -195,6 +196,41 @@ fn a_cancelled_build_stops_its_toolchain_and_reported_progress() {
         !server.stdout_lines.iter().any(|l| l.contains(&format!("\"id\":{id},"))),
         "a cancelled request got a response"
     );
+}
+
+/// A delegated build longer than an MCP client waits for one call (60 s by default) answers
+/// in time: after the 45 s call budget, `TIMEOUT` "still running" with the toolchain's last
+/// output, while the build goes on; the same call again gets the build's result.
+#[test]
+fn a_build_longer_than_the_client_waits_answers_in_time_and_the_next_call_gets_it() {
+    let p = esm_project();
+    p.write("package.json", r#"{"name":"long","private":true,"scripts":{"build":"sh ./long-build.sh"}}"#);
+    let long_build = FAKE_BUILD.replace("set -e\n", "set -e\necho \"long bundler: installing\"\nsleep 50\n");
+    executable(&p, "long-build.sh", &long_build);
+    let home = tempfile::tempdir().unwrap();
+    let mut server = crate::mcp_client::Server::start(home.path(), &[]);
+    server.initialize();
+    let args = serde_json::json!({"projectPath": p.path(), "browser": "chrome"});
+    let call = serde_json::json!({"name": "extension_build", "arguments": args});
+    let id = server.send_request("tools/call", call.clone());
+    // Before the 60 s an MCP client gives a request.
+    let first = server
+        .wait_message(Duration::from_secs(55), |m| m["id"] == serde_json::json!(id))
+        .unwrap_or_else(|| panic!("no answer within 55 s: {:?}", server.stdout_lines));
+    let error = &first["result"]["structuredContent"]["error"];
+    assert_eq!(error["code"], "TIMEOUT", "{first:#}");
+    assert!(error["message"].as_str().unwrap().contains("still running"), "{first:#}");
+    assert_eq!(error["data"]["lastOutput"], "long bundler: installing", "{first:#}");
+    assert!(error["hint"].as_str().unwrap().contains("same arguments"), "{first:#}");
+    assert!(!p.path().join("dist/chrome").exists(), "the build finished too early for this test");
+
+    let id = server.send_request("tools/call", call);
+    let second = server
+        .wait_message(Duration::from_secs(55), |m| m["id"] == serde_json::json!(id))
+        .unwrap_or_else(|| panic!("no second answer: {:?}", server.stdout_lines));
+    assert_eq!(second["result"]["isError"], false, "{second:#}");
+    assert_eq!(second["result"]["structuredContent"]["builds"][0]["pipeline"], "delegated", "{second:#}");
+    assert_eq!(p.read("dist/chrome/delegated.txt"), "1");
 }
 
 /// Issue 21: an Extension.js project (here: its config customizes the bundler) with no local

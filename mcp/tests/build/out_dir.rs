@@ -86,7 +86,7 @@ fn a_second_build_into_the_same_out_dir_replaces_its_own_marked_output() {
     assert_eq!(marker["browser"], "chrome");
     // The marker is neither an extension file nor in the store zip.
     assert!(b["files"].as_array().unwrap().iter().all(|f| f["path"] != MARKER), "{b:#}");
-    assert_eq!(zip_names(&out.join("out-dir-1.0.zip")), ["manifest.json", "sw.js"]);
+    assert_eq!(zip_names(&p.path().join("build-out/out-dir-1.0-chrome.zip")), ["manifest.json", "sw.js"]);
     let root: Value =
         serde_json::from_str(&std::fs::read_to_string(p.path().join("build-out").join(MARKER)).unwrap())
             .unwrap();

@@ -1,4 +1,4 @@
-//! Store zips and source zips: names, exact entries, and the source deny list.
+//! Store zips and source zips: names, places, exact entries, and the source deny list.
 
 use super::{MARKER, Project, tree, tree_all, zip_names};
 
@@ -8,10 +8,11 @@ fn store_zips_hold_exactly_the_output_and_are_named_from_the_localized_name() {
     let run = p.build(&["--browser", "chrome,firefox", "--zip"]);
     for browser in ["chrome", "firefox"] {
         let b = run.build_for(browser);
-        let zip = p.path().join(format!("dist/{browser}/popup-background-demo-1.2.0.zip"));
+        // Beside the folder users load, never inside it.
+        let zip = p.path().join(format!("dist/popup-background-demo-1.2.0-{browser}.zip"));
         assert_eq!(b["zipPath"].as_str().unwrap(), zip.to_str().unwrap());
-        let mut expected: Vec<String> = tree(&p.path().join("dist").join(browser));
-        expected.retain(|f| !f.ends_with(".zip"));
+        let expected: Vec<String> = tree(&p.path().join("dist").join(browser));
+        assert!(!expected.iter().any(|f| f.ends_with(".zip")), "a zip inside dist/{browser}: {expected:?}");
         assert_eq!(zip_names(&zip), expected, "{browser}");
         // The output folder carries the build's marker; the store zip does not.
         assert!(tree_all(&p.path().join("dist").join(browser)).contains(&MARKER.to_owned()));
@@ -22,10 +23,34 @@ fn store_zips_hold_exactly_the_output_and_are_named_from_the_localized_name() {
         );
     }
     // Same input, same bytes.
-    let first = std::fs::read(p.path().join("dist/chrome/popup-background-demo-1.2.0.zip")).unwrap();
+    let first = std::fs::read(p.path().join("dist/popup-background-demo-1.2.0-chrome.zip")).unwrap();
     p.build(&["--browser", "chrome", "--zip"]).builds();
-    let second = std::fs::read(p.path().join("dist/chrome/popup-background-demo-1.2.0.zip")).unwrap();
+    let second = std::fs::read(p.path().join("dist/popup-background-demo-1.2.0-chrome.zip")).unwrap();
     assert_eq!(first, second);
+    // Nothing else is left in dist/: no empty build locks, no half-written zips.
+    let mut top: Vec<String> = std::fs::read_dir(p.path().join("dist"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != MARKER)
+        .collect();
+    top.sort();
+    assert_eq!(
+        top,
+        [
+            "chrome",
+            "firefox",
+            "popup-background-demo-1.2.0-chrome.zip",
+            "popup-background-demo-1.2.0-firefox.zip"
+        ]
+    );
+}
+
+#[test]
+fn a_name_keeps_its_hyphens_in_the_zip_name() {
+    let p = Project::empty();
+    p.write("manifest.json", r#"{"manifest_version":3,"name":"My-Tab Saver","version":"1.0"}"#);
+    let zip = p.build(&["--zip"]).build_for("chrome")["zipPath"].as_str().unwrap().to_owned();
+    assert!(zip.ends_with("/dist/my-tab-saver-1.0-chrome.zip"), "{zip}");
 }
 
 #[test]
@@ -87,6 +112,6 @@ fn zip_name_falls_back_to_the_folder_name() {
         .unwrap()
         .to_string_lossy()
         .to_lowercase()
-        .replace(|c: char| !c.is_ascii_alphanumeric(), "");
-    assert!(zip.ends_with(&format!("/{folder}-2.0.zip")), "{zip}");
+        .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "");
+    assert!(zip.ends_with(&format!("/{folder}-2.0-chrome.zip")), "{zip}");
 }

@@ -80,3 +80,52 @@ fn every_template_builds_natively_for_chrome_and_firefox() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// Issue 19: every template whose content scripts put UI into the page marks the UI's root
+/// with `data-extension-root` and `data-extension-generation` (the convention
+/// extension_source_inspect's `extensionRoots` and `extension_root_tree` read), so a fresh
+/// project's roots are seen by the inspector.
+#[test]
+fn every_template_that_injects_ui_marks_its_root_for_the_inspector() {
+    let catalog = Catalog::embedded();
+    let work = tempfile::tempdir().unwrap();
+    let mut injecting = Vec::new();
+    let mut unmarked = Vec::new();
+    for t in catalog.templates() {
+        let dest = work.path().join(&t.slug);
+        let req = CreateRequest {
+            dest: dest.clone(),
+            project_name: format!("{} test", t.slug),
+            template: t.slug.clone(),
+            install: false,
+            dry_run: false,
+            git: None,
+        };
+        let created = create(catalog, &req).unwrap();
+        let text = std::fs::read_to_string(dest.join("src/manifest.json")).unwrap();
+        let manifest = webext_mcp::manifest::parse_jsonc(&text).unwrap().to_serde();
+        let scripts: Vec<String> = manifest["content_scripts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|cs| cs["js"].as_array().cloned().unwrap_or_default())
+            .filter_map(|j| j.as_str().map(str::to_owned))
+            .collect();
+        let sources: Vec<String> =
+            scripts.iter().filter_map(|s| std::fs::read_to_string(dest.join("src").join(s)).ok()).collect();
+        assert_eq!(sources.len(), scripts.len(), "{}: {:?} of {:?}", t.slug, scripts, created.files);
+        // UI in the page: an element of the script's own, attached to the document.
+        let ui: Vec<&String> =
+            sources.iter().filter(|s| s.contains("attachShadow") || s.contains("mount(")).collect();
+        if ui.is_empty() {
+            continue;
+        }
+        injecting.push(t.slug.clone());
+        let all = sources.concat();
+        if !all.contains("'data-extension-root'") || !all.contains("'data-extension-generation'") {
+            unmarked.push(t.slug.clone());
+        }
+    }
+    assert!(injecting.len() >= 4, "templates injecting UI: {injecting:?}");
+    assert!(unmarked.is_empty(), "roots without data-extension-root: {unmarked:?}");
+}

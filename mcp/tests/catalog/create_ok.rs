@@ -24,8 +24,29 @@ fn default_template_is_the_starter_with_name_scripts_and_gitignore() {
     assert!(manifest.contains("// One manifest for both families"), "comments are kept");
     let pkg: Value = serde_json::from_slice(&std::fs::read(project.join("package.json")).unwrap()).unwrap();
     assert_eq!(pkg["name"], "tab-notes");
-    for script in ["build", "dev:chrome", "dev:firefox", "start:chrome", "start:firefox", "build:firefox"] {
+    for script in
+        ["build", "dev", "dev:chrome", "dev:chromium", "start", "start:chrome", "build:firefox", "preview"]
+    {
         assert!(pkg["scripts"][script].as_str().unwrap().starts_with("webext-mcp "), "{script}");
+    }
+    // Issue 19: session scripts name only browsers sessions run in (never Firefox), and the
+    // plain ones name none, so they run in the browser that is installed (or configured).
+    for (name, script) in pkg["scripts"].as_object().unwrap() {
+        let words: Vec<&str> = script.as_str().unwrap().split_whitespace().collect();
+        if !["dev", "start", "preview"].contains(&words[1]) {
+            continue;
+        }
+        let browser = words.iter().position(|w| *w == "--browser").map(|i| words[i + 1]);
+        match browser {
+            None => assert!(!name.contains(':'), "{name}: {script}"),
+            Some(b) => {
+                let target = webext_mcp::manifest::Target::named(b).unwrap();
+                assert_eq!(target.family, webext_mcp::manifest::Family::Chromium, "{name}: {script}");
+            }
+        }
+    }
+    for plain in ["dev", "start", "preview"] {
+        assert!(!pkg["scripts"][plain].as_str().unwrap().contains("--browser"), "{plain}");
     }
     let ignore = std::fs::read_to_string(project.join(".gitignore")).unwrap();
     for entry in ["dist/", ".extension-js/", ".env*", "node_modules/", "*.pem"] {

@@ -12,6 +12,7 @@ pub mod ext;
 pub mod helper;
 pub mod http;
 pub mod mcp_client;
+pub mod pages;
 pub mod procs;
 pub mod python;
 

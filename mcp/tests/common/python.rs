@@ -7,10 +7,15 @@ pub fn python() -> PathBuf {
     if let Ok(p) = std::env::var("WEBEXT_MCP_TEST_PYTHON") {
         return PathBuf::from(p);
     }
+    ci_cache().join("py-mcp/bin/python")
+}
+
+/// Where `scripts/setup` caches the test tools: `${XDG_CACHE_HOME:-~/.cache}/webext-mcp-ci`.
+pub fn ci_cache() -> PathBuf {
     let cache = std::env::var("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache"));
-    cache.join("webext-mcp-ci/py-mcp/bin/python")
+    cache.join("webext-mcp-ci")
 }
 
 /// [`python`], or a panic saying how to get it.

@@ -102,8 +102,11 @@ fn compile_error_keeps_the_session_and_profile_in_use_is_busy() {
     assert_eq!(detail["line"], 3, "{v:#}");
     let (c, w) = call(home.path(), "extension_wait", json!({"projectPath": broken, "timeout": 2000}), &[]);
     assert_eq!((c, code(&w)), (1, "BUILD_FAILED"), "{w}");
-    // One timeout policy: beyond what an MCP client waits is refused, naming the range.
+    // One timeout policy: a wait beyond what an MCP client waits is cut to 50 s, and a
+    // session whose status is known answers at once anyway; zero is refused, naming the range.
     let (c, w) = call(home.path(), "extension_wait", json!({"projectPath": broken, "timeoutMs": 60000}), &[]);
+    assert_eq!((c, code(&w)), (1, "BUILD_FAILED"), "{w}");
+    let (c, w) = call(home.path(), "extension_wait", json!({"projectPath": broken, "timeoutMs": 0}), &[]);
     assert_eq!((c, code(&w)), (1, "INVALID_ARGUMENT"), "{w}");
     assert!(w.to_string().contains("between 1 and 50000"), "{w}");
     let (c, w) = call(home.path(), "extension_wait", json!({"projectPath": broken, "timeoutMs": 2000}), &[]);

@@ -44,8 +44,11 @@ fn edit_reload_reinject_error_recover_stop() {
             .any(|a| a["kind"] == "wrapped" && a["file"] == "content.js"),
         "{added}"
     );
-    let built = std::fs::read_to_string(project.join("dist/chromium/content.js")).unwrap();
+    // Issue 19: in its own folder (recorded as distPath), never where a production build goes.
+    assert_eq!(started["distPath"], json!(project.join("dist/dev/chromium")), "{started:#}");
+    let built = std::fs::read_to_string(project.join("dist/dev/chromium/content.js")).unwrap();
     assert!(built.starts_with('{'), "{built}");
+    assert!(!project.join("dist/chromium").exists(), "a dev build was written into dist/chromium");
 
     let session = started["sessionId"].as_str().unwrap().to_owned();
     wait_root_in_snapshot(&mut server, &project, &session, "127.0.0.1", "first text", &[]);

@@ -1,5 +1,5 @@
 //! `extension_start` builds for production and runs it; `extension_preview` runs an existing
-//! `dist/chromium/`.
+//! `dist/chromium/` (or, with none, the build of another Chromium-family browser).
 
 use std::time::Duration;
 
@@ -23,6 +23,7 @@ fn start_waits_for_a_production_build_and_preview_loads_dist() {
     let started = ok(&server.call("extension_start", args), "extension_start");
     assert_eq!(started["status"], "ready", "{started:#}");
     assert_eq!(started["command"], "start");
+    assert!(started["sessionId"].as_str().unwrap().starts_with("start-"), "{started:#}");
     // A production build: nothing of the dev build in it.
     let built = std::fs::read_to_string(project.join("dist/chromium/manifest.json")).unwrap();
     assert!(!built.contains("webext-mcp-dev-worker") && !built.contains("scripting"), "{built}");
@@ -36,11 +37,17 @@ fn start_waits_for_a_production_build_and_preview_loads_dist() {
     let previewed = ok(&server.call("extension_preview", args), "extension_preview");
     assert_eq!(previewed["status"], "ready", "{previewed:#}");
     assert_eq!(previewed["command"], "preview");
+    assert!(previewed["sessionId"].as_str().unwrap().starts_with("preview-"), "{previewed:#}");
     assert_eq!(previewed["extensionId"], started["extensionId"]);
     wait_root(&project, "127.0.0.1", "production");
     let ids2 = ids(&previewed);
     ok(&server.call("extension_stop", json!({"projectPath": project})), "stop preview");
     assert_all_gone(&project, ids2.pid, ids2.browser_pid, &ids2.profile, Duration::from_secs(10));
+    // Stopped: the message names the browser the project ran in, not a default.
+    let again = server.call("extension_stop", json!({"projectPath": project}));
+    assert_eq!(err_code(&again, "stop a stopped session"), "NOT_FOUND");
+    let message = again["structuredContent"]["error"]["message"].as_str().unwrap();
+    assert!(message.contains("no chromium session is running"), "{message}");
 
     // Preview of a project never built for that browser.
     let fresh = home.path().join("fresh");
@@ -48,4 +55,29 @@ fn start_waits_for_a_production_build_and_preview_loads_dist() {
     let r = server
         .call("extension_preview", json!({"projectPath": fresh, "browser": "chromium", "headless": true}));
     assert_eq!(err_code(&r, "preview without dist"), "NOT_FOUND");
+    let hint = r["structuredContent"]["error"]["hint"].as_str().unwrap_or_default().to_owned();
+    assert!(hint.contains("--browser chromium"), "{hint}");
+
+    // Issue 19: `npm run build` builds dist/chrome; a preview in Chromium runs that build of
+    // the same engine, and says so.
+    ok(&server.call("extension_build", json!({"projectPath": fresh, "browser": "chrome"})), "build chrome");
+    let args =
+        json!({"projectPath": fresh, "browser": "chromium", "headless": true, "startingUrl": site.url("/")});
+    let r = server.call("extension_preview", args);
+    let previewed = ok(&r, "preview of dist/chrome");
+    assert_eq!(previewed["distPath"], json!(fresh.join("dist/chrome")), "{previewed:#}");
+    let text = r["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("no dist/chromium/ build") && text.contains("dist/chrome"), "{text}");
+    wait_root(&fresh, "127.0.0.1", "x");
+    let ids3 = ids(&previewed);
+    ok(&server.call("extension_stop", json!({"projectPath": fresh})), "stop the substituted preview");
+    assert_all_gone(&fresh, ids3.pid, ids3.browser_pid, &ids3.profile, Duration::from_secs(10));
+
+    // Stopping where nothing ever ran names no browser the caller did not choose.
+    let never = home.path().join("never");
+    write_project(&never, "x");
+    let r = server.call("extension_stop", json!({"projectPath": never}));
+    assert_eq!(err_code(&r, "stop where nothing ran"), "NOT_FOUND");
+    let message = r["structuredContent"]["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("no session is running for "), "{message}");
 }

@@ -255,3 +255,13 @@ pub fn wait_root_in_snapshot(
         (snap.matches(text).count() == 1 && gone.iter().all(|g| !snap.contains(g))).then_some(())
     });
 }
+
+/// The ref (`e12`) on the first line of a snapshot that contains `needle`.
+pub fn ref_in(snapshot: &str, needle: &str) -> String {
+    let line = snapshot
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no {needle:?} in:\n{snapshot}"));
+    let start = line.find('[').map_or(0, |i| i + 1);
+    line[start..].split(']').next().unwrap_or("").to_owned()
+}

@@ -18,6 +18,7 @@ mod helper_support {
     pub use crate::common::helper::*;
 }
 mod install_connect;
+mod readme_firefox;
 mod runner_checks;
 mod runner_chromium;
 mod runner_cleanup;

@@ -29,7 +29,8 @@ fn edit(path: &Path, f: impl FnOnce(&mut Value)) {
 /// mentions `fix_mentions`.
 fn assert_finds(home: &Home, scope: &str, code: &str, fix_mentions: &str) {
     let (exit, report) = home.json(&["doctor"]);
-    assert_eq!(exit, 0);
+    // A report that lists a problem exits non-zero.
+    assert_eq!(exit, 1, "{report:#}");
     assert_eq!(report["ok"], false, "{report:#}");
     let found = problems(&report);
     assert_eq!(found.len(), 1, "{found:?}");
@@ -37,8 +38,9 @@ fn assert_finds(home: &Home, scope: &str, code: &str, fix_mentions: &str) {
     assert_eq!((c.as_str(), s.as_str()), (code, scope), "{found:?}");
     assert!(fix.contains(fix_mentions), "{code}: fix {fix:?} should mention {fix_mentions:?}");
     // The human form carries the code and the fix too.
-    let (_, text, _) = home.run(&["doctor"]);
-    assert!(text.contains(code) && text.contains("fix:"), "{text}");
+    let (exit, text, _) = home.run(&["doctor"]);
+    assert_eq!(exit, 1, "{text}");
+    assert!(text.contains(code) && text.contains("fix:") && !text.contains("no problems found"), "{text}");
 }
 
 #[test]
@@ -169,7 +171,8 @@ fn the_browsers_error_messages_are_explained() {
     ];
     for (message, code) in cases {
         let (exit, r) = home.json(&["doctor", "--browser-error", message]);
-        assert_eq!(exit, 0);
+        // The explained message is listed as a problem, so doctor exits non-zero.
+        assert_eq!(exit, 1);
         assert_eq!(r["browserError"]["code"], code, "{message}");
         assert_eq!(problems(&r)[0].1, "browserError");
     }

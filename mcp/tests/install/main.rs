@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 mod broken;
+mod first_hour;
 mod round_trip;
 mod unsafe_binary;
 

@@ -129,11 +129,29 @@ fn dry_run_lists_the_writes_and_writes_nothing() {
     assert_eq!(home.snapshot(), before);
     // Uninstall's dry run after a real install removes nothing either.
     home.run(&["install"]);
+    // Another program's host manifest in a folder install created.
+    std::fs::write(home.path().join(".mozilla/native-messaging-hosts/other.json"), "{}").unwrap();
     let installed = home.snapshot();
     let (_, r) = home.json(&["uninstall", "--dry-run"]);
     assert_eq!(r["dryRun"], true);
     assert!(!r["removed"].as_array().unwrap().is_empty());
     assert_eq!(home.snapshot(), installed);
+    // The dry run's directory counts are the real run's, and the kept one is named with
+    // what it still holds.
+    let (_, text, _) = home.run(&["uninstall", "--dry-run"]);
+    let (code, real) = home.json(&["uninstall"]);
+    assert_eq!(code, 0, "{real:#}");
+    assert_eq!(real["removedDirs"], r["removedDirs"], "dry {r:#}\nreal {real:#}");
+    assert_eq!(real["keptDirs"], r["keptDirs"], "dry {r:#}\nreal {real:#}");
+    let kept = real["keptDirs"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(kept[0]["path"].as_str().unwrap().ends_with(".mozilla/native-messaging-hosts"), "{kept:?}");
+    assert_eq!(kept[0]["reason"], "still holds other.json");
+    let n = r["removedDirs"].as_array().unwrap().len();
+    assert!(text.contains(&format!("would remove {n} directories install had created")), "{text}");
+    for k in kept {
+        assert!(text.contains(&format!("would keep {}", k["path"].as_str().unwrap())), "{text}");
+    }
 }
 
 #[test]

@@ -115,12 +115,13 @@ fn doctor_reports_a_registered_binary_others_can_replace() {
     let bin = copy_binary(place.path());
     let (code, out, err) = home.run_binary(&bin, &["install"]);
     assert_eq!(code, 0, "{out}{err}");
-    let (_, report) = home.json(&["doctor", "--browser", "chromium"]);
+    let (code, report) = home.json(&["doctor", "--browser", "chromium"]);
     assert_eq!(report["ok"], true, "{report:#}");
+    assert_eq!(code, 0);
 
     chmod(&bin, 0o777);
     let (code, report) = home.json(&["doctor", "--browser", "chromium"]);
-    assert_eq!(code, 0);
+    assert_eq!(code, 1);
     assert_eq!(report["ok"], false, "{report:#}");
     let found = problems(&report);
     assert_eq!(found.len(), 1, "{found:?}");

@@ -11,6 +11,8 @@ mod python;
 
 mod cli_twin;
 mod errors;
+mod inspector;
 mod interop;
 mod lifecycle;
 mod toolsets;
+mod wait_progress;

@@ -61,7 +61,7 @@ pub fn corpus() -> &'static Corpus {
         }
         // The forms page again, with page code that turns the main-world walk off.
         for (path, script) in TAMPERING {
-            let script = script.replace("FORMAT", collector_format());
+            let script = page_script(script);
             main.page(path, &FORMS.replace("<title>Forms</title>", &format!("<title>Forms</title><script>{script}</script>")));
         }
         if let Some(docs) = rust_docs() {
@@ -100,28 +100,46 @@ pub fn big_page(nodes: usize) -> String {
 
 /// Pages whose own code keeps the main-world collector from answering (a fake extension
 /// runtime), or answers for it with a forged table (elements of the wrong tag, or JSON the
-/// engine cannot read): all must read like `/forms.html`.
+/// engine cannot read): all must read like `/forms.html`. The collector's events are named
+/// after a random per-document channel, so a forger first learns it the only way it can:
+/// by patching `addEventListener` before the collector registers (`HOOK` below).
 pub const TAMPERING: [(&str, &str); 3] = [
     ("/fake-runtime.html", r#"globalThis.browser = { runtime: { id: "not-an-extension" } };"#),
     (
         "/forged-table.html",
-        r#"addEventListener("FORMAT:collect", (e) => {
-  e.stopImmediatePropagation();
+        r#"HOOK((reply) => {
   const head = JSON.stringify({ walkMs: 0, positions: [0, 1], tags: "body div", hosts: [], custom: [] });
-  document.dispatchEvent(new CustomEvent("FORMAT:table", { detail: head + "\n" + JSON.stringify([[0, 0, "body"], [1, 1, "div"]]) }));
-}, true);"#,
+  document.dispatchEvent(new CustomEvent(reply, { detail: head + "\n" + JSON.stringify([[0, 0, "body"], [1, 1, "div"]]) }));
+});"#,
     ),
     (
         "/broken-table.html",
-        r#"addEventListener("FORMAT:collect", (e) => {
-  e.stopImmediatePropagation();
+        r#"HOOK((reply) => {
   const head = JSON.stringify({ walkMs: 0, positions: [0], tags: "html", hosts: [], custom: [] });
-  document.dispatchEvent(new CustomEvent("FORMAT:table", { detail: head + "\n" + '[[0, 0, "html"], [1, "unterminated' }));
-}, true);"#,
+  document.dispatchEvent(new CustomEvent(reply, { detail: head + "\n" + '[[0, 0, "html"], [1, "unterminated' }));
+});"#,
     ),
 ];
 
-/// The collector's event-name prefix (`FORMAT` in extension/src/page/collector.js).
+/// Page code that takes over the main-world collector: `HOOK(answer)` patches
+/// `addEventListener` so that the collector's request listeners (names ending in
+/// `:FORMAT:all` / `:FORMAT:viewport`) call `answer(replyEventName, viewportOnly)` instead.
+pub const HOOK: &str = r#"function HOOK(answer) {
+  const add = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, fn, opts) {
+    const m = /^(.*):FORMAT:(all|viewport)$/.exec(String(type));
+    if (!m) return add.call(this, type, fn, opts);
+    return add.call(this, type, (e) => { e.stopImmediatePropagation(); answer(m[1] + ":FORMAT:table", m[2] === "viewport"); }, opts);
+  };
+}
+"#;
+
+/// `script` with [`HOOK`] defined and `FORMAT` replaced by the collector's.
+pub fn page_script(script: &str) -> String {
+    format!("{HOOK}{script}").replace("FORMAT", collector_format())
+}
+
+/// The collector's event-name suffix (`FORMAT` in extension/src/page/collector.js).
 fn collector_format() -> &'static str {
     let source = include_str!("../../../extension/src/page/collector.js");
     let start = source.find("const FORMAT = \"").expect("FORMAT in collector.js") + "const FORMAT = \"".len();
@@ -259,7 +277,7 @@ addEventListener("hashchange", () => {
 
 /// Pages for the action tools. Page scripts are inline-free where CSP matters; timers are
 /// fine (clamped to 1 s in background tabs, which the tests allow for).
-const ACTION_PAGES: [(&str, &str); 10] = [
+const ACTION_PAGES: [(&str, &str); 12] = [
     (
         "/trusted.html",
         r##"<!doctype html><title>Trusted</title><body>
@@ -353,6 +371,13 @@ document.getElementById("add").addEventListener("click", () => {
 });
 document.getElementById("noop").addEventListener("click", () => {});
 </script></body>"##,
+    ),
+    ("/fields.html", crate::common::pages::FIELDS),
+    (
+        "/vanish.html",
+        r##"<!doctype html><title>Vanish</title><body>
+<input id="a" aria-label="First field"> <input id="b" aria-label="Second field"> <input id="c" aria-label="Third field">
+<script>document.getElementById("a").addEventListener("input", () => document.getElementById("b").remove());</script></body>"##,
     ),
     (
         "/counter.html",

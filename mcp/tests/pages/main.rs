@@ -16,6 +16,7 @@ mod snapshot_bench;
 mod snapshot_corpus;
 mod tabs;
 mod timeouts;
+mod trust;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;

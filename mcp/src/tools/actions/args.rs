@@ -24,7 +24,7 @@ pub struct FillUidArgs {
     pub timeout_ms: Option<u64>,
 }
 
-/// A field value: text, or a boolean for checkboxes.
+/// A field value: text (also for selects, dates, ranges), or a boolean for checkboxes and radios.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum FieldValue {
@@ -34,11 +34,13 @@ pub enum FieldValue {
 }
 
 impl FieldValue {
-    pub(super) fn as_text(&self) -> String {
+    /// The value as the page agent takes it: a boolean stays a boolean, so the page can
+    /// refuse `true` for a text box instead of typing "true" (numbers are sent as text).
+    pub(super) fn as_json(&self) -> serde_json::Value {
         match self {
-            FieldValue::Text(s) => s.clone(),
-            FieldValue::Flag(b) => b.to_string(),
-            FieldValue::Number(n) => n.to_string(),
+            FieldValue::Text(s) => serde_json::Value::String(s.clone()),
+            FieldValue::Flag(b) => serde_json::Value::Bool(*b),
+            FieldValue::Number(n) => serde_json::Value::String(n.to_string()),
         }
     }
 }

@@ -12,6 +12,8 @@
     previous?.remove();
     const root = document.createElement('div');
     root.id = ROOT_ID;
+    // The inspector (extension_source_inspect) finds UI roots by this attribute.
+    root.setAttribute('data-extension-root', 'content-main-world');
     root.setAttribute('data-extension-generation', String(generation));
     const shadow = root.attachShadow({ mode: 'open' });
     const badge = document.createElement('div');

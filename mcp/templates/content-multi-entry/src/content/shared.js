@@ -10,6 +10,8 @@ globalThis.__webextMulti = globalThis.__webextMulti ?? {
     previous?.remove();
     const root = document.createElement('div');
     root.id = id;
+    // The inspector (extension_source_inspect) finds UI roots by this attribute.
+    root.setAttribute('data-extension-root', id);
     root.setAttribute('data-extension-generation', String(generation));
     const shadow = root.attachShadow({ mode: 'open' });
     const el = document.createElement('div');

@@ -12,6 +12,8 @@
 
   const root = document.createElement('div');
   root.id = ROOT_ID;
+  // The inspector (extension_source_inspect) finds UI roots by this attribute.
+  root.setAttribute('data-extension-root', 'content');
   root.setAttribute('data-extension-generation', String(generation));
   const shadow = root.attachShadow({ mode: 'open' });
   shadow.innerHTML = `

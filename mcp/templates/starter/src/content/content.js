@@ -11,6 +11,8 @@
 
   const root = document.createElement('div');
   root.id = ROOT_ID;
+  // The inspector (extension_source_inspect) finds UI roots by this attribute.
+  root.setAttribute('data-extension-root', 'starter');
   root.setAttribute('data-extension-generation', String(generation));
   const shadow = root.attachShadow({ mode: 'open' });
   const style = document.createElement('style');

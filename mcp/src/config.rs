@@ -74,6 +74,13 @@ const KEYS: &[KeySpec] = &[
         help: "whether evaluate_script may run code in pages (false: it answers PERMISSION_DENIED)",
     },
     KeySpec {
+        key: "build.allowNpx",
+        env: "WEBEXT_MCP_BUILD_ALLOW_NPX",
+        kind: Kind::Bool,
+        default: "true",
+        help: "whether a build may run Extension.js through `npx --yes extension@4.1.x` for an Extension.js project that has no local copy (needs Node.js 22.12+)",
+    },
+    KeySpec {
         key: "browsers.chromium.binary",
         env: "WEBEXT_MCP_CHROMIUM_BINARY",
         kind: Kind::Text,

@@ -19,6 +19,9 @@ pub const DELEGATED_ENV: &str = "WEBEXT_MCP_DELEGATED";
 /// Extension.js 4.1 needs this Node.js or newer.
 pub const EXTENSION_JS_MIN_NODE: (u32, u32) = (22, 12);
 
+/// The Extension.js a project without a local copy is built with, through `npx --yes`.
+pub const EXTENSION_JS_NPX: &str = "extension@4.1.x";
+
 /// How the project is built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Toolchain {
@@ -28,6 +31,9 @@ pub enum Toolchain {
     Wxt { bin: PathBuf },
     /// The `build` script of `package.json`, run by the project's package manager.
     Script { command: String },
+    /// Extension.js fetched and run by `npx --yes` ([`EXTENSION_JS_NPX`]): an Extension.js
+    /// project (its templates say `npx extension@latest build`) with no local copy.
+    ExtensionJsNpx,
 }
 
 impl Toolchain {
@@ -36,8 +42,22 @@ impl Toolchain {
             Toolchain::ExtensionJs { .. } => "Extension.js",
             Toolchain::Wxt { .. } => "WXT",
             Toolchain::Script { .. } => "the package.json build script",
+            Toolchain::ExtensionJsNpx => "Extension.js (through npx)",
         }
     }
+}
+
+/// Whether the project is an Extension.js one: it has `extension.config.*`, or a
+/// `package.json` script that runs the `extension` CLI.
+pub fn is_extension_js_project(project: &Path, pkg: Option<&Json>) -> bool {
+    if super::config_file::CONFIG_FILES.iter().any(|n| project.join(n).is_file()) {
+        return true;
+    }
+    let Some(scripts) = pkg.and_then(|p| p.get("scripts")).and_then(Json::as_object) else { return false };
+    scripts.iter().filter_map(|(_, v)| v.as_str()).any(|cmd| {
+        cmd.split(|c: char| c.is_whitespace() || c == '&' || c == ';')
+            .any(|w| w == "extension" || w.starts_with("extension@"))
+    })
 }
 
 /// Why delegation cannot start.
@@ -140,7 +160,7 @@ fn node_hint() -> String {
 /// Checks that a Node.js new enough for `toolchain` exists; returns it.
 pub fn require_node(toolchain: &Toolchain, node: Option<Node>) -> Result<Option<Node>, DelegateError> {
     let min = match toolchain {
-        Toolchain::ExtensionJs { .. } => EXTENSION_JS_MIN_NODE,
+        Toolchain::ExtensionJs { .. } | Toolchain::ExtensionJsNpx => EXTENSION_JS_MIN_NODE,
         Toolchain::Wxt { .. } => (18, 0),
         Toolchain::Script { .. } => return Ok(node),
     };
@@ -170,10 +190,29 @@ pub struct Invocation<'a> {
 /// The browser name passed to the toolchain (Extension.js and WXT have no `zen`).
 fn toolchain_browser(t: &Toolchain, target: Target) -> &'static str {
     match (t, target.name) {
-        (Toolchain::ExtensionJs { .. } | Toolchain::Wxt { .. }, "zen") => "firefox",
+        (Toolchain::ExtensionJs { .. } | Toolchain::ExtensionJsNpx | Toolchain::Wxt { .. }, "zen") => {
+            "firefox"
+        }
         (Toolchain::Wxt { .. }, "chromium" | "chromium-based" | "brave" | "vivaldi") => "chrome",
         (Toolchain::Wxt { .. }, "gecko-based" | "librewolf") => "firefox",
         (_, name) => name,
+    }
+}
+
+/// How a `build` script that runs Extension.js or WXT is told the browser: `--browser=<b>`
+/// or `-b <b>` appended (only `WEBEXT_MCP_BROWSER` otherwise, for scripts of their own).
+/// `browser` is one of our target names, so it needs no quoting.
+fn script_browser_args(command: &str, browser: &str) -> Vec<String> {
+    let words: Vec<&str> = command.split(|c: char| c.is_whitespace() || c == ';' || c == '&').collect();
+    let has = |w: &str| words.iter().any(|x| *x == w || x.starts_with(&format!("{w}@")));
+    if words.iter().any(|w| w.contains("--browser") || *w == "-b") {
+        Vec::new()
+    } else if has("extension") && words.contains(&"build") {
+        vec![format!("--browser={browser}")]
+    } else if has("wxt") {
+        vec!["-b".into(), browser.into()]
+    } else {
+        Vec::new()
     }
 }
 
@@ -212,18 +251,37 @@ pub fn run(
             c.args(["build", "-b", browser]);
             c
         }
-        Toolchain::Script { command } => match package_runner(inv.project) {
-            Some(pm) => {
-                let mut c = Command::new(pm);
-                c.args(["run", "build"]);
-                c
+        Toolchain::ExtensionJsNpx => {
+            // The npx beside the Node.js that passed the version check, else the one on PATH.
+            let npx = inv.node.and_then(|n| n.path.parent()).map(|d| d.join("npx")).filter(|p| p.is_file());
+            let mut c = Command::new(npx.unwrap_or_else(|| PathBuf::from("npx")));
+            c.args(["--yes", EXTENSION_JS_NPX, "build", "--browser", browser]);
+            c
+        }
+        Toolchain::Script { command } => {
+            let extra = script_browser_args(command, browser);
+            match package_runner(inv.project) {
+                Some(pm) => {
+                    let mut c = Command::new(pm);
+                    c.args(["run", "build"]);
+                    if !extra.is_empty() && pm == "npm" {
+                        c.arg("--");
+                    }
+                    c.args(&extra);
+                    c
+                }
+                None => {
+                    let mut c = Command::new("sh");
+                    let mut line = command.clone();
+                    for a in &extra {
+                        line.push(' ');
+                        line.push_str(a);
+                    }
+                    c.args(["-c", &line]);
+                    c
+                }
             }
-            None => {
-                let mut c = Command::new("sh");
-                c.args(["-c", command]);
-                c
-            }
-        },
+        }
     };
     let mut path_dirs = vec![inv.project.join("node_modules").join(".bin")];
     if let Some(dir) = inv.node.and_then(|n| n.path.parent()) {
@@ -247,7 +305,11 @@ pub fn run(
         cmd.process_group(0);
     }
     let shown = format!("{} for {}", inv.toolchain.name(), inv.target.name);
-    progress(&format!("running {shown}"));
+    let line: Vec<String> = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    progress(&format!("running {shown}: {}", line.join(" ")));
     let mut child = cmd.spawn().map_err(|e| DelegateError::Failed {
         message: format!("cannot start {shown}: {e}"),
         output_tail: Vec::new(),
@@ -305,8 +367,14 @@ pub fn run(
             output_tail: tail,
         });
     }
-    find_output(inv.project, inv.toolchain, browser, inv.target.name, started).ok_or_else(|| DelegateError::Failed {
-        message: format!("{shown} succeeded but no built manifest.json was found (looked in dist/{browser}, dist, build, .output)"),
+    let pkg = std::fs::read_to_string(inv.project.join("package.json"))
+        .ok()
+        .and_then(|t| crate::manifest::parse_jsonc(&t).ok());
+    // A monorepo's build writes into the extension's package, not the root.
+    let roots = std::iter::once(inv.project.to_path_buf())
+        .chain(super::workspace::extension_packages(inv.project, pkg.as_ref()));
+    roots.into_iter().find_map(|root| find_output(&root, inv.toolchain, browser, inv.target.name, started)).ok_or_else(|| DelegateError::Failed {
+        message: format!("{shown} succeeded but no built manifest.json was found (looked in dist/{browser}, dist, build, .output, also in the workspace packages that hold a manifest.json)"),
         output_tail: tail,
     })
 }
@@ -359,6 +427,30 @@ fn find_output(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn build_scripts_of_extension_js_and_wxt_are_told_the_browser() {
+        assert_eq!(script_browser_args("npx extension@latest build", "edge"), ["--browser=edge"]);
+        assert_eq!(script_browser_args("extension build && zip", "firefox"), ["--browser=firefox"]);
+        assert_eq!(script_browser_args("wxt build", "firefox"), ["-b", "firefox"]);
+        assert!(script_browser_args("extension build --browser=chrome", "edge").is_empty());
+        assert!(script_browser_args("vite build", "chrome").is_empty());
+    }
+
+    #[test]
+    fn extension_js_projects_are_told_by_config_or_scripts() {
+        let d = tempfile::tempdir().unwrap();
+        let pkg = |s: &str| crate::manifest::parse_jsonc(s).unwrap();
+        assert!(!is_extension_js_project(d.path(), None));
+        let npx = pkg(r#"{"scripts":{"build":"npx extension@latest build"}}"#);
+        assert!(is_extension_js_project(d.path(), Some(&npx)));
+        let cli = pkg(r#"{"scripts":{"dev":"extension dev && echo ok"}}"#);
+        assert!(is_extension_js_project(d.path(), Some(&cli)));
+        let other = pkg(r#"{"scripts":{"build":"vite build --extension-mode"}}"#);
+        assert!(!is_extension_js_project(d.path(), Some(&other)));
+        std::fs::write(d.path().join("extension.config.cjs"), "module.exports = {}").unwrap();
+        assert!(is_extension_js_project(d.path(), None));
+    }
 
     #[test]
     fn node_versions() {

@@ -13,14 +13,19 @@
 
 pub mod archive;
 pub mod boundary;
+pub mod config_file;
 pub mod delegate;
 pub mod dev;
+pub mod env;
 pub mod glob;
+pub mod inject;
+pub mod js;
 pub mod lock;
 pub mod needs;
 pub mod output;
 pub mod plan;
 pub mod scan;
+pub mod workspace;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -51,6 +56,9 @@ pub struct BuildRequest {
     pub allow_delegation: bool,
     /// Node.js to use for delegated builds (`WEBEXT_MCP_NODE`).
     pub node: Option<PathBuf>,
+    /// An Extension.js project with no local copy may be built by `npx --yes
+    /// extension@4.1.x` (config `build.allowNpx`).
+    pub allow_npx: bool,
     /// Limit for one delegated toolchain run.
     pub timeout: Duration,
     /// Set when the caller gave up (MCP `notifications/cancelled`): a delegated toolchain run
@@ -171,7 +179,13 @@ pub fn build_with(
         return Err(failed(vec![f]));
     }
     let pkg = read_package_json(project);
-    let mut toolchain_findings = needs::project_findings(project, pkg.as_ref());
+    let (mut toolchain_findings, project_warnings): (Vec<Finding>, Vec<Finding>) =
+        needs::project_findings(project, pkg.as_ref()).into_iter().partition(|f| f.code.needs_toolchain());
+    if manifest::find_manifest(project).is_none()
+        && let Some(ext) = workspace::extension_packages(project, pkg.as_ref()).first()
+    {
+        toolchain_findings.push(workspace::finding(project, ext));
+    }
 
     let source = match manifest::load(project) {
         Ok(s) => Some(s),
@@ -180,8 +194,11 @@ pub fn build_with(
     };
     let mut plans = Vec::new();
     if let Some(source) = &source {
+        let system = env::system();
         for &t in &req.targets {
-            let p = plan::plan(project, source, t, &req.out_dir);
+            let public = env::load(project, t.name, env::mode(opts.dev), &system);
+            let mut p = plan::plan(project, source, t, &req.out_dir, &public);
+            p.findings.extend(project_warnings.iter().cloned());
             for f in p.findings.iter().filter(|f| f.code.needs_toolchain()) {
                 if !toolchain_findings.contains(f) {
                     toolchain_findings.push(f.clone());
@@ -239,11 +256,7 @@ fn check_replaceable(req: &BuildRequest, dest: &Path) -> Result<(), BuildError> 
 fn failed(findings: Vec<Finding>) -> BuildError {
     let message = match findings.as_slice() {
         [one] => one.line_text(),
-        many => format!(
-            "{} blocking problems: {}",
-            many.len(),
-            many.iter().map(|f| f.code.as_str()).collect::<Vec<_>>().join(", ")
-        ),
+        many => format!("{} blocking problems: {}", many.len(), needs::code_list(many)),
     };
     let hint = findings.first().map(|f| f.fix.clone()).unwrap_or_default();
     BuildError::Failed { message, hint, findings, output_tail: Vec::new() }
@@ -268,28 +281,6 @@ fn take_lock(req: &BuildRequest, opts: BuildOptions, browser: &str) -> Result<Op
             }
         })
         .map(Some)
-}
-
-/// `<name>-<version>` for zip names: `__MSG_x__` resolved, sanitized; the project folder's
-/// name when the manifest has none.
-pub fn artifact_stem(manifest: &Json, messages: Option<&manifest::Messages>, project: &Path) -> String {
-    let raw = manifest.get("name").and_then(Json::as_str).unwrap_or("");
-    let resolved = manifest::substitute(raw, messages);
-    let fallback = project.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let name = if resolved.text.is_empty() || !resolved.missing.is_empty() {
-        fallback.clone()
-    } else {
-        resolved.text
-    };
-    let mut stem = manifest::sanitize_file_stem(&name);
-    if stem.is_empty() {
-        stem = manifest::sanitize_file_stem(&fallback);
-    }
-    if stem.is_empty() {
-        stem = "extension".into();
-    }
-    let version = manifest.get("version").and_then(Json::as_str).unwrap_or("0.0.0");
-    format!("{stem}-{version}")
 }
 
 fn native(
@@ -317,7 +308,7 @@ fn native(
     text.push('\n');
     output::write_into(&staging.dir, "manifest.json", text.as_bytes())
         .map_err(BuildError::io("cannot write manifest.json"))?;
-    let stem = artifact_stem(&p.manifest, source.messages.as_ref(), &req.project);
+    let stem = output::artifact_stem(&p.manifest, source.messages.as_ref(), &req.project);
     let warnings: Vec<Finding> = p.findings.iter().filter(|f| !f.is_error()).cloned().collect();
     let mut built = finish(req, opts, browser, Pipeline::Native, staging, &stem, warnings, started)?;
     built.sources = p.files.clone();
@@ -426,7 +417,7 @@ fn finish_source_zip(
     if !req.zip_source {
         return Ok(());
     }
-    let stem = artifact_stem(manifest, messages, &req.project);
+    let stem = output::artifact_stem(manifest, messages, &req.project);
     let dest = req.out_dir.join(format!("{stem}-source.zip"));
     let out_rel = req.out_dir.strip_prefix(&req.project).ok().map(|p| p.to_string_lossy().replace('\\', "/"));
     let files = archive::source_files(&req.project, out_rel.as_deref())
@@ -448,7 +439,7 @@ fn delegated(
     findings: Vec<Finding>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<BrowserBuild>, BuildError> {
-    let why = findings.iter().map(|f| f.code.as_str()).collect::<Vec<_>>().join(", ");
+    let why = needs::code_list(&findings);
     if !req.allow_delegation {
         return Err(BuildError::Failed {
             message: format!(
@@ -462,6 +453,9 @@ fn delegated(
     }
     let toolchain = match delegate::detect(&req.project, pkg) {
         Ok(Some(t)) => t,
+        Ok(None) if req.allow_npx && delegate::is_extension_js_project(&req.project, pkg) => {
+            Toolchain::ExtensionJsNpx
+        }
         Ok(None) => {
             return Err(BuildError::Failed {
                 message: format!("the project needs a bundler ({why}) and has no toolchain to build it"),
@@ -534,7 +528,7 @@ fn delegated_one(
     )
     .ok()
     .and_then(|t| manifest::Messages::parse(&t).ok());
-    let stem = artifact_stem(&built_manifest, messages.as_ref(), &req.project);
+    let stem = output::artifact_stem(&built_manifest, messages.as_ref(), &req.project);
     let staging = Staging::create(&req.out_dir, target.name)
         .map_err(BuildError::io("cannot create the staging folder"))?;
     copy_tree(&built, &staging.dir, &format!("{stem}.zip"))

@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use crate::manifest::{Finding, FindingCode, Json};
+use crate::manifest::{Finding, FindingCode, Json, Severity};
+
+use super::config_file::{self, Decision};
 
 /// Files that need compiling before a browser can load them.
 pub(super) fn needs_compile(path: &str) -> Option<&'static str> {
@@ -22,12 +24,9 @@ pub(super) fn needs_compile(path: &str) -> Option<&'static str> {
     })
 }
 
-/// Config files that mean "this project has its own bundler".
-pub const BUNDLER_CONFIGS: [&str; 12] = [
-    "extension.config.js",
-    "extension.config.mjs",
-    "extension.config.cjs",
-    "extension.config.ts",
+/// Config files that mean "this project has its own bundler". `extension.config.*` is not
+/// one: it is read ([`config_file`]) and only the keys that customize the bundler count.
+pub const BUNDLER_CONFIGS: [&str; 8] = [
     "wxt.config.ts",
     "wxt.config.js",
     "vite.config.js",
@@ -55,17 +54,21 @@ pub const FRAMEWORK_DEPENDENCIES: [&str; 12] = [
     "less",
 ];
 
-/// Project-level reasons a native build is not allowed: a bundler config or a framework
-/// dependency in `package.json`.
+/// Project-level reasons a native build is not allowed: a bundler config, an
+/// `extension.config.*` key that customizes the bundler, or a framework dependency in
+/// `package.json`. Also warnings (not reasons): run-time config values that cannot be read.
 pub fn project_findings(project: &Path, package_json: Option<&Json>) -> Vec<Finding> {
     let mut out = Vec::new();
+    if let Some(cfg) = config_file::read(project) {
+        out.extend(config_findings(&cfg));
+    }
     for name in BUNDLER_CONFIGS {
         if project.join(name).is_file() {
             out.push(
                 Finding::new(
                     FindingCode::ManifestBundlerConfig,
                     format!("{name} configures a bundler, so the project's own toolchain must build it"),
-                    "install the project's dependencies (npm install) so its toolchain can run, or remove the config for a plain build",
+                    format!("build with the bundler {name} configures (npm install when package.json declares it, else add it, e.g. `npm i -D {}`), or remove the config for a plain build", name.split('.').next().unwrap_or(name)),
                 )
                 .in_file(name),
             );
@@ -80,7 +83,7 @@ pub fn project_findings(project: &Path, package_json: Option<&Json>) -> Vec<Find
                             Finding::new(
                                 FindingCode::ManifestFrameworkDependency,
                                 format!("package.json depends on `{dep}`, which needs a bundler"),
-                                "build with the project's toolchain (npm install, then build again)",
+                                "build with a bundler: Extension.js (npm i -D extension; Node.js ≥ 22.12) or a `build` script in package.json, then build again",
                             )
                             .in_file("package.json")
                             .at(format!("{section}.{dep}")),
@@ -91,6 +94,62 @@ pub fn project_findings(project: &Path, package_json: Option<&Json>) -> Vec<Find
         }
     }
     out
+}
+
+/// What `extension.config.*` means for the build: one `MANIFEST_BUNDLER_CONFIG` naming the
+/// key that decided delegation, or a `MANIFEST_CONFIG_VALUE` warning per run-time value that
+/// only running the config could tell.
+pub fn config_findings(cfg: &config_file::ExtensionConfig) -> Vec<Finding> {
+    let file = &cfg.file;
+    match &cfg.decision {
+        Decision::Delegate { key, why, line } => vec![
+            Finding::new(
+                FindingCode::ManifestBundlerConfig,
+                format!("{file} needs Extension.js to build: {why}"),
+                format!(
+                    "build with Extension.js (npm i -D extension; Node.js ≥ 22.12), or keep only run-time keys (browser, commands.dev) in {file} for a native build"
+                ),
+            )
+            .in_file(file.clone())
+            .at(key.clone())
+            .at_position(*line, 1),
+        ],
+        Decision::Native => cfg
+            .unresolved
+            .iter()
+            .map(|u| {
+                let mut f = Finding::new(
+                    FindingCode::ManifestConfigValue,
+                    format!(
+                        "{file}: `{}` is `{}`, which only running the config could tell; dev sessions use the default",
+                        u.key, u.source
+                    ),
+                    format!("write `{}` as a literal (a string, or a template of literals) in {file}", u.key),
+                )
+                .in_file(file.clone())
+                .at(u.key.clone())
+                .at_position(u.line, 1);
+                f.severity = Severity::Warning;
+                f
+            })
+            .collect(),
+    }
+}
+
+/// `CODE_A ×3, CODE_B`: each code once, in first-seen order, with how often it occurs.
+pub fn code_list(findings: &[Finding]) -> String {
+    let mut counts: Vec<(FindingCode, usize)> = Vec::new();
+    for f in findings {
+        match counts.iter_mut().find(|(c, _)| *c == f.code) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((f.code, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(c, n)| if *n > 1 { format!("{c} ×{n}") } else { c.to_string() })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::manifest::{self, Json};
+
 /// The marker file in every output folder a build writes (the output root and each
 /// `<browser>/` folder): under an explicit `outDir`, only a folder carrying it (or an empty or
 /// absent one) is written into or replaced. Never in the store zip, which is made from the
@@ -195,6 +197,28 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
 #[cfg(not(target_os = "linux"))]
 fn exchange(_a: &Path, _b: &Path) -> std::io::Result<bool> {
     Ok(false)
+}
+
+/// `<name>-<version>` for zip names: `__MSG_x__` resolved, sanitized; the project folder's
+/// name when the manifest has none.
+pub fn artifact_stem(manifest: &Json, messages: Option<&manifest::Messages>, project: &Path) -> String {
+    let raw = manifest.get("name").and_then(Json::as_str).unwrap_or("");
+    let resolved = manifest::substitute(raw, messages);
+    let fallback = project.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = if resolved.text.is_empty() || !resolved.missing.is_empty() {
+        fallback.clone()
+    } else {
+        resolved.text
+    };
+    let mut stem = manifest::sanitize_file_stem(&name);
+    if stem.is_empty() {
+        stem = manifest::sanitize_file_stem(&fallback);
+    }
+    if stem.is_empty() {
+        stem = "extension".into();
+    }
+    let version = manifest.get("version").and_then(Json::as_str).unwrap_or("0.0.0");
+    format!("{stem}-{version}")
 }
 
 #[cfg(test)]

@@ -20,9 +20,12 @@ use std::path::{Component, Path, PathBuf};
 use crate::manifest::{self, FileRef, Finding, FindingCode, Json, RefKind, Severity, SourceManifest, Target};
 
 use super::boundary::Boundary;
+use super::env::PublicEnv;
 use super::glob::{glob_match, has_glob_chars};
 use super::needs::needs_compile;
-use super::scan::{HtmlRef, css_refs, find_esm, html_refs};
+use super::scan::{HtmlRef, css_refs, html_refs};
+
+mod scripts;
 
 /// The native build of one target: the manifest to write and the files to copy.
 #[derive(Debug, Clone)]
@@ -75,13 +78,21 @@ struct Planner<'a> {
     project: &'a Path,
     out_dir: &'a Path,
     boundary: Boundary,
+    /// What `process.env.X` / `import.meta.env.X` become in this target's scripts.
+    env: &'a PublicEnv,
     plan: Plan,
-    /// Pages and styles already followed.
+    /// Pages, styles and scripts already followed.
     seen: std::collections::HashSet<String>,
 }
 
-/// Plans the native build of `source` for `target`.
-pub fn plan(project: &Path, source: &SourceManifest, target: Target, out_dir: &Path) -> Plan {
+/// Plans the native build of `source` for `target`, injecting `env` into its scripts.
+pub fn plan(
+    project: &Path,
+    source: &SourceManifest,
+    target: Target,
+    out_dir: &Path,
+    env: &PublicEnv,
+) -> Plan {
     let resolved = manifest::resolve(&source.json, target);
     let mut manifest = resolved.manifest;
     let mut findings = resolved.findings;
@@ -93,6 +104,7 @@ pub fn plan(project: &Path, source: &SourceManifest, target: Target, out_dir: &P
         project,
         out_dir,
         boundary: Boundary::new(project),
+        env,
         plan: Plan {
             target,
             manifest: Json::Null,
@@ -113,6 +125,12 @@ pub fn plan(project: &Path, source: &SourceManifest, target: Target, out_dir: &P
     }
     for r in manifest::file_refs(&manifest) {
         p.add_ref(&r);
+        // The output manifest names files the way the output has them (no `./`, no `/`).
+        if r.kind != RefKind::Pattern
+            && let Some(n) = normalize(&r.path).filter(|n| *n != r.path)
+        {
+            set_path(&mut manifest, &r.json_path, Json::String(n));
+        }
     }
     p.add_special_folders();
     p.join_background_scripts(&mut manifest, &resolved.dropped_background_scripts);
@@ -310,28 +328,6 @@ impl Planner<'_> {
         }
     }
 
-    fn check_script(&mut self, rel: &str, src: &Path, kind: RefKind, json_path: &str, from: Option<&str>) {
-        let Ok(bytes) = std::fs::read(src) else { return };
-        let text = String::from_utf8_lossy(&bytes);
-        if let Some(esm) = find_esm(&text) {
-            let how = match (kind, from) {
-                (RefKind::ModuleScript, _) => "is declared as a module and".to_owned(),
-                (_, Some(page)) => format!("is loaded by {page} and"),
-                _ => "runs as a classic script but".to_owned(),
-            };
-            self.plan.findings.push(
-                Finding::new(
-                    FindingCode::ManifestEsmInClassicScript,
-                    format!("`{rel}` {how} uses `{}` (line {}), so it needs a bundler", esm.what, esm.line),
-                    "build with the project's toolchain (npm i -D extension, then build again), or turn the file into a plain script without import/export",
-                )
-                .at(json_path)
-                .in_file(self.display(src))
-                .at_position(esm.line, esm.column),
-            );
-        }
-    }
-
     fn follow_page(&mut self, rel: &str, src: &Path) {
         if !self.seen.insert(rel.to_owned()) {
             return;
@@ -339,6 +335,7 @@ impl Planner<'_> {
         let Ok(bytes) = std::fs::read(src) else { return };
         let html = String::from_utf8_lossy(&bytes);
         let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        let mut rewrites = Vec::new();
         for r in html_refs(&html) {
             let (raw, kind) = match r {
                 HtmlRef::Script { src, module } => {
@@ -347,7 +344,18 @@ impl Planner<'_> {
                 HtmlRef::Style(href) => (href, RefKind::Style),
                 HtmlRef::Asset(href) => (href, RefKind::Asset),
             };
-            self.follow_relative(rel, dir, &raw, kind);
+            if let Some(to) = self.follow_relative(rel, dir, &raw, kind) {
+                rewrites.push((raw, to));
+            }
+        }
+        if !rewrites.is_empty() {
+            let mut text = html.into_owned();
+            for (raw, to) in rewrites {
+                for q in ["\"", "'"] {
+                    text = text.replace(&format!("={q}{raw}{q}"), &format!("={q}{to}{q}"));
+                }
+            }
+            self.plan.generated.insert(rel.to_owned(), text);
         }
     }
 
@@ -358,6 +366,7 @@ impl Planner<'_> {
         let Ok(bytes) = std::fs::read(src) else { return };
         let css = String::from_utf8_lossy(&bytes);
         let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+        let mut text: Option<String> = None;
         for raw in css_refs(&css) {
             let kind =
                 if raw.to_ascii_lowercase().split(['?', '#']).next().is_some_and(|p| p.ends_with(".css")) {
@@ -365,21 +374,39 @@ impl Planner<'_> {
                 } else {
                     RefKind::Asset
                 };
-            self.follow_relative(rel, dir, &raw, kind);
+            if let Some(to) = self.follow_relative(rel, dir, &raw, kind) {
+                let t = text.get_or_insert_with(|| css.clone().into_owned());
+                *t = t.replace(&raw, &to);
+            }
+        }
+        if let Some(t) = text {
+            self.plan.generated.insert(rel.to_owned(), t);
         }
     }
 
-    fn follow_relative(&mut self, from: &str, dir: &str, raw: &str, kind: RefKind) {
+    /// Follows one link of page or stylesheet `from`. A link into `public/` (Extension.js:
+    /// `../public/css/a.css`, `/public/a.png`) means the file `public/` puts at the output
+    /// root; the new link (`/css/a.css`) is returned for the page to be rewritten.
+    fn follow_relative(&mut self, from: &str, dir: &str, raw: &str, kind: RefKind) -> Option<String> {
         if manifest::is_external(raw)
             || raw.starts_with("chrome-extension:")
             || raw.starts_with("moz-extension:")
         {
-            return;
+            return None;
         }
         let joined =
             if raw.starts_with('/') || dir.is_empty() { raw.to_owned() } else { format!("{dir}/{raw}") };
         match normalize(&joined) {
-            Some(rel) => self.add_file(&rel, kind, from, Some(from)),
+            Some(rel) => {
+                if let Some(rest) = rel.strip_prefix("public/")
+                    && self.public.as_ref().is_some_and(|p| p.join(rest).is_file())
+                {
+                    let rest = rest.to_owned();
+                    self.add_file(&rest, kind, from, Some(from));
+                    return Some(format!("/{rest}"));
+                }
+                self.add_file(&rel, kind, from, Some(from));
+            }
             None => self.plan.findings.push(
                 Finding::new(
                     FindingCode::ManifestPathOutside,
@@ -389,6 +416,7 @@ impl Planner<'_> {
                 .in_file(from),
             ),
         }
+        None
     }
 
     fn add_pattern(&mut self, r: &FileRef) {
@@ -481,6 +509,23 @@ impl Planner<'_> {
             .at("background.scripts"),
         );
     }
+}
+
+/// Sets the manifest value at `path` (`a.b[2].c`), when every step exists.
+fn set_path(json: &mut Json, path: &str, value: Json) {
+    let mut cur = json;
+    for seg in path.split('.') {
+        let (name, indexes) = seg.split_once('[').map_or((seg, ""), |(n, rest)| (n, rest));
+        let Some(next) = cur.as_object_mut().and_then(|o| o.get_mut(name)) else { return };
+        cur = next;
+        for idx in indexes.split('[').filter(|s| !s.is_empty()) {
+            let Ok(i) = idx.trim_end_matches(']').parse::<usize>() else { return };
+            let Json::Array(items) = cur else { return };
+            let Some(next) = items.get_mut(i) else { return };
+            cur = next;
+        }
+    }
+    *cur = value;
 }
 
 /// Walks `dir` (skipping dependency, repository and output folders and secrets), calling

@@ -51,11 +51,16 @@ pub enum FindingCode {
     ManifestPathOutside,
     /// Several Chromium MV3 background scripts were joined by a generated service worker.
     ManifestBackgroundScriptsJoined,
+    /// A run-time value in `extension.config.*` cannot be read without running the config.
+    ManifestConfigValue,
+    /// A `process.env.*` reference would remain in the output, where browsers have no
+    /// `process` (a `ReferenceError` at run time).
+    ManifestProcessEnv,
 }
 
 impl FindingCode {
     /// Every code, in table order.
-    pub const ALL: [FindingCode; 15] = [
+    pub const ALL: [FindingCode; 17] = [
         FindingCode::ManifestNotFound,
         FindingCode::ManifestJson,
         FindingCode::ManifestShape,
@@ -71,6 +76,8 @@ impl FindingCode {
         FindingCode::ManifestUnknownPrefix,
         FindingCode::ManifestPathOutside,
         FindingCode::ManifestBackgroundScriptsJoined,
+        FindingCode::ManifestConfigValue,
+        FindingCode::ManifestProcessEnv,
     ];
 
     /// The stable spelling, e.g. `MANIFEST_JSON`.
@@ -91,6 +98,8 @@ impl FindingCode {
             FindingCode::ManifestUnknownPrefix => "MANIFEST_UNKNOWN_PREFIX",
             FindingCode::ManifestPathOutside => "MANIFEST_PATH_OUTSIDE",
             FindingCode::ManifestBackgroundScriptsJoined => "MANIFEST_BACKGROUND_SCRIPTS_JOINED",
+            FindingCode::ManifestConfigValue => "MANIFEST_CONFIG_VALUE",
+            FindingCode::ManifestProcessEnv => "MANIFEST_PROCESS_ENV",
         }
     }
 
@@ -99,7 +108,8 @@ impl FindingCode {
         match self {
             FindingCode::ManifestMessageMissing
             | FindingCode::ManifestUnknownPrefix
-            | FindingCode::ManifestBackgroundScriptsJoined => Severity::Warning,
+            | FindingCode::ManifestBackgroundScriptsJoined
+            | FindingCode::ManifestConfigValue => Severity::Warning,
             _ => Severity::Error,
         }
     }

@@ -107,15 +107,15 @@ fn truthy(v: Option<&Json>) -> bool {
     }
 }
 
-/// Firefox does not run `background.service_worker`: it becomes `scripts: [service_worker]`
-/// and `type` goes, unless `scripts` is already there.
+/// Firefox does not run `background.service_worker`: it becomes `scripts: [service_worker]`,
+/// unless `scripts` is already there. `"type": "module"` stays: Firefox loads module
+/// background scripts (issue 21: a module worker with imports builds natively for both).
 fn gecko_background(root: &mut Object) {
     let Some(Json::Object(bg)) = root.get_mut("background") else { return };
     if !truthy(bg.get("service_worker")) || truthy(bg.get("scripts")) {
         return;
     }
     let sw = bg.remove("service_worker").unwrap_or(Json::Null);
-    bg.remove("type");
     bg.insert("scripts", Json::Array(vec![sw]));
 }
 
@@ -308,10 +308,10 @@ mod tests {
 
     #[test]
     fn background_rules() {
-        // Gecko: service_worker → scripts, type dropped
+        // Gecko: service_worker → scripts, a module stays a module
         assert_eq!(
             bg(r#"{"manifest_version":3,"background":{"service_worker":"sw.js","type":"module","persistent":false}}"#, "firefox").0,
-            r#"{"persistent":false,"scripts":["sw.js"]}"#
+            r#"{"type":"module","persistent":false,"scripts":["sw.js"]}"#
         );
         // Gecko: scripts already there → untouched (even an empty list, which JS finds truthy)
         assert_eq!(

@@ -222,6 +222,7 @@ impl Session {
                 out_dir: build_root,
                 session: Some(spec.session_id.clone()),
                 allow_delegation: spec.allow_delegation,
+                allow_npx: spec.allow_npx,
                 node: spec.node.clone(),
                 timeout: Duration::from_secs(600),
                 cancel: None,

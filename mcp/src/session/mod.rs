@@ -90,6 +90,8 @@ pub struct Spec {
     /// Node.js for delegated builds.
     pub node: Option<PathBuf>,
     pub allow_delegation: bool,
+    /// Config `build.allowNpx`: see [`crate::build::BuildRequest::allow_npx`].
+    pub allow_npx: bool,
     /// The home directory of the starting process (`--home`), so the session reads the same
     /// configuration.
     pub home: PathBuf,

@@ -242,9 +242,13 @@ async fn launch(
         .with_data(json!({ "sessionId": status["sessionId"], "pid": status["pid"] })));
     }
     let cwd = std::env::current_dir().unwrap_or_default();
+    let from_config = ConfigRunValues::read(&project, &browser);
     let profile = match args.profile.as_deref().filter(|p| !p.trim().is_empty()) {
         Some(p) => resolve_lexically(&cwd, Path::new(p)),
-        None => session::default_profile(&out_dir, &browser),
+        None => match &from_config.profile {
+            Some(p) => resolve_lexically(&project, Path::new(p)),
+            None => session::default_profile(&out_dir, &browser),
+        },
     };
     let spec = Spec {
         command,
@@ -254,17 +258,44 @@ async fn launch(
         out_dir,
         profile,
         headless: args.headless.unwrap_or_else(|| ctx.config.flag("headless")),
-        starting_url: args.starting_url.clone().filter(|u| !u.trim().is_empty()),
+        starting_url: args.starting_url.clone().filter(|u| !u.trim().is_empty()).or(from_config.starting_url),
         session_id: session::new_session_id(command),
         owned: !args.detach,
         runtime_dir: runtime,
         node: ctx.env.get("WEBEXT_MCP_NODE").map(PathBuf::from),
         allow_delegation: ctx.env.get(DELEGATED_ENV) != Some("1"),
+        allow_npx: ctx.config.flag("build.allowNpx"),
         home: ctx.paths.home.clone(),
     };
     let dir = session::contract_dir(&spec.out_dir, &spec.browser);
     let (call, browser) = (call.clone(), spec.browser.clone());
     session::launch(&spec, timeout, &mut move || call.status(progress::session_status(&dir, &browser))).await
+}
+
+/// What `extension.config.*` sets for running one browser (`browser.<name>.profile`,
+/// `startingUrl`), read statically (issue 21); used where the call passes none. Values only
+/// running the config could tell are left to the defaults (the build warns about them).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct ConfigRunValues {
+    profile: Option<String>,
+    starting_url: Option<String>,
+}
+
+impl ConfigRunValues {
+    fn read(project: &Path, browser: &str) -> ConfigRunValues {
+        let Some(cfg) = crate::build::config_file::read(project) else { return ConfigRunValues::default() };
+        let get = |key: &str| {
+            let b = cfg.browser(browser)?;
+            let v = b.get(key)?;
+            match v {
+                crate::build::config_file::Value::Array(items) => items.first()?.as_str(),
+                other => other.as_str(),
+            }
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_owned)
+        };
+        ConfigRunValues { profile: get("profile"), starting_url: get("startingUrl") }
+    }
 }
 
 /// One paragraph about a session's state.
@@ -505,5 +536,24 @@ mod tests {
         let err = decode::<SessionArgs>(json!({"projectPath": "p", "wait": true})).unwrap_err();
         assert!(err.message.contains("wait"), "{}", err.message);
         assert!(decode::<StartArgs>(json!({"browser": "chromium"})).is_err(), "projectPath is required");
+    }
+
+    #[test]
+    fn run_values_come_from_the_extension_config_of_that_browser() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("extension.config.js"),
+            "const profile = (name) => `./dist/extension-profile-${name}`\nexport default { browser: { chrome: { profile: profile('chrome'), startingUrl: ['https://example.com/'] }, firefox: { profile: require('x') } } }",
+        )
+        .unwrap();
+        assert_eq!(
+            ConfigRunValues::read(dir.path(), "chrome"),
+            ConfigRunValues {
+                profile: Some("./dist/extension-profile-chrome".into()),
+                starting_url: Some("https://example.com/".into())
+            }
+        );
+        assert_eq!(ConfigRunValues::read(dir.path(), "firefox"), ConfigRunValues::default());
+        assert_eq!(ConfigRunValues::read(dir.path(), "edge"), ConfigRunValues::default());
     }
 }

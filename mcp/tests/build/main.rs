@@ -14,6 +14,7 @@ mod golden;
 mod mcp_tool;
 mod out_dir;
 mod outputs;
+mod real_projects;
 mod symlinks;
 mod zips;
 
@@ -77,6 +78,8 @@ impl Project {
         let mut cmd = Command::new(bin());
         cmd.arg("--home").arg(self.home.path()).arg("build").arg(project).args(args).arg("--json");
         cmd.env("WEBEXT_MCP_RUNTIME_DIR", self.home.path().join("run")).env_remove("WEBEXT_MCP_DELEGATED");
+        // No test reaches the network: npx delegation only where a test turns it on (`env`).
+        cmd.env("WEBEXT_MCP_BUILD_ALLOW_NPX", "false");
         for (k, v) in env {
             cmd.env(k, v);
         }

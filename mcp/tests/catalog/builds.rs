@@ -38,6 +38,7 @@ fn every_template_builds_natively_for_chrome_and_firefox() {
             out_dir: dest.join("dist"),
             session: None,
             allow_delegation: false,
+            allow_npx: false,
             node: None,
             timeout: Duration::from_secs(60),
             cancel: None,

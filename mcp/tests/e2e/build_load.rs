@@ -3,7 +3,9 @@
 //! Chromium and Firefox ESR. The load succeeds, the background starts where one is declared,
 //! and within a quiet window of 3 s after that the extension reports no uncaught exception
 //! and no `console.error`. The `throws-at-top-level` fixture proves the check catches one and
-//! names its file and line.
+//! names its file and line. Issue 21's fixtures are among the clean ones: `env-files` checks
+//! its injected values per browser with `console.error` on a mismatch (and a left-over
+//! `process` would throw), `module-worker` needs its imports to start.
 //!
 //! Chromium takes extensions at run time, so those tests use the shared browser. Firefox takes
 //! them only at launch, and attributes console calls only when it runs one extension, so each
@@ -23,7 +25,8 @@ use crate::common::browser::{Tab, isolated, shared};
 const QUIET: Duration = Duration::from_secs(3);
 
 /// The fixtures expected to load cleanly.
-const CLEAN: [&str; 2] = ["popup-background", "prefixed"];
+const CLEAN: [&str; 6] =
+    ["popup-background", "prefixed", "config-profiles", "env-files", "special-folders", "module-worker"];
 
 /// The fixture whose background calls `console.error`, then throws at line 5 of
 /// `background.js`.
@@ -258,4 +261,34 @@ async fn firefox_reports_a_broken_build_with_file_and_line() {
     let v = verdict(&handle).await;
     browser.runner.shutdown().await;
     assert_caught(Family::Gecko, &handle, &v);
+}
+
+/// Issue 21: a `pages/` page linking `../public/css/file.css` loads with that stylesheet
+/// applied and its script run, from the built output.
+#[tokio::test]
+async fn chromium_special_folder_page_gets_its_public_stylesheet() {
+    let built = build("special-folders").await;
+    let browser = shared(Family::Chromium);
+    let handle = browser.runner.load_extension(&built.output("chrome")).await.unwrap();
+    handle.wait_background(DEADLINE).await.unwrap();
+    let tab = Tab::open(
+        browser.runner.as_chromium().unwrap().cdp(),
+        &format!("{}pages/main.html", handle.base_url),
+    )
+    .await;
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let seen = tab
+            .evaluate(
+                "document.readyState === 'complete' && document.getElementById('title') \
+                 ? [getComputedStyle(document.getElementById('title')).color, document.getElementById('title').dataset.ran] \
+                 : null",
+            )
+            .await;
+        if seen == json!(["rgb(1, 2, 3)", "yes"]) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "page shows {seen}; history {:?}", handle.history());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

@@ -59,6 +59,7 @@ fn create_and_build_all() -> Projects {
             out_dir: dest.join("dist"),
             session: None,
             allow_delegation: false,
+            allow_npx: false,
             node: None,
             timeout: DEADLINE,
             cancel: None,

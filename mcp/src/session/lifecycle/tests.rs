@@ -53,6 +53,7 @@ async fn preview_boots_on_the_launched_browser_and_loads_dist() {
         runtime_dir: tmp.path().join("rt"),
         node: None,
         allow_delegation: false,
+        allow_npx: false,
         home: tmp.path().to_owned(),
     };
     let calls_seen = Calls::default();

@@ -1,0 +1,244 @@
+//! Build-time replacement of `process.env.X` and `import.meta.env.X` in scripts, the way
+//! Extension.js does it, without a bundler: the script is parsed (so words in strings and
+//! comments are never touched), each access is replaced by a string literal, and everything
+//! else stays byte-identical. A `process.env` reference that cannot be replaced (an unknown
+//! or non-public name, a dynamic key, destructuring) is reported: browsers have no `process`,
+//! so leaving it would be a `ReferenceError` at run time.
+
+use std::path::Path;
+
+use oxc_allocator::Allocator;
+use oxc_ast::ast::{ComputedMemberExpression, Expression, StaticMemberExpression};
+use oxc_ast_visit::{Visit, walk};
+use oxc_span::Span;
+
+use super::env::{PUBLIC_PREFIX, PublicEnv};
+use super::js::{self, Goal, SyntaxError};
+
+/// A `process.env` use left in the output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leftover {
+    /// What the script wrote, e.g. `process.env.SECRET`.
+    pub what: String,
+    /// Why it cannot be replaced.
+    pub why: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// The result of injecting into one script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Injected {
+    /// The new text; `None` when nothing was replaced (the file is copied as is).
+    pub text: Option<String>,
+    pub replaced: usize,
+    pub leftovers: Vec<Leftover>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Base {
+    Process,
+    ImportMeta,
+}
+
+/// Replaces env accesses in `text` (a script at `path`, loaded as `goal`).
+pub fn inject(text: &str, path: &Path, goal: Goal, env: &PublicEnv) -> Result<Injected, SyntaxError> {
+    if !text.contains("process") && !text.contains("import.meta") {
+        return Ok(Injected { text: None, replaced: 0, leftovers: Vec::new() });
+    }
+    js::guarded(text, || inject_parsed(text, path, goal, env))
+}
+
+fn inject_parsed(text: &str, path: &Path, goal: Goal, env: &PublicEnv) -> Result<Injected, SyntaxError> {
+    let alloc = Allocator::default();
+    // A classic script may still say `import.meta.env.X` (replaced away here), which only
+    // parses as a module; a sloppy-mode script only parses as a script. Try both.
+    let program = match js::parse(&alloc, text, path, goal) {
+        Ok(p) => p,
+        Err(first) if goal == Goal::Script => match js::parse(&alloc, text, path, Goal::Module) {
+            Ok(p) => p,
+            Err(_) => return Err(first),
+        },
+        Err(e) => return Err(e),
+    };
+    let mut finder = Finder { env, edits: Vec::new(), left: Vec::new() };
+    finder.visit_program(&program);
+    let leftovers = finder
+        .left
+        .iter()
+        .map(|(span, why)| {
+            let (line, column) = js::line_column(text, span.start as usize);
+            Leftover { what: slice(text, *span).to_owned(), why: why.clone(), line, column }
+        })
+        .collect();
+    let replaced = finder.edits.len();
+    if replaced == 0 {
+        return Ok(Injected { text: None, replaced, leftovers });
+    }
+    finder.edits.sort_by_key(|(s, _)| s.start);
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0usize;
+    for (span, with) in &finder.edits {
+        let (s, e) = (span.start as usize, span.end as usize);
+        if s < at {
+            continue;
+        }
+        out.push_str(&text[at..s]);
+        out.push_str(with);
+        at = e;
+    }
+    out.push_str(&text[at..]);
+    Ok(Injected { text: Some(out), replaced, leftovers })
+}
+
+fn slice(text: &str, span: Span) -> &str {
+    text.get(span.start as usize..span.end as usize).unwrap_or("")
+}
+
+struct Finder<'e> {
+    env: &'e PublicEnv,
+    edits: Vec<(Span, String)>,
+    left: Vec<(Span, String)>,
+}
+
+/// `process.env` or `import.meta.env`.
+fn env_base(e: &Expression<'_>) -> Option<Base> {
+    match e.get_inner_expression() {
+        Expression::StaticMemberExpression(m) => env_base_of(m),
+        _ => None,
+    }
+}
+
+impl Finder<'_> {
+    fn access(&mut self, base: Base, name: Option<&str>, span: Span) {
+        let Some(name) = name else {
+            if base == Base::Process {
+                self.left.push((span, "its key is computed at run time, so it cannot be replaced".into()));
+            }
+            return;
+        };
+        match self.env.get(name) {
+            Some(v) => self.edits.push((span, json_string(v))),
+            None if base == Base::ImportMeta => self.edits.push((span, "undefined".into())),
+            None if !name.starts_with(PUBLIC_PREFIX) => self.left.push((
+                span,
+                format!(
+                    "only {PUBLIC_PREFIX}* variables reach extension code, so `{name}` is never injected"
+                ),
+            )),
+            None => {
+                self.left.push((span, format!("`{name}` is set in no env file and not in the environment")))
+            }
+        }
+    }
+}
+
+impl<'a> Visit<'a> for Finder<'_> {
+    fn visit_static_member_expression(&mut self, it: &StaticMemberExpression<'a>) {
+        if let Some(base) = env_base(&it.object) {
+            self.access(base, Some(it.property.name.as_str()), it.span);
+            return;
+        }
+        if env_base_of(it) == Some(Base::Process) {
+            // Bare `process.env` (passed around, destructured, spread).
+            self.left.push((it.span, "the whole `process.env` object does not exist in browsers".into()));
+            return;
+        }
+        walk::walk_static_member_expression(self, it);
+    }
+
+    fn visit_computed_member_expression(&mut self, it: &ComputedMemberExpression<'a>) {
+        if let Some(base) = env_base(&it.object) {
+            let key = match it.expression.get_inner_expression() {
+                Expression::StringLiteral(s) => Some(s.value.as_str()),
+                _ => None,
+            };
+            self.access(base, key, it.span);
+            self.visit_expression(&it.expression);
+            return;
+        }
+        walk::walk_computed_member_expression(self, it);
+    }
+}
+
+/// The base when `it` itself is `process.env` / `import.meta.env`.
+fn env_base_of(it: &StaticMemberExpression<'_>) -> Option<Base> {
+    if it.property.name.as_str() != "env" {
+        return None;
+    }
+    match it.object.get_inner_expression() {
+        Expression::Identifier(id) if id.name.as_str() == "process" => Some(Base::Process),
+        Expression::ImportMeta(_) => Some(Base::ImportMeta),
+        _ => None,
+    }
+}
+
+/// A JavaScript string literal for `v` (JSON strings are valid JavaScript; U+2028/2029 are
+/// escaped so the literal stays on one line in every engine).
+fn json_string(v: &str) -> String {
+    serde_json::to_string(v)
+        .unwrap_or_else(|_| "\"\"".into())
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> PublicEnv {
+        let mut e = PublicEnv::default();
+        e.vars.insert("EXTENSION_PUBLIC_BROWSER".into(), "chrome".into());
+        e.vars.insert("EXTENSION_PUBLIC_Q".into(), "say \"hi\"".into());
+        e
+    }
+
+    fn run(text: &str, goal: Goal) -> Injected {
+        inject(text, Path::new("bg.js"), goal, &env()).unwrap()
+    }
+
+    #[test]
+    fn replaces_accesses_and_leaves_the_rest_byte_identical() {
+        let src = "// process.env.EXTENSION_PUBLIC_BROWSER in a comment\nconst s = 'process.env.EXTENSION_PUBLIC_BROWSER';\nconst b = process.env.EXTENSION_PUBLIC_BROWSER;   \nconst q = process.env['EXTENSION_PUBLIC_Q'];\n";
+        let out = run(src, Goal::Script);
+        assert_eq!(out.replaced, 2);
+        assert!(out.leftovers.is_empty());
+        let want = "// process.env.EXTENSION_PUBLIC_BROWSER in a comment\nconst s = 'process.env.EXTENSION_PUBLIC_BROWSER';\nconst b = \"chrome\";   \nconst q = \"say \\\"hi\\\"\";\n";
+        assert_eq!(out.text.as_deref(), Some(want));
+    }
+
+    #[test]
+    fn import_meta_env_in_a_classic_script_is_replaced_too() {
+        let out =
+            run("console.log(import.meta.env.EXTENSION_PUBLIC_BROWSER, import.meta.env.NOPE)", Goal::Script);
+        assert_eq!(out.text.as_deref(), Some("console.log(\"chrome\", undefined)"));
+    }
+
+    #[test]
+    fn secrets_unknown_and_dynamic_uses_are_leftovers_with_positions() {
+        let out = run(
+            "const a = process.env.SECRET_TOKEN;\nconst b = process.env.EXTENSION_PUBLIC_MISSING;\nconst c = process.env[k];\nconst { d } = process.env;",
+            Goal::Script,
+        );
+        let got: Vec<(&str, usize, usize)> =
+            out.leftovers.iter().map(|l| (l.what.as_str(), l.line, l.column)).collect();
+        assert_eq!(
+            got,
+            [
+                ("process.env.SECRET_TOKEN", 1, 11),
+                ("process.env.EXTENSION_PUBLIC_MISSING", 2, 11),
+                ("process.env[k]", 3, 11),
+                ("process.env", 4, 15),
+            ]
+        );
+        assert!(out.leftovers[0].why.contains("only EXTENSION_PUBLIC_*"));
+        assert!(out.text.is_none());
+    }
+
+    #[test]
+    fn files_without_env_are_not_parsed() {
+        let out = run("this is not ( javascript", Goal::Script);
+        assert_eq!(out, Injected { text: None, replaced: 0, leftovers: Vec::new() });
+        assert!(inject("process.env.X(", Path::new("a.js"), Goal::Script, &env()).is_err());
+    }
+}

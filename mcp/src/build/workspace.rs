@@ -1,0 +1,114 @@
+//! Monorepos (npm/Yarn/Bun `workspaces`, `pnpm-workspace.yaml`): built from the root, the
+//! extension lives in one of the workspace's packages. The root's build script (turbo, nx, a
+//! plain `npm run build -w …`) builds it, and its output is in that package, not at the root.
+
+use std::path::{Path, PathBuf};
+
+use crate::manifest::{self, Finding, FindingCode, Json};
+
+/// The package folders of the workspace rooted at `root` (globs `dir/*` and exact paths;
+/// `!` exclusions and deeper globs are skipped), sorted.
+pub fn packages(root: &Path, pkg: Option<&Json>) -> Vec<PathBuf> {
+    let mut patterns: Vec<String> = Vec::new();
+    if let Some(ws) = pkg.and_then(|p| p.get("workspaces")) {
+        let list = ws.as_array().or_else(|| ws.get("packages").and_then(Json::as_array)).unwrap_or(&[]);
+        patterns.extend(list.iter().filter_map(Json::as_str).map(str::to_owned));
+    }
+    if let Ok(text) = std::fs::read_to_string(root.join("pnpm-workspace.yaml")) {
+        patterns.extend(pnpm_patterns(&text));
+    }
+    let mut out = Vec::new();
+    for pat in patterns {
+        let pat = pat.trim_end_matches('/');
+        if pat.starts_with('!') || pat.contains("..") || pat.starts_with('/') {
+            continue;
+        }
+        match pat.strip_suffix("/*").or_else(|| pat.strip_suffix("/**")) {
+            Some(dir) if !dir.contains('*') => {
+                if let Ok(entries) = std::fs::read_dir(root.join(dir)) {
+                    out.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
+                }
+            }
+            None if !pat.contains('*') && root.join(pat).is_dir() => out.push(root.join(pat)),
+            _ => {}
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `packages:` entries of `pnpm-workspace.yaml` (the list form, quoted or not).
+fn pnpm_patterns(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if !line.starts_with([' ', '\t', '-']) && !t.is_empty() {
+            inside = t.starts_with("packages:");
+            if let Some(inline) = t.strip_prefix("packages:").map(str::trim).filter(|s| s.starts_with('[')) {
+                out.extend(
+                    inline
+                        .trim_matches(['[', ']'])
+                        .split(',')
+                        .map(|s| s.trim().trim_matches(['\'', '"']).to_owned())
+                        .filter(|s| !s.is_empty()),
+                );
+                inside = false;
+            }
+            continue;
+        }
+        if inside && let Some(item) = t.strip_prefix('-') {
+            let item = item.trim().trim_matches(['\'', '"']);
+            if !item.is_empty() {
+                out.push(item.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// The workspace packages that hold a `manifest.json` (or `src/manifest.json`).
+pub fn extension_packages(root: &Path, pkg: Option<&Json>) -> Vec<PathBuf> {
+    packages(root, pkg).into_iter().filter(|p| manifest::find_manifest(p).is_some()).collect()
+}
+
+/// Why a root without a manifest is delegated: the extension is a workspace package.
+pub fn finding(root: &Path, package: &Path) -> Finding {
+    let rel = package.strip_prefix(root).unwrap_or(package).to_string_lossy().replace('\\', "/");
+    Finding::new(
+        FindingCode::ManifestBundlerConfig,
+        format!("this is a monorepo: the extension is the workspace package {rel}, which the root's build script builds"),
+        format!("give the root package.json a `build` script that builds {rel} (or build {rel} itself)"),
+    )
+    .in_file("package.json")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn npm_and_pnpm_workspace_patterns() {
+        let d = tempfile::tempdir().unwrap();
+        for p in ["packages/ext", "packages/ui", "apps/web", "tools/cli"] {
+            std::fs::create_dir_all(d.path().join(p)).unwrap();
+        }
+        std::fs::write(d.path().join("packages/ext/manifest.json"), "{}").unwrap();
+        let pkg =
+            manifest::parse_jsonc(r#"{"workspaces": ["packages/*", "!packages/ui", "../out"]}"#).unwrap();
+        let names: Vec<_> = packages(d.path(), Some(&pkg))
+            .iter()
+            .map(|p| p.strip_prefix(d.path()).unwrap().to_owned())
+            .collect();
+        assert_eq!(names, [Path::new("packages/ext"), Path::new("packages/ui")]);
+        assert_eq!(extension_packages(d.path(), Some(&pkg)), [d.path().join("packages/ext")]);
+        std::fs::write(
+            d.path().join("pnpm-workspace.yaml"),
+            "packages:\n  - 'apps/*'\n  - \"tools/cli\"\ncatalog:\n  - nope/*\n",
+        )
+        .unwrap();
+        assert_eq!(packages(d.path(), None), [d.path().join("apps/web"), d.path().join("tools/cli")]);
+        assert_eq!(pnpm_patterns("packages: ['a/*', \"b\"]\n"), ["a/*", "b"]);
+    }
+}

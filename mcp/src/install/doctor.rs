@@ -29,6 +29,8 @@ use webext_mcp_host::protocol::{
 };
 
 use super::Setup;
+use super::binary_checks::check_host_binary;
+pub use super::binary_checks::{binary_problems, binary_version, parse_version_line};
 pub(super) use super::codes::problem;
 pub use super::codes::{DoctorCode, Problem};
 pub use super::doctor_text::text;
@@ -193,65 +195,6 @@ pub fn check_manifest(
         key: allowed,
     });
     (summary, problems)
-}
-
-/// `PERMISSION_DENIED` when another user could replace the registered binary (the rule of
-/// [`super::safety`], which `install` enforces).
-fn check_host_binary(path: &Path) -> Option<Problem> {
-    match super::safety::check_binary(path) {
-        Ok(()) => None,
-        Err(super::safety::CheckError::Unsafe(u)) => {
-            Some(problem(DoctorCode::PermissionDenied, u.message(), u.fix()))
-        }
-        Err(super::safety::CheckError::Unreadable { path, source }) => Some(problem(
-            DoctorCode::PermissionDenied,
-            format!("cannot check who may replace {}: {source}", path.display()),
-            "check the permissions of that path, then run `webext-mcp doctor` again",
-        )),
-    }
-}
-
-/// The version of the webext-mcp at `path`: this binary's when it is this binary, else what
-/// `path --version` prints.
-pub fn binary_version(current: &Path, path: &Path) -> Result<String, String> {
-    let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
-    if same(current, path) {
-        return Ok(VERSION.to_owned());
-    }
-    let mut child = std::process::Command::new(path)
-        .arg("--version")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot run it: {e}"))?;
-    let deadline = std::time::Instant::now() + PROBE_TIMEOUT;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("`--version` did not answer".to_owned());
-            }
-        }
-    }
-    let mut out = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        let _ = std::io::Read::read_to_string(&mut stdout, &mut out);
-    }
-    parse_version_line(&out).ok_or_else(|| format!("`--version` printed {:?}", out.trim()))
-}
-
-/// `webext-mcp 1.2.3` → `1.2.3`.
-pub fn parse_version_line(text: &str) -> Option<String> {
-    let line = text.lines().next()?.trim();
-    let v = line.strip_prefix("webext-mcp ")?.trim();
-    (!v.is_empty()).then(|| v.to_owned())
 }
 
 /// The unpacked helper of one family.
@@ -489,24 +432,6 @@ fn runtime_dirs(searched: &[descriptor::DirReport]) -> (Vec<Value>, Vec<Problem>
         rows.push(row);
     }
     (rows, problems)
-}
-
-/// A `HELPER_NOT_EMBEDDED` problem per family this binary has no helper for.
-pub fn binary_problems() -> Vec<Problem> {
-    crate::helper::missing()
-        .into_iter()
-        .map(|family| {
-            problem(
-                DoctorCode::HelperNotEmbedded,
-                format!(
-                    "this webext-mcp binary carries no {} helper extension, so `install` cannot set up any {} browser",
-                    family.name(),
-                    family.name()
-                ),
-                crate::helper::REBUILD,
-            )
-        })
-        .collect()
 }
 
 /// Runs every check. `ok` is false when any problem was found.

@@ -6,12 +6,27 @@ use std::time::Duration;
 
 use webext_mcp::build::{self, BuildRequest, Pipeline};
 use webext_mcp::catalog::Catalog;
-use webext_mcp::catalog::create::{CreateRequest, create};
+use webext_mcp::catalog::create::{CreateRequest, Created, create};
 use webext_mcp::manifest::parse_targets;
 
 /// Files of a project that are not part of the extension.
 fn project_only(path: &str) -> bool {
     matches!(path, "README.md" | "package.json" | ".gitignore")
+}
+
+/// Creates the template `slug` in `work/<slug>` (no install, no git).
+fn create_in(catalog: &Catalog, work: &std::path::Path, slug: &str) -> (PathBuf, Created) {
+    let dest = work.join(slug);
+    let req = CreateRequest {
+        dest: dest.clone(),
+        project_name: format!("{slug} test"),
+        template: slug.to_owned(),
+        install: false,
+        dry_run: false,
+        git: None,
+    };
+    let created = create(catalog, &req).unwrap();
+    (dest, created)
 }
 
 #[test]
@@ -20,16 +35,7 @@ fn every_template_builds_natively_for_chrome_and_firefox() {
     let work = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     for t in catalog.templates() {
-        let dest = work.path().join(&t.slug);
-        let req = CreateRequest {
-            dest: dest.clone(),
-            project_name: format!("{} test", t.slug),
-            template: t.slug.clone(),
-            install: false,
-            dry_run: false,
-            git: None,
-        };
-        let created = create(catalog, &req).unwrap();
+        let (dest, created) = create_in(catalog, work.path(), &t.slug);
         let breq = BuildRequest {
             project: dest.clone(),
             targets: parse_targets(&["chrome".into(), "firefox".into()]).unwrap(),
@@ -92,16 +98,7 @@ fn every_template_that_injects_ui_marks_its_root_for_the_inspector() {
     let mut injecting = Vec::new();
     let mut unmarked = Vec::new();
     for t in catalog.templates() {
-        let dest = work.path().join(&t.slug);
-        let req = CreateRequest {
-            dest: dest.clone(),
-            project_name: format!("{} test", t.slug),
-            template: t.slug.clone(),
-            install: false,
-            dry_run: false,
-            git: None,
-        };
-        let created = create(catalog, &req).unwrap();
+        let (dest, created) = create_in(catalog, work.path(), &t.slug);
         let text = std::fs::read_to_string(dest.join("src/manifest.json")).unwrap();
         let manifest = webext_mcp::manifest::parse_jsonc(&text).unwrap().to_serde();
         let scripts: Vec<String> = manifest["content_scripts"]

@@ -8,9 +8,10 @@
 //!                                                              minVersion = the highest first version
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
+use super::code::Location;
 use crate::manifest::{Family, Finding, FindingCode, Json, Target};
 
 const TABLE_TEXT: &str = include_str!("compat-table.tsv");
@@ -110,8 +111,9 @@ impl Outcome {
     }
 }
 
-/// Keys, permissions and APIs (`apis`: `storage.session.get`, …) against the table.
-pub fn check(m: &Json, t: Target, apis: &[(String, String)], out: &mut Outcome) {
+/// Keys, permissions and APIs (`apis`: `storage.session.get` → where the code first uses
+/// it) against the table.
+pub fn check(m: &Json, t: Target, apis: &BTreeMap<String, Location>, out: &mut Outcome) {
     let label = browser_label(t);
     if let Some(mv) = super::values::manifest_version(m)
         && let Some(s) = support(&format!("manifest.manifest_version.v{mv}"), t)
@@ -164,20 +166,32 @@ pub fn check(m: &Json, t: Target, apis: &[(String, String)], out: &mut Outcome) 
             }
         }
     }
-    for (api, _) in apis {
+    let mut reported: Vec<&str> = Vec::new();
+    for (api, at) in apis {
+        let namespace = api.split('.').next().unwrap_or(api);
+        if reported.contains(&namespace) {
+            continue;
+        }
         let full = format!("api.{api}");
         let mut probe = full.as_str();
         loop {
             if let Some(s) = support(probe, t) {
                 match s {
-                    Support::No => out.findings.push(
-                        Finding::new(
-                            FindingCode::ManifestApiUnsupported,
-                            format!("the code uses `{}`, which {label} does not have", probe.trim_start_matches("api.")),
-                            "feature-detect it (`if (chrome.x?.y)`) or use the browser's own API; ignore this if the code already does",
+                    Support::No => {
+                        reported.push(namespace);
+                        out.findings.push(
+                            Finding::new(
+                                FindingCode::ManifestApiUnsupported,
+                                format!(
+                                    "the code uses `{}`, which {label} does not have",
+                                    probe.trim_start_matches("api.")
+                                ),
+                                "feature-detect it (`if (chrome.x?.y)`) or use the browser's own API; ignore this if the code already does",
+                            )
+                            .in_file(at.file.clone())
+                            .at_position(at.line, at.column),
                         )
-                        .at(api.clone()),
-                    ),
+                    }
                     s => out.need(s, api),
                 }
                 break;

@@ -155,10 +155,8 @@ pub fn validate(req: &Request) -> Result<Report, ValidateError> {
         if req.scan_code {
             code::judge(&usage, &fs.remote_scripts, m, t, mv3, &mut found);
         }
-        let apis: Vec<(String, String)> =
-            usage.apis.iter().map(|(a, at)| (a.clone(), at.file.clone())).collect();
         let mut outcome = compat::Outcome::default();
-        compat::check(m, t, &apis, &mut outcome);
+        compat::check(m, t, &usage.apis, &mut outcome);
         found.extend(outcome.findings);
         if let Some(need) = &outcome.min_version
             && let Some(f) = compat::min_version_finding(m, t, need)

@@ -49,6 +49,7 @@ pub fn check(layout: &Layout<'_>, m: &Json, mv3: bool) -> Files {
     let mut files = Files::default();
     for r in manifest::file_refs(m) {
         if r.kind == RefKind::Pattern {
+            resource(layout, &r, &mut files);
             continue;
         }
         one(layout, &r, mv3, &mut files);
@@ -96,6 +97,31 @@ fn one(layout: &Layout<'_>, r: &FileRef, mv3: bool, files: &mut Files) {
 
 fn is_icon(json_path: &str) -> bool {
     json_path.starts_with("icons.") || json_path.contains("default_icon") || json_path.contains("theme_icons")
+}
+
+/// A `web_accessible_resources` path without wildcards must name a file or folder (a
+/// warning: the browser loads the extension and the page's request fails).
+fn resource(layout: &Layout<'_>, r: &FileRef, files: &mut Files) {
+    if crate::build::glob::has_glob_chars(&r.path) {
+        return;
+    }
+    let Some(rel) = normalize(&r.path) else {
+        files.findings.push(outside(r));
+        return;
+    };
+    let exists = locate(layout.root, layout.public.as_deref(), layout.project, &rel).is_some()
+        || layout.root.join(&rel).is_dir();
+    if !exists {
+        files.findings.push(
+            Finding::new(
+                FindingCode::ManifestMissingFile,
+                format!("web-accessible resource `{}` does not exist", r.path),
+                "create the file or remove it from web_accessible_resources",
+            )
+            .at(&r.json_path)
+            .severity(Severity::Warning),
+        );
+    }
 }
 
 /// Why a file of this name cannot be what `r` loads.

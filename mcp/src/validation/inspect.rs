@@ -472,10 +472,17 @@ pub fn summary(i: &Inspection) -> String {
 /// A tree of the files with sizes (the `tree` format).
 pub fn tree(i: &Inspection) -> String {
     let mut s = format!("{}/ ({} bytes)\n", i.dist_path, i.totals.bytes);
+    let mut open: Vec<&str> = Vec::new();
     for f in &i.files {
-        let depth = f.path.matches('/').count();
-        let name = f.path.rsplit('/').next().unwrap_or(&f.path);
-        s.push_str(&format!("{}{name}  {} B ({} gz)\n", "  ".repeat(depth + 1), f.bytes, f.gzip_bytes));
+        let parts: Vec<&str> = f.path.split('/').collect();
+        let (name, dirs) = parts.split_last().unwrap_or((&"", &[]));
+        let same = open.iter().zip(dirs.iter()).take_while(|(a, b)| a == b).count();
+        open.truncate(same);
+        for d in &dirs[same..] {
+            s.push_str(&format!("{}{d}/\n", "  ".repeat(open.len() + 1)));
+            open.push(d);
+        }
+        s.push_str(&format!("{}{name}  {} B ({} gz)\n", "  ".repeat(dirs.len() + 1), f.bytes, f.gzip_bytes));
     }
     s.trim_end().to_owned()
 }

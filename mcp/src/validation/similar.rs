@@ -42,6 +42,15 @@ pub fn surfaces(m: &Json) -> BTreeSet<String> {
     out
 }
 
+/// A template's manifest resolved for Chrome, when its source can hand out the file.
+fn own_manifest(catalog: &Catalog, t: &crate::catalog::Template) -> Option<Json> {
+    let source = catalog.sources().find(|s| s.name() == t.source)?;
+    let bytes = source.read(&t.slug, "src/manifest.json").ok()??;
+    let json = crate::manifest::parse_jsonc(std::str::from_utf8(&bytes).ok()?).ok()?;
+    let chrome = crate::manifest::Target::named("chrome")?;
+    Some(crate::manifest::resolve(&json, chrome).manifest)
+}
+
 fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
     let union = a.union(b).count();
     if union == 0 { 1.0 } else { a.intersection(b).count() as f64 / union as f64 }
@@ -60,7 +69,10 @@ pub fn similar(catalog: &Catalog, m: &Json, limit: usize) -> Vec<Similar> {
     let mut rows: Vec<Similar> = catalog
         .templates()
         .map(|t| {
-            let theirs: BTreeSet<String> = t.surfaces.iter().cloned().collect();
+            // Surfaces read from the template's own manifest the same way as ours (the
+            // catalog's curated list may name them differently); the list when it has none.
+            let theirs: BTreeSet<String> = own_manifest(catalog, t)
+                .map_or_else(|| t.surfaces.iter().cloned().collect(), |m| surfaces(&m));
             let their_perms: BTreeSet<String> =
                 t.permissions.iter().chain(&t.host_permissions).cloned().collect();
             let score = (2.0 * jaccard(&mine, &theirs) + jaccard(&perms, &their_perms)) / 3.0;

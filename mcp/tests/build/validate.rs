@@ -233,6 +233,12 @@ fn embedded_templates_are_valid_with_golden_min_versions() {
         let slug = slug.to_string_lossy().into_owned();
         let r = validate(&templates.join(&slug), &["chrome", "edge", "firefox"]);
         assert!(r.valid, "template {slug}: {:#?}", r.errors);
+        // The closest known-good examples include the template itself, at full score.
+        assert!(
+            r.similar_templates.iter().any(|s| s.slug == slug && s.score == 1.0),
+            "{slug}: {:?}",
+            r.similar_templates
+        );
         let mins: serde_json::Map<String, Value> =
             r.browser_support.iter().map(|(b, s)| (b.clone(), json!(s.min_version))).collect();
         let mut warnings: Vec<&str> = r.warnings.iter().map(|f| f.code.as_str()).collect();
@@ -330,6 +336,15 @@ fn a_manifest_linked_out_of_the_project_is_refused() {
     std::os::unix::fs::symlink(outside.path().join("manifest.json"), p.path().join("manifest.json")).unwrap();
     let r = validate(p.path(), &["chrome"]);
     assert_eq!(all_codes(&r), ["MANIFEST_PATH_OUTSIDE"]);
+    // A script the manifest names, linked to a file outside: refused, never read.
+    let q = project_for(&row("", json!({})));
+    std::fs::remove_file(q.path().join("bg.js")).unwrap();
+    std::fs::write(outside.path().join("secret.js"), "chrome.cookies.getAll({});").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.js"), q.path().join("bg.js")).unwrap();
+    let r = validate(q.path(), &["chrome"]);
+    let f = r.errors.iter().find(|f| f.code == FindingCode::ManifestPathOutside).expect("refused");
+    assert_eq!(f.path.as_deref(), Some("background.service_worker"));
+    assert!(r.scanned.apis.is_empty(), "the linked script was scanned: {:?}", r.scanned.apis);
 }
 
 fn cli(args: &[&str], home: &Path) -> (i32, Value) {

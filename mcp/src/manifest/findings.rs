@@ -24,7 +24,8 @@ pub enum FindingCode {
     ManifestNotFound,
     /// `manifest.json` is not valid JSON (comments are allowed); line and column given.
     ManifestJson,
-    /// The top level of `manifest.json` is not an object, or a field has the wrong type.
+    /// The top level of `manifest.json` is not an object, a field has the wrong type or an
+    /// invalid value, or a `declarative_net_request` rule set is malformed.
     ManifestShape,
     /// A required field (`manifest_version`, `name`, `version`) is missing.
     ManifestMissingField,

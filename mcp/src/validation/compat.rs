@@ -145,7 +145,20 @@ pub fn check(m: &Json, t: Target, apis: &BTreeMap<String, Location>, out: &mut O
                     .at(path),
                 ),
                 Some(s) => out.need(s, &format!("the {p} permission")),
-                None if !super::permissions::is_known(p, t.family) => {
+                None if matches!(super::permissions::engines_of(p), Some(Some(f)) if f != t.family) => {
+                    out.findings.push(
+                        Finding::new(
+                            FindingCode::ManifestPermissionUnsupported,
+                            format!("{label} does not have the `{p}` permission; it is ignored there"),
+                            format!(
+                                "declare it only where it exists, e.g. \"{}:{list}\"",
+                                other_family_prefix(t)
+                            ),
+                        )
+                        .at(path),
+                    )
+                }
+                None if super::permissions::engines_of(p).is_none() => {
                     let close = super::schema::closest(p, super::permissions::known_names());
                     out.findings.push(
                         Finding::new(

@@ -91,6 +91,9 @@ fn one(layout: &Layout<'_>, r: &FileRef, mv3: bool, files: &mut Files) {
         }
         RefKind::Page => page(layout, &rel, &path, mv3, files),
         RefKind::Asset if is_icon(&r.json_path) => icon(&rel, &path, &r.json_path, files),
+        RefKind::Asset if r.json_path.starts_with("declarative_net_request.") => {
+            files.findings.extend(ruleset(&rel, &path, &r.json_path))
+        }
         _ => {}
     }
 }
@@ -223,6 +226,76 @@ fn inline_script_line(html: &str) -> Option<usize> {
         i = close.max(start + 7);
     }
     None
+}
+
+/// Largest rule set read (Chrome's static rule limit fits well inside).
+const MAX_RULESET_BYTES: u64 = 64 * 1024 * 1024;
+/// Problems reported per rule set before stopping.
+const MAX_RULE_PROBLEMS: usize = 5;
+
+const RULE_ACTIONS: [&str; 6] =
+    ["block", "allow", "allowAllRequests", "upgradeScheme", "redirect", "modifyHeaders"];
+
+/// A `declarative_net_request` rule set: a JSON array of rules, each with a unique positive
+/// integer `id`, an `action` with a known `type` and a `condition` object. Chrome refuses
+/// to load the extension when a static rule set does not parse or a rule is malformed.
+fn ruleset(rel: &str, path: &Path, json_path: &str) -> Vec<Finding> {
+    let bad = |message: String, at: Option<crate::manifest::Pos>| {
+        let f = Finding::new(
+            FindingCode::ManifestShape,
+            message,
+            "each rule is { \"id\": 1, \"priority\": 1, \"action\": { \"type\": \"block\" }, \"condition\": { \"urlFilter\": \"||ads.example.com^\" } }",
+        )
+        .in_file(rel.to_owned());
+        match at {
+            Some(p) => f.at_position(p.line, p.column),
+            None => f.at(json_path),
+        }
+    };
+    let text = match manifest::read_capped(path, MAX_RULESET_BYTES) {
+        Ok(Some(b)) => String::from_utf8_lossy(&b).into_owned(),
+        Ok(None) => return vec![bad(format!("rule set {rel} is larger than 64 MiB"), None)],
+        Err(_) => return Vec::new(),
+    };
+    let (json, spans) = match manifest::parse_jsonc_spanned(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            return vec![bad(
+                format!("rule set {rel} is not valid JSON: {}", e.message),
+                Some(crate::manifest::Pos { line: e.line, column: e.column }),
+            )];
+        }
+    };
+    let Some(rules) = json.as_array() else {
+        return vec![bad(format!("rule set {rel} must be a JSON array of rules"), None)];
+    };
+    let mut out = Vec::new();
+    let mut ids = std::collections::HashSet::new();
+    for (i, rule) in rules.iter().enumerate() {
+        let at = spans.get(&format!("[{i}]"));
+        let id = rule.get("id").and_then(Json::as_f64);
+        let problem = match (id, rule.get("action").and_then(|a| a.get("type")).and_then(Json::as_str)) {
+            _ if rule.as_object().is_none() => Some("is not an object".to_owned()),
+            (None, _) => Some("has no integer `id`".to_owned()),
+            (Some(n), _) if n < 1.0 || n.fract() != 0.0 => {
+                Some(format!("has id {n}; ids are integers from 1"))
+            }
+            (Some(n), _) if !ids.insert(n.to_bits()) => Some(format!("repeats id {n}")),
+            (_, None) => Some("has no `action.type`".to_owned()),
+            (_, Some(t)) if !RULE_ACTIONS.contains(&t) => Some(format!("has action type \"{t}\"")),
+            _ if rule.get("condition").and_then(Json::as_object).is_none() => {
+                Some("has no `condition` object".to_owned())
+            }
+            _ => None,
+        };
+        if let Some(p) = problem {
+            out.push(bad(format!("rule {i} of {rel} {p}; Chrome refuses the rule set"), at));
+            if out.len() >= MAX_RULE_PROBLEMS {
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// The pixel size of a PNG (from its IHDR chunk).

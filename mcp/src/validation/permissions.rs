@@ -97,10 +97,10 @@ const KNOWN: &[(&str, Option<Family>)] = &[
     ("webRequestFilterResponse.serviceWorkerScript", Some(Family::Gecko)),
 ];
 
-/// Whether `p` is a permission of `family` (or of the other engine: then it is
-/// [`crate::manifest::FindingCode::ManifestPermissionUnsupported`], not unknown).
-pub fn is_known(p: &str, _family: Family) -> bool {
-    KNOWN.iter().any(|(name, _)| *name == p)
+/// Which engines know permission `p`: `None` when no browser does, `Some(None)` when both
+/// do, `Some(Some(engine))` when only that one does.
+pub fn engines_of(p: &str) -> Option<Option<Family>> {
+    KNOWN.iter().find(|(name, _)| *name == p).map(|(_, f)| *f)
 }
 
 /// Every permission name, for "did you mean".

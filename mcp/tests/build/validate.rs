@@ -140,6 +140,7 @@ fn rows() -> Vec<Row> {
         row("MANIFEST_KEY_UNSUPPORTED", json!({"side_panel": {"default_path": "p.html"}}))
             .file("p.html", "<p>"),
         row("MANIFEST_PERMISSION_UNSUPPORTED", json!({"permissions": ["sidePanel"]})),
+        row("MANIFEST_PERMISSION_UNSUPPORTED", json!({"permissions": ["offscreen"]})),
         row(
             "MANIFEST_MIN_VERSION",
             json!({
@@ -262,6 +263,21 @@ fn content_blocker_with_rulesets_is_valid_everywhere() {
     let r = validate(p.path(), &["chrome", "firefox"]);
     assert!(r.valid, "{:#?}", r.errors);
     assert!(r.scanned.apis.iter().any(|a| a.starts_with("declarativeNetRequest.")), "{:?}", r.scanned.apis);
+    // A rule without an id and a repeated id: errors in the rule set, with its lines.
+    p.write(
+        "rules/ads.json",
+        "[\n  {\"id\": 1, \"action\": {\"type\": \"block\"}, \"condition\": {}},\n  {\"id\": 1, \"action\": {\"type\": \"block\"}, \"condition\": {}},\n  {\"action\": {\"type\": \"drop\"}}\n]",
+    );
+    let r = validate(p.path(), &["chrome"]);
+    let rules: Vec<(Option<usize>, &str)> = r
+        .errors
+        .iter()
+        .filter(|f| f.file.as_deref() == Some("rules/ads.json"))
+        .map(|f| (f.line, f.message.as_str()))
+        .collect();
+    assert_eq!(rules.len(), 2, "{rules:?}");
+    assert_eq!(rules[0].0, Some(3));
+    assert!(rules[0].1.contains("repeats id 1") && rules[1].1.contains("no integer `id`"), "{rules:?}");
     // Remove a rule set file: the reference is a missing file, at its JSON path.
     std::fs::remove_file(p.path().join("rules/trackers.json")).unwrap();
     let r = validate(p.path(), &["chrome"]);

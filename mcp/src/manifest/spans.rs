@@ -7,6 +7,8 @@
 //! browser prefixes included; [`Spans::locate`] maps a path of a *resolved* manifest back to
 //! the source key it came from.
 
+use std::collections::HashMap;
+
 use super::target::Target;
 
 /// A 1-based line and column (the column counts characters).
@@ -32,6 +34,10 @@ pub enum Lenient {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Spans {
     entries: Vec<(String, Pos)>,
+    /// Path → index into `entries` (a hostile manifest can have a million keys).
+    index: HashMap<String, usize>,
+    /// Indexes of the entries with a browser prefix somewhere in their path.
+    prefixed: Vec<usize>,
     /// Keys given twice in one object (the path of the key, where the repeat is).
     pub duplicates: Vec<(String, Pos)>,
     pub lenient: Vec<(Lenient, Pos)>,
@@ -40,7 +46,7 @@ pub struct Spans {
 impl Spans {
     /// Where the source path `path` is, exactly as written.
     pub fn get(&self, path: &str) -> Option<Pos> {
-        self.entries.iter().find(|(p, _)| p == path).map(|(_, pos)| *pos)
+        self.index.get(path).and_then(|&i| self.entries.get(i)).map(|(_, pos)| *pos)
     }
 
     /// Where the value at `path` of the manifest resolved for `target` came from: the exact
@@ -53,7 +59,7 @@ impl Spans {
         let target = target?;
         let wanted: Vec<&str> = path.split('.').collect();
         let mut best: Option<(usize, Pos)> = None;
-        for (source, pos) in &self.entries {
+        for (source, pos) in self.prefixed.iter().filter_map(|&i| self.entries.get(i)) {
             let segments: Vec<&str> = source.split('.').collect();
             if segments.len() != wanted.len() {
                 continue;
@@ -133,16 +139,43 @@ impl Recorder {
     }
 
     pub(super) fn finish(self, text: &str) -> Spans {
-        let starts: Vec<usize> =
-            std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
-        let pos = |offset: usize| {
-            let line = starts.partition_point(|&s| s <= offset).max(1);
-            let start = starts[line - 1];
-            let column = text.get(start..offset).map_or(1, |s| s.chars().count() + 1);
-            Pos { line, column }
-        };
+        // One sweep over the text in offset order: a hostile one-line manifest with a
+        // million keys must not cost a column count from the line start per key.
+        let mut offsets: Vec<usize> = self
+            .entries
+            .iter()
+            .map(|(_, o)| *o)
+            .chain(self.duplicates.iter().map(|(_, o)| *o))
+            .chain(self.lenient.iter().map(|(_, o)| *o))
+            .collect();
+        offsets.sort_unstable();
+        offsets.dedup();
+        let mut at: HashMap<usize, Pos> = HashMap::with_capacity(offsets.len());
+        let (mut line, mut column, mut done) = (1, 1, 0);
+        for offset in offsets {
+            for c in text.get(done..offset).unwrap_or("").chars() {
+                if c == '\n' {
+                    line += 1;
+                    column = 1;
+                } else {
+                    column += 1;
+                }
+            }
+            done = offset.max(done);
+            at.insert(offset, Pos { line, column });
+        }
+        let pos = |o: usize| at.get(&o).copied().unwrap_or(Pos { line: 1, column: 1 });
+        let entries: Vec<(String, Pos)> = self.entries.into_iter().map(|(p, o)| (p, pos(o))).collect();
+        let mut index = HashMap::with_capacity(entries.len());
+        for (i, (p, _)) in entries.iter().enumerate() {
+            index.entry(p.clone()).or_insert(i);
+        }
+        let prefixed =
+            entries.iter().enumerate().filter(|(_, (p, _))| p.contains(':')).map(|(i, _)| i).collect();
         Spans {
-            entries: self.entries.into_iter().map(|(p, o)| (p, pos(o))).collect(),
+            entries,
+            index,
+            prefixed,
             duplicates: self.duplicates.into_iter().map(|(p, o)| (p, pos(o))).collect(),
             lenient: self.lenient.into_iter().map(|(k, o)| (k, pos(o))).collect(),
         }

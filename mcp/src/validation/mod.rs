@@ -75,7 +75,13 @@ pub struct Report {
     pub scanned: Scanned,
     /// The MDN data the support verdicts come from.
     pub compat_data: String,
+    /// More than [`MAX_FINDINGS`] findings for a browser: the rest were left out.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
+
+/// Findings kept per browser (errors first): a hostile manifest can produce millions.
+pub const MAX_FINDINGS: usize = 200;
 
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -135,6 +141,7 @@ pub fn validate(req: &Request) -> Result<Report, ValidateError> {
     let mut support = BTreeMap::new();
     let mut scanned = Scanned::default();
     let mut usages: BTreeMap<Vec<files::Script>, code::Usage> = BTreeMap::new();
+    let mut truncated = false;
     for &t in &req.targets {
         let resolved = manifest::resolve(&source.json, t);
         let m = &resolved.manifest;
@@ -170,6 +177,11 @@ pub fn validate(req: &Request) -> Result<Report, ValidateError> {
             if !scanned.apis.contains(a) {
                 scanned.apis.push(a.clone());
             }
+        }
+        if found.len() > MAX_FINDINGS {
+            found.sort_by_key(|f| !f.is_error());
+            found.truncate(MAX_FINDINGS);
+            truncated = true;
         }
         for f in &mut found {
             locate(f, &source, &shown, t);
@@ -210,6 +222,7 @@ pub fn validate(req: &Request) -> Result<Report, ValidateError> {
         similar_templates: similar,
         scanned,
         compat_data: format!("@mdn/browser-compat-data {}", compat::data_version()),
+        truncated,
     })
 }
 
@@ -239,6 +252,7 @@ fn failed_report(shown: String, f: Finding, targets: &[Target]) -> Report {
         similar_templates: Vec::new(),
         scanned: Scanned::default(),
         compat_data: format!("@mdn/browser-compat-data {}", compat::data_version()),
+        truncated: false,
     }
 }
 

@@ -333,6 +333,10 @@ fn hostile_manifests_give_findings_never_panics() {
         ("utf8", b"{\"manifest_version\": 3, \"name\": \"\xff\xfe\", \"version\": \"1\"}".to_vec()),
         ("nul", b"{\"name\": \"a\0b\"}".to_vec()),
         ("empty", Vec::new()),
+        (
+            "many",
+            format!("{{\"manifest_version\": 3, \"permissions\": [{}0]}}", "0,".repeat(100_000)).into_bytes(),
+        ),
         ("array", b"[1, 2]".to_vec()),
     ];
     for (name, bytes) in cases {
@@ -341,6 +345,9 @@ fn hostile_manifests_give_findings_never_panics() {
         let r = validate(p.path(), &["chrome", "firefox"]);
         // A huge but well-formed name is the one case that may validate.
         assert!(name == "huge" || (!r.valid && !r.errors.is_empty()), "{name}: {:#?}", r.errors);
+        if name == "many" {
+            assert!(r.truncated && r.errors.len() <= validation::MAX_FINDINGS, "{}", r.errors.len());
+        }
     }
 }
 

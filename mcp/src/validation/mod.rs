@@ -118,6 +118,7 @@ pub fn validate(req: &Request) -> Result<Report, ValidateError> {
     let shown = path.strip_prefix(project).unwrap_or(&path).to_string_lossy().replace('\\', "/");
     let boundary = Boundary::new(project);
     let mut all: Vec<(Finding, Option<Target>)> = Vec::new();
+    let mut truncated = false;
     if let Some(f) = boundary.check(&path) {
         return Ok(failed_report(shown, f, &req.targets));
     }
@@ -133,6 +134,11 @@ pub fn validate(req: &Request) -> Result<Report, ValidateError> {
     locales::check(&source, &mut once);
     all.extend(once.into_iter().map(|f| (f, None)));
 
+    if all.len() > MAX_FINDINGS {
+        all.sort_by_key(|(f, _)| !f.is_error());
+        all.truncate(MAX_FINDINGS);
+        truncated = true;
+    }
     // Findings of the source itself count for every browser.
     let common_errors = all.iter().filter(|(f, _)| f.is_error()).count();
     let common_warnings = all.len() - common_errors;
@@ -141,7 +147,6 @@ pub fn validate(req: &Request) -> Result<Report, ValidateError> {
     let mut support = BTreeMap::new();
     let mut scanned = Scanned::default();
     let mut usages: BTreeMap<Vec<files::Script>, code::Usage> = BTreeMap::new();
-    let mut truncated = false;
     for &t in &req.targets {
         let resolved = manifest::resolve(&source.json, t);
         let m = &resolved.manifest;
@@ -338,21 +343,21 @@ fn locate(f: &mut Finding, source: &SourceManifest, shown: &str, t: Target) {
     f.file = Some(shown.to_owned());
 }
 
+/// What makes two findings the same: code, path, file, message, whether an error.
+type MergeKey = (FindingCode, Option<String>, Option<String>, String, bool);
+
 /// One finding per (code, path, file, message); `browsers` lists where it applies unless
 /// it applies to every browser checked.
 fn merge(all: Vec<(Finding, Option<Target>)>, targets: &[Target]) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
+    let mut seen: std::collections::HashMap<MergeKey, usize> = std::collections::HashMap::new();
     for (f, t) in all {
-        let same = out.iter_mut().find(|g| {
-            g.code == f.code
-                && g.path == f.path
-                && g.file == f.file
-                && g.message == f.message
-                && g.severity == f.severity
-        });
-        match (same, t) {
-            (Some(g), Some(t)) => {
-                if !g.browsers.iter().any(|b| b == t.name) {
+        let key = (f.code, f.path.clone(), f.file.clone(), f.message.clone(), f.is_error());
+        match (seen.get(&key), t) {
+            (Some(&i), Some(t)) => {
+                if let Some(g) = out.get_mut(i)
+                    && !g.browsers.iter().any(|b| b == t.name)
+                {
                     g.browsers.push(t.name.to_owned());
                 }
             }
@@ -360,6 +365,7 @@ fn merge(all: Vec<(Finding, Option<Target>)>, targets: &[Target]) -> Vec<Finding
             (None, t) => {
                 let mut f = f;
                 f.browsers = t.map(|t| vec![t.name.to_owned()]).unwrap_or_default();
+                seen.insert(key, out.len());
                 out.push(f);
             }
         }

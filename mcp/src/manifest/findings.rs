@@ -107,7 +107,9 @@ pub enum FindingCode {
     ManifestDataCollectionMissing,
     /// A referenced file has the wrong kind (an image where a page belongs, …).
     ManifestFileKind,
-    /// Extension code uses an API whose permission the manifest does not declare.
+    /// Extension code uses an API whose permission the manifest does not declare, or a key
+    /// needs a permission it lacks (rule sets without `declarativeNetRequest`, `side_panel`
+    /// without `sidePanel`).
     ManifestApiPermissionMissing,
     /// A permission the extension's code never uses (store review asks why it is there).
     ManifestPermissionUnused,

@@ -159,6 +159,11 @@ fn rows() -> Vec<Row> {
         row("MANIFEST_MISSING_FILE", json!({"background": {"service_worker": "nope.js"}})),
         row("MANIFEST_PATH_OUTSIDE", json!({"background": {"service_worker": "../outside.js"}})),
         row("MANIFEST_API_PERMISSION_MISSING", json!({})).file("bg.js", "chrome.storage.local.get('k');"),
+        row(
+            "MANIFEST_API_PERMISSION_MISSING",
+            json!({"declarative_net_request": {"rule_resources": [{"id": "r", "enabled": true, "path": "r.json"}]}}),
+        )
+        .file("r.json", "[]"),
         row("MANIFEST_PERMISSION_UNUSED", json!({"permissions": ["alarms"]})),
         row("MANIFEST_API_UNSUPPORTED", json!({"permissions": ["sidePanel"]}))
             .file("bg.js", "chrome.sidePanel.open({});"),
@@ -442,4 +447,23 @@ fn inspect_builds_first_and_summarizes_under_4_kb() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.len() < 4096, "{} bytes", text.len());
     assert!(text.contains("unreachable: stray.txt") && !text.contains("built now"), "{text}");
+}
+
+#[test]
+fn inspect_flags_minified_code_without_a_source_zip_for_firefox() {
+    let p = Project::fixture("validate/content-blocker");
+    p.build(&["--browser", "firefox"]).builds();
+    let bundle = format!("var a={};", "a.b=function(c){return c+1};".repeat(200));
+    p.write("dist/firefox/background.js", bundle);
+    let path = p.path().to_str().unwrap();
+    let flags = |p: &Project| -> Vec<String> {
+        let (code, out) = cli(&["inspect-build", path, "--browser", "firefox", "--json"], p.home.path());
+        assert_eq!(code, 0, "{out:#}");
+        out["storeFlags"].as_array().unwrap().iter().map(|f| f["flag"].as_str().unwrap().to_owned()).collect()
+    };
+    let got = flags(&p);
+    assert!(got.contains(&"minified-without-source".to_owned()), "{got:?}");
+    assert!(got.contains(&"broad-host-access".to_owned()), "{got:?}");
+    p.write("dist/tracker-blocker-2.4.1-source.zip", "zip");
+    assert!(!flags(&p).contains(&"minified-without-source".to_owned()));
 }

@@ -467,3 +467,20 @@ fn inspect_flags_minified_code_without_a_source_zip_for_firefox() {
     p.write("dist/tracker-blocker-2.4.1-source.zip", "zip");
     assert!(!flags(&p).contains(&"minified-without-source".to_owned()));
 }
+
+#[test]
+fn inspect_never_follows_links_out_of_the_build() {
+    let p = Project::fixture("validate/content-blocker");
+    p.build(&["--browser", "chrome"]).builds();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.js"), "chrome.cookies.getAll({});").unwrap();
+    std::fs::remove_file(p.path().join("dist/chrome/background.js")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.js"), p.path().join("dist/chrome/background.js"))
+        .unwrap();
+    let (code, out) = cli(&["inspect-build", p.path().to_str().unwrap(), "--json"], p.home.path());
+    assert_eq!(code, 0, "{out:#}");
+    let files: Vec<&str> =
+        out["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert!(!files.contains(&"background.js"), "{files:?}");
+    assert!(!out["permissions"]["used"].as_array().unwrap().iter().any(|p| p == "cookies"), "{out:#}");
+}

@@ -122,11 +122,15 @@ pub enum FindingCode {
     ManifestRemoteCode,
     /// A script that does not parse: the browser would fail on it.
     ManifestScriptSyntax,
+    /// HTML built from a non-literal value (`innerHTML =`, `insertAdjacentHTML`,
+    /// `document.write`), or an inline event handler in an MV3 page: store review flags the
+    /// first, MV3's CSP blocks the second.
+    ManifestUnsafeHtml,
 }
 
 impl FindingCode {
     /// Every code, in table order.
-    pub const ALL: [FindingCode; 45] = [
+    pub const ALL: [FindingCode; 46] = [
         FindingCode::ManifestNotFound,
         FindingCode::ManifestJson,
         FindingCode::ManifestShape,
@@ -172,6 +176,7 @@ impl FindingCode {
         FindingCode::ManifestDangerousEval,
         FindingCode::ManifestRemoteCode,
         FindingCode::ManifestScriptSyntax,
+        FindingCode::ManifestUnsafeHtml,
     ];
 
     /// The stable spelling, e.g. `MANIFEST_JSON`.
@@ -222,6 +227,7 @@ impl FindingCode {
             FindingCode::ManifestDangerousEval => "MANIFEST_DANGEROUS_EVAL",
             FindingCode::ManifestRemoteCode => "MANIFEST_REMOTE_CODE",
             FindingCode::ManifestScriptSyntax => "MANIFEST_SCRIPT_SYNTAX",
+            FindingCode::ManifestUnsafeHtml => "MANIFEST_UNSAFE_HTML",
         }
     }
 
@@ -244,7 +250,8 @@ impl FindingCode {
             | FindingCode::ManifestGeckoIdMissing
             | FindingCode::ManifestDataCollectionMissing
             | FindingCode::ManifestPermissionUnused
-            | FindingCode::ManifestApiUnsupported => Severity::Warning,
+            | FindingCode::ManifestApiUnsupported
+            | FindingCode::ManifestUnsafeHtml => Severity::Warning,
             _ => Severity::Error,
         }
     }

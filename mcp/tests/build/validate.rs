@@ -171,6 +171,9 @@ fn rows() -> Vec<Row> {
         row("MANIFEST_REMOTE_CODE", json!({}))
             .file("bg.js", "importScripts('https://cdn.example.com/a.js');"),
         row("MANIFEST_SCRIPT_SYNTAX", json!({})).file("bg.js", "let = = 1;"),
+        row("MANIFEST_UNSAFE_HTML", json!({})).file("bg.js", "document.body.innerHTML = location.hash;"),
+        row("MANIFEST_UNSAFE_HTML", json!({"action": {"default_popup": "p.html"}}))
+            .file("p.html", "<html><body><button onclick=\"go()\">Go</button></body></html>"),
     ]
 }
 

@@ -359,6 +359,7 @@ fn hostile_manifests_give_findings_never_panics() {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn a_manifest_linked_out_of_the_project_is_refused() {
     let outside = tempfile::tempdir().unwrap();
@@ -471,6 +472,7 @@ fn inspect_flags_minified_code_without_a_source_zip_for_firefox() {
     assert!(!flags(&p).contains(&"minified-without-source".to_owned()));
 }
 
+#[cfg(unix)]
 #[test]
 fn inspect_never_follows_links_out_of_the_build() {
     let p = Project::fixture("validate/content-blocker");

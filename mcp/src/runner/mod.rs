@@ -23,6 +23,7 @@
 pub mod cdp;
 mod chromium;
 mod firefox;
+pub mod flags;
 mod log;
 mod marionette;
 mod process;
@@ -90,6 +91,13 @@ pub struct RunnerOptions {
     /// access). Any local process can then drive the browser, so only tests turn it on; off,
     /// no port is opened. Chromium ignores it (its CDP pipe is not reachable by others).
     pub remote_control: bool,
+    /// More launch flags, after ours (a project's `browserFlags`, vetted by [`flags`]).
+    pub extra_args: Vec<String>,
+    /// Default flags of ours to leave out, by name (vetted by [`flags::removable`]).
+    pub exclude_args: Vec<String>,
+    /// Firefox: more preferences for the profile's user.js (vetted by
+    /// [`flags::vet_preference`]); Chromium takes none.
+    pub preferences: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Default for RunnerOptions {
@@ -107,6 +115,9 @@ impl Default for RunnerOptions {
             die_with_parent: true,
             observe_workers: true,
             remote_control: false,
+            extra_args: Vec::new(),
+            exclude_args: Vec::new(),
+            preferences: serde_json::Map::new(),
         }
     }
 }

@@ -212,6 +212,7 @@ impl Session {
             session_id: spec.session_id.clone(),
             project_path: spec.project.clone(),
             control_socket: socket.clone(),
+            run_config: spec.run_config.file.is_some().then(|| spec.run_config.clone()),
         };
         let builder = ProjectBuilder {
             req: BuildRequest {
@@ -308,6 +309,9 @@ impl Session {
             profile_dir: Some(self.spec.profile.clone()),
             runtime_dir: Some(self.spec.runtime_dir.clone()),
             session: Some(self.spec.session_id.clone()),
+            extra_args: self.spec.run_config.browser_flags.clone(),
+            exclude_args: self.spec.run_config.exclude_browser_flags.clone(),
+            preferences: self.spec.run_config.preferences.clone(),
             ..RunnerOptions::default()
         };
         let runner = self.launcher.launch(opts).await.map_err(ErrorBody::from)?;

@@ -25,6 +25,7 @@ mod lifecycle;
 mod readiness;
 mod rebuild;
 mod reload;
+pub mod run_config;
 pub mod watch;
 
 use std::path::{Path, PathBuf};
@@ -95,6 +96,9 @@ pub struct Spec {
     /// The home directory of the starting process (`--home`), so the session reads the same
     /// configuration.
     pub home: PathBuf,
+    /// What the project's `extension.config.*` sets for running this browser, vetted.
+    #[serde(default)]
+    pub run_config: run_config::RunConfig,
 }
 
 /// `dist/extension-js/<browser>/`: ready.json, events.ndjson, logs.ndjson, session.log.

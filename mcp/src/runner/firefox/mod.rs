@@ -95,7 +95,7 @@ impl FirefoxRunner {
         for dir in &opts.extensions {
             prepared.push(install_xpi(dir, &ext_dir)?);
         }
-        write_user_js(&profile, &prepared, opts.remote_control)?;
+        write_user_js(&profile, &prepared, &opts)?;
 
         let mut args = vec!["--no-remote".to_owned(), "--profile".to_owned(), profile.display().to_string()];
         if opts.headless {
@@ -107,6 +107,7 @@ impl FirefoxRunner {
             // Marionette refuses to navigate to moz-extension:// without system access.
             args.extend(["-marionette".to_owned(), "-remote-allow-system-access".to_owned()]);
         }
+        args.extend(opts.extra_args.iter().cloned());
         args.push(opts.start_url.clone().unwrap_or_else(|| "about:blank".to_owned()));
         let process = BrowserProcess::spawn(
             &binary,
@@ -379,8 +380,9 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Res
 
 /// Prefs: unsigned extensions, console on stdout, fixed uuids, and a quiet browser (no
 /// first-run pages, telemetry, updates or background network traffic); with
-/// `remote_control`, Marionette on a port of Firefox's choosing.
-fn user_js(exts: &[Prepared], remote_control: bool) -> String {
+/// `remote_control`, Marionette on a port of Firefox's choosing; then `extra` (a project's
+/// `preferences`, vetted), which come last and so win.
+fn user_js(exts: &[Prepared], remote_control: bool, extra: &serde_json::Map<String, Value>) -> String {
     let uuids: BTreeMap<&str, &str> = exts.iter().map(|p| (p.gecko_id.as_str(), p.uuid.as_str())).collect();
     let uuids = serde_json::to_string(&uuids).unwrap_or_else(|_| "{}".to_owned());
     let prefs: Vec<(&str, Value)> = vec![
@@ -420,12 +422,18 @@ fn user_js(exts: &[Prepared], remote_control: bool) -> String {
         ("toolkit.startup.max_resumed_crashes", json!(-1)),
     ];
     let remote: &[(&str, Value)] = if remote_control { &[("marionette.port", json!(0))] } else { &[] };
-    prefs.iter().chain(remote).map(|(k, v)| format!("user_pref({}, {v});\n", json!(k))).collect()
+    let extra = extra.iter().map(|(k, v)| (k.as_str(), v.clone()));
+    prefs
+        .into_iter()
+        .chain(remote.iter().cloned())
+        .chain(extra)
+        .map(|(k, v)| format!("user_pref({}, {v});\n", json!(k)))
+        .collect()
 }
 
-fn write_user_js(profile: &Path, exts: &[Prepared], remote_control: bool) -> Result<(), RunnerError> {
+fn write_user_js(profile: &Path, exts: &[Prepared], opts: &RunnerOptions) -> Result<(), RunnerError> {
     let path = profile.join("user.js");
-    std::fs::write(&path, user_js(exts, remote_control))
+    std::fs::write(&path, user_js(exts, opts.remote_control, &opts.preferences))
         .map_err(RunnerError::io(format!("cannot write {}", path.display())))
 }
 
@@ -475,10 +483,18 @@ mod tests {
             uuid: "u".into(),
             background_url: None,
         };
-        let js = user_js(std::slice::from_ref(&p), false);
+        let js = user_js(std::slice::from_ref(&p), false, &serde_json::Map::new());
         assert!(js.contains(r#"user_pref("extensions.webextensions.uuids", "{\"a@b\":\"u\"}");"#), "{js}");
         assert!(js.contains(r#"user_pref("xpinstall.signatures.required", false);"#));
         assert!(!js.contains("marionette"), "{js}");
-        assert!(user_js(&[p], true).contains(r#"user_pref("marionette.port", 0);"#));
+        assert!(
+            user_js(std::slice::from_ref(&p), true, &serde_json::Map::new())
+                .contains(r#"user_pref("marionette.port", 0);"#)
+        );
+        // A project's preferences (vetted elsewhere) come last, so they win.
+        let mut extra = serde_json::Map::new();
+        extra.insert("browser.startup.page".into(), json!(1));
+        let js = user_js(&[p], false, &extra);
+        assert!(js.trim_end().ends_with(r#"user_pref("browser.startup.page", 1);"#), "{js}");
     }
 }

@@ -5,6 +5,7 @@ use std::sync::Mutex;
 use super::super::fakes::{Calls, FakeRunner, calls};
 use super::*;
 use crate::runner::ExtensionHandle;
+use crate::session::run_config::RunConfig;
 
 /// Hands out one [`FakeRunner`] and records the options it was asked to launch with.
 struct FakeLauncher {
@@ -55,6 +56,12 @@ async fn preview_boots_on_the_launched_browser_and_loads_dist() {
         allow_delegation: false,
         allow_npx: false,
         home: tmp.path().to_owned(),
+        run_config: RunConfig {
+            file: Some("extension.config.mjs".into()),
+            browser_flags: vec!["--lang=de".into()],
+            exclude_browser_flags: vec!["--window-size".into()],
+            ..RunConfig::default()
+        },
     };
     let calls_seen = Calls::default();
     let ext = ExtensionHandle::detached(dist.clone(), "abcdefghijklmnopabcdefghijklmnop", false);
@@ -76,6 +83,13 @@ async fn preview_boots_on_the_launched_browser_and_loads_dist() {
     assert_eq!(asked[0].profile_dir.as_deref(), Some(tmp.path().join("profile").as_path()));
     assert_eq!(asked[0].session.as_deref(), Some("s-test"));
     assert!(asked[0].headless);
+    // The project's extension.config.* run keys reach the browser and ready.json.
+    assert_eq!(asked[0].extra_args, ["--lang=de"]);
+    assert_eq!(asked[0].exclude_args, ["--window-size"]);
+    assert_eq!(
+        session.live.ready.run_config.as_ref().map(|c| c.browser_flags.clone()),
+        Some(vec!["--lang=de".to_owned()])
+    );
     // The built extension first, then the helper (when this build embeds one).
     let seen = calls(&calls_seen);
     assert_eq!(seen.first().map(String::as_str), Some("load chromium"), "{seen:?}");

@@ -81,3 +81,54 @@ fn start_waits_for_a_production_build_and_preview_loads_dist() {
     let message = r["structuredContent"]["error"]["message"].as_str().unwrap();
     assert!(message.starts_with("no session is running for "), "{message}");
 }
+
+/// Issue 21: the project's `extension.config.*` run keys reach the browser the session
+/// starts — flags on its command line, after ours — and the ones that would open a debugging
+/// port every local user can reach are refused and said so, never passed.
+#[test]
+fn config_flags_reach_the_browser_and_a_debugging_port_is_refused() {
+    let _slot = browser_slot();
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("proj");
+    write_project(&project, "flags");
+    let site = pages();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    std::fs::write(
+        project.join("extension.config.mjs"),
+        format!(
+            "export default {{\n  browser: {{\n    chromium: {{ browserFlags: ['--lang=de-DE', '--remote-debugging-port={port}'], startingUrl: '{}' }}\n  }}\n}}\n",
+            site.url("/")
+        ),
+    )
+    .unwrap();
+    let mut server = Server::start(home.path(), &[]);
+    server.initialize();
+    let args = json!({"projectPath": project, "browser": "chromium", "headless": true, "wait": true, "waitTimeout": 50000});
+    let r = server.call("extension_start", args);
+    let started = ok(&r, "extension_start");
+    assert_eq!(started["status"], "ready", "{started:#}");
+    let cfg = &started["runConfig"];
+    assert_eq!(cfg["file"], "extension.config.mjs", "{started:#}");
+    assert_eq!(cfg["browserFlags"], json!(["--lang=de-DE"]), "{cfg:#}");
+    assert_eq!(cfg["refused"][0]["value"], format!("--remote-debugging-port={port}"), "{cfg:#}");
+    let text = r["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("not applied from extension.config.mjs") && text.contains("debugging port"),
+        "{text}"
+    );
+    // The browser's own command line says what it got; the starting URL came from the config.
+    let browser_pid = started["browserPid"].as_u64().unwrap();
+    let cmdline = std::fs::read(format!("/proc/{browser_pid}/cmdline")).unwrap();
+    let args: Vec<String> =
+        cmdline.split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
+    assert!(args.contains(&"--lang=de-DE".to_owned()), "{args:?}");
+    assert!(!args.iter().any(|a| a.starts_with("--remote-debugging-port")), "{args:?}");
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "nothing listens on {port}");
+    wait_root(&project, "127.0.0.1", "flags");
+    let ids = ids(&started);
+    ok(&server.call("extension_stop", json!({"projectPath": project})), "stop");
+    assert_all_gone(&project, ids.pid, ids.browser_pid, &ids.profile, Duration::from_secs(10));
+}

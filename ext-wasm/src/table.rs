@@ -33,6 +33,29 @@ pub struct Options {
     pub redact: Redact,
     /// Collapse long runs of similar siblings (default on).
     pub collapse: bool,
+    /// What to produce: the snapshot tree (default), the page's text, or the elements
+    /// matching [`Options::find`] (see `reading.rs`).
+    pub mode: Mode,
+    /// `find` mode: the text to look for and how.
+    pub find: Find,
+}
+
+/// What the engine renders from the table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Mode {
+    #[default]
+    Snapshot,
+    Text,
+    Find,
+}
+
+/// A `find_by_text` query.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Find {
+    pub query: String,
+    /// Whole (whitespace-normalized) text equal, else a substring.
+    pub exact: bool,
+    pub case_sensitive: bool,
 }
 
 impl Default for Options {
@@ -44,6 +67,8 @@ impl Default for Options {
             max_depth: None,
             redact: Redact::Safe,
             collapse: true,
+            mode: Mode::Snapshot,
+            find: Find::default(),
         }
     }
 }
@@ -200,6 +225,16 @@ impl Options {
                     }
                 }
                 "collapse" => o.collapse = !matches!(v, Json::Bool(false) | Json::Num(0.0)),
+                "mode" => {
+                    o.mode = match string(v).as_deref() {
+                        Some("text") => Mode::Text,
+                        Some("find") => Mode::Find,
+                        _ => Mode::Snapshot,
+                    }
+                }
+                "query" => o.find.query = string(v).unwrap_or_default(),
+                "exact" => o.find.exact = flag(&v),
+                "caseSensitive" => o.find.case_sensitive = flag(&v),
                 _ => {}
             }
         }

@@ -5,6 +5,7 @@ import { utf8Length } from "./bridge.js";
 import { act, fillForm, waitFor } from "./actions.js";
 import { answerDialog, guarded } from "./dialogs.js";
 import { evaluate } from "./evaluate.js";
+import { findText, readText } from "./reading.js";
 import { clearSnapshot, resolveRef, takeSnapshot } from "./snapshot.js";
 import { closeTab, listTabs, navigate, newTab, selectTab } from "./tabs.js";
 
@@ -13,6 +14,8 @@ import { closeTab, listTabs, navigate, newTab, selectTab } from "./tabs.js";
  */
 export function methodTable(helper) {
   const snapshot = page(takeSnapshot, "none");
+  const text = page(readText, "none");
+  const find = page(findText, "none");
   const table = {
     [METHODS.PING]: async ({ payload }) => ({
       pong: true,
@@ -34,6 +37,8 @@ export function methodTable(helper) {
     [METHODS.PAGE_SNAPSHOT]: (params, meta) => (params.cursor != null ? takeSnapshot(params) : snapshot(params, meta)),
     [METHODS.PAGE_CLEAR_SNAPSHOT]: (params) => clearSnapshot(params),
     [METHODS.PAGE_RESOLVE_REF]: page(resolveRef, "none"),
+    [METHODS.PAGE_TEXT]: (params, meta) => (params.cursor != null ? readText(params) : text(params, meta)),
+    [METHODS.PAGE_FIND]: (params, meta) => (params.cursor != null ? findText(params) : find(params, meta)),
     [METHODS.PAGE_ACT]: page(act),
     [METHODS.PAGE_FILL_FORM]: page(fillForm),
     [METHODS.PAGE_EVALUATE]: page(evaluate),

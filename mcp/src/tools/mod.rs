@@ -23,6 +23,7 @@ pub mod install;
 mod jobs;
 mod meta;
 pub mod pages;
+pub mod reading;
 pub mod schema;
 pub mod snapshot;
 
@@ -119,7 +120,7 @@ impl Toolset {
             Toolset::Build => "build per browser",
             Toolset::Dev => "dev/start/preview sessions, wait, stop, source inspection",
             Toolset::Pages => "connected browsers, tabs, navigation",
-            Toolset::Snapshot => "snapshots with refs, ref to selector",
+            Toolset::Snapshot => "snapshots with refs, page text, find by text, ref to selector",
             Toolset::Input => "click, hover, fill, type, drag, keys, scroll, wait, scripts",
             Toolset::Debug => "echo and ping, for checking a client's wiring",
         }
@@ -392,6 +393,7 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(browser::tools())
             .chain(pages::tools())
             .chain(snapshot::tools())
+            .chain(reading::tools())
             .chain(actions::tools())
             .chain(dialogs::tools())
             .chain(debug::tools())

@@ -62,6 +62,17 @@ pub enum Redact {
     Off,
 }
 
+impl Redact {
+    /// The helper's word for it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Redact::Safe => "safe",
+            Redact::Strict => "strict",
+            Redact::Off => "off",
+        }
+    }
+}
+
 /// Arguments of `take_snapshot` (plus the tab's address).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -115,7 +126,7 @@ async fn take_snapshot(ctx: Ctx, args: Value) -> ToolResult {
         "viewportOnly": a.viewport_only,
         "root": a.root,
         "maxDepth": a.max_depth,
-        "redact": match a.redact { Redact::Safe => "safe", Redact::Strict => "strict", Redact::Off => "off" },
+        "redact": a.redact.as_str(),
     });
     let (_, out): (_, Snapshot) = ctx
         .browser

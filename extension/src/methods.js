@@ -72,7 +72,7 @@ export function methodTable(helper) {
  * the next action ("none": reads).
  */
 function page(handler, collect = "after") {
-  return (params, meta) => guarded(params, params.timeoutMs ?? meta.callTimeoutMs, () => handler(params), collect);
+  return (params, meta) => guarded(params, params.timeoutMs ?? meta.callTimeoutMs, () => handler(params, meta), collect);
 }
 
 async function sha256Hex(text) {

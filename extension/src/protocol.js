@@ -418,6 +418,11 @@ export const METHOD_SPECS = Object.freeze({
         "required": false,
         "type": "string"
       },
+      "diff": {
+        "doc": "only what changed since this client's previous snapshot of the tab",
+        "required": false,
+        "type": "boolean"
+      },
       "expectTabSet": {
         "doc": "tab-set fingerprint the caller saw; STALE when it changed",
         "required": false,
@@ -466,7 +471,7 @@ export const METHOD_SPECS = Object.freeze({
         "type": "boolean"
       }
     },
-    "result": "{snapshotId, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {prepMs, collectMs, walkMs, mapMs, jsonMs, transferMs,                  engineMs, pageMs, helperMs, walkers: [\"main\" | \"isolated\" per frame]}}",
+    "result": "{snapshotId, diff?: {full: true, why} | {full: false, since, added, removed, changed}, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {prepMs, collectMs, walkMs, mapMs, jsonMs, transferMs,                  engineMs, pageMs, helperMs, walkers: [\"main\" | \"isolated\" per frame]}}",
     "target": "extension"
   },
   "page.text": {

@@ -3,6 +3,7 @@
 import { engine } from "./engine.js";
 import { HelperError } from "./errors.js";
 import { callAgent, callFrame, injectMainCollector, unscriptable } from "./inject.js";
+import { clientOf, diffLines, keepBaseline } from "./diff.js";
 import { pageAtCursor, pageOf } from "./pager.js";
 import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { describeTab, resolveTab } from "./tabs.js";
@@ -144,7 +145,7 @@ export function renderCollected(eng, tab, st, collected, options) {
   });
 }
 
-export async function takeSnapshot(params) {
+export async function takeSnapshot(params, meta) {
   const started = performance.now();
   const tab = await resolveTab(params);
   const st = await stateOf(tab.id);
@@ -169,13 +170,30 @@ export async function takeSnapshot(params) {
   const t2 = performance.now();
   st.snapshots += 1;
   const id = `s${st.snapshots}`;
-  st.latest = { id, text: out.text, bytes: out.bytes };
+  // The baseline of this client's next diff: this rendering, of this document, with these
+  // options (a diff across documents or filters would say nothing true).
+  const client = clientOf(meta);
+  const baseline = { id, doc: frames[0].doc, shape: JSON.stringify({ ...options, redact: null }), text: out.text };
+  const base = st.baselines?.get(client);
+  keepBaseline(st, client, baseline);
+  let diff;
+  if (params.diff) {
+    const why = !base ? "no earlier snapshot of this tab by this client" : base.doc !== baseline.doc ? "the document changed" : base.shape !== baseline.shape ? "the options differ from the earlier snapshot's" : null;
+    if (why) diff = { full: true, why };
+    else {
+      const d = diffLines(base.text, out.text);
+      diff = { full: false, since: base.id, added: d.added, removed: d.removed, changed: d.changed };
+      st.latest = { id, text: d.text };
+    }
+  }
+  if (!diff || diff.full) st.latest = { id, text: out.text, bytes: out.bytes };
   rememberShown(st, out.text);
   persist(tab.id, st);
   const { chunk, ...first } = bounded(pageOf(eng, st.latest, 0, maxBytes - MARKS));
   const t3 = performance.now();
   return {
     snapshotId: id,
+    ...(diff && { diff }),
     tab: describeTab(tab),
     visibility: frames[0].table.visibility,
     text: chunk,

@@ -267,8 +267,9 @@ pub const METHODS: &[Method] = &[
             p("root", "string", false, "ref whose subtree to render (expands collapsed runs)"),
             p("maxDepth", "integer", false, "depth limit below the root"),
             p("redact", "string", false, "safe | strict | off").or(DefaultValue::Str("safe")),
+            p("diff", "boolean", false, "only what changed since this client's previous snapshot of the tab"),
         ],
-        result: "{snapshotId, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {prepMs, collectMs, walkMs, mapMs, jsonMs, transferMs,                  engineMs, pageMs, helperMs, walkers: [\"main\" | \"isolated\" per frame]}}",
+        result: "{snapshotId, diff?: {full: true, why} | {full: false, since, added, removed, changed}, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {prepMs, collectMs, walkMs, mapMs, jsonMs, transferMs,                  engineMs, pageMs, helperMs, walkers: [\"main\" | \"isolated\" per frame]}}",
     },
     Method {
         name: PAGE_CLEAR_SNAPSHOT,

@@ -87,7 +87,8 @@ async fn get_page_text(ctx: Ctx, args: Value) -> ToolResult {
     if a.max_bytes.is_some_and(|n| n < 256) {
         return Err(ErrorBody::invalid_argument("`maxBytes` must be at least 256"));
     }
-    let params = json!({ "cursor": a.cursor, "maxBytes": a.max_bytes, "root": a.root, "redact": a.redact.as_str() });
+    let params =
+        json!({ "cursor": a.cursor, "maxBytes": a.max_bytes, "root": a.root, "redact": a.redact.as_str() });
     let (_, out): (_, Snapshot) = ctx
         .browser
         .call_tab(&target, PAGE_TEXT, params, Timeout::from_arg(a.timeout_ms, SNAPSHOT_TIMEOUT_MS)?)

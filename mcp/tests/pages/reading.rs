@@ -96,3 +96,50 @@ fn no_planted_secret_reaches_page_text_or_find_results() {
         agent.close(tab);
     }
 }
+
+/// `take_snapshot {diff: true}`: after a mutation only the mutation (as `+`/`-` lines with
+/// refs), after a navigation the full snapshot; the baseline is this client's own.
+#[test]
+fn snapshot_diffs_show_only_the_mutation_and_are_per_client() {
+    let c = corpus();
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let f = agent.family();
+        let url = c.main.url("/mutate.html");
+        let tab = agent.open(&url);
+        let first = agent.ok("take_snapshot", json!({ "tabId": tab, "diff": true }));
+        assert_eq!(first["diff"]["full"], true, "{f}: {first}");
+        agent.ok("navigate_page", json!({ "tabId": tab, "url": format!("{url}#add") }));
+        agent.ok("wait_for", json!({ "tabId": tab, "text": "Added" }));
+        let d = agent.ok("take_snapshot", json!({ "tabId": tab, "diff": true }));
+        assert_eq!(
+            (d["diff"]["full"].clone(), d["diff"]["added"].clone(), d["diff"]["removed"].clone()),
+            (json!(false), json!(1), json!(0)),
+            "{f}: {d}"
+        );
+        let text = d["text"].as_str().unwrap();
+        let body: Vec<&str> = text.lines().filter(|l| !l.starts_with("---")).collect();
+        assert_eq!(body.len(), 1, "{f}: {text}");
+        assert!(body[0].starts_with("+ [e") && body[0].ends_with("button \"Added\""), "{f}: {text}");
+        assert!(text.len() < 1024, "{f}: a one-element diff is small: {} bytes", text.len());
+        agent.ok("navigate_page", json!({ "tabId": tab, "url": format!("{url}#remove") }));
+        agent.ok("wait_for", json!({ "tabId": tab, "text": "Doomed", "state": "gone" }));
+        let d = agent.ok("take_snapshot", json!({ "tabId": tab, "diff": true }));
+        assert_eq!(d["diff"]["removed"], 1, "{f}: {d}");
+        assert!(
+            d["text"].as_str().unwrap().contains("- [e")
+                && d["text"].as_str().unwrap().contains("\"Doomed\""),
+            "{f}: {d}"
+        );
+        // Another client has no baseline of its own.
+        let mut other = Agent::on(agent.browser);
+        let theirs = other.ok("take_snapshot", json!({ "tabId": tab, "diff": true }));
+        assert_eq!(theirs["diff"]["full"], true, "{f}: {theirs}");
+        // A new document: the full snapshot, saying why.
+        agent.ok("navigate_page", json!({ "tabId": tab, "url": c.main.url("/table.html") }));
+        let d = agent.ok("take_snapshot", json!({ "tabId": tab, "diff": true }));
+        assert_eq!(d["diff"]["full"], true, "{f}: {d}");
+        assert_eq!(d["diff"]["why"], "the document changed", "{f}: {d}");
+        agent.close(tab);
+    }
+}

@@ -251,3 +251,212 @@ fn post_order(dom: &Dom<'_>, id: usize, out: &mut Vec<usize>) {
 fn normalize(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+/// A line holding a list or heading marker and nothing else (an empty item or heading).
+fn only_marker(t: &str) -> bool {
+    t.is_empty()
+        || t == "-"
+        || t.bytes().all(|b| b == b'#')
+        || t.strip_suffix('.').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Landmarks that are the page's frame around its content, not the content.
+fn is_boilerplate(role: &str) -> bool {
+    matches!(
+        role,
+        "navigation" | "banner" | "contentinfo" | "complementary" | "search" | "dialog" | "alertdialog"
+    )
+}
+
+/// The main content's root (the `read_page` rule): the first element with role `main`, else
+/// the only `article`, else `None` (the whole page, boilerplate landmarks dropped).
+pub fn main_root(dom: &Dom<'_>) -> Option<usize> {
+    let by_role = |want: &'static str| {
+        (0..dom.nodes.len()).filter(move |&i| dom.nodes[i].role == Some(want) && dom.nodes[i].frame == 0)
+    };
+    if let Some(m) = by_role("main").next() {
+        return Some(m);
+    }
+    let mut articles = by_role("article");
+    match (articles.next(), articles.next()) {
+        (Some(a), None) => Some(a),
+        _ => None,
+    }
+}
+
+/// `read_page`: the main content as compact structured text — `#` headings, paragraphs,
+/// `-`/`1.` list items, `|` table rows, fenced code blocks, links as `[text](url)[ref]`,
+/// controls as `[ref] role "name"` lines — redacted, boilerplate landmarks dropped.
+pub fn read(dom: &Dom<'_>, root: Option<usize>, level: Redact) -> String {
+    let mut r = Reader { dom, level, out: String::new(), line: String::new(), lists: Vec::new() };
+    match root.or_else(|| main_root(dom)) {
+        Some(id) => r.node(id, true),
+        None => {
+            for id in dom.top.clone() {
+                r.node(id, false);
+            }
+        }
+    }
+    r.flush();
+    r.out
+}
+
+struct Reader<'d, 'a> {
+    dom: &'d Dom<'a>,
+    level: Redact,
+    out: String,
+    /// The line being built (inline content).
+    line: String,
+    /// Open lists: ordered?, items so far.
+    lists: Vec<(bool, usize)>,
+}
+
+impl Reader<'_, '_> {
+    fn scrub(&self, s: &str) -> String {
+        if self.level == Redact::Off { s.to_owned() } else { redact::scrub(s).into_owned() }
+    }
+
+    fn word(&mut self, s: &str) {
+        for w in s.split_whitespace() {
+            if !self.line.is_empty() && !self.line.ends_with(' ') && !self.line.ends_with('\n') {
+                self.line.push(' ');
+            }
+            self.line.push_str(w);
+        }
+    }
+
+    fn flush(&mut self) {
+        let line = std::mem::take(&mut self.line);
+        // Leading spaces are a nested list item's indent.
+        let line = line.trim_end();
+        if !only_marker(line.trim_start()) {
+            let shown = self.scrub(line);
+            self.out.push_str(&shown);
+            self.out.push('\n');
+        }
+    }
+
+    /// Starts a block line with `prefix` (after the current line is written).
+    fn start(&mut self, prefix: &str) {
+        self.flush();
+        self.line.push_str(prefix);
+    }
+
+    fn text_of(&self, id: usize) -> String {
+        let mut t = Lines { out: String::new(), line: String::new(), level: Redact::Off };
+        walk(self.dom, id, &mut t);
+        t.finish().split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    fn node(&mut self, id: usize, inside_main: bool) {
+        let dom = self.dom;
+        let n = &dom.nodes[id];
+        let Some(role) = n.role else { return };
+        if role == TEXT {
+            if let Some(x) = &n.node.x {
+                self.word(x);
+            }
+            return;
+        }
+        if !inside_main && is_boilerplate(role) {
+            return;
+        }
+        let tag = n.node.t.as_str();
+        let reference = dom.ref_of(id);
+        match tag {
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                let level = usize::from(tag.as_bytes()[1] - b'0');
+                self.start(&format!("{} ", "#".repeat(level)));
+                self.children(id, inside_main);
+                self.flush();
+                return;
+            }
+            "pre" => {
+                self.flush();
+                let code = self.text_of(id);
+                let code = truncate(&self.scrub(&code), 4000).into_owned();
+                self.out.push_str("```\n");
+                self.out.push_str(&code);
+                self.out.push_str("\n```\n");
+                return;
+            }
+            "ul" | "ol" | "menu" => {
+                self.flush();
+                self.lists.push((tag == "ol", 0));
+                self.children(id, inside_main);
+                self.flush();
+                self.lists.pop();
+                return;
+            }
+            "li" => {
+                let depth = self.lists.len().saturating_sub(1);
+                let marker = match self.lists.last_mut() {
+                    Some((true, k)) => {
+                        *k += 1;
+                        format!("{k}. ")
+                    }
+                    _ => "- ".to_owned(),
+                };
+                self.start(&format!("{}{marker}", "  ".repeat(depth)));
+                self.children(id, inside_main);
+                self.flush();
+                return;
+            }
+            "tr" => {
+                self.flush();
+                let cells: Vec<String> = n
+                    .children
+                    .iter()
+                    .filter(|&&c| {
+                        dom.nodes[c].role.is_some() && matches!(dom.nodes[c].node.t.as_str(), "td" | "th")
+                    })
+                    .map(|&c| self.text_of(c))
+                    .collect();
+                if !cells.is_empty() {
+                    self.line.push_str(&format!("| {} |", cells.join(" | ")));
+                    self.flush();
+                }
+                return;
+            }
+            "img" => {
+                if let Some(alt) = n.node.attr("alt").filter(|a| !a.trim().is_empty()) {
+                    self.word(&format!("![{}]", alt.trim()));
+                }
+                return;
+            }
+            "a" if n.node.attr("href").is_some() => {
+                let text = self.text_of(id);
+                let href = n.node.attr("href").unwrap_or_default();
+                let href = redact::attr_value("href", href, self.level).unwrap_or_default();
+                let label = if text.is_empty() { n.name.clone() } else { text };
+                let r = reference.map(|r| format!("[{r}]")).unwrap_or_default();
+                self.word(&format!("[{}]({}){r}", label.trim(), truncate(&href, 200)));
+                return;
+            }
+            _ => {}
+        }
+        if crate::role::is_interactive_role(role) {
+            self.flush();
+            if let Some(r) = reference {
+                let name = truncate(&self.scrub(&n.name), 100).into_owned();
+                self.line.push_str(&format!("[{r}] {} \"{name}\"", display_role(role)));
+            }
+            self.flush();
+            return;
+        }
+        let block = is_block(tag);
+        if block {
+            self.flush();
+        }
+        self.children(id, inside_main);
+        if block {
+            self.flush();
+        }
+    }
+
+    fn children(&mut self, id: usize, inside_main: bool) {
+        for &c in &self.dom.nodes[id].children {
+            self.node(c, inside_main);
+        }
+    }
+}

@@ -133,8 +133,12 @@ pub fn render(input: &Input) -> Result<Output, EngineError> {
         (top.map(|f| f.title.clone()).unwrap_or_default(), top.map(|f| f.url.clone()).unwrap_or_default());
     match opts.mode {
         Mode::Snapshot => {}
-        Mode::Text => {
-            let text = reading::text(&dom, root, opts.redact);
+        Mode::Text | Mode::Read => {
+            let text = if opts.mode == Mode::Text {
+                reading::text(&dom, root, opts.redact)
+            } else {
+                reading::read(&dom, root, opts.redact)
+            };
             let nodes = text.lines().count();
             return Ok(Output { text, nodes, refs: 0, collapsed: 0, title, url, hits: None });
         }

@@ -47,6 +47,8 @@ pub enum Mode {
     Snapshot,
     Text,
     Find,
+    /// `read_page`: the main content as structured text.
+    Read,
 }
 
 /// A `find_by_text` query.
@@ -229,6 +231,7 @@ impl Options {
                     o.mode = match string(v).as_deref() {
                         Some("text") => Mode::Text,
                         Some("find") => Mode::Find,
+                        Some("read") => Mode::Read,
                         _ => Mode::Snapshot,
                     }
                 }

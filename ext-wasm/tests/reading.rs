@@ -89,3 +89,70 @@ fn find_matches_text_names_and_attributes_deepest_first() {
     assert_eq!(exact("first", false), 1);
     assert_eq!(exact("Firs", false), 0);
 }
+
+const ARTICLE: &str = r#"
+header
+  a href=/ !r=0,0,10,10
+    "Site"
+nav
+  a href=/docs !r=0,0,10,10
+    "Docs"
+main
+  h1
+    "Vec"
+  p
+    "A contiguous "
+    a href=/growable !r=0,0,10,10
+      "growable"
+    " array type."
+  h2
+    "Methods"
+  ol
+    li
+      "new"
+    li
+      "push"
+      ul
+        li
+          "amortized"
+  table
+    tr
+      th
+        "Name"
+      th
+        "Since"
+    tr
+      td
+        "len"
+      td
+        "1.0"
+  pre
+    "let v = vec![1, 2];"
+  button !r=0,0,10,10
+    "Copy"
+  p
+    "token sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+footer
+  "Copyright"
+"#;
+
+#[test]
+fn read_page_is_the_main_content_as_structured_text() {
+    let o = Options { mode: Mode::Read, ..Options::default() };
+    let out = run(vec![frame(0, &[], "https://top.test/", ARTICLE)], o);
+    assert_eq!(
+        out.text,
+        "# Vec\nA contiguous [growable](/growable)[e8] array type.\n## Methods\n1. new\n2. push\n  - amortized\n| Name | Since |\n| len | 1.0 |\n```\nlet v = vec![1, 2];\n```\n[e23] button \"Copy\"\ntoken <redacted>\n"
+    );
+    // Without a main element or a single article: the page minus its landmarks' chrome.
+    let no_main = ARTICLE.replace("\nmain\n", "\ndiv\n");
+    let out = run(
+        vec![frame(0, &[], "https://top.test/", &no_main)],
+        Options { mode: Mode::Read, ..Options::default() },
+    );
+    assert!(
+        out.text.starts_with("# Vec\n") && !out.text.contains("Docs") && !out.text.contains("Copyright"),
+        "{}",
+        out.text
+    );
+}

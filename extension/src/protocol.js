@@ -487,6 +487,11 @@ export const METHOD_SPECS = Object.freeze({
         "required": false,
         "type": "string"
       },
+      "main": {
+        "doc": "read_page: the main content as structured text (headings, lists, tables, code, links with refs)",
+        "required": false,
+        "type": "boolean"
+      },
       "maxBytes": {
         "default": 16384,
         "doc": "page size",
@@ -515,7 +520,7 @@ export const METHOD_SPECS = Object.freeze({
         "type": "integer"
       }
     },
-    "result": "{snapshotId: t<N>, tab, text: this page, offset, nextCursor: string | null, totalBytes, nodes: lines, frames}",
+    "result": "{snapshotId: t<N> (m<N> with main), tab, text: this page, offset, nextCursor: string | null, totalBytes, nodes: lines, frames}",
     "target": "extension"
   },
   "page.waitFor": {

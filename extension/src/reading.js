@@ -18,22 +18,43 @@ async function rendered(eng, tab, st, options) {
   return renderCollected(eng, tab, st, collected, { viewportOnly: false, collapse: false, ...options });
 }
 
+/** get_page_text (`t` ids) and read_page (`main`: `m` ids), each with its own cursors. */
+const KINDS = {
+  text: { mode: "text", prefix: "t", key: "latestText", what: "page text", tool: "get_page_text" },
+  main: { mode: "read", prefix: "m", key: "latestRead", what: "read_page text", tool: "read_page" },
+};
+
 export async function readText(params) {
   const tab = await resolveTab(params);
   const st = await stateOf(tab.id);
   const maxBytes = maxBytesOf(params);
   const eng = await engine();
+  const kind = params.main ? KINDS.main : KINDS.text;
   if (params.cursor != null) {
-    const hint = "call get_page_text again and page through it";
-    const page = pageAtCursor(eng, st.latestText, params.cursor, maxBytes - MARKS, { prefix: "t", what: "page text", tab, hint });
+    const hint = `call ${kind.tool} again and page through it`;
+    const cached = st[kind.key];
+    const page = pageAtCursor(eng, cached, params.cursor, maxBytes - MARKS, { prefix: kind.prefix, what: kind.what, tab, hint });
     const { chunk, ...rest } = bounded(page);
-    return { snapshotId: st.latestText.id, tab: describeTab(tab), text: chunk, ...rest };
+    return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...rest };
   }
-  const { frames, out } = await rendered(eng, tab, st, { mode: "text", root: params.root ?? null, redact: redactOf(params) });
+  const { frames, out } = await rendered(eng, tab, st, { mode: kind.mode, root: params.root ?? null, redact: redactOf(params) });
   st.texts = (st.texts ?? 0) + 1;
-  st.latestText = { id: `t${st.texts}`, text: out.text, bytes: out.bytes };
-  const { chunk, ...first } = bounded(pageOf(eng, st.latestText, 0, maxBytes - MARKS));
-  return { snapshotId: st.latestText.id, tab: describeTab(tab), text: chunk, ...first, nodes: out.nodes, frames: frames.length };
+  const cached = { id: `${kind.prefix}${st.texts}`, text: out.text, bytes: out.bytes };
+  st[kind.key] = cached;
+  // read_page shows refs of links and controls: actions on them are checked against what it
+  // showed (a link inline as `[text](url)[e8]` is remembered as the line `[e8] link "text"`).
+  if (params.main) rememberShown(st, `${out.text}${linkLines(out.text)}`);
+  const { chunk, ...first } = bounded(pageOf(eng, cached, 0, maxBytes - MARKS));
+  return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...first, nodes: out.nodes, frames: frames.length };
+}
+
+const INLINE_LINK = /\[((?:[^\]\\]|\\.)*)\]\([^)\s]*\)\[((?:f\d+)?e\d+)\]/g;
+
+/** `[e8] link "text"` for each inline link of a read_page text. */
+function linkLines(text) {
+  let out = "";
+  for (const m of text.matchAll(INLINE_LINK)) out += `[${m[2]}] link ${JSON.stringify(m[1])}\n`;
+  return out;
 }
 
 export async function findText(params) {

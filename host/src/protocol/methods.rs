@@ -287,8 +287,14 @@ pub const METHODS: &[Method] = &[
             p("maxBytes", "integer", false, "page size").or(DefaultValue::Int(DEFAULT_MAX_BYTES)),
             p("root", "string", false, "ref whose subtree to read"),
             p("redact", "string", false, "safe | strict | off").or(DefaultValue::Str("safe")),
+            p(
+                "main",
+                "boolean",
+                false,
+                "read_page: the main content as structured text (headings, lists, tables, code, links with refs)"
+            ),
         ],
-        result: "{snapshotId: t<N>, tab, text: this page, offset, nextCursor: string | null, totalBytes, nodes: lines, frames}",
+        result: "{snapshotId: t<N> (m<N> with main), tab, text: this page, offset, nextCursor: string | null, totalBytes, nodes: lines, frames}",
     },
     Method {
         name: PAGE_FIND,

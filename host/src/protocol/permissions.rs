@@ -144,6 +144,7 @@ const SCRIPTED_TOOLS: &[&str] = &[
     "navigate_history",
     "take_snapshot",
     "get_page_text",
+    "read_page",
     "find_by_text",
     "resolve_uid_to_selector",
     "click_by_uid",

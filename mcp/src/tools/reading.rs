@@ -1,4 +1,4 @@
-//! `get_page_text` and `find_by_text`: reading a page without a snapshot tree (the engine's
+//! `get_page_text`, `read_page` and `find_by_text`: reading a page without a snapshot tree (the engine's
 //! `reading.rs` does the work in the helper; the same tables, refs and redaction as
 //! `take_snapshot`). Both answer between the page-content boundary lines.
 
@@ -24,6 +24,15 @@ pub fn tools() -> Vec<ToolDef> {
             effect: Effect::Read,
             input_schema: schema_with_target::<TextArgs>,
             run: |ctx, _call, args| Box::pin(get_page_text(ctx, args)),
+        },
+        ToolDef {
+            name: "read_page",
+            title: "Read a page's main content",
+            toolset: Toolset::Snapshot,
+            description: "The page's main content (its <main>, else its only <article>, else the page without navigation, header, footer and sidebars) as compact text: # headings, paragraphs, - lists, | table rows, ``` code, links as [text](url)[ref], controls as [ref] role \"name\". Paged: pass nextCursor.",
+            effect: Effect::Read,
+            input_schema: schema_with_target::<TextArgs>,
+            run: |ctx, _call, args| Box::pin(read_page(ctx, args)),
         },
         ToolDef {
             name: "find_by_text",
@@ -83,17 +92,25 @@ pub struct FindArgs {
 }
 
 async fn get_page_text(ctx: Ctx, args: Value) -> ToolResult {
+    page_text(ctx, args, false).await
+}
+
+async fn read_page(ctx: Ctx, args: Value) -> ToolResult {
+    page_text(ctx, args, true).await
+}
+
+/// `page.text`: the visible text, or (`main`) the main content as structured text.
+async fn page_text(ctx: Ctx, args: Value, main: bool) -> ToolResult {
     let (target, a) = decode_with_target::<TextArgs>(args)?;
     if a.max_bytes.is_some_and(|n| n < 256) {
         return Err(ErrorBody::invalid_argument("`maxBytes` must be at least 256"));
     }
-    let params =
-        json!({ "cursor": a.cursor, "maxBytes": a.max_bytes, "root": a.root, "redact": a.redact.as_str() });
+    let params = json!({ "cursor": a.cursor, "maxBytes": a.max_bytes, "root": a.root, "redact": a.redact.as_str(), "main": main });
     let (_, out): (_, Snapshot) = ctx
         .browser
         .call_tab(&target, PAGE_TEXT, params, Timeout::from_arg(a.timeout_ms, SNAPSHOT_TIMEOUT_MS)?)
         .await?;
-    let text = format!("{}{}", header("text", &out), out.text);
+    let text = format!("{}{}", header(if main { "main content" } else { "text" }, &out), out.text);
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text.trim_end().to_owned()) })
 }
 

@@ -143,3 +143,51 @@ fn snapshot_diffs_show_only_the_mutation_and_are_per_client() {
         agent.close(tab);
     }
 }
+
+/// read_page on the Rust `Vec` docs: the first page is the struct's description and its
+/// first methods (rustdoc's `<main>`), not the sidebar; the same in both browsers; a link's
+/// ref is one click_by_uid takes.
+#[test]
+fn read_page_reads_the_vec_docs_main_content() {
+    assert!(
+        crate::corpus::rust_docs().is_some(),
+        "the rust-docs component is missing (scripts/setup installs it)"
+    );
+    let c = corpus();
+    let mut firsts = Vec::new();
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let f = agent.family();
+        let tab = agent.open(&c.main.url("/doc/std/vec/struct.Vec.html"));
+        let out = agent.ok("read_page", json!({ "tabId": tab }));
+        let text = out["text"].as_str().unwrap().to_owned();
+        assert!(out["snapshotId"].as_str().unwrap().starts_with('m'), "{f}: {out}");
+        assert!(out["nextCursor"].is_string(), "{f}: the page is longer than one page");
+        assert!(text.starts_with(HEAD), "{f}: {text}");
+        assert!(text.contains("# Struct Vec"), "{f}: {}", &text[..2000.min(text.len())]);
+        assert!(text.contains("A contiguous growable array type"), "{f}");
+        assert!(
+            text.contains("pub const fn new()") || text.contains("fn new"),
+            "{f}: no first method:\n{text}"
+        );
+        // Not the sidebar (a <nav> outside <main>): its "Sections" list of the whole crate.
+        assert!(
+            !text.contains("In crate std"),
+            "{f}: the sidebar leaked in:\n{}",
+            &text[..3000.min(text.len())]
+        );
+        let link = regex_free_link(&text).unwrap_or_else(|| panic!("{f}: no link with a ref:\n{text}"));
+        agent.ok("click_by_uid", json!({ "tabId": tab, "uid": link }));
+        firsts.push(text);
+        agent.close(tab);
+    }
+    assert_eq!(firsts[0], firsts[1], "Chromium and Firefox read the same main content");
+}
+
+/// The ref of the first inline link `[text](url)[e12]` of a read_page text.
+fn regex_free_link(text: &str) -> Option<String> {
+    let at = text.find(")[e")?;
+    let rest = &text[at + 2..];
+    let end = rest.find(']')?;
+    Some(rest[..end].to_owned())
+}

@@ -276,7 +276,15 @@ mod tests {
     fn every_tool_a_hint_names_exists() {
         // Words shaped like tool names that name something else: a page action, an MCP
         // notification, an inspect event, a console source.
-        const NOT_TOOLS: [&str; 4] = ["fill_form", "list_changed", "extension_root_tree", "extension_page"];
+        // Words that look like tool names: MCP terms, event names and manifest keys.
+        const NOT_TOOLS: [&str; 6] = [
+            "fill_form",
+            "list_changed",
+            "extension_root_tree",
+            "extension_page",
+            "extension_ids",
+            "extension_pages",
+        ];
         let names: Vec<&str> = crate::tools::registry().iter().map(|t| t.name).collect();
         let prefixes: Vec<&str> = names.iter().filter_map(|n| n.split('_').next()).collect();
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");

@@ -26,6 +26,7 @@ pub mod pages;
 pub mod reading;
 pub mod schema;
 pub mod snapshot;
+pub mod validate;
 
 pub use schema::{decode, schema_of};
 
@@ -117,7 +118,7 @@ impl Toolset {
         match self {
             Toolset::Core => "server info, config, doctor, install/uninstall",
             Toolset::Templates => "template catalogs, template sources, create a project",
-            Toolset::Build => "build per browser",
+            Toolset::Build => "build per browser, validate the manifest, inspect a build",
             Toolset::Dev => "dev/start/preview sessions, wait, stop, source inspection",
             Toolset::Pages => "connected browsers, tabs, navigation",
             Toolset::Snapshot => "snapshots with refs, page text, find by text, ref to selector",
@@ -203,9 +204,11 @@ impl ToolOutput {
     }
 
     /// Whether the output is a report that found problems (`"ok": false` at its top:
-    /// `doctor`, `server_info`); the CLI twin then exits non-zero.
+    /// `doctor`, `server_info`; `"valid": false`: `extension_manifest_validate`); the CLI
+    /// twin then exits non-zero.
     pub fn reports_problems(&self) -> bool {
         self.structured.get("ok") == Some(&Value::Bool(false))
+            || self.structured.get("valid") == Some(&Value::Bool(false))
     }
 
     /// The text content block: the tool's own text, or compact JSON.
@@ -387,6 +390,7 @@ pub fn registry() -> &'static [ToolDef] {
             .into_iter()
             .chain(install::tools())
             .chain(extension::tools())
+            .chain(validate::tools())
             .chain(dev::tools())
             .chain(inspect::tools())
             .chain(catalog::tools())

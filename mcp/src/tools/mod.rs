@@ -13,6 +13,7 @@ use crate::paths::{Env, Paths};
 
 pub mod actions;
 pub mod browser;
+pub mod browsers;
 pub mod catalog;
 mod debug;
 pub mod dev;
@@ -41,6 +42,8 @@ pub enum Toolset {
     Build,
     /// Dev sessions: run the extension in a browser, wait, stop, look inside.
     Dev,
+    /// Installed and managed browsers: detect, list, install, remove.
+    Browsers,
     /// Connected browsers and their tabs.
     Pages,
     /// Snapshots with refs.
@@ -87,11 +90,12 @@ pub const DEFAULT_TOOLS: &[&str] = &[
 ];
 
 impl Toolset {
-    pub const ALL: [Toolset; 8] = [
+    pub const ALL: [Toolset; 9] = [
         Toolset::Core,
         Toolset::Templates,
         Toolset::Build,
         Toolset::Dev,
+        Toolset::Browsers,
         Toolset::Pages,
         Toolset::Snapshot,
         Toolset::Input,
@@ -104,6 +108,7 @@ impl Toolset {
             Toolset::Templates => "templates",
             Toolset::Build => "build",
             Toolset::Dev => "dev",
+            Toolset::Browsers => "browsers",
             Toolset::Pages => "pages",
             Toolset::Snapshot => "snapshot",
             Toolset::Input => "input",
@@ -118,6 +123,7 @@ impl Toolset {
             Toolset::Templates => "template catalogs, template sources, create a project",
             Toolset::Build => "build per browser",
             Toolset::Dev => "dev/start/preview sessions, wait, stop, source inspection",
+            Toolset::Browsers => "detect installed browsers, install and list managed ones",
             Toolset::Pages => "connected browsers, tabs, navigation",
             Toolset::Snapshot => "snapshots with refs, ref to selector",
             Toolset::Input => "click, hover, fill, type, drag, keys, scroll, wait, scripts",
@@ -264,7 +270,10 @@ impl ToolDef {
     /// Whether the tool deals with the open world (web pages in a real browser) rather than
     /// only local files and processes (`openWorldHint`).
     pub fn open_world(&self) -> bool {
+        // Installing a browser downloads from the vendor: the one open-world tool outside
+        // the page groups.
         matches!(self.toolset, Toolset::Pages | Toolset::Snapshot | Toolset::Input)
+            || self.name == "extension_install_browser"
     }
 }
 
@@ -388,6 +397,7 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(extension::tools())
             .chain(dev::tools())
             .chain(inspect::tools())
+            .chain(browsers::tools())
             .chain(catalog::tools())
             .chain(browser::tools())
             .chain(pages::tools())

@@ -248,3 +248,46 @@ fn progress_notifications_name_the_download_and_the_unpacking() {
     assert!(progress.iter().any(|p| p.starts_with("unpacking firefox")), "{progress:?}");
     assert!(progress.iter().any(|p| p.starts_with("installed firefox")), "{progress:?}");
 }
+
+#[test]
+fn via_system_prints_the_package_managers_command_without_consent() {
+    let home = Home::empty();
+    let (code, r) = home.json(&["browsers", "install", "chromium", "--via", "system"]);
+    assert_eq!(code, 0, "{r}");
+    assert_eq!(r["status"], "command");
+    assert_eq!(r["ran"], false);
+    let command = r["command"].as_str().unwrap();
+    assert!(command.ends_with("apt-get install -y chromium"), "{command}");
+    let (code, r) = home.json(&["browsers", "install", "firefox-developer", "--via", "system"]);
+    assert_eq!((code, r["error"]["code"].as_str()), (1, Some("UNSUPPORTED")), "{r}");
+    assert!(r["error"]["hint"].as_str().unwrap().contains("via: \"managed\""), "{r}");
+}
+
+/// macOS and Windows Firefox builds are installers: the result is the vendor's step, the URL
+/// and the published SHA-512, and nothing is written.
+#[test]
+fn installers_of_other_platforms_are_not_unpacked_but_explained() {
+    use webext_mcp::browsers::managed::install::{Request, Status, install};
+    use webext_mcp::browsers::managed::vendors::Wanted;
+    use webext_mcp::browsers::managed::{Managed, Platform, fetch::Http};
+    let m = Mirror::start();
+    m.firefox(FIREFOX, mirror::firefox_tar(FIREFOX), None);
+    let cache = tempfile::tempdir().unwrap();
+    let request = Request {
+        browser: Managed::Firefox,
+        version: Wanted::Channel("stable".into()),
+        platform: Platform::MacArm64,
+        mirror: Some(m.base()),
+        wait: Duration::from_secs(30),
+    };
+    let mut lines = Vec::new();
+    let out =
+        install(cache.path(), &request, &Http::new(), &mut |l| lines.push(l.to_owned()), &|| false).unwrap();
+    assert_eq!(out.status, Status::Manual);
+    assert_eq!(out.version, FIREFOX);
+    assert!(out.url.ends_with(&format!("/mac/en-US/Firefox%20{FIREFOX}.dmg")), "{}", out.url);
+    assert_eq!(out.sha512, Some("1".repeat(128)), "the hash SHA512SUMS lists for the .dmg");
+    assert!(out.steps[0].contains("/Applications"), "{:?}", out.steps);
+    assert_eq!(m.requests_ending(".dmg"), 0, "nothing downloaded");
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0, "nothing written");
+}

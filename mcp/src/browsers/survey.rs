@@ -81,7 +81,8 @@ pub const fn runs_sessions(engine: Engine) -> bool {
 /// The managed browser that stands in for a missing catalog browser.
 pub fn stand_in(browser: &str) -> Option<Managed> {
     match browser {
-        "chrome" | "chromium" => Some(Managed::ChromeForTesting),
+        "chrome" => Some(Managed::ChromeForTesting),
+        "chromium" => Some(Managed::Chromium),
         "firefox" => Some(Managed::Firefox),
         _ => None,
     }
@@ -310,7 +311,7 @@ mod tests {
         );
         assert_eq!(channel_of(&found("brave", "nightly", Source::System, c)), None);
         assert_eq!(channel_of(&found("opera", "stable", Source::System, c)), None, "no known location");
-        assert_eq!(stand_in("chromium"), Some(Managed::ChromeForTesting));
+        assert_eq!(stand_in("chromium"), Some(Managed::Chromium));
         assert_eq!(stand_in("zen"), None);
     }
 }

@@ -47,7 +47,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "extension_install_browser",
             title: "Install a browser",
             toolset: Toolset::Browsers,
-            description: "Download a browser from its vendor's official distribution (Chrome for Testing, Mozilla's archive; base URL configurable as browsers.mirror) into webext-mcp's cache, verified (Mozilla's SHA-512; Chrome for Testing publishes none) and unpacked safely; idempotent. `via: system` gives the package-manager command instead (and runs it with `consent: true`).",
+            description: "Download a browser from its vendor's official distribution (Chrome for Testing, Chromium snapshots, Mozilla's archive; base URL configurable as browsers.mirror) into webext-mcp's cache, verified (Mozilla's SHA-512; Chrome for Testing publishes none) and unpacked safely; idempotent. `via: system` gives the package-manager command instead (and runs it with `consent: true`).",
             effect: Effect::Idempotent,
             input_schema: schema_of::<InstallBrowserArgs>,
             run: |ctx, call, args| Box::pin(install_browser(ctx, call, args)),
@@ -84,7 +84,7 @@ pub struct ListBrowsersArgs {}
 #[serde(rename_all = "kebab-case")]
 pub enum Installable {
     ChromeForTesting,
-    /// Only `via: system`: Chromium has no vendor distribution with release metadata.
+    /// Managed: a Chromium snapshot build (by revision); `via: system`: the distribution's.
     Chromium,
     Firefox,
     FirefoxEsr,
@@ -92,13 +92,13 @@ pub enum Installable {
 }
 
 impl Installable {
-    fn managed(self) -> Option<Managed> {
+    fn managed(self) -> Managed {
         match self {
-            Installable::ChromeForTesting => Some(Managed::ChromeForTesting),
-            Installable::Chromium => None,
-            Installable::Firefox => Some(Managed::Firefox),
-            Installable::FirefoxEsr => Some(Managed::FirefoxEsr),
-            Installable::FirefoxDeveloper => Some(Managed::FirefoxDeveloper),
+            Installable::ChromeForTesting => Managed::ChromeForTesting,
+            Installable::Chromium => Managed::Chromium,
+            Installable::Firefox => Managed::Firefox,
+            Installable::FirefoxEsr => Managed::FirefoxEsr,
+            Installable::FirefoxDeveloper => Managed::FirefoxDeveloper,
         }
     }
 }
@@ -120,11 +120,11 @@ display_as_word!(Installable, Via);
 #[derive(Debug, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct InstallBrowserArgs {
-    /// chrome-for-testing, chromium (via system only), firefox, firefox-esr or firefox-developer.
+    /// chrome-for-testing, chromium (snapshot build), firefox, firefox-esr or firefox-developer.
     #[arg(value_parser = word::<Installable>)]
     pub browser: Installable,
     /// `stable` (default) or `latest`; for Chrome for Testing also beta, dev, canary or a
-    /// milestone (`131`); or an exact version (`133.0`, `140.5.0esr`).
+    /// milestone (`131`); or an exact version (`133.0`, `140.5.0esr`, a Chromium revision).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[arg(long, value_name = "VERSION")]
     pub version: Option<String>,
@@ -146,7 +146,7 @@ pub struct InstallBrowserArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UninstallBrowserArgs {
-    /// chrome-for-testing, firefox, firefox-esr or firefox-developer.
+    /// chrome-for-testing, chromium, firefox, firefox-esr or firefox-developer.
     #[arg(value_parser = word::<Managed>)]
     pub browser: Managed,
     /// One version to remove; all when absent.
@@ -304,10 +304,7 @@ async fn install_browser(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     if a.via == Via::System {
         return system::install(a.browser, a.consent).await;
     }
-    let browser = a.browser.managed().ok_or_else(|| {
-        ErrorBody::new(ErrorCode::Unsupported, "Chromium has no vendor distribution with release metadata to install from")
-            .with_hint("use browser: \"chrome-for-testing\" (it loads unpacked extensions), or via: \"system\" for the distribution's chromium")
-    })?;
+    let browser = a.browser.managed();
     let platform = Platform::current().ok_or_else(|| {
         ErrorBody::new(ErrorCode::Unsupported, format!("no vendor build exists for {}/{}", std::env::consts::OS, std::env::consts::ARCH))
             .with_hint("install a browser with the system's package manager (extension_install_browser with via: \"system\")")

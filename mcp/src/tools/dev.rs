@@ -234,10 +234,16 @@ async fn launch(
             .with_hint("pass the extension project's root folder, or create manifest.json there (extension_create scaffolds one)"));
     }
     let binary = args.binary.as_deref().map(PathBuf::from);
-    let choice = match crate::browsers::managed::for_session(args.browser.as_deref(), &ctx.paths.browsers_dir)
-    {
+    let (name, cache) = (args.browser.as_deref(), &ctx.paths.browsers_dir);
+    let choice = match crate::browsers::managed::for_session(name, cache) {
         Some(managed) => managed_choice(managed?)?,
-        None => session::resolve_browser(args.browser.as_deref(), binary.as_deref(), &ctx.env, &ctx.config)?,
+        None => match session::resolve_browser(name, binary.as_deref(), &ctx.env, &ctx.config) {
+            // No such browser on the system: a managed build of it (or any) stands in.
+            Err(e) if e.code == ErrorCode::NotInstalled && binary.is_none() => {
+                managed_choice(crate::browsers::managed::fallback(name, cache).ok_or(e)?)?
+            }
+            other => other?,
+        },
     };
     let browser = choice.target.name.to_owned();
     let out_dir = project.join("dist");

@@ -86,6 +86,28 @@ fn chrome_for_testing_installs_from_the_mirror_is_listed_detected_and_a_second_i
 }
 
 #[test]
+fn a_chromium_snapshot_installs_by_revision_beside_the_system_chromium() {
+    let m = Mirror::start();
+    m.chromium_snapshot("1496484", mirror::chrome_zip("chrome-linux", "Chromium 143.0.7490.0"));
+    let home = mirrored_home(&m);
+    let (code, r) = home.json(&["browsers", "install", "chromium"]);
+    assert_eq!(code, 0, "{r}");
+    assert_eq!(
+        (r["status"].as_str(), r["version"].as_str(), r["channel"].as_str()),
+        (Some("installed"), Some("1496484"), Some("snapshot"))
+    );
+    assert!(r["verified"].as_str().unwrap().contains("no vendor hash exists"), "{r}");
+    assert_eq!(run_program(&r["binaryPath"]), "Chromium 143.0.7490.0");
+    let (code, again) = home.json(&["browsers", "install", "chromium", "--version", "1496484"]);
+    assert_eq!((code, again["status"].as_str()), (0, Some("already-installed")), "{again}");
+    let (code, d) = home.json(&["browsers", "detect", "--browsers", "chromium"]);
+    assert_eq!(code, 0);
+    let sources: Vec<&str> =
+        d["detected"].as_array().unwrap().iter().map(|e| e["source"].as_str().unwrap()).collect();
+    assert!(sources.contains(&"managed") && sources.contains(&"system"), "{d}");
+}
+
+#[test]
 fn firefox_installs_with_its_sha512_checked_against_sha512sums() {
     let m = Mirror::start();
     let archive = mirror::firefox_tar(FIREFOX);
@@ -199,9 +221,12 @@ fn bad_arguments_and_mirrors_are_refused_with_the_fix() {
     let home = mirrored_home(&m);
     let (code, r) = home.json(&["browsers", "install", "firefox", "--version", "../../etc"]);
     assert_eq!((code, r["error"]["code"].as_str()), (1, Some("INVALID_ARGUMENT")), "{r}");
-    let (code, r) = home.json(&["browsers", "install", "chromium"]);
-    assert_eq!((code, r["error"]["code"].as_str()), (1, Some("UNSUPPORTED")), "{r}");
-    assert!(r["error"]["hint"].as_str().unwrap().contains("chrome-for-testing"), "{r}");
+    let (code, r) = home.json(&["browsers", "install", "chromium", "--version", "latest"]);
+    assert_eq!(
+        (code, r["error"]["code"].as_str()),
+        (1, Some("NOT_FOUND")),
+        "no LAST_CHANGE on the mirror: {r}"
+    );
     let (code, r) = home.json(&["browsers", "install", "firefox", "--version", "999.0"]);
     assert_eq!((code, r["error"]["code"].as_str()), (1, Some("NOT_FOUND")), "{r}");
     std::fs::write(

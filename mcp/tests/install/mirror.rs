@@ -44,13 +44,18 @@ fn script(line: &str) -> Vec<u8> {
 
 /// Chrome for Testing's zip: `chrome-linux64/chrome` and a resource file.
 pub fn cft_zip(version: &str) -> Vec<u8> {
+    chrome_zip("chrome-linux64", &format!("Google Chrome for Testing {version}"))
+}
+
+/// A Chromium-style zip: `<dir>/chrome` printing `line`, and a resource file.
+pub fn chrome_zip(dir: &str, line: &str) -> Vec<u8> {
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let exec = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
     let plain = zip::write::SimpleFileOptions::default().unix_permissions(0o644);
-    zip.add_directory("chrome-linux64/", plain).unwrap();
-    zip.start_file("chrome-linux64/chrome", exec).unwrap();
-    zip.write_all(&script(&format!("Google Chrome for Testing {version}"))).unwrap();
-    zip.start_file("chrome-linux64/resources.pak", plain).unwrap();
+    zip.add_directory(format!("{dir}/"), plain).unwrap();
+    zip.start_file(format!("{dir}/chrome"), exec).unwrap();
+    zip.write_all(&script(line)).unwrap();
+    zip.start_file(format!("{dir}/resources.pak"), plain).unwrap();
     zip.write_all(&[7u8; 4096]).unwrap();
     zip.finish().unwrap().into_inner()
 }
@@ -151,6 +156,13 @@ impl Mirror {
             known.to_string(),
         );
         self.server.route(&at(&url), "application/zip", zip);
+    }
+
+    /// Chromium snapshot `revision` as the newest (`LAST_CHANGE`).
+    pub fn chromium_snapshot(&self, revision: &str, zip: Vec<u8>) {
+        let base = "https://commondatastorage.googleapis.com/chromium-browser-snapshots/Linux_x64";
+        self.server.route(&at(&format!("{base}/LAST_CHANGE")), "text/plain", format!("{revision}\n"));
+        self.server.route(&at(&format!("{base}/{revision}/chrome-linux.zip")), "application/zip", zip);
     }
 
     /// Firefox `version` as the latest release, with `SHA512SUMS` listing `listed_hash`

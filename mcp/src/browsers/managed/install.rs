@@ -70,7 +70,7 @@ pub struct Outcome {
 }
 
 /// What Chrome for Testing's downloads are checked with, since Google publishes no hashes.
-pub const NO_VENDOR_HASH: &str = "no vendor hash exists for Chrome for Testing: checked HTTPS from the configured base, the announced size and the zip's CRCs";
+pub const NO_VENDOR_HASH: &str = "no vendor hash exists (Chrome for Testing and Chromium snapshots publish none): checked HTTPS from the configured base, the announced size and the zip's CRCs";
 
 impl Outcome {
     fn from_installed(status: Status, i: super::Installed) -> Outcome {
@@ -112,6 +112,16 @@ pub fn resolve(http: &Http, request: &Request) -> Result<Release, ManagedError> 
         Managed::ChromeForTesting => {
             let doc = http.document(&via_mirror(mirror, &vendors::cft_metadata_url(&request.version)))?;
             vendors::cft_release(&doc, &request.version, request.platform)
+        }
+        Managed::Chromium => {
+            let revision = match &request.version {
+                Wanted::Exact(r) => r.clone(),
+                Wanted::Channel(_) => {
+                    let url = vendors::snapshot_last_change_url(request.platform);
+                    vendors::snapshot_revision(&http.document(&via_mirror(mirror, &url))?)?
+                }
+            };
+            vendors::snapshot_release(&revision, request.platform)
         }
         browser => {
             let (version, channel) = match &request.version {

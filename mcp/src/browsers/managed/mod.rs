@@ -245,3 +245,59 @@ pub fn for_session(
         ))
     }))
 }
+
+/// The managed build a session falls back to when the system has no browser for `name`:
+/// the newest managed build of that name (`chromium`), or with no name the newest Chrome for
+/// Testing, else Chromium snapshot.
+pub fn fallback(name: Option<&str>, root: &Path) -> Option<Installed> {
+    match name.map(str::trim).filter(|n| !n.is_empty()) {
+        Some(n) => newest(root, Managed::named(n)?),
+        None => [Managed::ChromeForTesting, Managed::Chromium].into_iter().find_map(|m| newest(root, m)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plant(root: &Path, browser: Managed, version: &str) {
+        let dir = version_dir(root, browser, version);
+        std::fs::create_dir_all(dir.join("bin")).unwrap();
+        std::fs::write(dir.join("bin/b"), "").unwrap();
+        let record = Record {
+            browser,
+            version: version.into(),
+            channel: "stable".into(),
+            binary: "bin/b".into(),
+            url: String::new(),
+            sha512: None,
+            verified: String::new(),
+            size_bytes: 0,
+            installed_at: String::new(),
+        };
+        std::fs::write(dir.join(RECORD), serde_json::to_vec(&record).unwrap()).unwrap();
+    }
+
+    #[test]
+    fn sessions_take_the_newest_build_and_fall_back_only_to_managed_chromium_engines() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        assert!(fallback(None, r).is_none());
+        assert_eq!(
+            for_session(Some("chrome-for-testing"), r).unwrap().unwrap_err().code.as_str(),
+            "NOT_INSTALLED"
+        );
+        assert!(for_session(Some("chromium"), r).is_none(), "a catalog name is the system's first");
+        plant(r, Managed::Chromium, "1496484");
+        assert_eq!(fallback(None, r).unwrap().record.browser, Managed::Chromium);
+        assert_eq!(fallback(Some("chromium"), r).unwrap().record.version, "1496484");
+        plant(r, Managed::ChromeForTesting, "9.0.1.2");
+        plant(r, Managed::ChromeForTesting, "10.0.1.2");
+        assert_eq!(fallback(None, r).unwrap().record.version, "10.0.1.2", "newest, compared as numbers");
+        assert_eq!(for_session(Some(" chrome-for-testing "), r).unwrap().unwrap().record.version, "10.0.1.2");
+        assert!(fallback(Some("edge"), r).is_none());
+        // A folder without its record is no install.
+        std::fs::create_dir_all(version_dir(r, Managed::ChromeForTesting, "11.0.0.0")).unwrap();
+        assert_eq!(newest(r, Managed::ChromeForTesting).unwrap().record.version, "10.0.1.2");
+    }
+}

@@ -2,7 +2,8 @@
 //! functions of the documents: Chrome for Testing's JSON endpoints
 //! (`last-known-good-versions-with-downloads.json`, `known-good-versions-with-downloads.json`)
 //! and Mozilla's product-details (`firefox_versions.json`) with the archive's
-//! `releases/<version>/` layout and its `SHA512SUMS`.
+//! `releases/<version>/` layout and its `SHA512SUMS`; Chromium's snapshot archive
+//! (`<platform>/LAST_CHANGE` naming the newest revision, `<platform>/<revision>/chrome-*.zip`).
 //!
 //! URLs are the vendors' official ones; a mirror (`browsers.mirror`) replaces their scheme
 //! and host by its base, keeping the host as the first folder (`<mirror>/archive.mozilla.org/
@@ -21,6 +22,8 @@ pub enum Managed {
     /// Chrome for Testing: Google's Chrome build for automation, which still loads
     /// unpacked extensions from the command line.
     ChromeForTesting,
+    /// Chromium's continuous builds (snapshots), named by revision.
+    Chromium,
     /// Firefox release.
     Firefox,
     FirefoxEsr,
@@ -28,12 +31,18 @@ pub enum Managed {
 }
 
 impl Managed {
-    pub const ALL: [Managed; 4] =
-        [Managed::ChromeForTesting, Managed::Firefox, Managed::FirefoxEsr, Managed::FirefoxDeveloper];
+    pub const ALL: [Managed; 5] = [
+        Managed::ChromeForTesting,
+        Managed::Chromium,
+        Managed::Firefox,
+        Managed::FirefoxEsr,
+        Managed::FirefoxDeveloper,
+    ];
 
     pub const fn name(self) -> &'static str {
         match self {
             Managed::ChromeForTesting => "chrome-for-testing",
+            Managed::Chromium => "chromium",
             Managed::Firefox => "firefox",
             Managed::FirefoxEsr => "firefox-esr",
             Managed::FirefoxDeveloper => "firefox-developer",
@@ -46,7 +55,7 @@ impl Managed {
 
     pub const fn engine(self) -> Engine {
         match self {
-            Managed::ChromeForTesting => Engine::Chromium,
+            Managed::ChromeForTesting | Managed::Chromium => Engine::Chromium,
             _ => Engine::Gecko,
         }
     }
@@ -55,6 +64,7 @@ impl Managed {
     pub const fn catalog_browser(self) -> &'static str {
         match self {
             Managed::ChromeForTesting => "chrome",
+            Managed::Chromium => "chromium",
             _ => "firefox",
         }
     }
@@ -63,6 +73,7 @@ impl Managed {
     pub const fn default_channel(self) -> &'static str {
         match self {
             Managed::ChromeForTesting | Managed::Firefox => "stable",
+            Managed::Chromium => "snapshot",
             Managed::FirefoxEsr => "esr",
             Managed::FirefoxDeveloper => "developer",
         }
@@ -87,6 +98,18 @@ impl Platform {
             ("macos", "x86_64") => Some(Platform::MacX64),
             ("windows", "x86_64") => Some(Platform::Win64),
             _ => None,
+        }
+    }
+
+    /// The snapshot archive's platform folder, zip name and program inside it.
+    const fn snapshot(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Platform::Linux64 => ("Linux_x64", "chrome-linux.zip", "chrome-linux/chrome"),
+            Platform::MacArm64 => {
+                ("Mac_Arm", "chrome-mac.zip", "chrome-mac/Chromium.app/Contents/MacOS/Chromium")
+            }
+            Platform::MacX64 => ("Mac", "chrome-mac.zip", "chrome-mac/Chromium.app/Contents/MacOS/Chromium"),
+            Platform::Win64 => ("Win_x64", "chrome-win.zip", "chrome-win/chrome.exe"),
         }
     }
 
@@ -135,6 +158,7 @@ pub struct Release {
 pub const CFT_BASE: &str = "https://googlechromelabs.github.io/chrome-for-testing";
 /// The hosts Chrome for Testing's JSON may send downloads to.
 const CFT_DOWNLOAD_HOSTS: [&str; 2] = ["https://storage.googleapis.com/", "https://edgedl.me.gvt1.com/"];
+pub const SNAPSHOTS: &str = "https://commondatastorage.googleapis.com/chromium-browser-snapshots";
 pub const PRODUCT_DETAILS: &str = "https://product-details.mozilla.org/1.0/firefox_versions.json";
 const ARCHIVE: &str = "https://archive.mozilla.org/pub";
 
@@ -166,6 +190,7 @@ impl Wanted {
         let text = text.trim().to_ascii_lowercase();
         let channels: &[&str] = match browser {
             Managed::ChromeForTesting => &["stable", "latest", "beta", "dev", "canary"],
+            // Snapshots have no channels: both mean the newest revision.
             _ => &["stable", "latest"],
         };
         if channels.contains(&text.as_str()) {
@@ -284,6 +309,45 @@ pub fn cft_release(doc: &[u8], wanted: &Wanted, platform: Platform) -> Result<Re
         url,
         archive: Archive::Zip,
         binary,
+        sums_url: None,
+        sums_name: None,
+        manual_steps: Vec::new(),
+    })
+}
+
+/// The snapshot folder's `LAST_CHANGE` (the newest revision) for `platform`.
+pub fn snapshot_last_change_url(platform: Platform) -> String {
+    format!("{SNAPSHOTS}/{}/LAST_CHANGE", platform.snapshot().0)
+}
+
+/// The revision a `LAST_CHANGE` file names.
+pub fn snapshot_revision(text: &[u8]) -> Result<String, ManagedError> {
+    let text = String::from_utf8_lossy(text).trim().to_owned();
+    if text.is_empty() || text.len() > 12 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad_metadata(
+            "Chromium's LAST_CHANGE",
+            format!("not a revision: {:?}", text.chars().take(40).collect::<String>()),
+        ));
+    }
+    Ok(text)
+}
+
+/// The Chromium snapshot of `revision` for `platform`. Snapshots publish no hashes.
+pub fn snapshot_release(revision: &str, platform: Platform) -> Result<Release, ManagedError> {
+    if !revision.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ManagedError::BadVersion {
+            version: revision.to_owned(),
+            accepted: "latest or a snapshot revision number such as 1496484".to_owned(),
+        });
+    }
+    let (folder, zip, binary) = platform.snapshot();
+    Ok(Release {
+        browser: Managed::Chromium,
+        version: revision.to_owned(),
+        channel: "snapshot".to_owned(),
+        url: format!("{SNAPSHOTS}/{folder}/{revision}/{zip}"),
+        archive: Archive::Zip,
+        binary: binary.to_owned(),
         sums_url: None,
         sums_name: None,
         manual_steps: Vec::new(),
@@ -491,6 +555,23 @@ mod tests {
         assert_eq!(sha512_for(&sums, "linux-x86_64/en-US/firefox-145.0.2.tar.xz"), Some(hash));
         assert_eq!(sha512_for(&sums, "linux-x86_64/en-US/firefox-145.0.2.zip"), None);
         assert_eq!(sha512_for("short  x", "x"), None);
+    }
+
+    #[test]
+    fn chromium_snapshots_by_revision() {
+        assert_eq!(snapshot_revision(b"1496484\n").unwrap(), "1496484");
+        assert!(matches!(snapshot_revision(b"<html>"), Err(ManagedError::Integrity { .. })));
+        let r = snapshot_release("1496484", Platform::Linux64).unwrap();
+        assert_eq!(r.url, format!("{SNAPSHOTS}/Linux_x64/1496484/chrome-linux.zip"));
+        assert_eq!(r.binary, "chrome-linux/chrome");
+        assert!(snapshot_release("14.0", Platform::Linux64).is_err());
+        assert!(
+            snapshot_release("1", Platform::MacArm64)
+                .unwrap()
+                .binary
+                .ends_with("Chromium.app/Contents/MacOS/Chromium")
+        );
+        assert_eq!(snapshot_last_change_url(Platform::Win64), format!("{SNAPSHOTS}/Win_x64/LAST_CHANGE"));
     }
 
     #[test]

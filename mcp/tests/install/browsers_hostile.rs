@@ -65,6 +65,15 @@ fn tar_symlinks_out_and_entries_through_symlinks_are_refused() {
         add_file(b, "firefox/lib/x.so", 0o644, b"x");
     }));
     assert_refused(&r, &home, "below a symlink");
+    // Two links that each stay inside, and together leave.
+    let (r, home) = install_firefox(firefox_with(|b| {
+        add_file(b, "firefox/a/b/keep", 0o644, b"x");
+        add_link(b, "firefox/a/b/s", "../../..");
+        add_link(b, "firefox/out", "a/b/s/..");
+    }));
+    assert_refused(&r, &home, "resolves outside");
+    let (r, home) = install_firefox(firefox_with(|b| add_link(b, "firefox/nowhere", "missing/file")));
+    assert_refused(&r, &home, "points at nothing");
 }
 
 #[test]

@@ -37,9 +37,11 @@ pub fn check_url(url: &str) -> Result<(), ManagedError> {
     Err(bad("plain http:// is accepted only for 127.0.0.1, localhost and ::1; use https://"))
 }
 
-/// The HTTP client, built once per install.
+/// The HTTP client, built once per install: one agent for HTTPS URLs, which never follows
+/// a redirect to plain HTTP, and one for loopback mirrors.
 pub struct Http {
-    agent: ureq::Agent,
+    secure: ureq::Agent,
+    loopback: ureq::Agent,
 }
 
 /// A finished download.
@@ -55,19 +57,24 @@ fn network(url: &str, e: impl std::fmt::Display) -> ManagedError {
 
 impl Http {
     pub fn new() -> Http {
-        let config = ureq::Agent::config_builder()
-            .timeout_connect(Some(Duration::from_secs(15)))
-            .timeout_recv_response(Some(Duration::from_secs(30)))
-            // A stalled transfer ends; a slow one goes on as long as bytes arrive.
-            .timeout_per_read(Some(Duration::from_secs(30)))
-            .user_agent(concat!("webext-mcp/", env!("CARGO_PKG_VERSION")))
-            .build();
-        Http { agent: config.new_agent() }
+        let agent = |https_only: bool| {
+            ureq::Agent::config_builder()
+                .https_only(https_only)
+                .timeout_connect(Some(Duration::from_secs(15)))
+                .timeout_recv_response(Some(Duration::from_secs(30)))
+                // A stalled transfer ends; a slow one goes on as long as bytes arrive.
+                .timeout_per_read(Some(Duration::from_secs(30)))
+                .user_agent(concat!("webext-mcp/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .new_agent()
+        };
+        Http { secure: agent(true), loopback: agent(false) }
     }
 
     fn get(&self, url: &str) -> Result<ureq::http::Response<ureq::Body>, ManagedError> {
         check_url(url)?;
-        match self.agent.get(url).call() {
+        let agent = if url.starts_with("https://") { &self.secure } else { &self.loopback };
+        match agent.get(url).call() {
             Ok(r) => Ok(r),
             Err(ureq::Error::StatusCode(404)) => Err(ManagedError::NotFound { what: url.to_owned() }),
             Err(ureq::Error::StatusCode(code)) => Err(network(url, format!("HTTP status {code}"))),

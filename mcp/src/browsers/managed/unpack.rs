@@ -139,6 +139,22 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
+    /// Checks every symlink once all entries are written, as the file system resolves it:
+    /// links that each stay inside lexically can still leave together (`a/b/s` → `../..`,
+    /// then `l` → `a/b/s/..`), and a dangling link could later be written through.
+    fn verify_links(&self) -> Result<(), ManagedError> {
+        let root = std::fs::canonicalize(self.root).map_err(|e| io("the install folder", e))?;
+        for rel in &self.links {
+            let name = rel.to_string_lossy();
+            match std::fs::canonicalize(self.root.join(rel)) {
+                Ok(real) if real.starts_with(&root) => {}
+                Ok(_) => return Err(refuse(&name, "a symlink resolves outside the archive")),
+                Err(_) => return Err(refuse(&name, "a symlink points at nothing in the archive")),
+            }
+        }
+        Ok(())
+    }
+
     fn hard_link(&mut self, name: &str, rel: &Path, target: &str) -> Result<(), ManagedError> {
         let source_rel =
             safe_relative(target).map_err(|_| refuse(name, "a hard link points outside the archive"))?;
@@ -212,7 +228,7 @@ pub fn zip(archive: &Path, into: &Path) -> Result<(), ManagedError> {
             return Err(refuse(&name, "the entry is a device or pipe"));
         }
     }
-    Ok(())
+    w.verify_links()
 }
 
 /// Unpacks a `.tar.xz` archive into `into`: the xz stream is decompressed to `scratch`
@@ -267,7 +283,7 @@ pub fn tar_xz(archive: &Path, scratch: &Path, into: &Path) -> Result<(), Managed
             _ => return Err(refuse(&name, "the entry is a device, pipe or unknown kind")),
         }
     }
-    Ok(())
+    w.verify_links()
 }
 
 #[cfg(test)]

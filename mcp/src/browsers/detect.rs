@@ -108,6 +108,16 @@ pub fn can_load_unpacked(browser: &str, version: Option<&str>) -> bool {
     version.and_then(version::major).is_some_and(|m| m < 137)
 }
 
+/// The Debian package the table says owns `binary` (a configured path that is also a
+/// known place), for reading its version without running it.
+pub fn deb_of(probe: &Probe, binary: &Path) -> Option<&'static str> {
+    let real = std::fs::canonicalize(binary).unwrap_or_else(|_| binary.to_path_buf());
+    INSTALLS.iter().filter(|r| r.os == probe.os).find_map(|r| match r.at {
+        At::Path(p) if probe.rooted(p) == real => r.deb,
+        _ => None,
+    })
+}
+
 /// Reads the version of an installation from its files, then by running it if allowed.
 pub fn read_version(
     engine: Engine,

@@ -142,7 +142,8 @@ fn configured(inputs: &Inputs<'_>, problems: &mut Vec<String>) -> Vec<Found> {
                 problems.push(format!("{origin} names {value}, which is not an executable file"));
                 continue;
             }
-            let (version, _) = detect::read_version(engine, inputs.probe, &path, None);
+            let deb = detect::deb_of(inputs.probe, &path);
+            let (version, _) = detect::read_version(engine, inputs.probe, &path, deb);
             out.push(Found {
                 browser: engine.any_name().to_owned(),
                 channel: "configured".to_owned(),

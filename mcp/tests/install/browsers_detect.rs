@@ -315,3 +315,29 @@ fn this_machines_chromium_and_firefox_esr_match_their_own_version_lines() {
     let (code, bad) = home.json(&["browsers", "detect", "--browsers", "netscape"]);
     assert_eq!((code, bad["error"]["code"].as_str()), (1, Some("INVALID_ARGUMENT")), "{bad}");
 }
+
+/// A configured binary is reported as what `chromium-based` / `gecko-based` launch; one
+/// that is not there is a problem, not an entry.
+#[test]
+fn configured_binaries_are_entries_or_problems() {
+    let home = Home::empty();
+    let mut cmd = home.command(Path::new(crate::BIN), &["browsers", "detect", "--json"]);
+    cmd.env("WEBEXT_MCP_CHROMIUM_BINARY", "/usr/lib/chromium/chromium")
+        .env("WEBEXT_MCP_FIREFOX_BINARY", "/nonexistent/firefox");
+    let out = cmd.output().unwrap();
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let env: Vec<&serde_json::Value> =
+        d["detected"].as_array().unwrap().iter().filter(|e| e["source"] == "env").collect();
+    assert_eq!(env.len(), 1, "{d:#}");
+    assert_eq!(env[0]["browser"], "chromium-based");
+    assert_eq!(env[0]["binaryPath"], "/usr/lib/chromium/chromium");
+    assert_eq!(env[0]["versionFrom"], "dpkg", "a configured path that is a known place is read, not run");
+    assert!(env[0]["version"].as_str().unwrap().starts_with(|c: char| c.is_ascii_digit()), "{d}");
+    let problems = d["problems"].as_array().unwrap();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.as_str().unwrap().contains("WEBEXT_MCP_FIREFOX_BINARY names /nonexistent/firefox")),
+        "{d}"
+    );
+}

@@ -341,3 +341,40 @@ fn configured_binaries_are_entries_or_problems() {
         "{d}"
     );
 }
+
+/// `helper.connected`: a live host of that browser in the runtime dir, not a dev session's.
+#[test]
+fn a_connected_helper_is_seen_and_a_sessions_host_is_not() {
+    use std::os::unix::fs::PermissionsExt;
+    use webext_mcp_host::descriptor::{Descriptor, write};
+    let home = Home::empty();
+    let runtime = home.runtime.path();
+    std::fs::set_permissions(runtime, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let pid = std::process::id();
+    let socket = runtime.join(format!("h-{pid}.sock"));
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let connected = |session: Option<&str>| {
+        let d = Descriptor {
+            browser: "chromium".into(),
+            browser_version: "156.0.8078.114".into(),
+            label: "chromium-abc123".into(),
+            pid,
+            ppid: 1,
+            ext_version: env!("CARGO_PKG_VERSION").into(),
+            protocol: 1,
+            socket: socket.clone(),
+            started_at: 1,
+            session: session.map(str::to_owned),
+            capabilities: Vec::new(),
+            token: Default::default(),
+        };
+        write(&runtime.join(format!("h-{pid}.json")), &d).unwrap();
+        let (code, r) = home.json(&["browsers", "detect", "--browsers", "chromium"]);
+        assert_eq!(code, 0, "{r}");
+        let system =
+            r["detected"].as_array().unwrap().iter().find(|e| e["source"] == "system").unwrap().clone();
+        system["helper"]["connected"].as_bool().unwrap()
+    };
+    assert!(connected(None), "the daily browser's helper is connected");
+    assert!(!connected(Some("dev-0123abcd")), "a dev session's host is not the daily browser's helper");
+}

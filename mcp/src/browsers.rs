@@ -17,8 +17,16 @@
 //! installation of it with its own configuration folder (Chrome Beta, Chromium from snap),
 //! which is what `install` registers the native host with. Paths follow
 //! `reference/native-messaging.md`; the entries marked unverified there stay so here.
+//! Where each browser is installed per system is [`installs`]; browsers webext-mcp
+//! downloads itself are [`managed`].
 
 use serde::Serialize;
+
+pub mod detect;
+pub mod installs;
+pub mod managed;
+pub mod survey;
+pub mod version;
 
 pub use webext_mcp_host::browsers::{Engine, REPORTED, engine_of_reported};
 
@@ -464,8 +472,12 @@ pub const fn binary_key(engine: Engine) -> &'static str {
 /// How to get a browser of `engine` on these machines.
 pub const fn install_hint(engine: Engine) -> &'static str {
     match engine {
-        Engine::Chromium => "install it (`apt-get install chromium`) or set WEBEXT_MCP_CHROMIUM_BINARY",
-        Engine::Gecko => "install it (`apt-get install firefox-esr`) or set WEBEXT_MCP_FIREFOX_BINARY",
+        Engine::Chromium => {
+            "install it (`apt-get install chromium`, or extension_install_browser with {\"browser\":\"chrome-for-testing\"}) or set WEBEXT_MCP_CHROMIUM_BINARY"
+        }
+        Engine::Gecko => {
+            "install it (`apt-get install firefox-esr`, or extension_install_browser with {\"browser\":\"firefox\"}) or set WEBEXT_MCP_FIREFOX_BINARY"
+        }
     }
 }
 

@@ -243,7 +243,7 @@ pub fn resolve_browser(
                 ErrorCode::NotInstalled,
                 format!("no Chromium-family browser is installed here (tried {})", tried.join(", ")),
             )
-            .with_hint("install Chromium (or Chrome, Edge, Brave), or name its program with `binary` (CLI: --binary) or WEBEXT_MCP_CHROMIUM_BINARY")
+            .with_hint("install Chromium (or Chrome, Edge, Brave; or extension_install_browser with {\"browser\":\"chrome-for-testing\"}, then browser: \"chrome-for-testing\"), or name its program with `binary` (CLI: --binary) or WEBEXT_MCP_CHROMIUM_BINARY")
         })?,
     };
     let target = Target::named(&name).ok_or_else(|| {
@@ -267,7 +267,7 @@ pub fn resolve_browser(
         candidates(target.name).into_iter().find_map(runner::find_program).ok_or_else(|| {
             let other = installed_or_chromium();
             let hint = if target.name == "chrome" && other != "chrome" {
-                format!("Google Chrome is not installed here; {} to use {other}, or set the binary (`binary`, CLI --binary, or WEBEXT_MCP_CHROMIUM_BINARY)", pass_browser(&other))
+                format!("Google Chrome is not installed here; {} to use {other}, or extension_install_browser with {{\"browser\":\"chrome-for-testing\"}} and then {}, or set the binary (`binary`, CLI --binary, or WEBEXT_MCP_CHROMIUM_BINARY)", pass_browser(&other), pass_browser("chrome-for-testing"))
             } else {
                 format!(
                     "install {} or {}; a binary elsewhere can be set with `binary` (CLI: --binary) or WEBEXT_MCP_CHROMIUM_BINARY",

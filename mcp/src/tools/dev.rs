@@ -201,6 +201,22 @@ async fn start_session(
     Ok(if args.detach { launched.ready } else { launched.keep_owned() })
 }
 
+/// A managed build as a session's browser: it builds and runs as the catalog browser it is
+/// a build of (Chrome for Testing is `chrome`: `dist/chrome/`).
+fn managed_choice(i: crate::browsers::managed::Installed) -> Result<session::BrowserChoice, ErrorBody> {
+    let browser = i.record.browser;
+    if !crate::browsers::survey::runs_sessions(browser.engine()) {
+        return Err(ErrorBody::new(
+            ErrorCode::Unsupported,
+            format!("dev sessions do not run in {} yet", browser.name()),
+        )
+        .with_hint("use browser: \"chrome-for-testing\" or a Chromium-family browser"));
+    }
+    let target = manifest::Target::named(browser.catalog_browser())
+        .ok_or_else(|| ErrorBody::internal(format!("{} names no build target", browser.name())))?;
+    Ok(session::BrowserChoice { target, family: browser.engine(), binary: i.binary_path })
+}
+
 /// Spawns the session process for `command` and waits (up to `timeout`) for its first
 /// report, telling `call` the session's status once a second.
 async fn launch(
@@ -219,8 +235,17 @@ async fn launch(
             .with_hint("pass the extension project's root folder, or create manifest.json there (extension_create scaffolds one)"));
     }
     let binary = args.binary.as_deref().map(PathBuf::from);
-    let mut choice =
-        session::resolve_browser(args.browser.as_deref(), binary.as_deref(), &ctx.env, &ctx.config)?;
+    let (name, cache) = (args.browser.as_deref(), &ctx.paths.browsers_dir);
+    let mut choice = match crate::browsers::managed::for_session(name, cache) {
+        Some(managed) => managed_choice(managed?)?,
+        None => match session::resolve_browser(name, binary.as_deref(), &ctx.env, &ctx.config) {
+            // No such browser on the system: a managed build of it (or any) stands in.
+            Err(e) if e.code == ErrorCode::NotInstalled && binary.is_none() => {
+                managed_choice(crate::browsers::managed::fallback(name, cache).ok_or(e)?)?
+            }
+            other => other?,
+        },
+    };
     // The project's extension.config.* run keys (issue 21), vetted; the call's own win.
     let from_config = RunConfig::read(&project, choice.target.name, choice.target.family, command);
     if binary.is_none()

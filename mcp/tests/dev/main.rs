@@ -15,6 +15,7 @@ mod cli_detach;
 mod dev_loop;
 mod first_hour;
 mod inspect;
+mod managed_browser;
 mod owner_exit;
 mod progress;
 mod start_preview;

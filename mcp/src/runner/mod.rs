@@ -7,7 +7,8 @@
 //! ```text
 //! RunnerOptions ──▶ launch(family) ──▶ ChromiumRunner ── CDP over fd 3/4 (cdp.rs) ──▶ chromium
 //!                                  └─▶ FirefoxRunner  ── user.js + xpi, stdout/stderr ─▶ firefox
-//!                                                  └─ Marionette, opt-in (marionette.rs) ─▶ firefox
+//!                                                  ├─ RDP on a unix socket, opt-in (rdp/) ─▶ firefox
+//!                                                  └─ Marionette, tests only (marionette.rs) ─▶ firefox
 //!
 //!  each loaded extension ──▶ ExtensionHandle ──▶ LogStream (console + uncaught errors)
 //!                                           └──▶ wait_background()
@@ -22,6 +23,7 @@
 
 pub mod cdp;
 mod chromium;
+pub mod rdp;
 mod firefox;
 mod log;
 mod marionette;
@@ -90,6 +92,13 @@ pub struct RunnerOptions {
     /// access). Any local process can then drive the browser, so only tests turn it on; off,
     /// no port is opened. Chromium ignores it (its CDP pipe is not reachable by others).
     pub remote_control: bool,
+    /// Firefox: run the remote debugging server (RDP, `rdp/`) on a unix-domain socket in
+    /// the runner's private temporary directory (mode 0700: the socket itself is created
+    /// 0666, and whoever reaches it runs code as the user). With it, extensions are installed
+    /// and reloaded as temporary add-ons in the running browser, and tabs, evaluation and
+    /// the consoles work without Marionette and without any TCP port. Dev sessions turn it
+    /// on. Chromium ignores it (its CDP pipe is always there).
+    pub devtools: bool,
 }
 
 impl Default for RunnerOptions {
@@ -107,6 +116,7 @@ impl Default for RunnerOptions {
             die_with_parent: true,
             observe_workers: true,
             remote_control: false,
+            devtools: false,
         }
     }
 }
@@ -144,6 +154,14 @@ pub trait Runner: Send + Sync {
     fn is_running(&self) -> bool;
     /// Ends the browser (politely, then by force) and removes its temporary directories.
     fn shutdown(&self) -> BoxFuture<'_, ()>;
+
+    /// Whether the browser itself runs an extension's content scripts in the open tabs they
+    /// match whenever the extension is (re)loaded (Firefox does; Chromium does not), so a
+    /// dev session only clears what the old copy rendered, before the reload, instead of
+    /// injecting again after it.
+    fn injects_on_load(&self) -> bool {
+        false
+    }
 
     /// The open tabs, in the browser's order.
     fn pages(&self) -> BoxFuture<'_, Result<Vec<PageInfo>, RunnerError>> {
@@ -220,10 +238,12 @@ pub trait Runner: Send + Sync {
     }
 
     /// What a tab's own scripts printed since its document loaded (not the extensions': those
-    /// are in [`ExtensionHandle::history`]), oldest first, bounded.
-    fn page_console(&self, target_id: &str) -> Vec<ConsoleEvent> {
+    /// are in [`ExtensionHandle::history`]; Firefox adds the content scripts' console calls,
+    /// which it files under the page, each naming its `moz-extension://` file), oldest
+    /// first, bounded.
+    fn page_console<'a>(&'a self, target_id: &'a str) -> BoxFuture<'a, Vec<ConsoleEvent>> {
         let _ = target_id;
-        Vec::new()
+        Box::pin(async { Vec::new() })
     }
 
     /// Evaluates `expression` in the extension's background (its service worker, woken when
@@ -361,6 +381,9 @@ pub enum RunnerError {
     /// A Marionette command failed (Firefox with [`RunnerOptions::remote_control`]).
     #[error("Firefox remote control: {message}")]
     Remote { message: String },
+    /// The Firefox debugger connection failed (Firefox with [`RunnerOptions::devtools`]).
+    #[error(transparent)]
+    Rdp(#[from] rdp::RdpError),
 }
 
 impl RunnerError {

@@ -34,7 +34,8 @@ use crate::runner::{self, BoxFuture, Family, Runner, RunnerError, RunnerOptions}
 
 /// Runs a session until it is stopped; the exit code says whether it started.
 pub async fn run(spec: Spec) -> ExitCode {
-    let mut session = match Session::open(spec, Box::new(ChromiumLauncher)) {
+    let family = Target::named(&spec.browser).map_or(Family::Chromium, |t| t.family);
+    let mut session = match Session::open(spec, Box::new(EngineLauncher { family })) {
         Ok(s) => s,
         Err(e) => {
             report(Err(e));
@@ -82,12 +83,14 @@ pub(super) trait Launcher: Send + Sync {
     fn launch(&self, opts: RunnerOptions) -> BoxFuture<'_, Result<Box<dyn Runner>, RunnerError>>;
 }
 
-/// Launches a Chromium-family browser with the environment of this process.
-pub(super) struct ChromiumLauncher;
+/// Launches a browser of one engine with the environment of this process.
+pub(super) struct EngineLauncher {
+    pub family: Family,
+}
 
-impl Launcher for ChromiumLauncher {
+impl Launcher for EngineLauncher {
     fn launch(&self, opts: RunnerOptions) -> BoxFuture<'_, Result<Box<dyn Runner>, RunnerError>> {
-        Box::pin(async move { runner::launch(Family::Chromium, opts, &Env::capture(), None).await })
+        Box::pin(async move { runner::launch(self.family, opts, &Env::capture(), None).await })
     }
 }
 
@@ -308,9 +311,13 @@ impl Session {
             profile_dir: Some(self.spec.profile.clone()),
             runtime_dir: Some(self.spec.runtime_dir.clone()),
             session: Some(self.spec.session_id.clone()),
+            devtools: true,
             ..RunnerOptions::default()
         };
         let runner = self.launcher.launch(opts).await.map_err(ErrorBody::from)?;
+        if helper.is_some() {
+            self.register_host(runner.as_ref());
+        }
         self.live.ready.browser_pid = Some(runner.pid());
         self.live
             .contract
@@ -357,10 +364,17 @@ impl Session {
         Ok(())
     }
 
-    /// Unpacks the helper next to the contract files and registers the native host in the
-    /// session's profile, so the browser tools reach this browser (`browser: <sessionId>`).
+    /// The engine this session's browser runs.
+    fn family(&self) -> Family {
+        Target::named(&self.spec.browser).map_or(Family::Chromium, |t| t.family)
+    }
+
+    /// Unpacks the helper next to the contract files, so the browser tools reach this
+    /// browser (`browser: <sessionId>`) once [`Session::register_host`] has told the browser
+    /// where the native host is.
     fn prepare_helper(&self) -> Option<PathBuf> {
-        if !crate::helper::is_embedded(Family::Chromium) {
+        let family = self.family();
+        if !crate::helper::is_embedded(family) {
             self.live.contract.event(
                 "helper",
                 json!({"status": "missing", "message": "this build embeds no helper extension"}),
@@ -368,14 +382,26 @@ impl Session {
             return None;
         }
         let dir = self.live.contract.dir.join("helper");
-        if let Err(e) = crate::helper::unpack(Family::Chromium, &dir) {
+        if let Err(e) = crate::helper::unpack(family, &dir) {
             self.live.contract.event("helper", json!({"status": "failed", "message": e.to_string()}));
             return None;
         }
+        Some(dir)
+    }
+
+    /// Writes the native host manifest where this session's browser reads it: the profile's
+    /// `NativeMessagingHosts/` (Chromium), the browser's own `HOME`'s
+    /// `.mozilla/native-messaging-hosts/` (Firefox reads no other place; the runner gives
+    /// each browser a private `HOME`). Before the helper loads: it connects at once.
+    fn register_host(&self, runner: &dyn Runner) {
+        let family = self.family();
+        let hosts = match family {
+            Family::Chromium => self.spec.profile.join("NativeMessagingHosts"),
+            Family::Gecko => runner.home_dir().join(".mozilla").join("native-messaging-hosts"),
+        };
         let host = std::env::current_exe()
             .ok()
-            .and_then(|exe| crate::install::render_manifest(Family::Chromium, &exe).ok());
-        let hosts = self.spec.profile.join("NativeMessagingHosts");
+            .and_then(|exe| crate::install::render_manifest(family, &exe).ok());
         let written = host.ok_or_else(|| "cannot render the host manifest".to_owned()).and_then(|text| {
             std::fs::create_dir_all(&hosts)
                 .and_then(|()| std::fs::write(hosts.join(format!("{NATIVE_HOST_NAME}.json")), text))
@@ -384,7 +410,6 @@ impl Session {
         if let Err(e) = written {
             self.live.contract.event("helper", json!({"status": "failed", "message": e}));
         }
-        Some(dir)
     }
 
     /// Serves until asked to stop; returns why it stopped.

@@ -89,3 +89,58 @@ async fn preview_boots_on_the_launched_browser_and_loads_dist() {
     let ready = super::super::contract::read_ready(&contract_dir(&out_dir, "chromium")).unwrap();
     assert_eq!(ready.status, Status::Stopped);
 }
+
+/// Issue 25: a Firefox session reads host manifests only from its browser's own `HOME`
+/// (`.mozilla/native-messaging-hosts/`), so that is where the session registers the host,
+/// after the launch and before the helper loads; a Chromium session's goes in the profile.
+#[tokio::test]
+async fn a_firefox_session_registers_the_host_in_its_browsers_home() {
+    if !crate::helper::is_embedded(Family::Gecko) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("p");
+    let out_dir = project.join("dist");
+    let dist = out_dir.join("firefox");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("manifest.json"), r#"{"manifest_version":3,"name":"x","version":"1"}"#).unwrap();
+    let home = tmp.path().join("browser-home");
+    let spec = Spec {
+        command: Command::Preview,
+        project: project.clone(),
+        browser: "firefox".into(),
+        binary: PathBuf::from("/fake/firefox"),
+        out_dir: out_dir.clone(),
+        profile: tmp.path().join("profile"),
+        headless: true,
+        starting_url: None,
+        session_id: "s-ff".into(),
+        owned: false,
+        runtime_dir: tmp.path().join("rt"),
+        node: None,
+        allow_delegation: false,
+        allow_npx: false,
+        home: tmp.path().to_owned(),
+    };
+    let calls_seen = Calls::default();
+    let ext = ExtensionHandle::detached(dist.clone(), "x@example.test", false);
+    let launcher = std::sync::Arc::new(FakeLauncher {
+        runner: Mutex::new(Some(FakeRunner {
+            calls: calls_seen.clone(),
+            home: home.clone(),
+            pages: Vec::new(),
+            refuse_load: false,
+            ext,
+        })),
+        asked: Mutex::new(Vec::new()),
+    });
+    let mut session = Session::open(spec, Box::new(launcher.clone())).unwrap();
+    session.boot().await.unwrap();
+    assert!(launcher.asked.lock().unwrap()[0].devtools, "a session drives Firefox over its debugger");
+    let written = home.join(".mozilla/native-messaging-hosts").join(format!("{NATIVE_HOST_NAME}.json"));
+    let text = std::fs::read_to_string(&written).unwrap_or_else(|e| panic!("{}: {e}", written.display()));
+    assert!(text.contains("allowed_extensions") && text.contains(webext_mcp_host::protocol::HELPER_GECKO_ID), "{text}");
+    assert!(!tmp.path().join("profile/NativeMessagingHosts").exists());
+    assert_eq!(calls(&calls_seen).get(1).map(String::as_str), Some("load helper"));
+    session.finish("test over").await;
+}

@@ -435,9 +435,11 @@ impl Session {
         loop {
             tokio::select! {
                 Some(batch) = recv_unbounded(&mut changes_rx) => self.live.on_changes(batch).await,
-                Some((req, reply)) = recv(&mut control) => {
+                Some((req, reply, written)) = recv(&mut control) => {
                     if let Request::Stop = req {
                         let _ = reply.send(Ok(json!({"stopping": true})));
+                        // The caller gets its answer before this process goes away.
+                        let _ = tokio::time::timeout(Duration::from_secs(2), written).await;
                         return "stopped by request".into();
                     }
                     let answer = self.answer(req).await;

@@ -390,22 +390,28 @@ impl Session {
     }
 
     /// Writes the native host manifest where this session's browser reads it: the profile's
-    /// `NativeMessagingHosts/` (Chromium), the browser's own `HOME`'s
-    /// `.mozilla/native-messaging-hosts/` (Firefox reads no other place; the runner gives
-    /// each browser a private `HOME`). Before the helper loads: it connects at once.
+    /// `NativeMessagingHosts/` (Chromium), the browser's own `HOME` (Gecko: Firefox reads
+    /// only `~/.mozilla/native-messaging-hosts/`, LibreWolf its own folder; the runner gives
+    /// each browser a private `HOME`, so every Gecko folder of the catalog gets a copy).
+    /// Before the helper loads: it connects at once.
     fn register_host(&self, runner: &dyn Runner) {
         let family = self.family();
-        let hosts = match family {
-            Family::Chromium => self.spec.profile.join("NativeMessagingHosts"),
-            Family::Gecko => runner.home_dir().join(".mozilla").join("native-messaging-hosts"),
+        let dirs = match family {
+            Family::Chromium => vec![self.spec.profile.join("NativeMessagingHosts")],
+            Family::Gecko => crate::browsers::home_hosts_dirs(Family::Gecko, crate::browsers::Os::current())
+                .into_iter()
+                .map(|d| runner.home_dir().join(d))
+                .collect(),
         };
         let host = std::env::current_exe()
             .ok()
             .and_then(|exe| crate::install::render_manifest(family, &exe).ok());
         let written = host.ok_or_else(|| "cannot render the host manifest".to_owned()).and_then(|text| {
-            std::fs::create_dir_all(&hosts)
-                .and_then(|()| std::fs::write(hosts.join(format!("{NATIVE_HOST_NAME}.json")), text))
-                .map_err(|e| e.to_string())
+            dirs.iter().try_for_each(|hosts| {
+                std::fs::create_dir_all(hosts)
+                    .and_then(|()| std::fs::write(hosts.join(format!("{NATIVE_HOST_NAME}.json")), &text))
+                    .map_err(|e| e.to_string())
+            })
         });
         if let Err(e) = written {
             self.live.contract.event("helper", json!({"status": "failed", "message": e}));

@@ -95,11 +95,21 @@ fn run(browser: &str) {
     wait_for(&project, "ready again", || (ready(&project)["status"] == "ready").then_some(()));
     wait_root_in_snapshot(&mut server, &project, &session, "/other", "third text", &["second text"]);
 
+    // The browser's private HOME (Firefox: with the native host manifest and the debugger
+    // socket) goes with the session.
+    let browser_home = home_of(ids.browser_pid).expect("the browser's HOME");
+    if browser == "firefox" {
+        let manifest = browser_home
+            .join(".mozilla/native-messaging-hosts")
+            .join(format!("{}.json", webext_mcp_host::protocol::NATIVE_HOST_NAME));
+        assert!(manifest.is_file(), "no native host manifest at {}", manifest.display());
+    }
     let stopped = ok(&server.call("extension_stop", json!({"projectPath": project})), "extension_stop");
     assert_eq!(stopped["status"], "stopped", "{stopped:#}");
     assert_eq!(stopped["lockFree"], true);
     assert_all_gone(&project, ids.pid, ids.browser_pid, &ids.profile, Duration::from_secs(10));
     assert!(BuildLock::acquire(&project.join("dist"), browser, None).is_ok(), "lock still held");
+    assert!(!browser_home.exists(), "the browser's temporary HOME {} is left", browser_home.display());
     let last = events(&project);
     assert!(last.iter().any(|e| e["type"] == "browser" && e["status"] == "exited"), "{last:?}");
     assert_eq!(last.last().map(|e| e["status"].clone()), Some(Value::from("stopped")));

@@ -16,6 +16,7 @@ mod dev_loop;
 mod first_hour;
 mod inspect;
 mod owner_exit;
+mod page_reload;
 mod progress;
 mod start_preview;
 mod starting;

@@ -153,6 +153,16 @@ pub fn wait_root(project: &Path, url: &str, text: &str) {
     });
 }
 
+/// The `HOME` a running process was started with (the runners give each browser a private
+/// temporary one).
+pub fn home_of(pid: u32) -> Option<PathBuf> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    environ
+        .split(|b| *b == 0)
+        .find_map(|kv| kv.strip_prefix(b"HOME="))
+        .map(|v| PathBuf::from(String::from_utf8_lossy(v).into_owned()))
+}
+
 /// Whether process `pid` is alive (not a zombie).
 pub fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {

@@ -380,7 +380,10 @@ pub const BROWSERS: [Browser; 11] = [
         extensions_page: "about:addons",
         // Unverified (no Zen here): the names of its Linux tarball and packages, and its
         // macOS bundle.
-        binaries: Binaries { unix: &["zen", "zen-browser"], macos: &["/Applications/Zen.app/Contents/MacOS/zen"] },
+        binaries: Binaries {
+            unix: &["zen", "zen-browser"],
+            macos: &["/Applications/Zen.app/Contents/MacOS/zen"],
+        },
         channels: &[Channel {
             id: ChannelId::Zen,
             name: "zen",
@@ -435,7 +438,9 @@ pub fn home_hosts_dirs(engine: Engine, os: Os) -> Vec<std::path::PathBuf> {
     for (_, c) in channels().filter(|(b, _)| b.engine == engine) {
         let dir = match os {
             Os::Linux => c.linux.map(|p| std::path::PathBuf::from(p.hosts_dir)),
-            Os::Macos => c.macos.map(|p| std::path::Path::new("Library/Application Support").join(p.hosts_dir)),
+            Os::Macos => {
+                c.macos.map(|p| std::path::Path::new("Library/Application Support").join(p.hosts_dir))
+            }
             Os::Windows => None,
         };
         if let Some(dir) = dir.filter(|d| !out.contains(d)) {
@@ -596,7 +601,15 @@ mod tests {
         let gecko = engine_binaries(Engine::Gecko, Os::Linux);
         assert_eq!(
             gecko,
-            ["firefox-esr", "firefox", "firefox-developer-edition", "firefox-nightly", "librewolf", "zen", "zen-browser"]
+            [
+                "firefox-esr",
+                "firefox",
+                "firefox-developer-edition",
+                "firefox-nightly",
+                "librewolf",
+                "zen",
+                "zen-browser"
+            ]
         );
         assert!(engine_binaries(Engine::Gecko, Os::Macos)[0].starts_with("/Applications/Firefox.app"));
     }

@@ -82,7 +82,9 @@ impl From<RunnerError> for ErrorBody {
             RunnerError::Remote { .. } => {
                 (ErrorCode::Internal, "a Marionette command failed unexpectedly; report it with the message")
             }
-            RunnerError::Rdp(RdpError::Closed) => (ErrorCode::NotConnected, "the browser has exited; start it again"),
+            RunnerError::Rdp(RdpError::Closed) => {
+                (ErrorCode::NotConnected, "the browser has exited; start it again")
+            }
             RunnerError::Rdp(RdpError::Timeout { .. }) => {
                 (ErrorCode::Timeout, "the tab or add-on may be busy or gone; retry")
             }
@@ -90,9 +92,10 @@ impl From<RunnerError> for ErrorBody {
                 ErrorCode::NotConnected,
                 "Firefox did not open its debugger socket; check that the binary is Firefox 128 or newer",
             ),
-            RunnerError::Rdp(RdpError::Actor { .. } | RdpError::Frame(_)) => {
-                (ErrorCode::Internal, "a Firefox debugger request failed unexpectedly; report it with the message")
-            }
+            RunnerError::Rdp(RdpError::Actor { .. } | RdpError::Frame(_)) => (
+                ErrorCode::Internal,
+                "a Firefox debugger request failed unexpectedly; report it with the message",
+            ),
         };
         ErrorBody::new(code, e.to_string()).with_hint(hint)
     }

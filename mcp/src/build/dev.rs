@@ -91,8 +91,12 @@ pub fn apply(dir: &Path, family: Family) -> Result<Vec<DevChange>, DevError> {
     }
     let mv3 = root.get("manifest_version").and_then(Json::as_f64) == Some(3.0);
     let added = match family {
-        Family::Chromium => (mv3 && add_worker(root)).then(|| DevChange::ServiceWorker { file: ADDED_WORKER.into() }),
-        Family::Gecko => add_background_script(root).then(|| DevChange::BackgroundScript { file: ADDED_WORKER.into() }),
+        Family::Chromium => {
+            (mv3 && add_worker(root)).then(|| DevChange::ServiceWorker { file: ADDED_WORKER.into() })
+        }
+        Family::Gecko => {
+            add_background_script(root).then(|| DevChange::BackgroundScript { file: ADDED_WORKER.into() })
+        }
     };
     if let Some(change) = added {
         std::fs::write(
@@ -235,7 +239,8 @@ fn add_gecko_id(root: &mut Object) -> Option<DevChange> {
     let name = root.get("name").and_then(Json::as_str).unwrap_or("extension");
     let digest = webext_mcp_host::protocol::sha256_hex(format!("webext-mcp dev {name}").as_bytes());
     let id = format!("dev-{}@webext-mcp.local", &digest[..12]);
-    let mut bss = root.get("browser_specific_settings").and_then(Json::as_object).cloned().unwrap_or_default();
+    let mut bss =
+        root.get("browser_specific_settings").and_then(Json::as_object).cloned().unwrap_or_default();
     let mut gecko = bss.get("gecko").and_then(Json::as_object).cloned().unwrap_or_default();
     gecko.insert("id", Json::String(id.clone()));
     bss.insert("gecko", Json::Object(gecko));
@@ -343,7 +348,8 @@ mod tests {
         std::fs::write(dir.path().join("cs.js"), "const x = 1;\n").unwrap();
         let changes = apply(dir.path(), Family::Gecko).unwrap();
         let built: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.path().join("manifest.json")).unwrap()).unwrap();
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("manifest.json")).unwrap())
+                .unwrap();
         assert_eq!(built["background"]["scripts"], serde_json::json!([ADDED_WORKER]), "{built}");
         assert!(built["background"].get("service_worker").is_none(), "{built}");
         let id = built["browser_specific_settings"]["gecko"]["id"].as_str().unwrap().to_owned();
@@ -355,13 +361,22 @@ mod tests {
           "browser_specific_settings": {"gecko": {"id": "me@example.test"}}}"#;
         std::fs::write(dir.path().join("manifest.json"), own).unwrap();
         let changes = apply(dir.path(), Family::Gecko).unwrap();
-        assert!(!changes.iter().any(|c| matches!(c, DevChange::GeckoId { .. } | DevChange::BackgroundScript { .. })));
+        assert!(
+            !changes
+                .iter()
+                .any(|c| matches!(c, DevChange::GeckoId { .. } | DevChange::BackgroundScript { .. }))
+        );
         let again = apply(dir.path(), Family::Gecko);
         assert!(again.is_ok());
         std::fs::write(dir.path().join("manifest.json"), manifest).unwrap();
         apply(dir.path(), Family::Gecko).unwrap();
         let rebuilt: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.path().join("manifest.json")).unwrap()).unwrap();
-        assert_eq!(rebuilt["browser_specific_settings"]["gecko"]["id"], id.as_str(), "the same id every build");
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("manifest.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            rebuilt["browser_specific_settings"]["gecko"]["id"],
+            id.as_str(),
+            "the same id every build"
+        );
     }
 }

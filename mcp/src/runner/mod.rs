@@ -23,11 +23,11 @@
 
 pub mod cdp;
 mod chromium;
-pub mod rdp;
 mod firefox;
 mod log;
 mod marionette;
 mod process;
+pub mod rdp;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};

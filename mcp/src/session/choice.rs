@@ -228,7 +228,9 @@ mod tests {
         let names = session_names();
         assert!(names.contains(&"opera") && names.contains(&"firefox") && names.contains(&"librewolf"));
         let first_gecko = names.iter().position(|n| *n == "firefox").unwrap();
-        assert!(names[..first_gecko].iter().all(|n| browsers::browser(n).unwrap().engine == Family::Chromium));
+        assert!(
+            names[..first_gecko].iter().all(|n| browsers::browser(n).unwrap().engine == Family::Chromium)
+        );
         assert!(candidates("gecko-based").contains(&"firefox-esr"));
     }
 }

@@ -403,9 +403,8 @@ impl Session {
                 .map(|d| runner.home_dir().join(d))
                 .collect(),
         };
-        let host = std::env::current_exe()
-            .ok()
-            .and_then(|exe| crate::install::render_manifest(family, &exe).ok());
+        let host =
+            std::env::current_exe().ok().and_then(|exe| crate::install::render_manifest(family, &exe).ok());
         let written = host.ok_or_else(|| "cannot render the host manifest".to_owned()).and_then(|text| {
             dirs.iter().try_for_each(|hosts| {
                 std::fs::create_dir_all(hosts)

@@ -24,9 +24,18 @@ fn default_template_is_the_starter_with_name_scripts_and_gitignore() {
     assert!(manifest.contains("// One manifest for both families"), "comments are kept");
     let pkg: Value = serde_json::from_slice(&std::fs::read(project.join("package.json")).unwrap()).unwrap();
     assert_eq!(pkg["name"], "tab-notes");
-    for script in
-        ["build", "dev", "dev:chrome", "dev:chromium", "dev:firefox", "start", "start:chrome", "start:firefox", "build:firefox", "preview"]
-    {
+    for script in [
+        "build",
+        "dev",
+        "dev:chrome",
+        "dev:chromium",
+        "dev:firefox",
+        "start",
+        "start:chrome",
+        "start:firefox",
+        "build:firefox",
+        "preview",
+    ] {
         assert!(pkg["scripts"][script].as_str().unwrap().starts_with("webext-mcp "), "{script}");
     }
     // Issue 19: session scripts name only browsers sessions run in (issue 25: Firefox too),

@@ -114,13 +114,13 @@ fn run(browser: &str) {
     server.initialize();
 
     // No session yet: NOT_FOUND naming how to start one.
-    let none =
-        server.call("extension_source_inspect", json!({"projectPath": project, "browser": browser}));
+    let none = server.call("extension_source_inspect", json!({"projectPath": project, "browser": browser}));
     assert_eq!(err_code(&none, "inspect without a session"), "NOT_FOUND");
     let hint = none["structuredContent"]["error"]["hint"].as_str().unwrap();
     assert!(hint.contains("extension_dev") && hint.contains("webext-mcp dev"), "{hint}");
 
-    let args = json!({"projectPath": project, "browser": browser, "headless": true, "startingUrl": site.url("/")});
+    let args =
+        json!({"projectPath": project, "browser": browser, "headless": true, "startingUrl": site.url("/")});
     let started = ok(&server.call("extension_dev", args), "extension_dev");
     let ids = ids(&started);
 
@@ -167,8 +167,12 @@ fn run(browser: &str) {
 
     // page_html: safe drops script bodies, strict drops on* and javascript: URLs, maxBytes cuts.
     let html = |server: &mut Server, redact: &str, max: u64| {
-        let events =
-            inspect(server, &project, browser, json!({"include": ["html"], "redact": redact, "maxBytes": max}));
+        let events = inspect(
+            server,
+            &project,
+            browser,
+            json!({"include": ["html"], "redact": redact, "maxBytes": max}),
+        );
         event(&events, "page_html").clone()
     };
     let safe = html(&mut server, "safe", 1 << 20);
@@ -232,7 +236,8 @@ fn run(browser: &str) {
     );
     assert_eq!(event(&all, "selector_probe")["count"], 1, "{all:#?}");
     assert_eq!(event(&all, "page_html_summary")["shadowRoots"], 2, "{all:#?}");
-    let open_only = inspect(&mut server, &project, browser, json!({"include": ["summary"], "probe": [".ext-closed"]}));
+    let open_only =
+        inspect(&mut server, &project, browser, json!({"include": ["summary"], "probe": [".ext-closed"]}));
     assert_eq!(event(&open_only, "selector_probe")["count"], 0);
     assert_eq!(event(&open_only, "page_html_summary")["shadowRoots"], 1);
 
@@ -249,13 +254,15 @@ fn run(browser: &str) {
     assert_eq!(tree["roots"][0]["tree"]["shadow"][0]["text"], "second", "{tree}");
 
     // dom_snapshot: the helper's snapshot of the same tab.
-    let events = inspect(&mut server, &project, browser, json!({"include": ["dom_snapshot"], "maxBytes": 4096}));
+    let events =
+        inspect(&mut server, &project, browser, json!({"include": ["dom_snapshot"], "maxBytes": 4096}));
     let snap = event(&events, "dom_snapshot");
     assert!(snap.get("error").is_none(), "{snap:#}");
     assert!(snap["text"].as_str().unwrap().contains("page button"), "{snap:#}");
 
     // url navigates the session's tab first.
-    let events = inspect(&mut server, &project, browser, json!({"url": site.url("/other"), "include": ["meta"]}));
+    let events =
+        inspect(&mut server, &project, browser, json!({"url": site.url("/other"), "include": ["meta"]}));
     let meta = event(&events, "page_meta");
     assert_eq!(meta["title"], "other", "{meta}");
     assert!(meta["url"].as_str().unwrap().ends_with("/other"), "{meta}");

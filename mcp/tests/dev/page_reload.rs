@@ -28,7 +28,8 @@ fn run(browser: &str) {
     let site = pages();
     let mut server = Server::start(home.path(), &[]);
     server.initialize();
-    let args = json!({"projectPath": project, "browser": browser, "headless": true, "startingUrl": site.url("/")});
+    let args =
+        json!({"projectPath": project, "browser": browser, "headless": true, "startingUrl": site.url("/")});
     let started = ok(&server.call("extension_dev", args), "extension_dev");
     let ids = ids(&started);
     wait_root(&project, "127.0.0.1", "page test");
@@ -53,8 +54,15 @@ fn run(browser: &str) {
         events(&project)[before..].iter().find(|e| e["type"] == "reload").cloned()
     });
     assert_eq!(reload["kind"], "page", "{reload}");
-    assert!(reload["pages"].as_array().is_some_and(|p| p.iter().any(|u| u.as_str().unwrap().ends_with("/popup.html"))), "{reload}");
-    wait_for(&project, "the popup tab showing the new page", || (h1(&mut server).0 == "second popup").then_some(()));
+    assert!(
+        reload["pages"]
+            .as_array()
+            .is_some_and(|p| p.iter().any(|u| u.as_str().unwrap().ends_with("/popup.html"))),
+        "{reload}"
+    );
+    wait_for(&project, "the popup tab showing the new page", || {
+        (h1(&mut server).0 == "second popup").then_some(())
+    });
     // Only the page was reloaded: the web page still has its one root from the first load.
     assert_eq!(roots(&project, "127.0.0.1").unwrap(), ["page test"]);
     assert_eq!(ready(&project)["status"], "ready", "{:#}", ready(&project));

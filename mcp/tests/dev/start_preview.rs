@@ -37,7 +37,8 @@ fn run(browser: &str) {
     ok(&server.call("extension_stop", json!({"projectPath": project})), "stop start");
     assert_all_gone(&project, ids1.pid, ids1.browser_pid, &ids1.profile, Duration::from_secs(10));
 
-    let args = json!({"projectPath": project, "browser": browser, "headless": true, "startingUrl": site.url("/")});
+    let args =
+        json!({"projectPath": project, "browser": browser, "headless": true, "startingUrl": site.url("/")});
     let previewed = ok(&server.call("extension_preview", args), "extension_preview");
     assert_eq!(previewed["status"], "ready", "{previewed:#}");
     assert_eq!(previewed["command"], "preview");
@@ -56,8 +57,8 @@ fn run(browser: &str) {
     // Preview of a project never built for that browser.
     let fresh = home.path().join("fresh");
     write_project(&fresh, "x");
-    let r = server
-        .call("extension_preview", json!({"projectPath": fresh, "browser": browser, "headless": true}));
+    let r =
+        server.call("extension_preview", json!({"projectPath": fresh, "browser": browser, "headless": true}));
     assert_eq!(err_code(&r, "preview without dist"), "NOT_FOUND");
     let hint = r["structuredContent"]["error"]["hint"].as_str().unwrap_or_default().to_owned();
     assert!(hint.contains(&format!("--browser {browser}")), "{hint}");

@@ -515,8 +515,10 @@ impl Runner for ChromiumRunner {
         Box::pin(self.evaluate_worker(ext, expression, timeout))
     }
     fn page_console<'a>(&'a self, target_id: &'a str) -> BoxFuture<'a, Vec<ConsoleEvent>> {
-        let events: Vec<ConsoleEvent> =
-            lock(&self.monitor.page_logs).get(target_id).map(|q| q.iter().cloned().collect()).unwrap_or_default();
+        let events: Vec<ConsoleEvent> = lock(&self.monitor.page_logs)
+            .get(target_id)
+            .map(|q| q.iter().cloned().collect())
+            .unwrap_or_default();
         Box::pin(async move { events })
     }
 }

@@ -67,7 +67,10 @@ pub(super) struct Addon {
 
 impl Devtools {
     /// Connects to the socket Firefox opens (it appears a few seconds after start).
-    pub(super) async fn connect(socket: &std::path::Path, deadline: Instant) -> Result<Devtools, RunnerError> {
+    pub(super) async fn connect(
+        socket: &std::path::Path,
+        deadline: Instant,
+    ) -> Result<Devtools, RunnerError> {
         let (rdp, _greeting) = RdpClient::connect(socket, deadline).await?;
         let root = rdp.request("root", "getRoot", json!({}), REQUEST_TIMEOUT).await?;
         let actor = |key: &str| root[key].as_str().unwrap_or("").to_owned();
@@ -115,13 +118,17 @@ impl Devtools {
     /// Installs the unpacked extension in `dir` as a temporary add-on; returns its id.
     pub(super) async fn install(&self, dir: &std::path::Path) -> Result<String, RunnerError> {
         let reply = self
-            .request(&self.addons_actor, "installTemporaryAddon", json!({"addonPath": dir, "openDevTools": false}))
+            .request(
+                &self.addons_actor,
+                "installTemporaryAddon",
+                json!({"addonPath": dir, "openDevTools": false}),
+            )
             .await
             .map_err(|e| refused(dir, e))?;
-        reply["addon"]["id"]
-            .as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| RunnerError::LoadRefused { dir: dir.to_owned(), message: format!("no add-on id in {reply}") })
+        reply["addon"]["id"].as_str().map(str::to_owned).ok_or_else(|| RunnerError::LoadRefused {
+            dir: dir.to_owned(),
+            message: format!("no add-on id in {reply}"),
+        })
     }
 
     /// The installed add-on `id`.
@@ -164,7 +171,11 @@ impl Devtools {
 
     async fn watcher(&self, descriptor: &str) -> Result<String, RunnerError> {
         let w = self
-            .request(descriptor, "getWatcher", json!({"isServerTargetSwitchingEnabled": true, "isPopupDebuggingEnabled": false}))
+            .request(
+                descriptor,
+                "getWatcher",
+                json!({"isServerTargetSwitchingEnabled": true, "isPopupDebuggingEnabled": false}),
+            )
             .await?;
         w["actor"]
             .as_str()
@@ -187,7 +198,9 @@ impl Devtools {
         let form = forms
             .iter()
             .find(|f| f["url"].as_str().is_some_and(|u| u.split('#').next() == Some(page)))
-            .ok_or_else(|| RunnerError::Script { message: format!("no background page {page} is running") })?;
+            .ok_or_else(|| RunnerError::Script {
+                message: format!("no background page {page} is running"),
+            })?;
         let target = form["actor"].as_str().unwrap_or("").to_owned();
         let console = form["consoleActor"]
             .as_str()
@@ -204,7 +217,12 @@ impl Devtools {
 
     /// Evaluates `expression` in the global behind `console`, awaiting a promise, and returns
     /// its value as JSON (through `JSON.stringify` in the page, so only data comes back).
-    pub(super) async fn evaluate(&self, console: &str, expression: &str, timeout: Duration) -> Result<Value, RunnerError> {
+    pub(super) async fn evaluate(
+        &self,
+        console: &str,
+        expression: &str,
+        timeout: Duration,
+    ) -> Result<Value, RunnerError> {
         let text = format!(
             "(async () => {{ const v = await ({expression}\n); return v === undefined ? undefined : JSON.stringify(v); }})()"
         );
@@ -221,15 +239,23 @@ impl Devtools {
                 Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(_))) => continue,
                 Ok(Err(_)) => return Err(RdpError::Closed.into()),
                 Err(_) => {
-                    return Err(RdpError::Timeout { to: console.to_owned(), kind: "evaluateJSAsync".into(), timeout }.into());
+                    return Err(RdpError::Timeout {
+                        to: console.to_owned(),
+                        kind: "evaluateJSAsync".into(),
+                        timeout,
+                    }
+                    .into());
                 }
             };
             if packet["type"] == "evaluationResult" && packet["resultID"] == id {
                 break packet;
             }
         };
-        if let Some(message) = result["exceptionMessage"].as_str().filter(|_| !result["exception"].is_null()) {
-            return Err(RunnerError::Script { message: message.lines().next().unwrap_or(message).to_owned() });
+        if let Some(message) = result["exceptionMessage"].as_str().filter(|_| !result["exception"].is_null())
+        {
+            return Err(RunnerError::Script {
+                message: message.lines().next().unwrap_or(message).to_owned(),
+            });
         }
         if result["topLevelAwaitRejected"] == true {
             return Err(RunnerError::Script { message: "the promise was rejected".into() });
@@ -242,9 +268,12 @@ impl Devtools {
                 got["substring"].as_str().unwrap_or("").to_owned()
             }
             Grip::Inline(other) => return Ok(other),
-            Grip::Other(class) => return Err(RunnerError::Script { message: format!("the value is a {class}, not data") }),
+            Grip::Other(class) => {
+                return Err(RunnerError::Script { message: format!("the value is a {class}, not data") });
+            }
         };
-        serde_json::from_str(&text).map_err(|e| RunnerError::Script { message: format!("unreadable value: {e}") })
+        serde_json::from_str(&text)
+            .map_err(|e| RunnerError::Script { message: format!("unreadable value: {e}") })
     }
 
     /// The open tabs.
@@ -264,7 +293,11 @@ impl Devtools {
 
     /// A tab's page target: (target actor, console actor), kept from an earlier call
     /// unless `fresh`.
-    pub(super) async fn tab_target(&self, descriptor: &str, fresh: bool) -> Result<(String, String), RunnerError> {
+    pub(super) async fn tab_target(
+        &self,
+        descriptor: &str,
+        fresh: bool,
+    ) -> Result<(String, String), RunnerError> {
         if !fresh
             && let Some(t) = self.tab_targets.lock().unwrap_or_else(PoisonError::into_inner).get(descriptor)
         {
@@ -286,7 +319,12 @@ impl Devtools {
 
     /// Evaluates in a tab's page; a target that stopped answering (its document went to
     /// another process) is replaced once.
-    pub(super) async fn evaluate_in_tab(&self, descriptor: &str, expression: &str, timeout: Duration) -> Result<Value, RunnerError> {
+    pub(super) async fn evaluate_in_tab(
+        &self,
+        descriptor: &str,
+        expression: &str,
+        timeout: Duration,
+    ) -> Result<Value, RunnerError> {
         let (_, console) = self.tab_target(descriptor, false).await?;
         match self.evaluate(&console, expression, timeout).await {
             Err(RunnerError::Rdp(RdpError::Actor { .. } | RdpError::Timeout { .. })) => {
@@ -338,11 +376,15 @@ impl Devtools {
         let browser_id = self.evaluate(&console, &expression, REQUEST_TIMEOUT).await?.as_u64();
         let deadline = Instant::now() + REQUEST_TIMEOUT;
         loop {
-            if let Some(t) = self.tabs().await?.into_iter().find(|t| t.browser_id.is_some() && t.browser_id == browser_id) {
+            if let Some(t) =
+                self.tabs().await?.into_iter().find(|t| t.browser_id.is_some() && t.browser_id == browser_id)
+            {
                 return Ok(PageInfo { target_id: t.descriptor, url: url.to_owned() });
             }
             if Instant::now() >= deadline {
-                return Err(RunnerError::Script { message: format!("the tab opened for {url} never appeared") });
+                return Err(RunnerError::Script {
+                    message: format!("the tab opened for {url} never appeared"),
+                });
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -361,13 +403,18 @@ impl Devtools {
         self.request(&watcher, "watchResources", types.clone()).await?;
         let mut out = Vec::new();
         while let Ok(p) = events.try_recv() {
-            if p["type"] == "resources-available-array" && p["from"].as_str().is_some_and(|f| targets.contains(&f)) {
+            if p["type"] == "resources-available-array"
+                && p["from"].as_str().is_some_and(|f| targets.contains(&f))
+            {
                 out.extend(resource_events(&p, false));
             }
         }
         self.rdp.notify(&watcher, "unwatchResources", types)?;
         self.rdp.notify(&watcher, "unwatchTargets", json!({"targetType": "frame"}))?;
-        out.retain(|e| e.kind == EventKind::Console || !e.url.as_deref().is_some_and(|u| u.starts_with("moz-extension://")));
+        out.retain(|e| {
+            e.kind == EventKind::Console
+                || !e.url.as_deref().is_some_and(|u| u.starts_with("moz-extension://"))
+        });
         let cut = out.len().saturating_sub(PAGE_MESSAGES);
         out.drain(..cut);
         Ok(out)
@@ -384,9 +431,10 @@ pub(super) struct Tab {
 
 fn refused(dir: &std::path::Path, e: RdpError) -> RunnerError {
     match e {
-        RdpError::Actor { message, error, .. } => {
-            RunnerError::LoadRefused { dir: dir.to_owned(), message: if message.is_empty() { error } else { message } }
-        }
+        RdpError::Actor { message, error, .. } => RunnerError::LoadRefused {
+            dir: dir.to_owned(),
+            message: if message.is_empty() { error } else { message },
+        },
         other => other.into(),
     }
 }
@@ -466,11 +514,20 @@ mod tests {
               "sourceName": "moz-extension://u/content.js", "lineNumber": 1, "columnNumber": 15, "warning": false}}]]]});
         let page = resource_events(&packet, false);
         assert_eq!(page.len(), 2);
-        assert_eq!((page[0].kind, page[0].level, page[0].text.as_str()), (EventKind::Console, Level::Error, "cs error marker 2"));
+        assert_eq!(
+            (page[0].kind, page[0].level, page[0].text.as_str()),
+            (EventKind::Console, Level::Error, "cs error marker 2")
+        );
         assert_eq!((page[0].line, page[0].column, page[0].context.as_deref()), (Some(1), Some(137), None));
         assert_eq!((page[1].kind, page[1].line), (EventKind::Exception, Some(1)));
         let bg = resource_events(&packet, true);
         assert_eq!(bg[0].context.as_deref(), Some("moz-extension://u/content.js"));
-        assert!(resource_events(&json!({"type": "resources-available-array", "array": [["network-event", [{}]]]}), true).is_empty());
+        assert!(
+            resource_events(
+                &json!({"type": "resources-available-array", "array": [["network-event", [{}]]]}),
+                true
+            )
+            .is_empty()
+        );
     }
 }

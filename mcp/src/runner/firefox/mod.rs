@@ -39,16 +39,16 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
+use super::log::ConsoleEvent;
 use super::log::{ExtensionHandle, ExtensionLog, LogStream};
 use super::marionette::{self, Marionette};
 use super::process::{self, BrowserProcess, Tail};
 use super::process::{browser_env, remove_temp, wait_exit_status};
 use super::read_manifest;
-use super::log::ConsoleEvent;
 use super::{BoxFuture, Family, PageInfo, Runner, RunnerError, RunnerOptions};
 use devtools::Devtools;
-use temporary::Temporary;
 use output::Router;
+use temporary::Temporary;
 
 mod devtools;
 mod output;
@@ -523,7 +523,12 @@ fn user_js(exts: &[Prepared], remote_control: bool, devtools: bool) -> String {
     } else {
         Vec::new()
     };
-    prefs.iter().chain(remote).chain(&debugger).map(|(k, v)| format!("user_pref({}, {v});\n", json!(k))).collect()
+    prefs
+        .iter()
+        .chain(remote)
+        .chain(&debugger)
+        .map(|(k, v)| format!("user_pref({}, {v});\n", json!(k)))
+        .collect()
 }
 
 fn write_user_js(profile: &Path, exts: &[Prepared], opts: &RunnerOptions) -> Result<(), RunnerError> {
@@ -582,7 +587,9 @@ mod tests {
         assert!(js.contains(r#"user_pref("extensions.webextensions.uuids", "{\"a@b\":\"u\"}");"#), "{js}");
         assert!(js.contains(r#"user_pref("xpinstall.signatures.required", false);"#));
         assert!(!js.contains("marionette") && !js.contains("devtools.debugger"), "{js}");
-        assert!(user_js(std::slice::from_ref(&p), true, false).contains(r#"user_pref("marionette.port", 0);"#));
+        assert!(
+            user_js(std::slice::from_ref(&p), true, false).contains(r#"user_pref("marionette.port", 0);"#)
+        );
         let debug = user_js(&[p], false, true);
         assert!(debug.contains(r#"user_pref("devtools.debugger.prompt-connection", false);"#), "{debug}");
     }

@@ -35,7 +35,14 @@ impl Router {
         tail: Tail,
         devtools: bool,
     ) -> Router {
-        Router { exts: Mutex::new(exts), unattributed, started, tail, devtools, loaded: Mutex::new(VecDeque::new()) }
+        Router {
+            exts: Mutex::new(exts),
+            unattributed,
+            started,
+            tail,
+            devtools,
+            loaded: Mutex::new(VecDeque::new()),
+        }
     }
 
     fn exts(&self) -> MutexGuard<'_, Vec<(Prepared, Arc<ExtensionLog>)>> {

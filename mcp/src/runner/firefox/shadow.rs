@@ -52,7 +52,8 @@ impl FirefoxRunner {
             Value::String(nonce.clone())
         );
         devtools.evaluate_in_tab(tab, &mark, timeout).await?;
-        let probe = PROBE.replace("MAX", &MAX_CLOSED_ROOTS.to_string()).replace("FUNCTION", function.trim_end());
+        let probe =
+            PROBE.replace("MAX", &MAX_CLOSED_ROOTS.to_string()).replace("FUNCTION", function.trim_end());
         let script = format!(
             "(async (opts, nonce) => {{\n\
                for (const t of await chrome.tabs.query({{}})) {{\n\
@@ -82,7 +83,11 @@ impl FirefoxRunner {
         }
         // No extension could reach the page: the caller falls back to a plain evaluation.
         let _ = devtools
-            .evaluate_in_tab(tab, "void document.documentElement.removeAttribute('data-webext-mcp-probe')", timeout)
+            .evaluate_in_tab(
+                tab,
+                "void document.documentElement.removeAttribute('data-webext-mcp-probe')",
+                timeout,
+            )
             .await;
         Ok(None)
     }

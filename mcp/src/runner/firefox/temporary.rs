@@ -115,7 +115,8 @@ impl FirefoxRunner {
         for rel in files {
             let to = staged.join(&rel);
             if let Some(parent) = to.parent() {
-                std::fs::create_dir_all(parent).map_err(RunnerError::io(format!("cannot create {}", parent.display())))?;
+                std::fs::create_dir_all(parent)
+                    .map_err(RunnerError::io(format!("cannot create {}", parent.display())))?;
             }
             std::fs::copy(dir.join(&rel), &to).map_err(RunnerError::io(format!("cannot copy {rel}")))?;
         }
@@ -149,7 +150,12 @@ impl FirefoxRunner {
     }
 
     fn temporary_of(&self, dir: &Path) -> Option<Temporary> {
-        self.temporary.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().find(|t| t.dir == dir).cloned()
+        self.temporary
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .find(|t| t.dir == dir)
+            .cloned()
     }
 
     fn set_temporary(&self, entry: Temporary) {
@@ -192,9 +198,9 @@ impl FirefoxRunner {
         let devtools = self.devtools("evaluating in an extension's background")?;
         let started = Instant::now();
         ext.wait_background(timeout).await?;
-        let entry = self
-            .temporary_of(&ext.dir)
-            .ok_or_else(|| RunnerError::Script { message: format!("{} was not loaded over the debugger", ext.id) })?;
+        let entry = self.temporary_of(&ext.dir).ok_or_else(|| RunnerError::Script {
+            message: format!("{} was not loaded over the debugger", ext.id),
+        })?;
         let console = match entry.console {
             Some(c) => c,
             None => self
@@ -221,7 +227,8 @@ impl FirefoxRunner {
     /// `document.readyState` is the new page's.
     pub(super) async fn navigate_tab(&self, tab: &str, url: &str) -> Result<(), RunnerError> {
         let devtools = self.devtools("navigating a tab")?;
-        let origin = devtools.evaluate_in_tab(tab, "performance.timeOrigin", Duration::from_secs(5)).await.ok();
+        let origin =
+            devtools.evaluate_in_tab(tab, "performance.timeOrigin", Duration::from_secs(5)).await.ok();
         let same_document = url.contains('#');
         devtools.navigate(tab, url).await?;
         if same_document {
@@ -230,7 +237,8 @@ impl FirefoxRunner {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             // During the switch the old target is gone and the new one not there yet.
-            let now = devtools.evaluate_in_tab(tab, "performance.timeOrigin", Duration::from_secs(5)).await.ok();
+            let now =
+                devtools.evaluate_in_tab(tab, "performance.timeOrigin", Duration::from_secs(5)).await.ok();
             if now.is_some() && now != origin {
                 return Ok(());
             }
@@ -246,5 +254,3 @@ impl FirefoxRunner {
 fn uuid_of(base_url: &str) -> String {
     base_url.trim_start_matches("moz-extension://").trim_end_matches('/').to_owned()
 }
-
-

@@ -66,12 +66,20 @@ mod tests {
             read(&json!({"type": "longString", "actor": "ls1", "initial": "ab", "length": 9})),
             Grip::LongString { actor: "ls1".into(), initial: "ab".into(), length: 9 }
         );
-        assert_eq!(read(&json!({"type": "object", "class": "Promise", "actor": "o"})), Grip::Other("Promise".into()));
+        assert_eq!(
+            read(&json!({"type": "object", "class": "Promise", "actor": "o"})),
+            Grip::Other("Promise".into())
+        );
     }
 
     #[test]
     fn console_arguments_read_as_text() {
-        let args = [json!("boom"), json!(1), json!({"type": "object", "class": "Object"}), json!({"type": "undefined"})];
+        let args = [
+            json!("boom"),
+            json!(1),
+            json!({"type": "object", "class": "Object"}),
+            json!({"type": "undefined"}),
+        ];
         assert_eq!(arguments_text(&args), "boom 1 Object undefined");
     }
 }

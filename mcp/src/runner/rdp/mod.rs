@@ -86,11 +86,13 @@ pub enum RdpError {
 }
 
 type Reply = Result<Value, RdpError>;
+/// Per actor, the requests waiting for a reply, oldest first: (packet type, the way back).
+type Waiting = HashMap<String, VecDeque<(String, oneshot::Sender<Reply>)>>;
 type Listener = Arc<dyn Fn(&Value) + Send + Sync>;
 
 struct Inner {
     writer: Mutex<UnixStream>,
-    pending: Mutex<HashMap<String, VecDeque<(String, oneshot::Sender<Reply>)>>>,
+    pending: Mutex<Waiting>,
     events: broadcast::Sender<Value>,
     listeners: RwLock<Vec<Listener>>,
     closed: AtomicBool,
@@ -116,7 +118,10 @@ impl RdpClient {
             match UnixStream::connect(path) {
                 Ok(s) => break s,
                 Err(e) if Instant::now() >= deadline => {
-                    return Err(RdpError::Connect { path: path.display().to_string(), message: e.to_string() });
+                    return Err(RdpError::Connect {
+                        path: path.display().to_string(),
+                        message: e.to_string(),
+                    });
                 }
                 Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
             }
@@ -151,7 +156,7 @@ impl RdpClient {
         Ok((client, greeting))
     }
 
-    fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<String, VecDeque<(String, oneshot::Sender<Reply>)>>> {
+    fn pending(&self) -> std::sync::MutexGuard<'_, Waiting> {
         self.inner.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
 

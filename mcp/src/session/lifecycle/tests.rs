@@ -139,7 +139,10 @@ async fn a_firefox_session_registers_the_host_in_its_browsers_home() {
     assert!(launcher.asked.lock().unwrap()[0].devtools, "a session drives Firefox over its debugger");
     let written = home.join(".mozilla/native-messaging-hosts").join(format!("{NATIVE_HOST_NAME}.json"));
     let text = std::fs::read_to_string(&written).unwrap_or_else(|e| panic!("{}: {e}", written.display()));
-    assert!(text.contains("allowed_extensions") && text.contains(webext_mcp_host::protocol::HELPER_GECKO_ID), "{text}");
+    assert!(
+        text.contains("allowed_extensions") && text.contains(webext_mcp_host::protocol::HELPER_GECKO_ID),
+        "{text}"
+    );
     assert!(!tmp.path().join("profile/NativeMessagingHosts").exists());
     assert_eq!(calls(&calls_seen).get(1).map(String::as_str), Some("load helper"));
     session.finish("test over").await;

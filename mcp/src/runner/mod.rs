@@ -99,6 +99,10 @@ pub struct RunnerOptions {
     /// the consoles work without Marionette and without any TCP port. Dev sessions turn it
     /// on. Chromium ignores it (its CDP pipe is always there).
     pub devtools: bool,
+    /// Files written into the browser's private `HOME` before it starts, by path relative
+    /// to it: a session's native host manifest for Firefox, which reads it only from
+    /// `HOME/.mozilla/native-messaging-hosts/` and as early as a preloaded helper starts.
+    pub home_files: Vec<(PathBuf, Vec<u8>)>,
 }
 
 impl Default for RunnerOptions {
@@ -117,6 +121,7 @@ impl Default for RunnerOptions {
             observe_workers: true,
             remote_control: false,
             devtools: false,
+            home_files: Vec::new(),
         }
     }
 }
@@ -260,6 +265,25 @@ pub trait Runner: Send + Sync {
             Err(RunnerError::Unsupported { family, what: "evaluating in an extension's background".into() })
         })
     }
+}
+
+/// Writes [`RunnerOptions::home_files`] under `home`. Paths that would leave it are refused.
+pub(crate) fn write_home_files(home: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<(), RunnerError> {
+    for (rel, bytes) in files {
+        if rel.is_absolute() || rel.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+            return Err(RunnerError::Io {
+                what: format!("{} is not a path inside the browser's home", rel.display()),
+                source: std::io::Error::from(std::io::ErrorKind::InvalidInput),
+            });
+        }
+        let path = home.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(RunnerError::io(format!("cannot create {}", parent.display())))?;
+        }
+        std::fs::write(&path, bytes).map_err(RunnerError::io(format!("cannot write {}", path.display())))?;
+    }
+    Ok(())
 }
 
 /// The `manifest.json` of an unpacked extension directory.

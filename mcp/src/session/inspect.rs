@@ -51,7 +51,8 @@ pub enum Context {
     Popup,
     /// The options page (`options_ui.page` / `options_page`), opened as a tab.
     Options,
-    /// The side panel (`side_panel.default_path`), opened as a tab.
+    /// The side panel (`side_panel.default_path`; Firefox: `sidebar_action.default_panel`),
+    /// opened as a tab.
     Sidepanel,
     /// The new-tab override (`chrome_url_overrides.newtab`), opened as a tab.
     Newtab,
@@ -360,7 +361,9 @@ pub fn page_path(manifest: &Value, context: Context) -> Option<String> {
             .or_else(|| s(&manifest["browser_action"]["default_popup"]))
             .or_else(|| s(&manifest["page_action"]["default_popup"])),
         Context::Options => s(&manifest["options_ui"]["page"]).or_else(|| s(&manifest["options_page"])),
-        Context::Sidepanel => s(&manifest["side_panel"]["default_path"]),
+        // Firefox's sidebar is `sidebar_action` (Chromium's side panel is not).
+        Context::Sidepanel => s(&manifest["side_panel"]["default_path"])
+            .or_else(|| s(&manifest["sidebar_action"]["default_panel"])),
         Context::Newtab => s(&manifest["chrome_url_overrides"]["newtab"]),
         Context::Devtools => s(&manifest["devtools_page"]),
         Context::Page | Context::Background => None,
@@ -504,6 +507,8 @@ mod tests {
         let m2 = json!({"options_ui": {"page": "o.html"}, "options_page": "old.html", "action": {}});
         assert_eq!(page_path(&m2, Context::Options).as_deref(), Some("o.html"));
         assert_eq!(page_path(&m2, Context::Popup), None);
+        let gecko = json!({"sidebar_action": {"default_panel": "sidebar.html"}});
+        assert_eq!(page_path(&gecko, Context::Sidepanel).as_deref(), Some("sidebar.html"));
     }
 
     #[test]

@@ -305,7 +305,8 @@ impl Session {
             }
         }
         let helper = self.prepare_helper();
-        let opts = RunnerOptions {
+        let host = self.host_manifest();
+        let mut opts = RunnerOptions {
             binary: Some(self.spec.binary.clone()),
             headless: self.spec.headless,
             profile_dir: Some(self.spec.profile.clone()),
@@ -314,9 +315,21 @@ impl Session {
             devtools: true,
             ..RunnerOptions::default()
         };
+        // Firefox starts the helper with the browser (an xpi in the profile: no install
+        // round trip, about a second less to ready); it connects at once, so its host
+        // manifest is in the browser's private HOME before the start. Firefox reads it only
+        // there (LibreWolf in its own folder: every Gecko folder of the catalog gets one).
+        let preload = self.family() == Family::Gecko && host.is_some();
+        if let (true, Some(dir), Some(text)) = (preload, &helper, &host) {
+            opts.extensions.push(dir.clone());
+            for rel in crate::browsers::home_hosts_dirs(Family::Gecko, crate::browsers::Os::current()) {
+                opts.home_files
+                    .push((rel.join(format!("{NATIVE_HOST_NAME}.json")), text.clone().into_bytes()));
+            }
+        }
         let runner = self.launcher.launch(opts).await.map_err(ErrorBody::from)?;
-        if helper.is_some() {
-            self.register_host(runner.as_ref());
+        if let (false, Some(_), Some(text)) = (preload, &helper, &host) {
+            self.register_host(text);
         }
         self.live.ready.browser_pid = Some(runner.pid());
         self.live
@@ -327,7 +340,14 @@ impl Session {
             self.live.load_first().await?;
         }
         let mut helper_loaded = false;
-        if let (Some(dir), Some(runner)) = (helper, &self.live.runner) {
+        let preloaded = helper.as_ref().filter(|_| preload).and_then(|dir| {
+            let dir = std::fs::canonicalize(dir).ok()?;
+            self.live.runner.as_ref()?.extensions().into_iter().find(|e| e.dir == dir)
+        });
+        if let Some(h) = preloaded {
+            helper_loaded = true;
+            self.live.contract.event("helper", json!({"status": "loaded", "extensionId": h.id}));
+        } else if let (Some(dir), Some(runner)) = (helper, &self.live.runner) {
             match runner.load_extension(&dir).await {
                 Ok(h) => {
                     helper_loaded = true;
@@ -370,8 +390,8 @@ impl Session {
     }
 
     /// Unpacks the helper next to the contract files, so the browser tools reach this
-    /// browser (`browser: <sessionId>`) once [`Session::register_host`] has told the browser
-    /// where the native host is.
+    /// browser (`browser: <sessionId>`) once the browser knows where the native host is
+    /// ([`Session::host_manifest`]).
     fn prepare_helper(&self) -> Option<PathBuf> {
         let family = self.family();
         if !crate::helper::is_embedded(family) {
@@ -389,31 +409,28 @@ impl Session {
         Some(dir)
     }
 
-    /// Writes the native host manifest where this session's browser reads it: the profile's
-    /// `NativeMessagingHosts/` (Chromium), the browser's own `HOME` (Gecko: Firefox reads
-    /// only `~/.mozilla/native-messaging-hosts/`, LibreWolf its own folder; the runner gives
-    /// each browser a private `HOME`, so every Gecko folder of the catalog gets a copy).
-    /// Before the helper loads: it connects at once.
-    fn register_host(&self, runner: &dyn Runner) {
-        let family = self.family();
-        let dirs = match family {
-            Family::Chromium => vec![self.spec.profile.join("NativeMessagingHosts")],
-            Family::Gecko => crate::browsers::home_hosts_dirs(Family::Gecko, crate::browsers::Os::current())
-                .into_iter()
-                .map(|d| runner.home_dir().join(d))
-                .collect(),
-        };
-        let host =
-            std::env::current_exe().ok().and_then(|exe| crate::install::render_manifest(family, &exe).ok());
-        let written = host.ok_or_else(|| "cannot render the host manifest".to_owned()).and_then(|text| {
-            dirs.iter().try_for_each(|hosts| {
-                std::fs::create_dir_all(hosts)
-                    .and_then(|()| std::fs::write(hosts.join(format!("{NATIVE_HOST_NAME}.json")), &text))
-                    .map_err(|e| e.to_string())
-            })
-        });
+    /// The native host manifest of this session's engine, pointing at this binary.
+    fn host_manifest(&self) -> Option<String> {
+        let text = std::env::current_exe()
+            .ok()
+            .and_then(|exe| crate::install::render_manifest(self.family(), &exe).ok());
+        if text.is_none() {
+            self.live
+                .contract
+                .event("helper", json!({"status": "failed", "message": "cannot render the host manifest"}));
+        }
+        text
+    }
+
+    /// Writes the native host manifest into the profile's `NativeMessagingHosts/`, where a
+    /// Chromium browser with this profile reads it (at the helper's first connect, so after
+    /// the launch is early enough).
+    fn register_host(&self, text: &str) {
+        let hosts = self.spec.profile.join("NativeMessagingHosts");
+        let written = std::fs::create_dir_all(&hosts)
+            .and_then(|()| std::fs::write(hosts.join(format!("{NATIVE_HOST_NAME}.json")), text));
         if let Err(e) = written {
-            self.live.contract.event("helper", json!({"status": "failed", "message": e}));
+            self.live.contract.event("helper", json!({"status": "failed", "message": e.to_string()}));
         }
     }
 

@@ -69,6 +69,7 @@ impl ChromiumRunner {
                 .map_err(RunnerError::io(format!("cannot create {}", dir.display())))?;
         }
         enable_developer_mode(&profile)?;
+        super::write_home_files(&home, &opts.home_files)?;
 
         let (browser_reads, we_write) = process::pipe().map_err(RunnerError::io("cannot create a pipe"))?;
         let (we_read, browser_writes) = process::pipe().map_err(RunnerError::io("cannot create a pipe"))?;

@@ -108,6 +108,7 @@ impl FirefoxRunner {
             std::fs::create_dir_all(dir)
                 .map_err(RunnerError::io(format!("cannot create {}", dir.display())))?;
         }
+        super::write_home_files(&home, &opts.home_files)?;
         let mut prepared = Vec::new();
         for dir in &opts.extensions {
             prepared.push(install_xpi(dir, &ext_dir)?);

@@ -91,10 +91,11 @@ async fn preview_boots_on_the_launched_browser_and_loads_dist() {
 }
 
 /// Issue 25: a Firefox session reads host manifests only from its browser's own `HOME`
-/// (`.mozilla/native-messaging-hosts/`), so that is where the session registers the host,
-/// after the launch and before the helper loads; a Chromium session's goes in the profile.
+/// (`.mozilla/native-messaging-hosts/`), and the helper starts with the browser (an xpi in
+/// the profile), so the manifest is among the files the runner writes there before the
+/// start; a Chromium session's goes in the profile after the launch.
 #[tokio::test]
-async fn a_firefox_session_registers_the_host_in_its_browsers_home() {
+async fn a_firefox_session_preloads_the_helper_with_its_host_manifest_in_home() {
     if !crate::helper::is_embedded(Family::Gecko) {
         return;
     }
@@ -104,7 +105,6 @@ async fn a_firefox_session_registers_the_host_in_its_browsers_home() {
     let dist = out_dir.join("firefox");
     std::fs::create_dir_all(&dist).unwrap();
     std::fs::write(dist.join("manifest.json"), r#"{"manifest_version":3,"name":"x","version":"1"}"#).unwrap();
-    let home = tmp.path().join("browser-home");
     let spec = Spec {
         command: Command::Preview,
         project: project.clone(),
@@ -127,7 +127,7 @@ async fn a_firefox_session_registers_the_host_in_its_browsers_home() {
     let launcher = std::sync::Arc::new(FakeLauncher {
         runner: Mutex::new(Some(FakeRunner {
             calls: calls_seen.clone(),
-            home: home.clone(),
+            home: tmp.path().join("browser-home"),
             pages: Vec::new(),
             refuse_load: false,
             ext,
@@ -136,14 +136,21 @@ async fn a_firefox_session_registers_the_host_in_its_browsers_home() {
     });
     let mut session = Session::open(spec, Box::new(launcher.clone())).unwrap();
     session.boot().await.unwrap();
-    assert!(launcher.asked.lock().unwrap()[0].devtools, "a session drives Firefox over its debugger");
-    let written = home.join(".mozilla/native-messaging-hosts").join(format!("{NATIVE_HOST_NAME}.json"));
-    let text = std::fs::read_to_string(&written).unwrap_or_else(|e| panic!("{}: {e}", written.display()));
+    let asked = launcher.asked.lock().unwrap()[0].clone();
+    assert!(asked.devtools, "a session drives Firefox over its debugger");
+    assert!(asked.extensions.iter().any(|d| d.ends_with("helper")), "{:?}", asked.extensions);
+    let manifest = asked
+        .home_files
+        .iter()
+        .find(|(rel, _)| rel.starts_with(".mozilla/native-messaging-hosts"))
+        .map(|(_, bytes)| String::from_utf8_lossy(bytes).into_owned())
+        .expect("the host manifest for Firefox's HOME");
     assert!(
-        text.contains("allowed_extensions") && text.contains(webext_mcp_host::protocol::HELPER_GECKO_ID),
-        "{text}"
+        manifest.contains("allowed_extensions")
+            && manifest.contains(webext_mcp_host::protocol::HELPER_GECKO_ID),
+        "{manifest}"
     );
     assert!(!tmp.path().join("profile/NativeMessagingHosts").exists());
-    assert_eq!(calls(&calls_seen).get(1).map(String::as_str), Some("load helper"));
+    assert_eq!(calls(&calls_seen).first().map(String::as_str), Some("load firefox"));
     session.finish("test over").await;
 }

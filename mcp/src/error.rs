@@ -13,6 +13,7 @@ use crate::helper::HelperError;
 use crate::install::InstallError;
 use crate::runner::RunnerError;
 use crate::runner::cdp::CdpError;
+use crate::runner::rdp::RdpError;
 
 impl From<ConfigError> for ErrorBody {
     fn from(e: ConfigError) -> Self {
@@ -82,6 +83,20 @@ impl From<RunnerError> for ErrorBody {
             RunnerError::Remote { .. } => {
                 (ErrorCode::Internal, "a Marionette command failed unexpectedly; report it with the message")
             }
+            RunnerError::Rdp(RdpError::Closed) => {
+                (ErrorCode::NotConnected, "the browser has exited; start it again")
+            }
+            RunnerError::Rdp(RdpError::Timeout { .. }) => {
+                (ErrorCode::Timeout, "the tab or add-on may be busy or gone; retry")
+            }
+            RunnerError::Rdp(RdpError::Connect { .. }) => (
+                ErrorCode::NotConnected,
+                "Firefox did not open its debugger socket; check that the binary is Firefox 128 or newer",
+            ),
+            RunnerError::Rdp(RdpError::Actor { .. } | RdpError::Frame(_)) => (
+                ErrorCode::Internal,
+                "a Firefox debugger request failed unexpectedly; report it with the message",
+            ),
         };
         ErrorBody::new(code, e.to_string()).with_hint(hint)
     }

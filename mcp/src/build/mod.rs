@@ -328,7 +328,8 @@ fn finish(
     started: Instant,
 ) -> Result<BrowserBuild, BuildError> {
     let dev_changes = if opts.dev {
-        dev::apply(&staging.dir).map_err(|e| BuildError::Failed {
+        let family = manifest::Target::named(browser).map_or(manifest::Family::Chromium, |t| t.family);
+        dev::apply(&staging.dir, family).map_err(|e| BuildError::Failed {
             message: format!("the dev-build transform failed: {e}"),
             hint: "check the built manifest.json; production builds are not affected".into(),
             findings: Vec::new(),

@@ -31,7 +31,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "extension_dev",
             title: "Start a dev session",
             toolset: Toolset::Dev,
-            description: "Dev session in a Chromium browser with an isolated profile: on save, rebuild, reload and re-inject content scripts. Returns ready.json (ready, or error with file:line) and the sessionId (a `browser` for the page tools). Ends with this server unless detach.",
+            description: "Dev session in Chromium or Firefox with an isolated profile: on save, rebuild, reload and re-inject content scripts. Returns ready.json (ready, or error with file:line) and the sessionId (a `browser` for the page tools). Ends with this server unless detach.",
             effect: Effect::Additive,
             input_schema: schema_of::<SessionArgs>,
             run: |ctx, call, args| Box::pin(extension_dev(ctx, call, args)),
@@ -83,7 +83,7 @@ pub struct SessionArgs {
     /// Project root.
     #[arg(value_name = "PATH", default_value = ".")]
     pub project_path: String,
-    /// chromium, chrome, edge, brave… (default: config `browser`, else the first installed).
+    /// chromium, chrome, edge, brave, firefox, librewolf… (default: config `browser`, else the first installed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[arg(long)]
     pub browser: Option<String>,
@@ -124,8 +124,8 @@ pub struct StartArgs {
     #[serde(flatten)]
     #[command(flatten)]
     pub session: SessionArgs,
-    /// Accepted for compatibility and not listed: Chromium-family browsers need no
-    /// `browser.*` polyfill.
+    /// Accepted for compatibility and not listed: no `browser.*` polyfill is needed
+    /// (Chromium-family browsers have `chrome.*` with promises, Firefox has `browser.*`).
     #[serde(default, skip_serializing)]
     #[schemars(skip)]
     #[arg(skip)]
@@ -378,7 +378,7 @@ async fn extension_preview(ctx: Ctx, call: Call, args: Value) -> ToolResult {
 async fn extension_start(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: StartArgs = decode(args)?;
     if args.polyfill.is_some() {
-        tracing::debug!("`polyfill` ignored: Chromium-family browsers need none");
+        tracing::debug!("`polyfill` ignored: no session browser needs one");
     }
     // timeoutMs bounds the launch wait like every wait (more than the maximum waits the
     // maximum); without it the session-wait default applies.

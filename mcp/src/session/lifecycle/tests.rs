@@ -135,6 +135,15 @@ async fn a_firefox_session_preloads_the_helper_with_its_host_manifest_in_home() 
         allow_delegation: false,
         allow_npx: false,
         home: tmp.path().to_owned(),
+        // A project's Gecko preferences reach the browser's profile.
+        run_config: RunConfig {
+            file: Some("extension.config.js".into()),
+            preferences: serde_json::Map::from_iter([(
+                "browser.startup.page".to_owned(),
+                serde_json::json!(1),
+            )]),
+            ..RunConfig::default()
+        },
     };
     let calls_seen = Calls::default();
     let ext = ExtensionHandle::detached(dist.clone(), "x@example.test", false);
@@ -152,6 +161,7 @@ async fn a_firefox_session_preloads_the_helper_with_its_host_manifest_in_home() 
     session.boot().await.unwrap();
     let asked = launcher.asked.lock().unwrap()[0].clone();
     assert!(asked.devtools, "a session drives Firefox over its debugger");
+    assert_eq!(asked.preferences.get("browser.startup.page"), Some(&serde_json::json!(1)));
     assert!(asked.extensions.iter().any(|d| d.ends_with("helper")), "{:?}", asked.extensions);
     let manifest = asked
         .home_files

@@ -131,6 +131,15 @@ fn snapshot_diffs_show_only_the_mutation_and_are_per_client() {
                 && d["text"].as_str().unwrap().contains("\"Doomed\""),
             "{f}: {d}"
         );
+        // An action with diff: its result carries the snapshot delta the action caused.
+        agent.ok("evaluate_script", json!({ "tabId": tab, "function": "() => { document.getElementById('kept').addEventListener('click', () => { const b = document.createElement('button'); b.textContent = 'Clicked'; document.body.append(b); }); return 1; }" }));
+        let kept = agent.ok("find_by_text", json!({ "tabId": tab, "query": "Kept", "exact": true }));
+        let kept = kept["hits"][0]["ref"].as_str().unwrap().to_owned();
+        let r = agent.call("click_by_uid", json!({ "tabId": tab, "uid": kept, "diff": true }));
+        let acted = &r["structuredContent"];
+        assert_eq!(acted["snapshot"]["diff"]["added"], 1, "{f}: {acted}");
+        let text = r["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("button \"Clicked\"") && text.contains("1 added, 0 removed"), "{f}: {text}");
         // Another client has no baseline of its own.
         let mut other = Agent::on(agent.browser);
         let theirs = other.ok("take_snapshot", json!({ "tabId": tab, "diff": true }));

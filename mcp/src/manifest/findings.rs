@@ -56,11 +56,16 @@ pub enum FindingCode {
     /// A `process.env.*` reference would remain in the output, where browsers have no
     /// `process` (a `ReferenceError` at run time).
     ManifestProcessEnv,
+    /// An import the native bundler cannot resolve (a missing file, an uninstalled package).
+    ManifestUnresolvedImport,
+    /// A module the native bundler cannot bundle: a syntax error, top-level `await` in a
+    /// classic context, a file too large.
+    ManifestBundle,
 }
 
 impl FindingCode {
     /// Every code, in table order.
-    pub const ALL: [FindingCode; 17] = [
+    pub const ALL: [FindingCode; 19] = [
         FindingCode::ManifestNotFound,
         FindingCode::ManifestJson,
         FindingCode::ManifestShape,
@@ -78,6 +83,8 @@ impl FindingCode {
         FindingCode::ManifestBackgroundScriptsJoined,
         FindingCode::ManifestConfigValue,
         FindingCode::ManifestProcessEnv,
+        FindingCode::ManifestUnresolvedImport,
+        FindingCode::ManifestBundle,
     ];
 
     /// The stable spelling, e.g. `MANIFEST_JSON`.
@@ -100,6 +107,8 @@ impl FindingCode {
             FindingCode::ManifestBackgroundScriptsJoined => "MANIFEST_BACKGROUND_SCRIPTS_JOINED",
             FindingCode::ManifestConfigValue => "MANIFEST_CONFIG_VALUE",
             FindingCode::ManifestProcessEnv => "MANIFEST_PROCESS_ENV",
+            FindingCode::ManifestUnresolvedImport => "MANIFEST_UNRESOLVED_IMPORT",
+            FindingCode::ManifestBundle => "MANIFEST_BUNDLE",
         }
     }
 

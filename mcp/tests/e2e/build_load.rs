@@ -33,14 +33,14 @@ const CLEAN: [&str; 6] =
 const BROKEN: &str = "throws-at-top-level";
 
 /// A copy of a committed fixture project, built for chrome and firefox.
-struct Built {
-    project: TempDir,
+pub(crate) struct Built {
+    pub(crate) project: TempDir,
     builds: Vec<Value>,
 }
 
 impl Built {
     /// `dist/<browser>/`, as the build reported it.
-    fn output(&self, browser: &str) -> PathBuf {
+    pub(crate) fn output(&self, browser: &str) -> PathBuf {
         let build = self
             .builds
             .iter()
@@ -67,7 +67,7 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// Copies `fixture` into a temporary folder and builds it with the real tool.
-async fn build(fixture: &str) -> Built {
+pub(crate) async fn build(fixture: &str) -> Built {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/build/fixtures").join(fixture);
     let project = tempfile::Builder::new().prefix("wxm-build-load-").tempdir().unwrap();
     copy_dir(&src, project.path());
@@ -96,7 +96,7 @@ async fn build(fixture: &str) -> Built {
 }
 
 /// What loading one build showed.
-struct Verdict {
+pub(crate) struct Verdict {
     background: Result<(), String>,
     errors: Vec<ConsoleEvent>,
 }
@@ -130,7 +130,7 @@ fn is_error(e: &ConsoleEvent) -> bool {
 
 /// Watches a freshly loaded extension: until its background started (or the first error),
 /// then for [`QUIET`]; every error event on the way is kept, the backlog included.
-async fn verdict(handle: &ExtensionHandle) -> Verdict {
+pub(crate) async fn verdict(handle: &ExtensionHandle) -> Verdict {
     let mut stream = handle.subscribe();
     let mut errors = Vec::new();
     let mut background = Ok(());
@@ -156,7 +156,7 @@ async fn verdict(handle: &ExtensionHandle) -> Verdict {
     Verdict { background, errors }
 }
 
-fn assert_clean(fixture: &str, family: Family, handle: &ExtensionHandle, v: &Verdict) {
+pub(crate) fn assert_clean(fixture: &str, family: Family, handle: &ExtensionHandle, v: &Verdict) {
     assert!(handle.has_background, "{fixture}: the build lost its background");
     assert!(
         v.is_clean(),

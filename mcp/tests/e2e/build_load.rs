@@ -53,7 +53,7 @@ impl Built {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -68,9 +68,15 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// Copies `fixture` into a temporary folder and builds it with the real tool.
 pub(crate) async fn build(fixture: &str) -> Built {
+    build_prepared(fixture, |_| {}).await
+}
+
+/// [`build`], with `prepare` run on the copy first (to add `node_modules`, say).
+pub(crate) async fn build_prepared(fixture: &str, prepare: impl FnOnce(&Path)) -> Built {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/build/fixtures").join(fixture);
     let project = tempfile::Builder::new().prefix("wxm-build-load-").tempdir().unwrap();
     copy_dir(&src, project.path());
+    prepare(project.path());
     let home = project.path().join(".cli-home");
     std::fs::create_dir_all(&home).unwrap();
     let args = json!({"projectPath": project.path(), "browser": ["chrome", "firefox"]});
@@ -102,12 +108,12 @@ pub(crate) struct Verdict {
 }
 
 impl Verdict {
-    fn is_clean(&self) -> bool {
+    pub(crate) fn is_clean(&self) -> bool {
         self.background.is_ok() && self.errors.is_empty()
     }
 
     /// One line per problem, errors as `text (url:line:column)`.
-    fn report(&self) -> String {
+    pub(crate) fn report(&self) -> String {
         let mut lines: Vec<String> = self.background.as_ref().err().cloned().into_iter().collect();
         for e in &self.errors {
             let place = match (&e.url, e.line) {

@@ -3,14 +3,16 @@
 //! `bundle-ts`: TypeScript with a `paths` alias, CSS, a CSS module and an image imported by
 //! a content script, a page with a dynamic import) and run in headless Chromium and Firefox:
 //! the background starts with no uncaught error, the content scripts' markers appear in a
-//! served page, the CSS applies, the image loads from the page, the popup renders.
+//! served page, the CSS applies, the image loads from the page, the popup renders. React and
+//! Preact popups (`bundle-react`, `bundle-preact`) render with the packages `scripts/setup`
+//! installs from the npm registry (skipped with the reason when they are not there).
 
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use webext_mcp::runner::{Family, Level};
 
-use crate::build_load::{assert_clean, build, verdict};
+use crate::build_load::{assert_clean, build, build_prepared, copy_dir, verdict};
 use crate::common::DEADLINE;
 use crate::common::browser::{Tab, options, shared};
 use crate::common::http::TestServer;
@@ -114,5 +116,87 @@ async fn firefox_runs_bundled_content_scripts_workers_and_pages() {
             wait_value("bundle-ts popup", &json!("lazy ts-card"), || eval(POPUP_TEXT)).await;
         }
         runner.shutdown().await;
+    }
+}
+
+/// `node_modules` with react, react-dom and preact: `scripts/setup` installs them (pinned) in
+/// `~/.cache/webext-mcp-ci/jsx-deps`; `WEBEXT_MCP_TEST_JSX_DEPS` names another such folder.
+fn jsx_deps() -> Option<std::path::PathBuf> {
+    let dir = match std::env::var_os("WEBEXT_MCP_TEST_JSX_DEPS") {
+        Some(d) => std::path::PathBuf::from(d),
+        None => {
+            let cache = std::env::var_os("XDG_CACHE_HOME")
+                .map(std::path::PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))?;
+            cache.join("webext-mcp-ci/jsx-deps")
+        }
+    };
+    let modules = dir.join("node_modules");
+    let complete = ["react", "react-dom", "scheduler", "preact"]
+        .iter()
+        .all(|p| modules.join(p).join("package.json").is_file());
+    if complete {
+        Some(modules)
+    } else {
+        eprintln!(
+            "skipped: no react/react-dom/preact in {} (run scripts/setup online to install them from the npm registry)",
+            modules.display()
+        );
+        None
+    }
+}
+
+/// The React and Preact fixtures built with their packages copied in (a link out of the
+/// project would be refused by the build, as it should).
+async fn jsx_builds() -> Option<Vec<(&'static str, &'static str, crate::build_load::Built)>> {
+    let modules = jsx_deps()?;
+    let mut out = Vec::new();
+    for (fixture, text) in
+        [("bundle-react", "React popup|count 2"), ("bundle-preact", "Preact popup|count 3")]
+    {
+        let built = build_prepared(fixture, |dir| copy_dir(&modules, &dir.join("node_modules"))).await;
+        out.push((fixture, text, built));
+    }
+    Some(out)
+}
+
+const RENDERED: &str = "(() => { const h = document.querySelector('h1'), p = document.getElementById('count'); \
+     return h && p ? h.textContent + '|' + p.textContent : null; })()";
+
+#[tokio::test]
+async fn chromium_renders_react_and_preact_popups() {
+    let Some(builds) = jsx_builds().await else { return };
+    let browser = shared(Family::Chromium);
+    let cdp = browser.runner.as_chromium().unwrap().cdp();
+    for (fixture, text, built) in builds {
+        let handle = browser.runner.load_extension(&built.output("chrome")).await.unwrap();
+        let popup = Tab::open(cdp, &format!("{}popup.html", handle.base_url)).await;
+        wait_value(fixture, &json!(text), || popup.evaluate(RENDERED)).await;
+        let v = verdict(&handle).await;
+        assert!(v.is_clean(), "{fixture}: {}", v.report());
+    }
+}
+
+#[tokio::test]
+async fn firefox_renders_react_and_preact_popups() {
+    let Some(builds) = jsx_builds().await else { return };
+    for (fixture, text, built) in builds {
+        let out = built.output("firefox");
+        let runtime_dir = tempfile::tempdir().unwrap();
+        let mut opts = options(&[&out], runtime_dir.path(), &format!("jsx-{fixture}"));
+        opts.remote_control = true;
+        let runner =
+            webext_mcp::runner::launch(Family::Gecko, opts, &webext_mcp::paths::Env::capture(), None)
+                .await
+                .unwrap();
+        let handle = runner.extensions()[0].clone();
+        let tab = runner.pages().await.unwrap()[0].target_id.clone();
+        runner.navigate_page(&tab, &format!("{}popup.html", handle.base_url)).await.unwrap();
+        let eval =
+            || async { runner.evaluate_in_page(&tab, RENDERED, DEADLINE).await.unwrap_or(Value::Null) };
+        wait_value(fixture, &json!(text), eval).await;
+        let v = verdict(&handle).await;
+        runner.shutdown().await;
+        assert!(v.is_clean(), "{fixture}: {}", v.report());
     }
 }

@@ -60,6 +60,17 @@ where
     }
 }
 
+/// A Firefox of its own with one extension, its tabs driven over Marionette.
+async fn firefox_with(
+    extension: &std::path::Path,
+    runtime_dir: &std::path::Path,
+    session: &str,
+) -> Box<dyn webext_mcp::runner::Runner> {
+    let mut opts = options(&[extension], runtime_dir, session);
+    opts.remote_control = true;
+    webext_mcp::runner::launch(Family::Gecko, opts, &webext_mcp::paths::Env::capture(), None).await.unwrap()
+}
+
 #[tokio::test]
 async fn chromium_runs_bundled_content_scripts_workers_and_pages() {
     let site = TestServer::start();
@@ -90,14 +101,9 @@ async fn firefox_runs_bundled_content_scripts_workers_and_pages() {
     site.page("/", PAGE);
     for fixture in ["bundle-esm", "bundle-ts"] {
         let built = build(fixture).await;
-        let out = built.output("firefox");
         let runtime_dir = tempfile::tempdir().unwrap();
-        let mut opts = options(&[&out], runtime_dir.path(), &format!("bundle-{fixture}"));
-        opts.remote_control = true;
         let runner =
-            webext_mcp::runner::launch(Family::Gecko, opts, &webext_mcp::paths::Env::capture(), None)
-                .await
-                .unwrap();
+            firefox_with(&built.output("firefox"), runtime_dir.path(), &format!("bundle-{fixture}")).await;
         let handle = runner.extensions()[0].clone();
         let v = verdict(&handle).await;
         assert_clean(fixture, Family::Gecko, &handle, &v);
@@ -181,14 +187,9 @@ async fn chromium_renders_react_and_preact_popups() {
 async fn firefox_renders_react_and_preact_popups() {
     let Some(builds) = jsx_builds().await else { return };
     for (fixture, text, built) in builds {
-        let out = built.output("firefox");
         let runtime_dir = tempfile::tempdir().unwrap();
-        let mut opts = options(&[&out], runtime_dir.path(), &format!("jsx-{fixture}"));
-        opts.remote_control = true;
         let runner =
-            webext_mcp::runner::launch(Family::Gecko, opts, &webext_mcp::paths::Env::capture(), None)
-                .await
-                .unwrap();
+            firefox_with(&built.output("firefox"), runtime_dir.path(), &format!("jsx-{fixture}")).await;
         let handle = runner.extensions()[0].clone();
         let tab = runner.pages().await.unwrap()[0].target_id.clone();
         runner.navigate_page(&tab, &format!("{}popup.html", handle.base_url)).await.unwrap();

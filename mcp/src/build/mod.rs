@@ -13,6 +13,7 @@
 
 pub mod archive;
 pub mod boundary;
+pub mod bundle;
 pub mod config_file;
 pub mod delegate;
 pub mod dev;
@@ -112,6 +113,9 @@ pub struct BrowserBuild {
     /// Output-relative path → the project file it was copied from (native builds).
     #[serde(skip)]
     pub sources: BTreeMap<String, PathBuf>,
+    /// Project file the native bundler read → the output file it went into.
+    #[serde(skip)]
+    pub inputs: BTreeMap<PathBuf, String>,
 }
 
 /// Why a build failed. Mapped to the stable error codes in `crate::error`.
@@ -312,6 +316,7 @@ fn native(
     let warnings: Vec<Finding> = p.findings.iter().filter(|f| !f.is_error()).cloned().collect();
     let mut built = finish(req, opts, browser, Pipeline::Native, staging, &stem, warnings, started)?;
     built.sources = p.files.clone();
+    built.inputs = p.inputs.clone();
     Ok(built)
 }
 
@@ -380,6 +385,7 @@ fn finish(
         warnings,
         dev_changes,
         sources: BTreeMap::new(),
+        inputs: BTreeMap::new(),
     })
 }
 

@@ -120,11 +120,16 @@ pub enum FindingCode {
     ManifestRemoteCode,
     /// A script that does not parse: the browser would fail on it.
     ManifestScriptSyntax,
+    /// An import the native bundler cannot resolve (a missing file, an uninstalled package).
+    ManifestUnresolvedImport,
+    /// A module the native bundler cannot bundle: a syntax error, top-level `await` in a
+    /// classic context, a file too large.
+    ManifestBundle,
 }
 
 impl FindingCode {
     /// Every code, in table order.
-    pub const ALL: [FindingCode; 45] = [
+    pub const ALL: [FindingCode; 47] = [
         FindingCode::ManifestNotFound,
         FindingCode::ManifestJson,
         FindingCode::ManifestShape,
@@ -170,6 +175,8 @@ impl FindingCode {
         FindingCode::ManifestDangerousEval,
         FindingCode::ManifestRemoteCode,
         FindingCode::ManifestScriptSyntax,
+        FindingCode::ManifestUnresolvedImport,
+        FindingCode::ManifestBundle,
     ];
 
     /// The stable spelling, e.g. `MANIFEST_JSON`.
@@ -220,6 +227,8 @@ impl FindingCode {
             FindingCode::ManifestDangerousEval => "MANIFEST_DANGEROUS_EVAL",
             FindingCode::ManifestRemoteCode => "MANIFEST_REMOTE_CODE",
             FindingCode::ManifestScriptSyntax => "MANIFEST_SCRIPT_SYNTAX",
+            FindingCode::ManifestUnresolvedImport => "MANIFEST_UNRESOLVED_IMPORT",
+            FindingCode::ManifestBundle => "MANIFEST_BUNDLE",
         }
     }
 

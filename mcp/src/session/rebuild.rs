@@ -194,6 +194,7 @@ impl Live {
         }
         self.reload_entries = dev::unwrapped_entries(&built.dev_changes);
         self.roles = Roles::read(&self.dist, &built.sources);
+        self.roles.add_bundle_inputs(&built.inputs);
         self.sources = built.sources;
         Ok(())
     }

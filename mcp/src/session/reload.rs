@@ -97,6 +97,14 @@ impl Roles {
     /// What a batch of changed files needs. `None`: nothing the extension uses changed.
     /// `manifest` is the project's source manifest; `build_ok` is whether the last build
     /// worked (after a failure every change is worth a rebuild).
+    /// Modules the bundler read count as the bundle they went into: an edit two imports
+    /// deep re-injects the content script (or reloads the page) like an edit of the entry.
+    pub fn add_bundle_inputs(&mut self, inputs: &BTreeMap<PathBuf, String>) {
+        for (src, out) in inputs {
+            self.by_source.entry(src.clone()).or_insert_with(|| out.clone());
+        }
+    }
+
     pub fn classify(&self, changed: &[PathBuf], manifest: Option<&Path>, build_ok: bool) -> Option<Kind> {
         let mut kind: Option<Kind> = None;
         let mut raise = |k: Kind| kind = Some(kind.map_or(k, |old| old.max(k)));

@@ -7,15 +7,17 @@ use std::time::{Duration, Instant};
 
 use super::{Project, tree, zip_names};
 
-/// A project whose content script is an ES module: not eligible for the native build.
+/// A project whose content script imports Sass: the native bundler does ES modules, not
+/// Sass, so it is not eligible for the native build.
 fn esm_project() -> Project {
     let p = Project::empty();
     p.write(
         "manifest.json",
         r#"{"manifest_version":3,"name":"Esm Project","version":"0.1.0","content_scripts":[{"matches":["<all_urls>"],"js":["content.js"]}]}"#,
     )
-    .write("content.js", "import { go } from './lib.js';\ngo();\n")
-    .write("lib.js", "export function go() {}\n");
+    .write("content.js", "import { go } from './lib.js';\nimport './style.scss';\ngo();\n")
+    .write("lib.js", "export function go() {}\n")
+    .write("style.scss", "$c: red;\nbody { color: $c }\n");
     p
 }
 
@@ -101,7 +103,7 @@ fn failing_build_script_is_build_failed_with_its_output() {
     assert_eq!(code, "BUILD_FAILED");
     let tail = err["data"]["outputTail"].to_string();
     assert!(tail.contains("boom: cannot resolve"), "{tail}");
-    assert_eq!(run.finding_codes(), ["MANIFEST_ESM_IN_CLASSIC_SCRIPT"]);
+    assert_eq!(run.finding_codes(), ["MANIFEST_NEEDS_COMPILE"]);
     assert!(!p.path().join("dist/chrome").exists());
 }
 
@@ -129,7 +131,7 @@ fn inside_a_delegated_build_nothing_is_delegated() {
     let (code, err) = run.error();
     assert_eq!(code, "BUILD_FAILED");
     assert!(err["message"].as_str().unwrap().contains("WEBEXT_MCP_DELEGATED=1"));
-    assert_eq!(run.finding_codes(), ["MANIFEST_ESM_IN_CLASSIC_SCRIPT"]);
+    assert_eq!(run.finding_codes(), ["MANIFEST_NEEDS_COMPILE"]);
     assert!(!p.path().join("ran.txt").exists(), "the build script must not run");
 }
 

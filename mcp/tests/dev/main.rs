@@ -11,6 +11,7 @@
 mod common;
 
 mod bad_inputs;
+mod bundled;
 mod cli_detach;
 mod dev_loop;
 mod first_hour;

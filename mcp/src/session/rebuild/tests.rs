@@ -37,6 +37,7 @@ impl Builder for FakeBuilder {
                 warnings: Vec::new(),
                 dev_changes: Vec::new(),
                 sources: self.sources.clone(),
+                inputs: BTreeMap::new(),
             })
         } else {
             Err(BuildFailure::Build(BuildError::Failed {

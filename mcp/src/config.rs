@@ -94,6 +94,13 @@ const KEYS: &[KeySpec] = &[
         default: "",
         help: "Gecko-family browser binary to launch instead of the detected one",
     },
+    KeySpec {
+        key: "browsers.mirror",
+        env: "WEBEXT_MCP_BROWSERS_MIRROR",
+        kind: Kind::Text,
+        default: "",
+        help: "base URL that extension_install_browser downloads from instead of the vendors: `<mirror>/<vendor host>/<path>` (the layout `wget --mirror` writes); https, or http for 127.0.0.1/localhost",
+    },
 ];
 
 /// Values given on the command line, keyed like the file (`toolsets`, `browser`, …).

@@ -5,6 +5,7 @@ use serde_json::json;
 
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
+use crate::browsers::managed::ManagedError;
 use crate::build::{self, BuildError};
 use crate::catalog::CatalogError;
 use crate::config::ConfigError;
@@ -12,6 +13,7 @@ use crate::helper::HelperError;
 use crate::install::InstallError;
 use crate::runner::RunnerError;
 use crate::runner::cdp::CdpError;
+use crate::runner::rdp::RdpError;
 
 impl From<ConfigError> for ErrorBody {
     fn from(e: ConfigError) -> Self {
@@ -81,6 +83,20 @@ impl From<RunnerError> for ErrorBody {
             RunnerError::Remote { .. } => {
                 (ErrorCode::Internal, "a Marionette command failed unexpectedly; report it with the message")
             }
+            RunnerError::Rdp(RdpError::Closed) => {
+                (ErrorCode::NotConnected, "the browser has exited; start it again")
+            }
+            RunnerError::Rdp(RdpError::Timeout { .. }) => {
+                (ErrorCode::Timeout, "the tab or add-on may be busy or gone; retry")
+            }
+            RunnerError::Rdp(RdpError::Connect { .. }) => (
+                ErrorCode::NotConnected,
+                "Firefox did not open its debugger socket; check that the binary is Firefox 128 or newer",
+            ),
+            RunnerError::Rdp(RdpError::Actor { .. } | RdpError::Frame(_)) => (
+                ErrorCode::Internal,
+                "a Firefox debugger request failed unexpectedly; report it with the message",
+            ),
         };
         ErrorBody::new(code, e.to_string()).with_hint(hint)
     }
@@ -147,6 +163,46 @@ impl From<InstallError> for ErrorBody {
                 (ErrorCode::PermissionDenied, "check that reg.exe runs for this user")
             }
             InstallError::UnsafeBinary(_) => (ErrorCode::PermissionDenied, "make the binary private"),
+        };
+        ErrorBody::new(code, e.to_string()).with_hint(hint)
+    }
+}
+
+impl From<ManagedError> for ErrorBody {
+    fn from(e: ManagedError) -> Self {
+        let retry = "extension_install_browser with the same arguments";
+        let (code, hint) = match &e {
+            ManagedError::BadUrl { .. } => (
+                ErrorCode::InvalidArgument,
+                "set browsers.mirror (WEBEXT_MCP_BROWSERS_MIRROR) to an https:// base, or unset it".to_owned(),
+            ),
+            ManagedError::BadVersion { .. } => {
+                (ErrorCode::InvalidArgument, "pass version: \"stable\" or an exact version".to_owned())
+            }
+            ManagedError::NotFound { .. } => (
+                ErrorCode::NotFound,
+                "check the version (extension_install_browser with version: \"stable\" takes the newest); a mirror must hold the vendor's files".to_owned(),
+            ),
+            ManagedError::Network { .. } | ManagedError::Truncated { .. } => (
+                ErrorCode::Network,
+                format!("nothing was installed; check the connection (or browsers.mirror) and call {retry}"),
+            ),
+            ManagedError::Integrity { .. } | ManagedError::UnsafeArchive { .. } => (
+                ErrorCode::Integrity,
+                "nothing was installed or left behind; if a mirror serves it, check its copy".to_owned(),
+            ),
+            ManagedError::Busy { .. } => {
+                (ErrorCode::Busy, format!("another install of this browser is running; call {retry} when it ends"))
+            }
+            ManagedError::Unsupported { hint, .. } => (ErrorCode::Unsupported, hint.clone()),
+            ManagedError::NotInstalled { .. } => {
+                (ErrorCode::NotFound, "extension_list_browsers lists the managed browsers".to_owned())
+            }
+            ManagedError::Cancelled => (ErrorCode::Timeout, format!("call {retry} to start again")),
+            ManagedError::Io { .. } => (
+                ErrorCode::Internal,
+                "check free disk space and the permissions of the managed cache (extension_list_browsers names it)".to_owned(),
+            ),
         };
         ErrorBody::new(code, e.to_string()).with_hint(hint)
     }

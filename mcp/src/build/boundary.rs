@@ -85,6 +85,26 @@ impl Boundary {
     }
 }
 
+impl Boundary {
+    /// Whether a module the bundler resolved (its real path) may be read: inside the project,
+    /// or, when it was reached as a package (`via_package`: a bare import, or an import from a
+    /// file already in the store), inside the workspace's `node_modules` store.
+    pub fn allows_module(&self, real: &Path, via_package: bool) -> bool {
+        real.starts_with(&self.real) || (via_package && real.starts_with(&self.store))
+    }
+
+    /// The workspace root (the project's real path when there is no workspace): package
+    /// lookups never climb above it.
+    pub fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    /// Whether `real` lies in the workspace's package store (`<workspace>/node_modules`).
+    pub fn in_store(&self, real: &Path) -> bool {
+        real.starts_with(&self.store)
+    }
+}
+
 /// The first symlink on `rel` below `project`, with what it points to.
 fn first_symlink(project: &Path, rel: &Path) -> Option<(PathBuf, PathBuf)> {
     let mut at = PathBuf::new();

@@ -39,20 +39,9 @@ pub const BUNDLER_CONFIGS: [&str; 8] = [
 
 /// Dependencies that mean "the sources are not what the browser loads". `extension` itself
 /// is not one: Extension.js projects whose scripts are classic build natively, identically.
-pub const FRAMEWORK_DEPENDENCIES: [&str; 12] = [
-    "react",
-    "react-dom",
-    "preact",
-    "vue",
-    "svelte",
-    "solid-js",
-    "@angular/core",
-    "wxt",
-    "plasmo",
-    "tailwindcss",
-    "sass",
-    "less",
-];
+/// React and Preact are not: the native bundler compiles their JSX (issue 22).
+pub const FRAMEWORK_DEPENDENCIES: [&str; 9] =
+    ["vue", "svelte", "solid-js", "@angular/core", "wxt", "plasmo", "tailwindcss", "sass", "less"];
 
 /// Project-level reasons a native build is not allowed: a bundler config, an
 /// `extension.config.*` key that customizes the bundler, or a framework dependency in

@@ -25,6 +25,7 @@ use super::glob::{glob_match, has_glob_chars};
 use super::needs::needs_compile;
 use super::scan::{HtmlRef, css_refs, html_refs};
 
+mod bundled;
 mod scripts;
 
 /// The native build of one target: the manifest to write and the files to copy.
@@ -36,6 +37,9 @@ pub struct Plan {
     pub files: BTreeMap<String, PathBuf>,
     /// Generated files: output-relative path → content.
     pub generated: BTreeMap<String, String>,
+    /// Files the bundler read → the bundle they went into (dev sessions map a changed module
+    /// to the entry it belongs to).
+    pub inputs: BTreeMap<PathBuf, String>,
     pub findings: Vec<Finding>,
 }
 
@@ -83,6 +87,13 @@ struct Planner<'a> {
     plan: Plan,
     /// Pages, styles and scripts already followed.
     seen: std::collections::HashSet<String>,
+    /// The native bundler, made on first use.
+    bundler: Option<bundled::Bundler<'a>>,
+    bundled: Vec<bundled::Bundled>,
+    /// Bundled sources whose output has another name (`popup.tsx` → `popup.js`).
+    renamed: std::collections::HashMap<String, String>,
+    /// CSS of a page's bundled scripts, to link from the page being followed.
+    pending_css: Vec<String>,
 }
 
 /// Plans the native build of `source` for `target`, injecting `env` into its scripts.
@@ -110,9 +121,14 @@ pub fn plan(
             manifest: Json::Null,
             files: BTreeMap::new(),
             generated: BTreeMap::new(),
+            inputs: BTreeMap::new(),
             findings,
         },
         seen: Default::default(),
+        bundler: None,
+        bundled: Vec::new(),
+        renamed: Default::default(),
+        pending_css: Vec::new(),
     };
     p.check_basics(&manifest);
     p.admit(&source.path, None);
@@ -134,6 +150,7 @@ pub fn plan(
     }
     p.add_special_folders();
     p.join_background_scripts(&mut manifest, &resolved.dropped_background_scripts);
+    p.apply_bundles(&mut manifest);
     p.plan.manifest = manifest;
     p.plan
 }
@@ -227,7 +244,9 @@ impl Planner<'_> {
     /// Adds one referenced file and follows what it references. `from` is the page or
     /// stylesheet that referenced it (for messages).
     fn add_file(&mut self, rel: &str, kind: RefKind, json_path: &str, from: Option<&str>) {
-        if let Some(what) = needs_compile(rel) {
+        let bundled_script = matches!(kind, RefKind::ClassicScript | RefKind::ModuleScript)
+            && crate::build::bundle::transform::needs_transform(Path::new(rel));
+        if let Some(what) = needs_compile(rel).filter(|_| !bundled_script) {
             let mut f = Finding::new(
                 FindingCode::ManifestNeedsCompile,
                 format!("`{rel}` is {what}, which browsers cannot load before it is compiled"),
@@ -304,8 +323,9 @@ impl Planner<'_> {
                 rewrites.push((raw, to));
             }
         }
-        if !rewrites.is_empty() {
-            let mut text = html.into_owned();
+        let mut linked = html.clone().into_owned();
+        if self.link_pending_css(&mut linked) || !rewrites.is_empty() {
+            let mut text = linked;
             for (raw, to) in rewrites {
                 for q in ["\"", "'"] {
                     text = text.replace(&format!("={q}{raw}{q}"), &format!("={q}{to}{q}"));
@@ -362,6 +382,7 @@ impl Planner<'_> {
                     return Some(format!("/{rest}"));
                 }
                 self.add_file(&rel, kind, from, Some(from));
+                return self.renamed_to(&rel);
             }
             None => self.plan.findings.push(
                 Finding::new(

@@ -18,6 +18,7 @@ mod session;
 use crate::config::{Config, Flags};
 use crate::logging;
 use crate::paths::{Env, Paths};
+use crate::tools::browsers::{DetectArgs, InstallBrowserArgs, ListBrowsersArgs, UninstallBrowserArgs};
 use crate::tools::catalog::{CreateArgs, ListArgs};
 use crate::tools::dev::{SessionArgs, StartArgs, StopArgs, WaitArgs};
 use crate::tools::extension::BuildArgs;
@@ -126,6 +127,24 @@ enum Command {
     /// Say why the helper extension does or does not connect, with a fix per problem. The
     /// `doctor` tool.
     Doctor(Verb<DoctorArgs>),
+    /// Browsers on this machine, and browsers webext-mcp installs itself.
+    #[command(subcommand)]
+    Browsers(BrowsersVerb),
+}
+
+/// `webext-mcp browsers …`: one verb per tool of the `browsers` group.
+#[derive(Subcommand, Debug)]
+enum BrowsersVerb {
+    /// Every installed browser with path, version and abilities; the
+    /// `extension_detect_browsers` tool.
+    Detect(Verb<DetectArgs>),
+    /// The managed browsers and each engine's default; the `extension_list_browsers` tool.
+    List(Verb<ListBrowsersArgs>),
+    /// Download a browser into the managed cache (or print the package-manager command with
+    /// `--via system`); the `extension_install_browser` tool.
+    Install(Verb<InstallBrowserArgs>),
+    /// Remove a managed browser; the `extension_uninstall_browser` tool.
+    Uninstall(Verb<UninstallBrowserArgs>),
 }
 
 /// A verb that is one tool: the tool's own argument type (so a renamed field renames the
@@ -277,6 +296,10 @@ impl Command {
             Command::Stop(v) => plain("extension_stop", v),
             Command::Inspect(v) => plain("extension_source_inspect", v),
             Command::Doctor(v) => plain("doctor", v),
+            Command::Browsers(BrowsersVerb::Detect(v)) => plain("extension_detect_browsers", v),
+            Command::Browsers(BrowsersVerb::List(v)) => plain("extension_list_browsers", v),
+            Command::Browsers(BrowsersVerb::Install(v)) => plain("extension_install_browser", v),
+            Command::Browsers(BrowsersVerb::Uninstall(v)) => plain("extension_uninstall_browser", v),
             Command::Serve { .. }
             | Command::Call { .. }
             | Command::Tools { .. }
@@ -439,6 +462,10 @@ mod tests {
             &["stop"],
             &["inspect"],
             &["doctor"],
+            &["browsers", "detect"],
+            &["browsers", "list"],
+            &["browsers", "install", "firefox"],
+            &["browsers", "uninstall", "firefox"],
         ];
         for argv in verbs {
             let tool = parse(argv).tool;
@@ -451,11 +478,16 @@ mod tests {
             let set_by_the_verb: &[&str] = if tool == "extension_start" { &["wait"] } else { &[] };
             let listed: BTreeSet<String> =
                 listed.into_iter().filter(|k| !set_by_the_verb.contains(&k.as_str())).collect();
-            let sub = app.find_subcommand(argv[0]).unwrap();
+            let mut sub = app.find_subcommand(argv[0]).unwrap();
+            if argv[0] == "browsers" {
+                sub = sub.find_subcommand(argv[1]).unwrap();
+            }
             let flags: BTreeSet<String> = sub
                 .get_arguments()
+                // clap's own `--version` and `--help`; a tool's `version` argument stays.
+                .filter(|a| !matches!(a.get_action(), clap::ArgAction::Help | clap::ArgAction::Version))
                 .map(|a| camel(a.get_id().as_str()))
-                .filter(|id| !["json", "home", "log", "help", "version"].contains(&id.as_str()))
+                .filter(|id| !["json", "home", "log"].contains(&id.as_str()))
                 .collect();
             assert_eq!(flags, listed, "`{}` against `{tool}`", argv[0]);
         }
@@ -514,6 +546,17 @@ mod tests {
         assert_eq!(args["wait"], true);
         assert_eq!(args["headless"], true);
         decode::<StartArgs>(args).unwrap();
+
+        let install =
+            parse(&["browsers", "install", "chrome-for-testing", "--version", "131", "--timeout", "9"]);
+        let args = install.args.unwrap();
+        assert_eq!(
+            args,
+            json!({"browser": "chrome-for-testing", "version": "131", "via": "managed", "consent": false, "timeoutMs": 9})
+        );
+        decode::<InstallBrowserArgs>(args).unwrap();
+        let detect = parse(&["browsers", "detect", "--browsers", "chromium,firefox"]);
+        assert_eq!(detect.args.unwrap(), json!({"browsers": ["chromium", "firefox"]}));
 
         let dev = parse(&["dev", "--browser", "chromium"]);
         assert_eq!(dev.session, Some(false));

@@ -36,29 +36,7 @@ pub fn binary_version(current: &Path, path: &Path) -> Result<String, String> {
     if same(current, path) {
         return Ok(VERSION.to_owned());
     }
-    let mut child = std::process::Command::new(path)
-        .arg("--version")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot run it: {e}"))?;
-    let deadline = std::time::Instant::now() + PROBE_TIMEOUT;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("`--version` did not answer".to_owned());
-            }
-        }
-    }
-    let mut out = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        let _ = std::io::Read::read_to_string(&mut stdout, &mut out);
-    }
+    let out = crate::browsers::version::version_output(path, PROBE_TIMEOUT)?;
     parse_version_line(&out).ok_or_else(|| format!("`--version` printed {:?}", out.trim()))
 }
 

@@ -122,6 +122,11 @@ pub enum FindingCode {
     ManifestRemoteCode,
     /// A script that does not parse: the browser would fail on it.
     ManifestScriptSyntax,
+    /// An import the native bundler cannot resolve (a missing file, an uninstalled package).
+    ManifestUnresolvedImport,
+    /// A module the native bundler cannot bundle: a syntax error, top-level `await` in a
+    /// classic context, a file too large.
+    ManifestBundle,
     /// HTML built from a non-literal value (`innerHTML =`, `insertAdjacentHTML`,
     /// `document.write`), or an inline event handler in an MV3 page: store review flags the
     /// first, MV3's CSP blocks the second.
@@ -130,7 +135,7 @@ pub enum FindingCode {
 
 impl FindingCode {
     /// Every code, in table order.
-    pub const ALL: [FindingCode; 46] = [
+    pub const ALL: [FindingCode; 48] = [
         FindingCode::ManifestNotFound,
         FindingCode::ManifestJson,
         FindingCode::ManifestShape,
@@ -176,6 +181,8 @@ impl FindingCode {
         FindingCode::ManifestDangerousEval,
         FindingCode::ManifestRemoteCode,
         FindingCode::ManifestScriptSyntax,
+        FindingCode::ManifestUnresolvedImport,
+        FindingCode::ManifestBundle,
         FindingCode::ManifestUnsafeHtml,
     ];
 
@@ -227,6 +234,8 @@ impl FindingCode {
             FindingCode::ManifestDangerousEval => "MANIFEST_DANGEROUS_EVAL",
             FindingCode::ManifestRemoteCode => "MANIFEST_REMOTE_CODE",
             FindingCode::ManifestScriptSyntax => "MANIFEST_SCRIPT_SYNTAX",
+            FindingCode::ManifestUnresolvedImport => "MANIFEST_UNRESOLVED_IMPORT",
+            FindingCode::ManifestBundle => "MANIFEST_BUNDLE",
             FindingCode::ManifestUnsafeHtml => "MANIFEST_UNSAFE_HTML",
         }
     }

@@ -97,6 +97,14 @@ impl Roles {
     /// What a batch of changed files needs. `None`: nothing the extension uses changed.
     /// `manifest` is the project's source manifest; `build_ok` is whether the last build
     /// worked (after a failure every change is worth a rebuild).
+    /// Modules the bundler read count as the bundle they went into: an edit two imports
+    /// deep re-injects the content script (or reloads the page) like an edit of the entry.
+    pub fn add_bundle_inputs(&mut self, inputs: &BTreeMap<PathBuf, String>) {
+        for (src, out) in inputs {
+            self.by_source.entry(src.clone()).or_insert_with(|| out.clone());
+        }
+    }
+
     pub fn classify(&self, changed: &[PathBuf], manifest: Option<&Path>, build_ok: bool) -> Option<Kind> {
         let mut kind: Option<Kind> = None;
         let mut raise = |k: Kind| kind = Some(kind.map_or(k, |old| old.max(k)));
@@ -138,9 +146,10 @@ const REINJECT_JS: &str = include_str!("reinject.js");
 
 /// The re-injection call: [`REINJECT_JS`] applied to its arguments as JSON (the indexes of
 /// the content-script entries whose tabs are reloaded instead, because the dev build could
-/// not wrap them).
-pub fn reinject_script(reload_entries: &[usize]) -> String {
-    let args = serde_json::to_string(&[reload_entries]).unwrap_or_else(|_| "[[]]".into());
+/// not wrap them; whether to clear the old copy only, for a browser that injects the new
+/// one itself).
+pub fn reinject_script(reload_entries: &[usize], clean_only: bool) -> String {
+    let args = serde_json::json!([reload_entries, clean_only]);
     format!("({}).apply(null, {args})", REINJECT_JS.trim_end())
 }
 
@@ -186,8 +195,9 @@ mod tests {
 
     #[test]
     fn reinjection_script_names_the_entries_to_reload() {
-        let s = reinject_script(&[1, 3]);
-        assert!(s.ends_with(").apply(null, [[1,3]])"), "{s}");
+        let s = reinject_script(&[1, 3], false);
+        assert!(s.ends_with(").apply(null, [[1,3],false])"), "{s}");
+        assert!(reinject_script(&[], true).ends_with(").apply(null, [[],true])"));
         assert!(s.contains("chrome.scripting.executeScript"));
         assert!(s.contains("new Set(reloadIndexes)"));
     }

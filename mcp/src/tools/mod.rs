@@ -13,6 +13,7 @@ use crate::paths::{Env, Paths};
 
 pub mod actions;
 pub mod browser;
+pub mod browsers;
 pub mod catalog;
 mod debug;
 pub mod dev;
@@ -23,6 +24,7 @@ pub mod install;
 mod jobs;
 mod meta;
 pub mod pages;
+pub mod reading;
 pub mod schema;
 pub mod snapshot;
 pub mod validate;
@@ -42,6 +44,8 @@ pub enum Toolset {
     Build,
     /// Dev sessions: run the extension in a browser, wait, stop, look inside.
     Dev,
+    /// Installed and managed browsers: detect, list, install, remove.
+    Browsers,
     /// Connected browsers and their tabs.
     Pages,
     /// Snapshots with refs.
@@ -88,11 +92,12 @@ pub const DEFAULT_TOOLS: &[&str] = &[
 ];
 
 impl Toolset {
-    pub const ALL: [Toolset; 8] = [
+    pub const ALL: [Toolset; 9] = [
         Toolset::Core,
         Toolset::Templates,
         Toolset::Build,
         Toolset::Dev,
+        Toolset::Browsers,
         Toolset::Pages,
         Toolset::Snapshot,
         Toolset::Input,
@@ -105,6 +110,7 @@ impl Toolset {
             Toolset::Templates => "templates",
             Toolset::Build => "build",
             Toolset::Dev => "dev",
+            Toolset::Browsers => "browsers",
             Toolset::Pages => "pages",
             Toolset::Snapshot => "snapshot",
             Toolset::Input => "input",
@@ -119,8 +125,9 @@ impl Toolset {
             Toolset::Templates => "template catalogs, template sources, create a project",
             Toolset::Build => "build per browser, validate the manifest, inspect a build",
             Toolset::Dev => "dev/start/preview sessions, wait, stop, source inspection",
+            Toolset::Browsers => "detect installed browsers, install and list managed ones",
             Toolset::Pages => "connected browsers, tabs, navigation",
-            Toolset::Snapshot => "snapshots with refs, ref to selector",
+            Toolset::Snapshot => "snapshots with refs, page text, find by text, ref to selector",
             Toolset::Input => "click, hover, fill, type, drag, keys, scroll, wait, scripts",
             Toolset::Debug => "echo and ping, for checking a client's wiring",
         }
@@ -267,7 +274,10 @@ impl ToolDef {
     /// Whether the tool deals with the open world (web pages in a real browser) rather than
     /// only local files and processes (`openWorldHint`).
     pub fn open_world(&self) -> bool {
+        // Installing a browser downloads from the vendor: the one open-world tool outside
+        // the page groups.
         matches!(self.toolset, Toolset::Pages | Toolset::Snapshot | Toolset::Input)
+            || self.name == "extension_install_browser"
     }
 }
 
@@ -392,10 +402,12 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(validate::tools())
             .chain(dev::tools())
             .chain(inspect::tools())
+            .chain(browsers::tools())
             .chain(catalog::tools())
             .chain(browser::tools())
             .chain(pages::tools())
             .chain(snapshot::tools())
+            .chain(reading::tools())
             .chain(actions::tools())
             .chain(dialogs::tools())
             .chain(debug::tools())

@@ -8,6 +8,7 @@ mod mcp_client;
 
 mod atomic;
 mod bad_input;
+mod bundling;
 mod busy;
 mod delegation;
 mod golden;

@@ -178,8 +178,10 @@ fn rows() -> Vec<Row> {
 }
 
 /// Codes only the build reports (why it delegates or what it generated).
-const BUILD_ONLY: [&str; 8] = [
+const BUILD_ONLY: [&str; 10] = [
     "MANIFEST_NOT_FOUND",
+    "MANIFEST_UNRESOLVED_IMPORT",
+    "MANIFEST_BUNDLE",
     "MANIFEST_ESM_IN_CLASSIC_SCRIPT",
     "MANIFEST_NEEDS_COMPILE",
     "MANIFEST_BUNDLER_CONFIG",

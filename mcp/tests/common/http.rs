@@ -14,11 +14,22 @@ use std::time::{Duration, Instant};
 type Routes = Arc<Mutex<HashMap<String, (String, String, Vec<u8>)>>>;
 /// URL prefix → directory served under it.
 type Dirs = Arc<Mutex<Vec<(String, PathBuf)>>>;
+/// Path → how its response misbehaves.
+type Quirks = Arc<Mutex<HashMap<String, Quirk>>>;
+
+/// A response that misbehaves on purpose: announces a length other than its body's (a cut
+/// download) or pauses before the body (a slow one).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Quirk {
+    pub declared_len: Option<usize>,
+    pub pause: Duration,
+}
 
 pub struct TestServer {
     addr: SocketAddr,
     routes: Routes,
     dirs: Dirs,
+    quirks: Quirks,
     requests: Arc<Mutex<Vec<String>>>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
@@ -30,23 +41,25 @@ impl TestServer {
         let addr = listener.local_addr().expect("local addr");
         let routes: Routes = Arc::default();
         let dirs: Dirs = Arc::default();
+        let quirks: Quirks = Arc::default();
         let requests: Arc<Mutex<Vec<String>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
-            let (routes, dirs, requests, stop) =
-                (routes.clone(), dirs.clone(), requests.clone(), stop.clone());
+            let (routes, dirs, quirks, requests, stop) =
+                (routes.clone(), dirs.clone(), quirks.clone(), requests.clone(), stop.clone());
             std::thread::spawn(move || {
                 for conn in listener.incoming() {
                     if stop.load(Ordering::SeqCst) {
                         break;
                     }
                     let Ok(conn) = conn else { continue };
-                    let (routes, dirs, requests) = (routes.clone(), dirs.clone(), requests.clone());
-                    std::thread::spawn(move || serve(conn, &routes, &dirs, &requests));
+                    let (routes, dirs, quirks, requests) =
+                        (routes.clone(), dirs.clone(), quirks.clone(), requests.clone());
+                    std::thread::spawn(move || serve(conn, &routes, &dirs, &quirks, &requests));
                 }
             })
         };
-        TestServer { addr, routes, dirs, requests, stop, thread: Some(thread) }
+        TestServer { addr, routes, dirs, quirks, requests, stop, thread: Some(thread) }
     }
 
     /// `http://127.0.0.1:<port><path>`.
@@ -77,6 +90,11 @@ impl TestServer {
     /// Serves the files under `dir` at `prefix` (e.g. `/doc/` → `dir/…`), types by extension.
     pub fn serve_dir(&self, prefix: &str, dir: &Path) {
         self.dirs.lock().unwrap().push((prefix.to_owned(), dir.to_owned()));
+    }
+
+    /// Makes the response of `path` misbehave as `quirk` says.
+    pub fn quirk(&self, path: &str, quirk: Quirk) {
+        self.quirks.lock().unwrap().insert(path.to_owned(), quirk);
     }
 
     pub fn page(&self, path: &str, html: &str) {
@@ -141,7 +159,7 @@ fn from_dirs(dirs: &Dirs, path: &str) -> Option<(String, String, Vec<u8>)> {
     None
 }
 
-fn serve(mut conn: TcpStream, routes: &Routes, dirs: &Dirs, requests: &Mutex<Vec<String>>) {
+fn serve(mut conn: TcpStream, routes: &Routes, dirs: &Dirs, quirks: &Quirks, requests: &Mutex<Vec<String>>) {
     let _ = conn.set_read_timeout(Some(Duration::from_secs(10)));
     let Ok(clone) = conn.try_clone() else { return };
     let mut reader = BufReader::new(clone);
@@ -163,11 +181,13 @@ fn serve(mut conn: TcpStream, routes: &Routes, dirs: &Dirs, requests: &Mutex<Vec
         Some((ctype, extra, body)) => ("200 OK", ctype, extra, body),
         None => ("404 Not Found", "text/plain".to_owned(), String::new(), b"not found".to_vec()),
     };
+    let quirk = quirks.lock().unwrap().get(bare).copied().unwrap_or_default();
     let head = format!(
         "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n{extra}\
          Access-Control-Allow-Origin: *\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-        body.len()
+        quirk.declared_len.unwrap_or(body.len())
     );
     let _ = conn.write_all(head.as_bytes());
+    std::thread::sleep(quirk.pause);
     let _ = conn.write_all(&body);
 }

@@ -11,11 +11,14 @@
 mod common;
 
 mod bad_inputs;
+mod bundled;
 mod cli_detach;
 mod dev_loop;
 mod first_hour;
 mod inspect;
+mod managed_browser;
 mod owner_exit;
+mod page_reload;
 mod progress;
 mod start_preview;
 mod starting;

@@ -33,14 +33,14 @@ const CLEAN: [&str; 6] =
 const BROKEN: &str = "throws-at-top-level";
 
 /// A copy of a committed fixture project, built for chrome and firefox.
-struct Built {
-    project: TempDir,
+pub(crate) struct Built {
+    pub(crate) project: TempDir,
     builds: Vec<Value>,
 }
 
 impl Built {
     /// `dist/<browser>/`, as the build reported it.
-    fn output(&self, browser: &str) -> PathBuf {
+    pub(crate) fn output(&self, browser: &str) -> PathBuf {
         let build = self
             .builds
             .iter()
@@ -53,7 +53,7 @@ impl Built {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -67,10 +67,16 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// Copies `fixture` into a temporary folder and builds it with the real tool.
-async fn build(fixture: &str) -> Built {
+pub(crate) async fn build(fixture: &str) -> Built {
+    build_prepared(fixture, |_| {}).await
+}
+
+/// [`build`], with `prepare` run on the copy first (to add `node_modules`, say).
+pub(crate) async fn build_prepared(fixture: &str, prepare: impl FnOnce(&Path)) -> Built {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/build/fixtures").join(fixture);
     let project = tempfile::Builder::new().prefix("wxm-build-load-").tempdir().unwrap();
     copy_dir(&src, project.path());
+    prepare(project.path());
     let home = project.path().join(".cli-home");
     std::fs::create_dir_all(&home).unwrap();
     let args = json!({"projectPath": project.path(), "browser": ["chrome", "firefox"]});
@@ -96,18 +102,18 @@ async fn build(fixture: &str) -> Built {
 }
 
 /// What loading one build showed.
-struct Verdict {
+pub(crate) struct Verdict {
     background: Result<(), String>,
     errors: Vec<ConsoleEvent>,
 }
 
 impl Verdict {
-    fn is_clean(&self) -> bool {
+    pub(crate) fn is_clean(&self) -> bool {
         self.background.is_ok() && self.errors.is_empty()
     }
 
     /// One line per problem, errors as `text (url:line:column)`.
-    fn report(&self) -> String {
+    pub(crate) fn report(&self) -> String {
         let mut lines: Vec<String> = self.background.as_ref().err().cloned().into_iter().collect();
         for e in &self.errors {
             let place = match (&e.url, e.line) {
@@ -130,7 +136,7 @@ fn is_error(e: &ConsoleEvent) -> bool {
 
 /// Watches a freshly loaded extension: until its background started (or the first error),
 /// then for [`QUIET`]; every error event on the way is kept, the backlog included.
-async fn verdict(handle: &ExtensionHandle) -> Verdict {
+pub(crate) async fn verdict(handle: &ExtensionHandle) -> Verdict {
     let mut stream = handle.subscribe();
     let mut errors = Vec::new();
     let mut background = Ok(());
@@ -156,7 +162,7 @@ async fn verdict(handle: &ExtensionHandle) -> Verdict {
     Verdict { background, errors }
 }
 
-fn assert_clean(fixture: &str, family: Family, handle: &ExtensionHandle, v: &Verdict) {
+pub(crate) fn assert_clean(fixture: &str, family: Family, handle: &ExtensionHandle, v: &Verdict) {
     assert!(handle.has_background, "{fixture}: the build lost its background");
     assert!(
         v.is_clean(),

@@ -7,6 +7,7 @@
 mod common;
 
 mod build_load;
+mod bundle_load;
 mod catalog_load;
 mod helper_bench;
 mod helper_connect;

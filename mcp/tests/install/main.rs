@@ -1,11 +1,24 @@
 //! `install`, `uninstall` and `doctor` on temp homes (`--home`), through the real binary:
 //! the files written, idempotence, dry runs, the exact round trip, and doctor naming each
-//! broken state with its code and fix. The real home is never touched.
+//! broken state with its code and fix. The real home is never touched. Also the managed
+//! and detected browsers (`webext-mcp browsers …`): detection on fake trees per system and
+//! on this machine, installs from a local mirror in the vendors' formats.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
+#[path = "../common/http.rs"]
+#[allow(dead_code)]
+mod http;
+#[path = "../common/mcp_client.rs"]
+#[allow(dead_code)]
+mod mcp;
+
 mod broken;
+mod browsers_detect;
+mod browsers_hostile;
+mod browsers_install;
 mod first_hour;
+mod mirror;
 mod round_trip;
 mod unsafe_binary;
 
@@ -66,16 +79,29 @@ impl Home {
         self.run_binary(Path::new(BIN), args)
     }
 
-    /// Runs `<binary> --home H <args>` (a copy of the binary placed elsewhere).
-    pub fn run_binary(&self, binary: &Path, args: &[&str]) -> (i32, String, String) {
+    /// `<binary> --home H <args>` with this home's environment, not started.
+    pub fn command(&self, binary: &Path, args: &[&str]) -> Command {
         let mut cmd = Command::new(binary);
         cmd.arg("--home").arg(self.path()).args(args);
         cmd.env("HOME", self.path()).env("WEBEXT_MCP_RUNTIME_DIR", self.runtime.path());
-        for var in
-            ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "WEBEXT_MCP_CONFIG"]
-        {
+        for var in [
+            "XDG_CONFIG_HOME",
+            "XDG_DATA_HOME",
+            "XDG_CACHE_HOME",
+            "XDG_STATE_HOME",
+            "WEBEXT_MCP_CONFIG",
+            "WEBEXT_MCP_BROWSERS_MIRROR",
+            "WEBEXT_MCP_CHROMIUM_BINARY",
+            "WEBEXT_MCP_FIREFOX_BINARY",
+        ] {
             cmd.env_remove(var);
         }
+        cmd
+    }
+
+    /// Runs `<binary> --home H <args>` (a copy of the binary placed elsewhere).
+    pub fn run_binary(&self, binary: &Path, args: &[&str]) -> (i32, String, String) {
+        let mut cmd = self.command(binary, args);
         // A binary copied moments ago may still be open for writing in a child that another
         // test thread forked meanwhile (the fd lives until that child execs): ETXTBSY, retry.
         let mut tries = 0;

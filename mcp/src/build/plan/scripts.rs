@@ -29,6 +29,10 @@ impl Planner<'_> {
         }
         let Ok(bytes) = std::fs::read(src) else { return };
         let original = String::from_utf8_lossy(&bytes).into_owned();
+        if self.wants_bundle(src, &original, kind) {
+            self.bundle_entry(rel, src, json_path, from);
+            return;
+        }
         let goal = if kind == RefKind::ModuleScript { Goal::Module } else { Goal::Script };
         let text = match inject::inject(&original, src, goal, self.env) {
             Ok(done) => {

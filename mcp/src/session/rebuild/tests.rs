@@ -37,6 +37,7 @@ impl Builder for FakeBuilder {
                 warnings: Vec::new(),
                 dev_changes: Vec::new(),
                 sources: self.sources.clone(),
+                inputs: BTreeMap::new(),
             })
         } else {
             Err(BuildFailure::Build(BuildError::Failed {
@@ -106,6 +107,7 @@ fn setup(builds: &[bool], refuse_load: bool, loaded: bool) -> Setup {
         session_id: "s1".into(),
         project_path: project.clone(),
         control_socket: tmp.path().join("d.sock"),
+        run_config: None,
     };
     let ext = ExtensionHandle::detached(dist.clone(), "abcdefghijklmnopabcdefghijklmnop", false);
     let runner = FakeRunner {

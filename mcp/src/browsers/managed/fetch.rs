@@ -1,0 +1,176 @@
+//! HTTP(S) for managed browsers: small metadata documents read into memory with a cap, and
+//! archives streamed to a file while their SHA-512 is computed, checked against the length
+//! the server announced (a cut connection is a truncated download, not an archive).
+//!
+//! Plain `http://` is accepted only for loopback hosts (a local mirror in tests or a
+//! developer's cache); everything else must be HTTPS. Blocking (ureq): callers run this on
+//! a blocking thread.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::time::Duration;
+
+use sha2::{Digest, Sha512};
+
+use super::ManagedError;
+
+/// Metadata documents larger than this are refused (the real ones are a few MB at most).
+const MAX_METADATA: u64 = 32 * 1024 * 1024;
+/// Archives larger than this are refused (real browser archives are 100–200 MB).
+const MAX_ARCHIVE: u64 = 2 * 1024 * 1024 * 1024;
+
+/// Whether `url` may be fetched: HTTPS, or HTTP to a loopback host.
+pub fn check_url(url: &str) -> Result<(), ManagedError> {
+    let bad = |reason: &str| ManagedError::BadUrl { url: url.to_owned(), reason: reason.to_owned() };
+    if url.starts_with("https://") {
+        return Ok(());
+    }
+    let Some(rest) = url.strip_prefix("http://") else { return Err(bad("only https:// URLs are fetched")) };
+    let authority = rest.split('/').next().unwrap_or("");
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
+    };
+    if matches!(host, "127.0.0.1" | "localhost" | "::1") {
+        return Ok(());
+    }
+    Err(bad("plain http:// is accepted only for 127.0.0.1, localhost and ::1; use https://"))
+}
+
+/// The HTTP client, built once per install: one agent for HTTPS URLs, which never follows
+/// a redirect to plain HTTP, and one for loopback mirrors.
+pub struct Http {
+    secure: ureq::Agent,
+    loopback: ureq::Agent,
+}
+
+/// A finished download.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Downloaded {
+    pub bytes: u64,
+    pub sha512: String,
+}
+
+fn network(url: &str, e: impl std::fmt::Display) -> ManagedError {
+    ManagedError::Network { url: url.to_owned(), reason: e.to_string() }
+}
+
+impl Http {
+    pub fn new() -> Http {
+        let agent = |https_only: bool| {
+            ureq::Agent::config_builder()
+                .https_only(https_only)
+                .timeout_connect(Some(Duration::from_secs(15)))
+                .timeout_recv_response(Some(Duration::from_secs(30)))
+                // A stalled transfer ends; a slow one goes on as long as bytes arrive.
+                .timeout_per_read(Some(Duration::from_secs(30)))
+                .user_agent(concat!("webext-mcp/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .new_agent()
+        };
+        Http { secure: agent(true), loopback: agent(false) }
+    }
+
+    fn get(&self, url: &str) -> Result<ureq::http::Response<ureq::Body>, ManagedError> {
+        check_url(url)?;
+        let agent = if url.starts_with("https://") { &self.secure } else { &self.loopback };
+        match agent.get(url).call() {
+            Ok(r) => Ok(r),
+            Err(ureq::Error::StatusCode(404)) => Err(ManagedError::NotFound { what: url.to_owned() }),
+            Err(ureq::Error::StatusCode(code)) => Err(network(url, format!("HTTP status {code}"))),
+            Err(e) => Err(network(url, e)),
+        }
+    }
+
+    /// A metadata document.
+    pub fn document(&self, url: &str) -> Result<Vec<u8>, ManagedError> {
+        let mut response = self.get(url)?;
+        response.body_mut().with_config().limit(MAX_METADATA).read_to_vec().map_err(|e| network(url, e))
+    }
+
+    /// Streams `url` into `dest` (created new), calling `progress(done, total)` now and then
+    /// and `cancelled()` between reads.
+    pub fn download(
+        &self,
+        url: &str,
+        dest: &Path,
+        progress: &mut dyn FnMut(u64, Option<u64>),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Downloaded, ManagedError> {
+        let mut response = self.get(url)?;
+        let total = response.body().content_length();
+        if total.is_some_and(|t| t > MAX_ARCHIVE) {
+            return Err(network(url, format!("the archive is larger than {} GiB", MAX_ARCHIVE >> 30)));
+        }
+        let io = |source| ManagedError::Io { what: format!("writing {}", dest.display()), source };
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(dest).map_err(io)?;
+        let mut reader = response.body_mut().with_config().limit(MAX_ARCHIVE).reader();
+        let mut hasher = Sha512::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut done: u64 = 0;
+        let mut reported: u64 = 0;
+        loop {
+            if cancelled() {
+                return Err(ManagedError::Cancelled);
+            }
+            let n = match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(ManagedError::Truncated {
+                        url: url.to_owned(),
+                        got: done,
+                        expected: total,
+                        reason: e.to_string(),
+                    });
+                }
+            };
+            hasher.update(&buf[..n]);
+            file.write_all(&buf[..n]).map_err(io)?;
+            done += n as u64;
+            if done - reported >= 1024 * 1024 {
+                reported = done;
+                progress(done, total);
+            }
+        }
+        if let Some(expected) = total
+            && done != expected
+        {
+            return Err(ManagedError::Truncated {
+                url: url.to_owned(),
+                got: done,
+                expected: Some(expected),
+                reason: "the connection ended early".to_owned(),
+            });
+        }
+        file.sync_all().map_err(io)?;
+        progress(done, total);
+        let sha512 = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        Ok(Downloaded { bytes: done, sha512 })
+    }
+}
+
+impl Default for Http {
+    fn default() -> Http {
+        Http::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_https_or_loopback_http_is_fetched() {
+        assert!(check_url("https://archive.mozilla.org/pub/").is_ok());
+        assert!(check_url("http://127.0.0.1:8123/m/x.json").is_ok());
+        assert!(check_url("http://localhost/x").is_ok());
+        assert!(check_url("http://[::1]:80/x").is_ok());
+        for bad in
+            ["http://mirror.example.com/x", "ftp://x/y", "file:///etc/passwd", "http://127.0.0.1.evil.com/x"]
+        {
+            assert!(matches!(check_url(bad), Err(ManagedError::BadUrl { .. })), "{bad}");
+        }
+    }
+}

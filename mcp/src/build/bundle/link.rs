@@ -1,0 +1,610 @@
+//! One module turned into a function of the bundle (see `emit.rs` for the runtime): its
+//! `import`s become requires of module ids hoisted to the top, references to imported
+//! bindings read the exporter's namespace (`$wx_m0.name`: live, like ES modules), its
+//! `export`s become getters on its exports object, `import()` of a bundled module becomes a
+//! promise of it, and CommonJS `require("x")` becomes `require(id)`.
+//!
+//! Edits are spliced by span into the JavaScript text, so everything else stays as written.
+//! `if ("production" !== "production") …` (what env replacement leaves of the `NODE_ENV`
+//! checks in libraries) drops the dead branch, and its requires are never bundled.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use oxc_allocator::Allocator;
+use oxc_ast::ast::{
+    BinaryExpression, BindingPattern, CallExpression, ConditionalExpression, Declaration,
+    ExportDefaultDeclarationKind, Expression, IdentifierReference, IfStatement, ImportDeclarationSpecifier,
+    ImportExpression, ImportMeta, ModuleDeclaration, ModuleExportName, ObjectProperty, Statement,
+    TaggedTemplateExpression,
+};
+use oxc_ast_visit::{Visit, walk};
+use oxc_semantic::{Scoping, SemanticBuilder};
+use oxc_span::{GetSpan, Span};
+use oxc_syntax::operator::BinaryOperator;
+use oxc_syntax::scope::ScopeFlags;
+use oxc_syntax::symbol::SymbolId;
+
+use super::resolve::Unresolved;
+use crate::build::js::{self, Goal, SyntaxError};
+
+/// What a module asks for: `Ok(id)` of the bundled module, or why it cannot be had.
+pub type Resolve<'r> = dyn FnMut(&str) -> Result<usize, Unresolved> + Send + 'r;
+
+/// A problem in one module, at a byte offset of the text given to [`link`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    pub offset: u32,
+    pub specifier: Option<String>,
+    pub kind: IssueKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IssueKind {
+    Unresolved(Unresolved),
+    /// `await` at the top level: a bundle runs each module as a function.
+    TopLevelAwait,
+    /// `import(x)` with a computed specifier: left to the browser, which resolves it
+    /// against the page, not the source tree.
+    DynamicImport,
+}
+
+/// A linked module: the function expression for the bundle.
+#[derive(Debug, Clone)]
+pub struct Linked {
+    pub function: String,
+    /// ES module (strict, exports as getters) rather than CommonJS/script.
+    pub esm: bool,
+    pub issues: Vec<Issue>,
+}
+
+/// Links `text` (JavaScript, the module at `path`). `url` is what `import.meta.url` becomes
+/// (an expression).
+pub fn link(text: &str, path: &Path, url: &str, resolve: &mut Resolve<'_>) -> Result<Linked, SyntaxError> {
+    js::guarded(text, || link_unguarded(text, path, url, resolve))
+}
+
+fn link_unguarded(
+    text: &str,
+    path: &Path,
+    url: &str,
+    resolve: &mut Resolve<'_>,
+) -> Result<Linked, SyntaxError> {
+    let alloc = Allocator::default();
+    // The text is JavaScript by now (TypeScript and JSX were compiled): parse it as such.
+    let js_path = Path::new("module.js");
+    let _ = path;
+    let program = js::parse(&alloc, text, js_path, Goal::Module)?;
+    let esm = program
+        .body
+        .iter()
+        .any(|s| matches!(s, Statement::ImportDeclaration(_)) || s.as_module_declaration().is_some());
+    let sem = SemanticBuilder::new().build(&program);
+    let scoping = sem.semantic.scoping();
+    let mut l = Linker {
+        text,
+        scoping,
+        resolve,
+        url,
+        edits: Vec::new(),
+        issues: Vec::new(),
+        imports: HashMap::new(),
+        requires: Vec::new(),
+        getters: Vec::new(),
+        stars: Vec::new(),
+        depth: 0,
+    };
+    for stmt in &program.body {
+        l.top_level(stmt);
+    }
+    let body = l.spliced();
+    let mut function = String::with_capacity(body.len() + 256);
+    if esm {
+        function.push_str("function ($wx_e, $wx_r) {\n\"use strict\";\n");
+        if !l.getters.is_empty() {
+            function.push_str("$wx_r.d($wx_e, {");
+            for (i, (name, value)) in l.getters.iter().enumerate() {
+                if i > 0 {
+                    function.push_str(", ");
+                }
+                function.push_str(&format!("{}: () => {value}", quote(name)));
+            }
+            function.push_str("});\n");
+        }
+        for (var, id) in &l.requires {
+            function.push_str(&format!("var {var} = $wx_r.i({id});\n"));
+        }
+        for var in &l.stars {
+            function.push_str(&format!("$wx_r.s($wx_e, {var});\n"));
+        }
+    } else {
+        function.push_str("function (module, exports, require) {\n");
+    }
+    function.push_str(&body);
+    function.push_str("\n}");
+    Ok(Linked { function, esm, issues: l.issues })
+}
+
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+struct Linker<'s, 'r, 'x> {
+    text: &'s str,
+    scoping: &'s Scoping,
+    resolve: &'x mut Resolve<'r>,
+    url: &'s str,
+    edits: Vec<(Span, String)>,
+    issues: Vec<Issue>,
+    /// Imported binding → what reads it (`$wx_m0.name`, `$wx_m0` for a namespace).
+    imports: HashMap<SymbolId, String>,
+    /// Namespace variable → module id, in import order.
+    requires: Vec<(String, usize)>,
+    /// Exported name → expression giving its current value.
+    getters: Vec<(String, String)>,
+    /// Namespaces re-exported with `export * from`.
+    stars: Vec<String>,
+    /// Function nesting (0 = module top level), for top-level `await`.
+    depth: usize,
+}
+
+impl Linker<'_, '_, '_> {
+    fn remove(&mut self, span: Span) {
+        self.edits.push((span, String::new()));
+    }
+
+    /// The namespace variable for `specifier` (resolved once per module), or `None` with an
+    /// issue recorded.
+    fn namespace(&mut self, specifier: &str, at: u32) -> Option<String> {
+        match (self.resolve)(specifier) {
+            Ok(id) => {
+                if let Some((var, _)) = self.requires.iter().find(|(_, i)| *i == id) {
+                    return Some(var.clone());
+                }
+                let var = format!("$wx_m{}", self.requires.len());
+                self.requires.push((var.clone(), id));
+                Some(var)
+            }
+            Err(why) => {
+                self.issues.push(Issue {
+                    offset: at,
+                    specifier: Some(specifier.to_owned()),
+                    kind: IssueKind::Unresolved(why),
+                });
+                None
+            }
+        }
+    }
+
+    fn top_level(&mut self, stmt: &Statement<'_>) {
+        let Some(decl) = stmt.as_module_declaration() else {
+            self.visit_statement(stmt);
+            return;
+        };
+        match decl {
+            ModuleDeclaration::ImportDeclaration(imp) => {
+                self.remove(imp.span);
+                let Some(ns) = self.namespace(imp.source.value.as_str(), imp.source.span.start) else {
+                    return;
+                };
+                for spec in imp.specifiers.iter().flatten() {
+                    let (symbol, read) = match spec {
+                        ImportDeclarationSpecifier::ImportSpecifier(s) => {
+                            (s.local.symbol_id(), member(&ns, &s.imported.name()))
+                        }
+                        ImportDeclarationSpecifier::ImportDefaultSpecifier(s) => {
+                            (s.local.symbol_id(), format!("{ns}.default"))
+                        }
+                        ImportDeclarationSpecifier::ImportNamespaceSpecifier(s) => {
+                            (s.local.symbol_id(), ns.clone())
+                        }
+                    };
+                    self.imports.insert(symbol, read);
+                }
+            }
+            ModuleDeclaration::ExportDeclaration(exp) => {
+                self.remove(Span::new(exp.span.start, exp.declaration.span().start));
+                let mut names = Vec::new();
+                declared_names(&exp.declaration, &mut names);
+                for n in names {
+                    self.getters.push((n.clone(), n));
+                }
+                self.visit_declaration(&exp.declaration);
+            }
+            ModuleDeclaration::ExportDefaultDeclaration(exp) => {
+                let start = exp.declaration.span().start;
+                let named = match &exp.declaration {
+                    ExportDefaultDeclarationKind::FunctionDeclaration(f) => {
+                        f.id.as_ref().map(|i| i.name.to_string())
+                    }
+                    ExportDefaultDeclarationKind::ClassDeclaration(c) => {
+                        c.id.as_ref().map(|i| i.name.to_string())
+                    }
+                    _ => None,
+                };
+                match named {
+                    Some(name) => {
+                        self.remove(Span::new(exp.span.start, start));
+                        self.getters.push(("default".into(), name));
+                    }
+                    None => {
+                        self.edits.push((Span::new(exp.span.start, start), "var $wx_default = ".into()));
+                        let end = exp.declaration.span().end;
+                        self.edits.push((Span::new(end, end), ";".into()));
+                        self.getters.push(("default".into(), "$wx_default".into()));
+                    }
+                }
+                match &exp.declaration {
+                    ExportDefaultDeclarationKind::FunctionDeclaration(f) => {
+                        self.visit_function(f, ScopeFlags::Function)
+                    }
+                    ExportDefaultDeclarationKind::ClassDeclaration(c) => self.visit_class(c),
+                    ExportDefaultDeclarationKind::TSInterfaceDeclaration(_) => {}
+                    other => {
+                        if let Some(e) = other.as_expression() {
+                            self.visit_expression(e);
+                        }
+                    }
+                }
+            }
+            ModuleDeclaration::ExportNamedDeclaration(exp) => {
+                self.remove(exp.span);
+                for s in &exp.specifiers {
+                    let exported = s.exported.name().to_string();
+                    let value = match &s.local {
+                        ModuleExportName::IdentifierReference(r) => {
+                            self.imported(r).unwrap_or_else(|| r.name.to_string())
+                        }
+                        other => other.name().to_string(),
+                    };
+                    self.getters.push((exported, value));
+                }
+            }
+            ModuleDeclaration::ExportFromDeclaration(exp) => {
+                self.remove(exp.span);
+                let Some(ns) = self.namespace(exp.source.value.as_str(), exp.source.span.start) else {
+                    return;
+                };
+                for s in &exp.specifiers {
+                    self.getters.push((s.exported.name().to_string(), member(&ns, &s.local.name())));
+                }
+            }
+            ModuleDeclaration::ExportAllDeclaration(exp) => {
+                self.remove(exp.span);
+                let Some(ns) = self.namespace(exp.source.value.as_str(), exp.source.span.start) else {
+                    return;
+                };
+                match &exp.exported {
+                    Some(name) => self.getters.push((name.name().to_string(), ns)),
+                    None => self.stars.push(ns),
+                }
+            }
+            ModuleDeclaration::TSExportAssignment(_) | ModuleDeclaration::TSNamespaceExportDeclaration(_) => {
+                self.remove(decl.span())
+            }
+        }
+    }
+
+    /// What reads the imported binding `r` refers to, if it is one.
+    fn imported(&self, r: &IdentifierReference<'_>) -> Option<String> {
+        let symbol = self.scoping.get_reference(r.reference_id.get()?).symbol_id()?;
+        self.imports.get(&symbol).cloned()
+    }
+
+    /// A `require` that refers to no binding of the module (CommonJS's).
+    fn is_free_require(&self, callee: &Expression<'_>) -> bool {
+        let Expression::Identifier(r) = callee else { return false };
+        r.name == "require"
+            && r.reference_id.get().is_some_and(|id| self.scoping.get_reference(id).symbol_id().is_none())
+    }
+
+    fn spliced(&mut self) -> String {
+        self.edits.sort_by_key(|(s, _)| (s.start, s.end));
+        let mut out = String::with_capacity(self.text.len() + self.edits.len() * 16);
+        let mut at = 0usize;
+        for (span, with) in &self.edits {
+            let (start, end) = (span.start as usize, span.end as usize);
+            if start < at {
+                continue; // inside an edit already made (a removed branch)
+            }
+            out.push_str(&self.text[at..start]);
+            out.push_str(with);
+            at = end;
+        }
+        out.push_str(&self.text[at..]);
+        out
+    }
+}
+
+/// `ns.name`, or `ns["name"]` when the name is not an identifier.
+fn member(ns: &str, name: &str) -> String {
+    if !name.is_empty()
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+    {
+        format!("{ns}.{name}")
+    } else {
+        format!("{ns}[{}]", quote(name))
+    }
+}
+
+fn declared_names(decl: &Declaration<'_>, out: &mut Vec<String>) {
+    match decl {
+        Declaration::VariableDeclaration(v) => {
+            for d in &v.declarations {
+                pattern_names(&d.id, out);
+            }
+        }
+        Declaration::FunctionDeclaration(f) => out.extend(f.id.as_ref().map(|i| i.name.to_string())),
+        Declaration::ClassDeclaration(c) => out.extend(c.id.as_ref().map(|i| i.name.to_string())),
+        _ => {}
+    }
+}
+
+fn pattern_names(p: &BindingPattern<'_>, out: &mut Vec<String>) {
+    match p {
+        BindingPattern::BindingIdentifier(i) => out.push(i.name.to_string()),
+        BindingPattern::ObjectPattern(o) => {
+            for prop in &o.properties {
+                pattern_names(&prop.value, out);
+            }
+            if let Some(r) = &o.rest {
+                pattern_names(&r.argument, out);
+            }
+        }
+        BindingPattern::ArrayPattern(a) => {
+            for e in a.elements.iter().flatten() {
+                pattern_names(e, out);
+            }
+            if let Some(r) = &a.rest {
+                pattern_names(&r.argument, out);
+            }
+        }
+        BindingPattern::AssignmentPattern(a) => pattern_names(&a.left, out),
+    }
+}
+
+/// `"a" === "b"` and friends: what env replacement leaves of `process.env.NODE_ENV` checks.
+fn constant_test(e: &Expression<'_>) -> Option<bool> {
+    let Expression::BinaryExpression(b) = e.without_parentheses() else { return None };
+    let BinaryExpression { left, right, operator, .. } = &**b;
+    let (Expression::StringLiteral(l), Expression::StringLiteral(r)) =
+        (left.without_parentheses(), right.without_parentheses())
+    else {
+        return None;
+    };
+    let same = l.value == r.value;
+    match operator {
+        BinaryOperator::StrictEquality | BinaryOperator::Equality => Some(same),
+        BinaryOperator::StrictInequality | BinaryOperator::Inequality => Some(!same),
+        _ => None,
+    }
+}
+
+/// The literal text of a specifier argument (`"x"` or a template without substitutions).
+fn literal_specifier(e: &Expression<'_>) -> Option<String> {
+    match e {
+        Expression::StringLiteral(s) => Some(s.value.to_string()),
+        Expression::TemplateLiteral(t) if t.expressions.is_empty() => {
+            t.quasis.first().map(|q| q.value.cooked.unwrap_or(q.value.raw).to_string())
+        }
+        _ => None,
+    }
+}
+
+impl<'a> Visit<'a> for Linker<'_, '_, '_> {
+    fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+        if let Some(read) = self.imported(it) {
+            self.edits.push((it.span, read));
+        }
+    }
+
+    fn visit_object_property(&mut self, it: &ObjectProperty<'a>) {
+        if it.shorthand
+            && let Expression::Identifier(r) = &it.value
+            && let Some(read) = self.imported(r)
+        {
+            self.edits.push((it.span, format!("{}: {read}", r.name)));
+            return;
+        }
+        walk::walk_object_property(self, it);
+    }
+
+    fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        if let Expression::Identifier(r) = &it.callee
+            && let Some(read) = self.imported(r)
+        {
+            // `(0, ns.f)()`: called without `ns` as `this`, as the import would be.
+            self.edits.push((r.span, format!("(0, {read})")));
+            for a in &it.arguments {
+                self.visit_argument(a);
+            }
+            return;
+        }
+        if self.is_free_require(&it.callee)
+            && it.arguments.len() == 1
+            && let Some(arg) = it.arguments[0].as_expression()
+            && let Some(spec) = literal_specifier(arg)
+        {
+            match (self.resolve)(&spec) {
+                Ok(id) => self.edits.push((arg.span(), id.to_string())),
+                Err(why) => self.issues.push(Issue {
+                    offset: arg.span().start,
+                    specifier: Some(spec),
+                    kind: IssueKind::Unresolved(why),
+                }),
+            }
+            return;
+        }
+        walk::walk_call_expression(self, it);
+    }
+
+    fn visit_tagged_template_expression(&mut self, it: &TaggedTemplateExpression<'a>) {
+        if let Expression::Identifier(r) = &it.tag
+            && let Some(read) = self.imported(r)
+        {
+            self.edits.push((r.span, format!("(0, {read})")));
+            self.visit_template_literal(&it.quasi);
+            return;
+        }
+        walk::walk_tagged_template_expression(self, it);
+    }
+
+    fn visit_import_expression(&mut self, it: &ImportExpression<'a>) {
+        match literal_specifier(&it.source) {
+            Some(spec) => match (self.resolve)(&spec) {
+                Ok(id) => self.edits.push((
+                    it.span,
+                    format!("Promise.resolve().then(function () {{ return $wx_r.i({id}); }})"),
+                )),
+                Err(why) => self.issues.push(Issue {
+                    offset: it.span.start,
+                    specifier: Some(spec),
+                    kind: IssueKind::Unresolved(why),
+                }),
+            },
+            None => {
+                self.issues.push(Issue {
+                    offset: it.span.start,
+                    specifier: None,
+                    kind: IssueKind::DynamicImport,
+                });
+                walk::walk_import_expression(self, it);
+            }
+        }
+    }
+
+    fn visit_import_meta(&mut self, it: &ImportMeta) {
+        self.edits.push((it.span, format!("({{ url: {} }})", self.url)));
+    }
+
+    fn visit_await_expression(&mut self, it: &oxc_ast::ast::AwaitExpression<'a>) {
+        if self.depth == 0 {
+            self.issues.push(Issue {
+                offset: it.span.start,
+                specifier: None,
+                kind: IssueKind::TopLevelAwait,
+            });
+        }
+        walk::walk_await_expression(self, it);
+    }
+
+    fn visit_for_of_statement(&mut self, it: &oxc_ast::ast::ForOfStatement<'a>) {
+        if it.r#await && self.depth == 0 {
+            self.issues.push(Issue {
+                offset: it.span.start,
+                specifier: None,
+                kind: IssueKind::TopLevelAwait,
+            });
+        }
+        walk::walk_for_of_statement(self, it);
+    }
+
+    fn visit_function(&mut self, it: &oxc_ast::ast::Function<'a>, flags: ScopeFlags) {
+        self.depth += 1;
+        walk::walk_function(self, it, flags);
+        self.depth -= 1;
+    }
+
+    fn visit_arrow_function_expression(&mut self, it: &oxc_ast::ast::ArrowFunctionExpression<'a>) {
+        self.depth += 1;
+        walk::walk_arrow_function_expression(self, it);
+        self.depth -= 1;
+    }
+
+    fn visit_if_statement(&mut self, it: &IfStatement<'a>) {
+        match constant_test(&it.test) {
+            Some(true) => {
+                self.visit_statement(&it.consequent);
+                if let Some(alt) = &it.alternate {
+                    self.edits.push((Span::new(it.consequent.span().end, alt.span().end), String::new()));
+                }
+            }
+            Some(false) => {
+                self.edits.push((it.consequent.span(), "{}".into()));
+                if let Some(alt) = &it.alternate {
+                    self.visit_statement(alt);
+                }
+            }
+            None => walk::walk_if_statement(self, it),
+        }
+    }
+
+    fn visit_conditional_expression(&mut self, it: &ConditionalExpression<'a>) {
+        match constant_test(&it.test) {
+            Some(true) => {
+                self.edits.push((it.alternate.span(), "void 0".into()));
+                self.visit_expression(&it.consequent);
+            }
+            Some(false) => {
+                self.edits.push((it.consequent.span(), "void 0".into()));
+                self.visit_expression(&it.alternate);
+            }
+            None => walk::walk_conditional_expression(self, it),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn linked(src: &str) -> Linked {
+        let mut next = 0usize;
+        let mut resolve = |s: &str| {
+            if s == "missing" {
+                return Err(Unresolved::NotFound { package: Some("missing".into()) });
+            }
+            next += 1;
+            Ok(next)
+        };
+        link(src, Path::new("m.js"), "\"u\"", &mut resolve).unwrap()
+    }
+
+    #[test]
+    fn imports_become_live_reads_and_exports_getters() {
+        let l = linked(
+            "import d, { a as b, c } from './x';\nimport * as ns from './y';\nexport let n = b + c;\nexport function f() { return d(ns.z, { c }); }\nexport { n as m };\nexport default 42;\n",
+        );
+        let f = &l.function;
+        assert!(l.esm);
+        assert!(f.contains("var $wx_m0 = $wx_r.i(1);\nvar $wx_m1 = $wx_r.i(2);"), "{f}");
+        assert!(f.contains("let n = $wx_m0.a + $wx_m0.c;"), "{f}");
+        assert!(f.contains("return (0, $wx_m0.default)($wx_m1.z, { c: $wx_m0.c });"), "{f}");
+        assert!(
+            f.contains("\"n\": () => n, \"f\": () => f, \"m\": () => n, \"default\": () => $wx_default"),
+            "{f}"
+        );
+        assert!(f.contains("var $wx_default = 42;"), "{f}");
+        assert!(!f.contains("import ") && !f.contains("export "), "{f}");
+    }
+
+    #[test]
+    fn commonjs_requires_and_dead_env_branches() {
+        let l = linked(
+            "if (\"production\" === 'production') { module.exports = require('./prod.js'); } else { module.exports = require('./dev.js'); }\n",
+        );
+        assert!(!l.esm);
+        assert!(l.function.contains("module.exports = require(1);"), "{}", l.function);
+        assert!(!l.function.contains("dev.js"), "{}", l.function);
+    }
+
+    #[test]
+    fn problems_are_issues_with_offsets() {
+        let l = linked("import x from 'missing';\nawait x;\nimport(name);\n");
+        let kinds: Vec<_> = l.issues.iter().map(|i| (i.offset, &i.kind)).collect();
+        assert!(matches!(kinds[0], (14, IssueKind::Unresolved(_))), "{kinds:?}");
+        assert!(matches!(kinds[1], (25, IssueKind::TopLevelAwait)), "{kinds:?}");
+        assert!(matches!(kinds[2], (34, IssueKind::DynamicImport)), "{kinds:?}");
+    }
+
+    #[test]
+    fn dynamic_import_of_a_module_is_a_promise_of_it() {
+        let l = linked("document.onclick = () => import('./later.js').then((m) => m.go());\n");
+        assert!(
+            l.function.contains("Promise.resolve().then(function () { return $wx_r.i(1); })"),
+            "{}",
+            l.function
+        );
+    }
+}

@@ -1,0 +1,477 @@
+//! Loading one module of the graph by what it is (script, stylesheet, CSS module, JSON,
+//! asset, or something only the project's toolchain compiles), and every problem on the way
+//! as a finding with the file and position.
+
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use super::link::{self, IssueKind};
+use super::resolve::Unresolved;
+use super::{Context, Graph, MAX_MODULES, MAX_TOTAL_BYTES, css, transform};
+use crate::build::inject;
+use crate::build::js::{self, Goal};
+use crate::build::needs::needs_compile;
+use crate::manifest::{Finding, FindingCode, Severity};
+
+/// What a module file is, by its extension.
+enum Kind {
+    Script,
+    Css {
+        module: bool,
+    },
+    Json,
+    Asset,
+    /// Needs the project's toolchain (the description: "Sass", "a Vue component").
+    Foreign(&'static str),
+}
+
+fn kind(path: &Path) -> Kind {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_ascii_lowercase();
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    match ext {
+        "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "tsx" | "jsx" | "" => Kind::Script,
+        "css" => Kind::Css { module: name.ends_with(".module.css") },
+        "json" => Kind::Json,
+        _ => match needs_compile(&name) {
+            Some(what) => Kind::Foreign(what),
+            None => Kind::Asset,
+        },
+    }
+}
+
+/// Files larger than this are refused as modules (the parser's own cap, for every kind).
+const MAX_MODULE_BYTES: u64 = js::MAX_PARSE_BYTES as u64;
+
+impl Graph<'_> {
+    fn finding(
+        &mut self,
+        code: FindingCode,
+        id: usize,
+        message: String,
+        fix: String,
+        at: Option<(usize, usize)>,
+    ) {
+        let file = self.modules[id].name.clone();
+        let mut f = Finding::new(code, message, fix).in_file(file);
+        if let Some((line, column)) = at {
+            f = f.at_position(line, column);
+        }
+        if !self.bundle.findings.contains(&f) {
+            self.bundle.findings.push(f);
+        }
+    }
+
+    fn in_node_modules(&self, id: usize) -> bool {
+        self.modules[id].path.components().any(|c| c.as_os_str() == "node_modules")
+    }
+
+    pub(super) fn load(&mut self, id: usize) {
+        let path = self.modules[id].path.clone();
+        let name = self.modules[id].name.clone();
+        if self.modules.len() > MAX_MODULES {
+            self.finding(
+                FindingCode::ManifestBundle,
+                id,
+                format!("the bundle would hold more than {MAX_MODULES} modules; `{name}` was not read"),
+                "import fewer modules (a package's single entry instead of its files)".into(),
+                None,
+            );
+            return;
+        }
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        self.bytes += size;
+        if size > MAX_MODULE_BYTES || self.bytes > MAX_TOTAL_BYTES {
+            self.finding(
+                FindingCode::ManifestBundle,
+                id,
+                format!("`{name}` is {size} bytes, more than a bundled module may be (2 MiB each, 128 MiB in all)"),
+                "import a smaller file, or copy it as a file of the extension (web_accessible_resources) and fetch it".into(),
+                None,
+            );
+            return;
+        }
+        match kind(&path) {
+            Kind::Script => self.load_script(id, &path),
+            Kind::Css { module } => self.load_css(id, &path, module),
+            Kind::Json => self.load_json(id, &path),
+            Kind::Asset => {
+                let url = self.asset(&path);
+                self.modules[id].function =
+                    format!("function (module, exports, require) {{\nmodule.exports = require.u({});\n}}", quote(&url));
+            }
+            Kind::Foreign(what) => self.finding(
+                FindingCode::ManifestNeedsCompile,
+                id,
+                format!("`{name}` is {what}, which the native bundler does not compile"),
+                "build with the project's toolchain (Extension.js: npm i -D extension; Node.js ≥ 22.12), or import CSS/JS instead".into(),
+                None,
+            ),
+        }
+    }
+
+    fn read_text(&mut self, id: usize, path: &Path) -> Option<String> {
+        match std::fs::read(path) {
+            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(e) => {
+                let name = self.modules[id].name.clone();
+                self.finding(
+                    FindingCode::ManifestBundle,
+                    id,
+                    format!("`{name}` cannot be read: {e}"),
+                    "check the file's permissions".into(),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    fn load_script(&mut self, id: usize, path: &Path) {
+        let Some(original) = self.read_text(id, path) else { return };
+        let dependency = self.in_node_modules(id);
+        // Env values first, on the source as written (positions stay the author's).
+        let mut text = original.clone();
+        if let Ok(done) = inject::inject(&original, path, Goal::Script, self.settings.env) {
+            for l in &done.leftovers {
+                let (sev, fix) = if dependency {
+                    (
+                        Severity::Warning,
+                        "the package reads it at run time; check that it guards the access (typeof process)"
+                            .to_owned(),
+                    )
+                } else {
+                    (Severity::Error, "read EXTENSION_PUBLIC_* variables by name (process.env.EXTENSION_PUBLIC_X), set in .env; other names never reach extension code".to_owned())
+                };
+                let mut f = Finding::new(
+                    FindingCode::ManifestProcessEnv,
+                    format!(
+                        "`{}` would stay in the output, where browsers have no `process`: {}",
+                        l.what, l.why
+                    ),
+                    fix,
+                )
+                .in_file(self.modules[id].name.clone())
+                .at_position(l.line, l.column);
+                f.severity = sev;
+                if !self.bundle.findings.contains(&f) {
+                    self.bundle.findings.push(f);
+                }
+            }
+            if let Some(new) = done.text {
+                text = new;
+            }
+        }
+        let compiled = transform::needs_transform(path);
+        if compiled {
+            match transform::to_js(&text, path, &self.settings.jsx) {
+                Ok(js) => text = js,
+                Err(e) => {
+                    let name = self.modules[id].name.clone();
+                    self.finding(
+                        FindingCode::ManifestBundle,
+                        id,
+                        format!("`{name}` cannot be compiled: {}", e.message),
+                        format!("fix the error at {name}:{}:{}", e.line, e.column),
+                        Some((e.line, e.column)),
+                    );
+                    return;
+                }
+            }
+        }
+        let url = format!("$wx_r.u({})", quote(&self.out));
+        let resolver = self.resolver;
+        let mut deps: Vec<usize> = Vec::new();
+        let linked = {
+            let mut resolve = |spec: &str| -> Result<usize, Unresolved> {
+                let found = resolver.resolve(path, spec)?;
+                if let Kind::Foreign(what) = kind(&found) {
+                    return Err(Unresolved::Foreign(what));
+                }
+                let dep = self.add(found);
+                if !deps.contains(&dep) {
+                    deps.push(dep);
+                }
+                Ok(dep)
+            };
+            link::link(&text, path, &url, &mut resolve)
+        };
+        let linked = match linked {
+            Ok(l) => l,
+            Err(e) => {
+                let name = self.modules[id].name.clone();
+                self.finding(
+                    FindingCode::ManifestBundle,
+                    id,
+                    format!("`{name}` cannot be parsed: {}", e.message),
+                    format!("fix the syntax error at {name}:{}:{}", e.line, e.column),
+                    (!compiled).then_some((e.line, e.column)),
+                );
+                return;
+            }
+        };
+        for issue in &linked.issues {
+            let at = position(&original, &text, compiled, issue.offset, issue.specifier.as_deref());
+            self.issue(id, &issue.kind, issue.specifier.as_deref(), at, dependency);
+        }
+        self.modules[id].function = linked.function;
+        self.modules[id].esm = linked.esm;
+        self.modules[id].deps = deps;
+    }
+
+    fn issue(
+        &mut self,
+        id: usize,
+        kind: &IssueKind,
+        spec: Option<&str>,
+        at: (usize, usize),
+        dependency: bool,
+    ) {
+        let name = self.modules[id].name.clone();
+        let spec = spec.unwrap_or("");
+        let (code, message, fix, warning) = match kind {
+            IssueKind::TopLevelAwait => (
+                FindingCode::ManifestBundle,
+                format!("`{name}` uses `await` at the top level, which a bundled script cannot"),
+                "move the code into an async function (`(async () => { … })()`)".to_owned(),
+                false,
+            ),
+            IssueKind::DynamicImport => (
+                FindingCode::ManifestBundle,
+                format!("`{name}` imports a computed specifier with import(); it is left to the browser, which resolves it against the page"),
+                "import a string literal so the bundler can include the module".to_owned(),
+                true,
+            ),
+            IssueKind::Unresolved(Unresolved::Builtin) => (
+                FindingCode::ManifestUnresolvedImport,
+                format!("`{name}` imports `{spec}`, a Node.js built-in that browsers do not have"),
+                "use a browser API instead, or a package written for browsers".to_owned(),
+                dependency,
+            ),
+            IssueKind::Unresolved(Unresolved::Outside(why)) => (
+                FindingCode::ManifestPathOutside,
+                format!("`{name}` imports `{spec}`: {why}"),
+                "copy the module into the project instead of importing it from outside".to_owned(),
+                false,
+            ),
+            IssueKind::Unresolved(Unresolved::Foreign(what)) => (
+                FindingCode::ManifestNeedsCompile,
+                format!("`{name}` imports `{spec}`, {what}, which the native bundler does not compile"),
+                "build with the project's toolchain (Extension.js: npm i -D extension; Node.js ≥ 22.12), or import CSS/JS instead".to_owned(),
+                false,
+            ),
+            IssueKind::Unresolved(Unresolved::Other(why)) => (
+                FindingCode::ManifestUnresolvedImport,
+                format!("`{name}` imports `{spec}`, which cannot be resolved: {why}"),
+                "fix the import (or the package's package.json / tsconfig.json paths)".to_owned(),
+                false,
+            ),
+            IssueKind::Unresolved(Unresolved::NotFound { package }) => {
+                let installed = package.as_ref().map(|p| self.settings.project.join("node_modules").join(p).is_dir());
+                match (package, installed) {
+                    (Some(p), Some(false)) => (
+                        FindingCode::ManifestUnresolvedImport,
+                        format!("`{name}` imports `{spec}`, but the package `{p}` is not installed (no node_modules/{p})"),
+                        if self.declared(p) {
+                            "run npm install (or pnpm install / yarn) in the project, then build again".to_owned()
+                        } else {
+                            format!("npm i {p}, then build again")
+                        },
+                        false,
+                    ),
+                    (Some(p), _) => (
+                        FindingCode::ManifestUnresolvedImport,
+                        format!("`{name}` imports `{spec}`, which the installed package `{p}` does not provide"),
+                        format!("check the path against node_modules/{p}/package.json (exports), or reinstall it"),
+                        false,
+                    ),
+                    (None, _) => (
+                        FindingCode::ManifestUnresolvedImport,
+                        format!("`{name}` imports `{spec}`, which does not exist"),
+                        "fix the path (relative to the importing file), or create the file".to_owned(),
+                        false,
+                    ),
+                }
+            }
+        };
+        let mut f = Finding::new(code, message, fix).in_file(name).at_position(at.0, at.1);
+        if warning {
+            f.severity = Severity::Warning;
+        }
+        if !self.bundle.findings.contains(&f) {
+            self.bundle.findings.push(f);
+        }
+    }
+
+    /// Whether package.json declares dependency `p`.
+    fn declared(&self, p: &str) -> bool {
+        let Ok(text) = std::fs::read_to_string(self.settings.project.join("package.json")) else {
+            return false;
+        };
+        let Ok(json) = crate::manifest::parse_jsonc(&text) else { return false };
+        ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"]
+            .iter()
+            .any(|s| json.get(s).and_then(|d| d.get(p)).is_some())
+    }
+
+    fn load_json(&mut self, id: usize, path: &Path) {
+        let Some(text) = self.read_text(id, path) else { return };
+        match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(v) => {
+                let body = serde_json::to_string(&v).unwrap_or_else(|_| "null".into());
+                self.modules[id].function =
+                    format!("function (module, exports, require) {{\nmodule.exports = {body};\n}}");
+            }
+            Err(e) => {
+                let name = self.modules[id].name.clone();
+                self.finding(
+                    FindingCode::ManifestBundle,
+                    id,
+                    format!("`{name}` is not valid JSON: {e}"),
+                    format!("fix the JSON at {name}:{}:{}", e.line(), e.column()),
+                    Some((e.line(), e.column())),
+                );
+            }
+        }
+    }
+
+    fn load_css(&mut self, id: usize, path: &Path, module: bool) {
+        let Some(text) = self.read_text(id, path) else { return };
+        let (text, map) = if module {
+            let digest = Sha256::digest(self.modules[id].name.as_bytes());
+            let suffix: String = digest.iter().take(3).map(|b| format!("{b:02x}")).collect();
+            let (t, m) = css::scope_classes(&text, &suffix);
+            (t, Some(m))
+        } else {
+            (text, None)
+        };
+        let text = self.css_references(path, &text, 0);
+        self.modules[id].css = Some(text);
+        let body = match map {
+            Some(m) => {
+                format!("module.exports = {};", serde_json::to_string(&m).unwrap_or_else(|_| "{}".into()))
+            }
+            None => String::new(),
+        };
+        self.modules[id].function = format!("function (module, exports, require) {{\n{body}\n}}");
+        if self.context == Context::Background {
+            let name = self.modules[id].name.clone();
+            let mut f = Finding::new(
+                FindingCode::ManifestBundle,
+                format!("`{name}` is CSS imported by a background script, which has no page to style; it is left out"),
+                "import the CSS from a content script or a page instead",
+            )
+            .in_file(name);
+            f.severity = Severity::Warning;
+            self.bundle.findings.push(f);
+        }
+    }
+
+    /// `css` with relative `@import`s inlined (depth-limited) and `url()`s pointing at copied
+    /// assets.
+    fn css_references(&mut self, path: &Path, css: &str, depth: usize) -> String {
+        let mut out = String::with_capacity(css.len());
+        let mut at = 0usize;
+        for (range, raw, import) in css::references(css) {
+            let clean = raw.split(['?', '#']).next().unwrap_or(&raw).to_owned();
+            let target = match self.resolver.resolve(path, &relative(&clean)) {
+                Ok(p) => p,
+                Err(_) => continue, // left as written (a browser ignores a missing url())
+            };
+            if import {
+                if depth > 16 || target == path {
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(&target) else { continue };
+                if text.len() as u64 > MAX_MODULE_BYTES {
+                    continue;
+                }
+                self.bundle.inputs.push(target.clone());
+                let inner = self.css_references(&target, &text, depth + 1);
+                // Replace the whole `@import …;` rule with the imported text.
+                let rule_start = css[..range.start].rfind('@').unwrap_or(range.start);
+                let rule_end = css[range.end..].find(';').map_or(css.len(), |e| range.end + e + 1);
+                if rule_start < at {
+                    continue;
+                }
+                out.push_str(&css[at..rule_start]);
+                out.push_str(&inner);
+                at = rule_end;
+            } else {
+                let url = self.asset(&target);
+                let full = match self.context {
+                    Context::ContentScript => {
+                        format!("{}://__MSG_@@extension_id__/{url}", self.settings.scheme)
+                    }
+                    _ => format!("/{url}"),
+                };
+                if range.start < at {
+                    continue;
+                }
+                out.push_str(&css[at..range.start]);
+                out.push_str(&full);
+                at = range.end;
+            }
+        }
+        out.push_str(&css[at..]);
+        out
+    }
+
+    /// Copies `path` as an asset: `assets/<stem>-<hash>.<ext>` (content-addressed, so the
+    /// same file imported twice is one file).
+    fn asset(&mut self, path: &Path) -> String {
+        let bytes = std::fs::read(path).unwrap_or_default();
+        let digest = Sha256::digest(&bytes);
+        let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("asset");
+        let stem: String =
+            stem.chars().map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+        let ext = path.extension().and_then(|s| s.to_str()).map(|e| format!(".{e}")).unwrap_or_default();
+        let rel = format!("assets/{stem}-{hash}{ext}");
+        self.bundle.assets.insert(rel.clone(), path.to_path_buf());
+        if !self.bundle.inputs.iter().any(|p| p == path) {
+            self.bundle.inputs.push(path.to_path_buf());
+        }
+        rel
+    }
+}
+
+/// A CSS reference as a relative module specifier (`img/x.png` → `./img/x.png`).
+fn relative(raw: &str) -> String {
+    if raw.starts_with("./") || raw.starts_with("../") { raw.to_owned() } else { format!("./{raw}") }
+}
+
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// Line and column for an issue: in the original text when it was compiled (found by the
+/// specifier in quotes), else at the offset of the linked text.
+fn position(original: &str, text: &str, compiled: bool, offset: u32, spec: Option<&str>) -> (usize, usize) {
+    if compiled {
+        if let Some(s) = spec {
+            for q in ['\'', '"', '`'] {
+                if let Some(i) = original.find(&format!("{q}{s}{q}")) {
+                    return js::line_column(original, i);
+                }
+            }
+        }
+        return (1, 1);
+    }
+    js::line_column(text, offset as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_by_extension() {
+        assert!(matches!(kind(Path::new("a.tsx")), Kind::Script));
+        assert!(matches!(kind(Path::new("a.module.css")), Kind::Css { module: true }));
+        assert!(matches!(kind(Path::new("a.css")), Kind::Css { module: false }));
+        assert!(matches!(kind(Path::new("a.scss")), Kind::Foreign("Sass")));
+        assert!(matches!(kind(Path::new("logo.PNG")), Kind::Asset));
+        assert_eq!(relative("img/x.png"), "./img/x.png");
+    }
+}

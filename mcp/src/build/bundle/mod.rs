@@ -1,0 +1,201 @@
+//! The native bundler (issue 22): one manifest entry (a content script, a background script,
+//! a page's script) and everything it imports become one file browsers load in any context.
+//!
+//! ```text
+//! entry ─▶ load: read (size cap) → env injected → TypeScript/JSX compiled (transform.rs)
+//!            │                      → linked: imports/exports rewritten (link.rs)
+//!            └─ each import resolved (resolve.rs: relative, node_modules, tsconfig paths,
+//!               never outside the project) ─▶ the same for that module, once
+//!  .css → the bundle's CSS file   .module.css → scoped classes + mapping   .json → value
+//!  images, fonts → copied under assets/, the module is their extension URL
+//! modules ─▶ emit.rs: one IIFE (no `import` left), entry = module 0
+//! ```
+//!
+//! Every problem is a finding with file:line:column; what only the project's own toolchain
+//! can compile (Sass, Less, Vue, Svelte) is `MANIFEST_NEEDS_COMPILE`, which delegates.
+//! What is supported, and what is not: docs/design-notes-22.md.
+
+pub mod css;
+pub mod emit;
+pub mod link;
+pub mod resolve;
+pub mod transform;
+
+mod load;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::build::boundary::Boundary;
+use crate::build::env::PublicEnv;
+use crate::manifest::Finding;
+
+pub use transform::JsxConfig;
+
+/// Most modules one bundle may hold, and most bytes it may read: a hostile project cannot
+/// make a build read the disk without end.
+pub const MAX_MODULES: usize = 10_000;
+pub const MAX_TOTAL_BYTES: u64 = 128 * 1024 * 1024;
+
+/// Where the bundle runs, which decides how its CSS and asset URLs are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Context {
+    /// A content script: CSS goes to `content_scripts[].css`, whose `url()`s must name the
+    /// extension (`chrome-extension://__MSG_@@extension_id__/…`), and its assets must be
+    /// web-accessible.
+    ContentScript,
+    /// An extension page (popup, options, a `pages/` page): CSS is linked from the page.
+    Page,
+    /// A background script or service worker: no document, CSS is dropped with a warning.
+    Background,
+}
+
+/// What stays the same for every bundle of one build target.
+pub struct Settings<'a> {
+    pub project: &'a Path,
+    pub boundary: Boundary,
+    pub env: &'a PublicEnv,
+    pub jsx: JsxConfig,
+    /// `chrome-extension` or `moz-extension`, for URLs in content-script CSS.
+    pub scheme: &'static str,
+}
+
+/// One bundle's output.
+#[derive(Debug, Clone, Default)]
+pub struct Bundle {
+    pub code: String,
+    /// The CSS the modules imported, in import order; `None` when they imported none.
+    pub css: Option<String>,
+    /// Output-relative path → source, for images, fonts and other imported files.
+    pub assets: BTreeMap<String, PathBuf>,
+    /// Every file read (modules, stylesheets, assets): what a dev session watches.
+    pub inputs: Vec<PathBuf>,
+    pub findings: Vec<Finding>,
+}
+
+/// A module of the graph.
+struct Module {
+    path: PathBuf,
+    /// Display name (project-relative).
+    name: String,
+    function: String,
+    esm: bool,
+    /// Ids this module requires, in source order (for the CSS order).
+    deps: Vec<usize>,
+    /// CSS this module contributes (a stylesheet module).
+    css: Option<String>,
+}
+
+/// The graph being built for one entry.
+struct Graph<'s> {
+    settings: &'s Settings<'s>,
+    context: Context,
+    resolver: &'s resolve::ModuleResolver,
+    /// The bundle's output path (for `import.meta.url`).
+    out: String,
+    modules: Vec<Module>,
+    ids: HashMap<PathBuf, usize>,
+    queue: Vec<usize>,
+    bytes: u64,
+    bundle: Bundle,
+}
+
+/// Bundles `entry` (an absolute path inside the project) to be written at `out`.
+pub fn bundle(
+    settings: &Settings<'_>,
+    resolver: &resolve::ModuleResolver,
+    entry: &Path,
+    out: &str,
+    context: Context,
+) -> Bundle {
+    let mut g = Graph {
+        settings,
+        context,
+        resolver,
+        out: out.to_owned(),
+        modules: Vec::new(),
+        ids: HashMap::new(),
+        queue: Vec::new(),
+        bytes: 0,
+        bundle: Bundle::default(),
+    };
+    let real = std::fs::canonicalize(entry).unwrap_or_else(|_| entry.to_path_buf());
+    g.add(real);
+    while let Some(id) = g.queue.pop() {
+        g.load(id);
+    }
+    g.finish()
+}
+
+impl Graph<'_> {
+    /// The id of the module at `path` (real path), queued for loading when new.
+    fn add(&mut self, path: PathBuf) -> usize {
+        if let Some(&id) = self.ids.get(&path) {
+            return id;
+        }
+        let id = self.modules.len();
+        let name = display(self.settings.project, &path);
+        self.modules.push(Module {
+            path: path.clone(),
+            name,
+            function: String::new(),
+            esm: false,
+            deps: Vec::new(),
+            css: None,
+        });
+        self.ids.insert(path.clone(), id);
+        self.bundle.inputs.push(path);
+        self.queue.push(id);
+        id
+    }
+
+    fn finish(mut self) -> Bundle {
+        // CSS in the order a browser would apply it: depth first, dependencies first.
+        let mut order = Vec::new();
+        let mut seen = vec![false; self.modules.len()];
+        let mut stack = vec![(0usize, 0usize)];
+        if !self.modules.is_empty() {
+            seen[0] = true;
+        }
+        while let Some((id, next)) = stack.pop() {
+            if let Some(&dep) = self.modules[id].deps.get(next) {
+                stack.push((id, next + 1));
+                if !seen[dep] {
+                    seen[dep] = true;
+                    stack.push((dep, 0));
+                }
+            } else {
+                order.push(id);
+            }
+        }
+        let css: Vec<&str> = order.iter().filter_map(|&i| self.modules[i].css.as_deref()).collect();
+        if !css.is_empty() {
+            self.bundle.css = Some(css.join("\n"));
+        }
+        let parts: Vec<emit::Part<'_>> = self
+            .modules
+            .iter()
+            .map(|m| emit::Part { name: &m.name, function: &m.function, esm: m.esm })
+            .collect();
+        if !self.bundle.findings.iter().any(Finding::is_error) {
+            self.bundle.code = emit::bundle_text(&parts);
+        }
+        self.bundle
+    }
+}
+
+/// `path` relative to the project, `/`-separated (absolute when outside it).
+pub fn display(project: &Path, path: &Path) -> String {
+    let real = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    path.strip_prefix(&real)
+        .or_else(|_| path.strip_prefix(project))
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// Whether a manifest entry at `path`, with text `text`, needs the bundler: TypeScript or
+/// JSX, or module syntax where the browser loads it as a classic script.
+pub fn entry_needs_bundle(path: &Path, text: &str, classic: bool) -> bool {
+    transform::needs_transform(path) || (classic && crate::build::scan::find_esm(text).is_some())
+}

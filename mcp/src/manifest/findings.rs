@@ -107,7 +107,9 @@ pub enum FindingCode {
     ManifestDataCollectionMissing,
     /// A referenced file has the wrong kind (an image where a page belongs, …).
     ManifestFileKind,
-    /// Extension code uses an API whose permission the manifest does not declare.
+    /// Extension code uses an API whose permission the manifest does not declare, or a key
+    /// needs a permission it lacks (rule sets without `declarativeNetRequest`, `side_panel`
+    /// without `sidePanel`).
     ManifestApiPermissionMissing,
     /// A permission the extension's code never uses (store review asks why it is there).
     ManifestPermissionUnused,
@@ -125,11 +127,15 @@ pub enum FindingCode {
     /// A module the native bundler cannot bundle: a syntax error, top-level `await` in a
     /// classic context, a file too large.
     ManifestBundle,
+    /// HTML built from a non-literal value (`innerHTML =`, `insertAdjacentHTML`,
+    /// `document.write`), or an inline event handler in an MV3 page: store review flags the
+    /// first, MV3's CSP blocks the second.
+    ManifestUnsafeHtml,
 }
 
 impl FindingCode {
     /// Every code, in table order.
-    pub const ALL: [FindingCode; 47] = [
+    pub const ALL: [FindingCode; 48] = [
         FindingCode::ManifestNotFound,
         FindingCode::ManifestJson,
         FindingCode::ManifestShape,
@@ -177,6 +183,7 @@ impl FindingCode {
         FindingCode::ManifestScriptSyntax,
         FindingCode::ManifestUnresolvedImport,
         FindingCode::ManifestBundle,
+        FindingCode::ManifestUnsafeHtml,
     ];
 
     /// The stable spelling, e.g. `MANIFEST_JSON`.
@@ -229,6 +236,7 @@ impl FindingCode {
             FindingCode::ManifestScriptSyntax => "MANIFEST_SCRIPT_SYNTAX",
             FindingCode::ManifestUnresolvedImport => "MANIFEST_UNRESOLVED_IMPORT",
             FindingCode::ManifestBundle => "MANIFEST_BUNDLE",
+            FindingCode::ManifestUnsafeHtml => "MANIFEST_UNSAFE_HTML",
         }
     }
 
@@ -251,7 +259,8 @@ impl FindingCode {
             | FindingCode::ManifestGeckoIdMissing
             | FindingCode::ManifestDataCollectionMissing
             | FindingCode::ManifestPermissionUnused
-            | FindingCode::ManifestApiUnsupported => Severity::Warning,
+            | FindingCode::ManifestApiUnsupported
+            | FindingCode::ManifestUnsafeHtml => Severity::Warning,
             _ => Severity::Error,
         }
     }

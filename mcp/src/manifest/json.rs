@@ -5,6 +5,7 @@
 //! back out and compared with what Extension.js emits. Duplicate keys follow `JSON.parse`: the
 //! last value wins, at the position of the first occurrence.
 
+use super::object::Object;
 use super::pretty::write_value;
 use super::spans::{Lenient, Recorder, Spans};
 
@@ -18,70 +19,6 @@ pub enum Json {
     String(String),
     Array(Vec<Json>),
     Object(Object),
-}
-
-/// An object: keys in insertion order, unique.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Object {
-    entries: Vec<(String, Json)>,
-}
-
-impl Object {
-    pub fn new() -> Self {
-        Object::default()
-    }
-
-    pub fn get(&self, key: &str) -> Option<&Json> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-    }
-
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
-        self.entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v)
-    }
-
-    /// Sets a key: an existing key keeps its position, a new key goes last.
-    pub fn insert(&mut self, key: impl Into<String>, value: Json) {
-        let key = key.into();
-        match self.entries.iter_mut().find(|(k, _)| *k == key) {
-            Some(slot) => slot.1 = value,
-            None => self.entries.push((key, value)),
-        }
-    }
-
-    pub fn remove(&mut self, key: &str) -> Option<Json> {
-        let i = self.entries.iter().position(|(k, _)| k == key)?;
-        Some(self.entries.remove(i).1)
-    }
-
-    pub fn contains_key(&self, key: &str) -> bool {
-        self.get(key).is_some()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Json)> {
-        self.entries.iter().map(|(k, v)| (k.as_str(), v))
-    }
-
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.entries.iter().map(|(k, _)| k.as_str())
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-}
-
-impl FromIterator<(String, Json)> for Object {
-    fn from_iter<I: IntoIterator<Item = (String, Json)>>(iter: I) -> Self {
-        let mut o = Object::new();
-        for (k, v) in iter {
-            o.insert(k, v);
-        }
-        o
-    }
 }
 
 impl Json {
@@ -564,6 +501,26 @@ mod tests {
         assert_eq!(spans.locate("p[0]", chrome).map(|p| p.line), Some(4));
         assert_eq!(spans.locate("p[0]", crate::manifest::Target::named("firefox")), None);
         assert_eq!(spans.locate_near("a[1].b.zz", chrome).map(|p| p.column), Some(13));
+    }
+
+    #[test]
+    fn large_objects_keep_order_and_last_values_through_the_index() {
+        let mut text = String::from("{");
+        for i in 0..100 {
+            text.push_str(&format!("\"k{i}\": {i}, "));
+        }
+        text.push_str("\"k5\": \"again\"}");
+        let v = parse_jsonc(&text).unwrap();
+        let mut o = v.as_object().unwrap().clone();
+        assert_eq!(o.len(), 100);
+        assert_eq!(o.get("k5").and_then(Json::as_str), Some("again"));
+        assert_eq!(o.keys().nth(99), Some("k99"));
+        assert_eq!(o.remove("k0"), Some(Json::Number("0".into())));
+        assert_eq!(o.get("k1"), Some(&Json::Number("1".into())));
+        assert_eq!(o.keys().next(), Some("k1"));
+        o.insert("new", Json::Null);
+        assert_eq!(o.keys().last(), Some("new"));
+        assert!(o.get("k0").is_none());
     }
 
     #[test]

@@ -14,6 +14,7 @@
 pub mod findings;
 pub mod json;
 pub mod locale;
+pub mod object;
 mod pretty;
 pub mod refs;
 pub mod resolve;
@@ -23,8 +24,9 @@ pub mod target;
 use std::path::{Path, PathBuf};
 
 pub use findings::{Finding, FindingCode, Severity};
-pub use json::{Json, Object, SyntaxError, parse_jsonc, parse_jsonc_spanned};
+pub use json::{Json, SyntaxError, parse_jsonc, parse_jsonc_spanned};
 pub use locale::{Messages, sanitize_file_stem, substitute};
+pub use object::Object;
 pub use refs::{FileRef, RefKind, file_refs, is_external};
 pub use resolve::{Resolved, resolve, resolve_keys};
 pub use spans::{Lenient, Pos, Spans};

@@ -18,7 +18,8 @@
 //!   after every plain key, family ones first (in first-seen order), then exact ones.
 
 use super::findings::{Finding, FindingCode};
-use super::json::{Json, Object};
+use super::json::Json;
+use super::object::Object;
 use super::target::{Family, Target, is_known_prefix};
 
 /// The manifest for one target, and what resolving it noticed.

@@ -171,6 +171,12 @@ pub fn validate_text(r: &Report) -> String {
             f.fix
         ));
     }
+    if r.truncated {
+        s.push_str(&format!(
+            "(more than {} findings for a browser: the rest are left out)\n",
+            validation::MAX_FINDINGS
+        ));
+    }
     if !r.similar_templates.is_empty() {
         let names: Vec<&str> = r.similar_templates.iter().map(|t| t.slug.as_str()).collect();
         s.push_str(&format!("similar templates: {}\n", names.join(", ")));

@@ -15,8 +15,8 @@ use std::path::Path;
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
-    BindingPattern, CallExpression, Expression, ImportDeclaration, ImportExpression, NewExpression,
-    StaticMemberExpression, VariableDeclarator,
+    AssignmentExpression, AssignmentTarget, BindingPattern, CallExpression, Expression, ImportDeclaration,
+    ImportExpression, NewExpression, StaticMemberExpression, VariableDeclarator,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_span::Span;
@@ -50,6 +50,8 @@ pub struct Usage {
     pub evals: Vec<(String, Location)>,
     /// Code loaded from a URL: the URL, where.
     pub remote: Vec<(String, Location)>,
+    /// HTML built from non-literal values (`innerHTML = x`): what, where.
+    pub unsafe_html: Vec<(String, Location)>,
     /// Whether the code makes network requests (`fetch`, `XMLHttpRequest`, `WebSocket`),
     /// which is what host permissions are often for.
     pub network: bool,
@@ -91,6 +93,7 @@ pub fn scan(root: &Path, boundary: &Boundary, scripts: &[Script]) -> Usage {
         }
         usage.evals.extend(found.evals.into_iter().map(|(w, span)| (w, at(span))));
         usage.remote.extend(found.remote.into_iter().map(|(u, span)| (u, at(span))));
+        usage.unsafe_html.extend(found.unsafe_html.into_iter().map(|(w, span)| (w, at(span))));
         usage.network |= found.network;
         let dir = s.rel.rsplit_once('/').map_or("", |(d, _)| d);
         for spec in found.imports {
@@ -130,6 +133,7 @@ struct Found {
     apis: Vec<(String, Span)>,
     evals: Vec<(String, Span)>,
     remote: Vec<(String, Span)>,
+    unsafe_html: Vec<(String, Span)>,
     imports: Vec<String>,
     network: bool,
     /// Names bound to the extension API (`const api = globalThis.browser ?? globalThis.chrome`).
@@ -139,6 +143,15 @@ struct Found {
 fn is_url(s: &str) -> bool {
     let l = s.trim().to_ascii_lowercase();
     l.starts_with("http://") || l.starts_with("https://") || l.starts_with("//")
+}
+
+/// A string literal, or a template literal without substitutions: HTML the author wrote.
+fn is_literal(e: &Expression<'_>) -> bool {
+    match e.get_inner_expression() {
+        Expression::StringLiteral(_) => true,
+        Expression::TemplateLiteral(t) => t.expressions.is_empty(),
+        _ => false,
+    }
 }
 
 fn string_arg(e: &Expression<'_>) -> Option<String> {
@@ -207,6 +220,16 @@ impl<'a> Visit<'a> for Found {
 
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
         let first = it.arguments.first().and_then(|a| a.as_expression());
+        if let Expression::StaticMemberExpression(m) = it.callee.get_inner_expression() {
+            let html_arg = match m.property.name.as_str() {
+                "insertAdjacentHTML" => it.arguments.get(1).and_then(|a| a.as_expression()),
+                "write" | "writeln" if m.object.is_specific_id("document") => first,
+                _ => None,
+            };
+            if html_arg.is_some_and(|e| !is_literal(e)) {
+                self.unsafe_html.push((format!("{}()", m.property.name), it.span));
+            }
+        }
         if let Expression::Identifier(id) = it.callee.get_inner_expression() {
             match id.name.as_str() {
                 "eval" | "Function" => self.evals.push((format!("{}()", id.name), it.span)),
@@ -225,6 +248,16 @@ impl<'a> Visit<'a> for Found {
             }
         }
         walk::walk_call_expression(self, it);
+    }
+
+    fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
+        if let AssignmentTarget::StaticMemberExpression(m) = &it.left
+            && matches!(m.property.name.as_str(), "innerHTML" | "outerHTML")
+            && !is_literal(&it.right)
+        {
+            self.unsafe_html.push((format!("{} =", m.property.name), it.span));
+        }
+        walk::walk_assignment_expression(self, it);
     }
 
     fn visit_new_expression(&mut self, it: &NewExpression<'a>) {
@@ -371,6 +404,16 @@ pub fn judge(
                 .in_file(page.clone()),
         );
     }
+    for (what, at) in usage.unsafe_html.iter().take(20) {
+        out.push(located(
+            Finding::new(
+                FindingCode::ManifestUnsafeHtml,
+                format!("`{what}` builds HTML from a value that is not a literal; store review rejects unsanitized HTML"),
+                "set textContent, build nodes with createElement, or sanitize (DOMPurify) before inserting",
+            ),
+            at,
+        ));
+    }
     for (file, e) in &usage.syntax {
         out.push(
             Finding::new(
@@ -412,13 +455,16 @@ mod tests {
              const api = globalThis.browser ?? globalThis.chrome; api.alarms.create('a');\n\
              const s = 'chrome.cookies.getAll'; // chrome.history.search\n\
              eval('1'); new Function('a', 'return a'); setTimeout('x()', 1); setTimeout(() => 1, 1);\n\
-             importScripts('https://cdn.example.com/x.js'); import('https://cdn.example.com/m.js'); fetch('/x');",
+             importScripts('https://cdn.example.com/x.js'); import('https://cdn.example.com/m.js'); fetch('/x');\n\
+             el.innerHTML = '<b>ok</b>'; el.innerHTML = data; el.insertAdjacentHTML('beforeend', `<i>${x}</i>`); document.write(s);",
         );
         let apis: Vec<&str> = f.apis.iter().map(|(a, _)| a.as_str()).collect();
         assert_eq!(apis, ["storage.local.get", "tabs.query", "sidePanel.open", "alarms.create"]);
         let evals: Vec<&str> = f.evals.iter().map(|(w, _)| w.as_str()).collect();
         assert_eq!(evals, ["eval()", "new Function()", "setTimeout with a string"]);
         assert_eq!(f.remote.len(), 2);
+        let html: Vec<&str> = f.unsafe_html.iter().map(|(w, _)| w.as_str()).collect();
+        assert_eq!(html, ["innerHTML =", "insertAdjacentHTML()", "write()"]);
         assert!(f.network);
     }
 }

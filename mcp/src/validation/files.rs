@@ -194,6 +194,20 @@ fn page(layout: &Layout<'_>, rel: &str, path: &Path, mv3: bool, files: &mut File
             ),
         }
     }
+    if mv3 && let Some(line) = inline_handler_line(&html) {
+        files.findings.push(
+            Finding::new(
+                FindingCode::ManifestUnsafeHtml,
+                format!(
+                    "{shown} has an inline event handler (on…=\"…\"); MV3 extension pages never run them"
+                ),
+                "attach the handler in a .js file with addEventListener",
+            )
+            .in_file(shown.clone())
+            .at_position(line, 1)
+            .severity(Severity::Error),
+        );
+    }
     if mv3 && let Some(line) = inline_script_line(&html) {
         files.findings.push(
             Finding::new(
@@ -298,6 +312,31 @@ fn ruleset(rel: &str, path: &Path, json_path: &str) -> Vec<Finding> {
     out
 }
 
+/// The line of the first inline event handler attribute (`onclick="…"`) inside a tag.
+fn inline_handler_line(html: &str) -> Option<usize> {
+    let lower = html.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let mut in_tag = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'<' => in_tag = bytes.get(i + 1).is_some_and(u8::is_ascii_alphabetic),
+            b'>' => in_tag = false,
+            b' ' | b'\t' | b'\n' | b'\r' if in_tag && bytes.get(i + 1..i + 3) == Some(b"on") => {
+                let name_end = bytes[i + 3..]
+                    .iter()
+                    .position(|c| !c.is_ascii_alphabetic())
+                    .map_or(bytes.len(), |p| i + 3 + p);
+                let rest = lower[name_end..].trim_start();
+                if name_end > i + 3 && rest.starts_with('=') {
+                    return Some(lower[..i].matches('\n').count() + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The pixel size of a PNG (from its IHDR chunk).
 pub fn png_size(path: &Path) -> Option<(u32, u32)> {
     use std::io::Read as _;
@@ -350,6 +389,14 @@ fn icon(rel: &str, path: &Path, json_path: &str, files: &mut Files) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inline_handlers_are_found_in_tags_only() {
+        assert_eq!(inline_handler_line("<p>\n<button onclick=\"go()\">x</button>"), Some(2));
+        assert_eq!(inline_handler_line("<p>click on = here</p><a href=x>"), None);
+        assert_eq!(inline_handler_line("<img src=x ONLOAD = 'y'>"), Some(1));
+        assert_eq!(inline_handler_line("<div data-on=\"x\" one>"), None);
+    }
 
     #[test]
     fn inline_scripts_are_found_and_data_blocks_are_not() {

@@ -27,6 +27,8 @@ use crate::manifest::{self, Family, Json, RefKind, Target};
 
 /// At most this many files are listed and hashed (a hostile folder could hold millions).
 const MAX_FILES: usize = 5000;
+/// At most this many files are listed in the result (totals count them all).
+const MAX_LISTED: usize = 500;
 /// Files above this are not gzipped to measure them (their size is reported as is).
 const MAX_GZIP_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -87,7 +89,8 @@ pub struct Inspection {
     pub unreachable: Vec<String>,
     pub permissions: Permissions,
     pub store_flags: Vec<Flag>,
-    /// More files than were listed.
+    /// More files than were listed (`files` and `unreachable` stop at 500; totals count
+    /// every file up to 5000).
     pub truncated: bool,
 }
 
@@ -142,6 +145,11 @@ pub fn inspect(dist: &Path, target: Target, built: bool, has_source_zip: bool) -
     let usage = code::scan(dist, &Boundary::new(dist), &scripts);
     let permissions = permission_analysis(&m, &usage);
     let store_flags = flags(&m, target, &files, &usage, &permissions, has_source_zip, dist);
+    let mut files = files;
+    let mut unreachable = unreachable;
+    let truncated = truncated || files.len() > MAX_LISTED || unreachable.len() > MAX_LISTED;
+    files.truncate(MAX_LISTED);
+    unreachable.truncate(MAX_LISTED);
     Ok(Inspection {
         browser: target.name.to_owned(),
         dist_path: dist.display().to_string(),

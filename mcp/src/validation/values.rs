@@ -60,6 +60,44 @@ pub fn check(m: &Json, t: Target, out: &mut Vec<Finding>) {
     }
     web_accessible(m, mv, out);
     commands(m, out);
+    keys_needing_permissions(m, t, out);
+}
+
+/// Manifest keys that do nothing without a permission: static rule sets need
+/// `declarativeNetRequest` (or `…WithHostAccess`), `side_panel` needs `sidePanel`.
+fn keys_needing_permissions(m: &Json, t: Target, out: &mut Vec<Finding>) {
+    let declared: Vec<&str> = m
+        .get("permissions")
+        .and_then(Json::as_array)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(Json::as_str)
+        .collect();
+    let rules = m
+        .get("declarative_net_request")
+        .and_then(|d| d.get("rule_resources"))
+        .and_then(Json::as_array)
+        .is_some_and(|r| !r.is_empty());
+    let rows: [(bool, &str, &[&str]); 2] = [
+        (rules, "declarative_net_request", &["declarativeNetRequest", "declarativeNetRequestWithHostAccess"]),
+        // Firefox has no side_panel at all (MANIFEST_KEY_UNSUPPORTED says so).
+        (m.get("side_panel").is_some() && t.family == Family::Chromium, "side_panel", &["sidePanel"]),
+    ];
+    for (present, key, needs) in rows {
+        if present && !needs.iter().any(|p| declared.contains(p)) {
+            out.push(
+                Finding::new(
+                    FindingCode::ManifestApiPermissionMissing,
+                    format!(
+                        "`{key}` needs the `{}` permission; without it the browser ignores the key",
+                        needs[0]
+                    ),
+                    format!("add \"{}\" to \"permissions\"", needs[0]),
+                )
+                .at(key),
+            );
+        }
+    }
 }
 
 /// `manifest_version` per browser, and keys that belong to the other version.

@@ -159,6 +159,11 @@ fn rows() -> Vec<Row> {
         row("MANIFEST_MISSING_FILE", json!({"background": {"service_worker": "nope.js"}})),
         row("MANIFEST_PATH_OUTSIDE", json!({"background": {"service_worker": "../outside.js"}})),
         row("MANIFEST_API_PERMISSION_MISSING", json!({})).file("bg.js", "chrome.storage.local.get('k');"),
+        row(
+            "MANIFEST_API_PERMISSION_MISSING",
+            json!({"declarative_net_request": {"rule_resources": [{"id": "r", "enabled": true, "path": "r.json"}]}}),
+        )
+        .file("r.json", "[]"),
         row("MANIFEST_PERMISSION_UNUSED", json!({"permissions": ["alarms"]})),
         row("MANIFEST_API_UNSUPPORTED", json!({"permissions": ["sidePanel"]}))
             .file("bg.js", "chrome.sidePanel.open({});"),
@@ -166,6 +171,9 @@ fn rows() -> Vec<Row> {
         row("MANIFEST_REMOTE_CODE", json!({}))
             .file("bg.js", "importScripts('https://cdn.example.com/a.js');"),
         row("MANIFEST_SCRIPT_SYNTAX", json!({})).file("bg.js", "let = = 1;"),
+        row("MANIFEST_UNSAFE_HTML", json!({})).file("bg.js", "document.body.innerHTML = location.hash;"),
+        row("MANIFEST_UNSAFE_HTML", json!({"action": {"default_popup": "p.html"}}))
+            .file("p.html", "<html><body><button onclick=\"go()\">Go</button></body></html>"),
     ]
 }
 
@@ -345,12 +353,13 @@ fn hostile_manifests_give_findings_never_panics() {
         let r = validate(p.path(), &["chrome", "firefox"]);
         // A huge but well-formed name is the one case that may validate.
         assert!(name == "huge" || (!r.valid && !r.errors.is_empty()), "{name}: {:#?}", r.errors);
-        if name == "many" || name == "dups" {
+        if ["many", "dups", "keys"].contains(&name) {
             assert!(r.truncated && r.errors.len() <= validation::MAX_FINDINGS, "{}", r.errors.len());
         }
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn a_manifest_linked_out_of_the_project_is_refused() {
     let outside = tempfile::tempdir().unwrap();
@@ -442,4 +451,41 @@ fn inspect_builds_first_and_summarizes_under_4_kb() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.len() < 4096, "{} bytes", text.len());
     assert!(text.contains("unreachable: stray.txt") && !text.contains("built now"), "{text}");
+}
+
+#[test]
+fn inspect_flags_minified_code_without_a_source_zip_for_firefox() {
+    let p = Project::fixture("validate/content-blocker");
+    p.build(&["--browser", "firefox"]).builds();
+    let bundle = format!("var a={};", "a.b=function(c){return c+1};".repeat(200));
+    p.write("dist/firefox/background.js", bundle);
+    let path = p.path().to_str().unwrap();
+    let flags = |p: &Project| -> Vec<String> {
+        let (code, out) = cli(&["inspect-build", path, "--browser", "firefox", "--json"], p.home.path());
+        assert_eq!(code, 0, "{out:#}");
+        out["storeFlags"].as_array().unwrap().iter().map(|f| f["flag"].as_str().unwrap().to_owned()).collect()
+    };
+    let got = flags(&p);
+    assert!(got.contains(&"minified-without-source".to_owned()), "{got:?}");
+    assert!(got.contains(&"broad-host-access".to_owned()), "{got:?}");
+    p.write("dist/tracker-blocker-2.4.1-source.zip", "zip");
+    assert!(!flags(&p).contains(&"minified-without-source".to_owned()));
+}
+
+#[cfg(unix)]
+#[test]
+fn inspect_never_follows_links_out_of_the_build() {
+    let p = Project::fixture("validate/content-blocker");
+    p.build(&["--browser", "chrome"]).builds();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.js"), "chrome.cookies.getAll({});").unwrap();
+    std::fs::remove_file(p.path().join("dist/chrome/background.js")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.js"), p.path().join("dist/chrome/background.js"))
+        .unwrap();
+    let (code, out) = cli(&["inspect-build", p.path().to_str().unwrap(), "--json"], p.home.path());
+    assert_eq!(code, 0, "{out:#}");
+    let files: Vec<&str> =
+        out["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert!(!files.contains(&"background.js"), "{files:?}");
+    assert!(!out["permissions"]["used"].as_array().unwrap().iter().any(|p| p == "cookies"), "{out:#}");
 }

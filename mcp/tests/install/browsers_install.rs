@@ -98,8 +98,13 @@ fn a_chromium_snapshot_installs_by_revision_beside_the_system_chromium() {
     );
     assert!(r["verified"].as_str().unwrap().contains("no vendor hash exists"), "{r}");
     assert_eq!(run_program(&r["binaryPath"]), "Chromium 143.0.7490.0");
-    let (code, again) = home.json(&["browsers", "install", "chromium", "--version", "1496484"]);
-    assert_eq!((code, again["status"].as_str()), (0, Some("already-installed")), "{again}");
+    let (code, text, _) = home.run(&["browsers", "install", "chromium", "--version", "1496484"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.starts_with("already installed chromium 1496484 (snapshot)"), "{text}");
+    assert!(
+        text.contains("use it: extension_dev with binary: \""),
+        "named by path, not by `chromium`: {text}"
+    );
     let (code, d) = home.json(&["browsers", "detect", "--browsers", "chromium"]);
     assert_eq!(code, 0);
     let sources: Vec<&str> =

@@ -33,6 +33,7 @@ pub mod error;
 pub mod json;
 pub mod name;
 pub mod page;
+pub mod reading;
 pub mod redact;
 pub mod render;
 pub mod role;

@@ -146,7 +146,13 @@ pub fn looks_secret(value: &str) -> bool {
     !v.contains(char::is_whitespace) && is_token(v)
 }
 
+/// No shorter word can be a token: the shortest prefix plus its 12 characters.
+const SHORTEST_TOKEN: usize = 16;
+
 fn is_token(word: &str) -> bool {
+    if word.len() < SHORTEST_TOKEN {
+        return false;
+    }
     if SECRET_PREFIXES.iter().any(|p| word.starts_with(p) && word.len() >= p.len() + 12) {
         return true;
     }
@@ -395,6 +401,12 @@ mod tests {
         ] {
             assert_eq!(scrub(s), s, "{s}");
         }
+    }
+
+    #[test]
+    fn no_token_is_shorter_than_the_shortest_prefix_allows() {
+        let shortest = SECRET_PREFIXES.iter().map(|p| p.len() + 12).min().unwrap();
+        assert_eq!(SHORTEST_TOKEN, shortest.min(TOKEN_MIN).min(30));
     }
 
     #[test]

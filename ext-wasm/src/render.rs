@@ -31,10 +31,11 @@ use crate::collapse::{self, display_role};
 use crate::dom::Dom;
 use crate::error::EngineError;
 use crate::json;
+use crate::reading;
 use crate::redact;
 use crate::role;
 use crate::state;
-use crate::table::{Input, Redact};
+use crate::table::{Input, Mode, Redact};
 use crate::text::{push_escaped, truncate};
 use crate::tree::{self, Kind, Line};
 
@@ -50,6 +51,8 @@ pub struct Output {
     pub collapsed: usize,
     pub title: String,
     pub url: String,
+    /// `find` mode: the matches (the text lists them too).
+    pub hits: Option<Vec<reading::Hit>>,
 }
 
 impl Output {
@@ -71,6 +74,30 @@ impl Output {
         json::write_str(&mut out, &self.title);
         out.push_str(",\"url\":");
         json::write_str(&mut out, &self.url);
+        if let Some(hits) = &self.hits {
+            out.push_str(",\"hits\":[");
+            for (k, h) in hits.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                out.push_str("{\"ref\":");
+                json::write_str(&mut out, &h.r#ref);
+                for (key, v) in [("role", h.role), ("field", h.field)] {
+                    out.push_str(",\"");
+                    out.push_str(key);
+                    out.push_str("\":");
+                    json::write_str(&mut out, v);
+                }
+                for (key, v) in [("name", &h.name), ("context", &h.context)] {
+                    out.push_str(",\"");
+                    out.push_str(key);
+                    out.push_str("\":");
+                    json::write_str(&mut out, v);
+                }
+                out.push_str(if h.in_viewport { ",\"inViewport\":true}" } else { ",\"inViewport\":false}" });
+            }
+            out.push(']');
+        }
         out.push('}');
         out
     }
@@ -101,6 +128,50 @@ pub fn render(input: &Input) -> Result<Output, EngineError> {
         Some((ordinal, i)) => Some(dom.find(ordinal, i).ok_or(EngineError::Stale)?),
         None => None,
     };
+    let top = input.frames.first();
+    let (title, url) =
+        (top.map(|f| f.title.clone()).unwrap_or_default(), top.map(|f| f.url.clone()).unwrap_or_default());
+    match opts.mode {
+        Mode::Snapshot => {}
+        Mode::Text | Mode::Read => {
+            let text = if opts.mode == Mode::Text {
+                reading::text(&dom, root, opts.redact)
+            } else {
+                reading::read(&dom, root, opts.redact)
+            };
+            let nodes = text.lines().count();
+            return Ok(Output { text, nodes, refs: 0, collapsed: 0, title, url, hits: None });
+        }
+        Mode::Find => {
+            let hits = reading::find(&dom, &opts.find, opts.redact);
+            let mut text = String::new();
+            for h in &hits {
+                text.push('[');
+                text.push_str(&h.r#ref);
+                text.push_str("] ");
+                text.push_str(h.role);
+                if !h.name.is_empty() {
+                    text.push(' ');
+                    text.push('"');
+                    push_escaped(&mut text, &h.name);
+                    text.push('"');
+                }
+                if h.field != "name" {
+                    text.push_str(" — ");
+                    text.push_str(h.field);
+                    text.push_str(": \"");
+                    push_escaped(&mut text, &h.context);
+                    text.push('"');
+                }
+                if !h.in_viewport {
+                    text.push_str(" [offscreen]");
+                }
+                text.push('\n');
+            }
+            let (nodes, refs) = (hits.len(), hits.len());
+            return Ok(Output { text, nodes, refs, collapsed: 0, title, url, hits: Some(hits) });
+        }
+    }
     let keep = opts.viewport_only.then(|| tree::viewport_keep(&dom));
     let mut lines = if opts.interactive_only {
         tree::interactive(&dom, root, keep.as_deref())
@@ -124,15 +195,7 @@ pub fn render(input: &Input) -> Result<Output, EngineError> {
     for line in &lines {
         w.line(line, 0);
     }
-    let top = input.frames.first();
-    Ok(Output {
-        text: w.out,
-        nodes: w.nodes,
-        refs: w.refs,
-        collapsed,
-        title: top.map(|f| f.title.clone()).unwrap_or_default(),
-        url: top.map(|f| f.url.clone()).unwrap_or_default(),
-    })
+    Ok(Output { text: w.out, nodes: w.nodes, refs: w.refs, collapsed, title, url, hits: None })
 }
 
 /// `e12` → (0, 12); `f2e7` → (2, 7).

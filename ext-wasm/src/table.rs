@@ -33,6 +33,31 @@ pub struct Options {
     pub redact: Redact,
     /// Collapse long runs of similar siblings (default on).
     pub collapse: bool,
+    /// What to produce: the snapshot tree (default), the page's text, or the elements
+    /// matching [`Options::find`] (see `reading.rs`).
+    pub mode: Mode,
+    /// `find` mode: the text to look for and how.
+    pub find: Find,
+}
+
+/// What the engine renders from the table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Mode {
+    #[default]
+    Snapshot,
+    Text,
+    Find,
+    /// `read_page`: the main content as structured text.
+    Read,
+}
+
+/// A `find_by_text` query.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Find {
+    pub query: String,
+    /// Whole (whitespace-normalized) text equal, else a substring.
+    pub exact: bool,
+    pub case_sensitive: bool,
 }
 
 impl Default for Options {
@@ -44,6 +69,8 @@ impl Default for Options {
             max_depth: None,
             redact: Redact::Safe,
             collapse: true,
+            mode: Mode::Snapshot,
+            find: Find::default(),
         }
     }
 }
@@ -200,6 +227,17 @@ impl Options {
                     }
                 }
                 "collapse" => o.collapse = !matches!(v, Json::Bool(false) | Json::Num(0.0)),
+                "mode" => {
+                    o.mode = match string(v).as_deref() {
+                        Some("text") => Mode::Text,
+                        Some("find") => Mode::Find,
+                        Some("read") => Mode::Read,
+                        _ => Mode::Snapshot,
+                    }
+                }
+                "query" => o.find.query = string(v).unwrap_or_default(),
+                "exact" => o.find.exact = flag(&v),
+                "caseSensitive" => o.find.case_sensitive = flag(&v),
                 _ => {}
             }
         }

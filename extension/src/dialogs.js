@@ -6,7 +6,9 @@
 //                                the tab reaches) ──▶ answers by policy
 //   accept_dialog / dismiss_dialog ──▶ arm the tab's next answer (pushed into its documents)
 //   every page call ──▶ guard: crash poll (tabs API) · at the call's own deadline a probe
-//                      script: no answer ⇒ BLOCKED · afterwards the hook's records ⇒ `dialogs`
+//                      script: no answer ⇒ BLOCKED · after an action, the hook's records ⇒
+//                      `dialogs` (reads leave them for the next action; cursor pages of a
+//                      cached snapshot are not guarded: they never touch the page)
 //
 // Only tabs the agent opened or navigated get the hook: the user's other pages keep native
 // dialogs. A native dialog stops the page in both browsers: `scripting.executeScript` of a
@@ -231,9 +233,11 @@ function withDeadline(promise, ms) {
  * Runs `run()` (a page method's handler) for the tab `params` names, within `timeoutMs` (the
  * call's own): TAB_CRASHED as soon as the tabs API reports the renderer dead, BLOCKED when at
  * the deadline the tab runs no script at all; the answer (or error data) carries the
- * `dialogs` the hook answered meanwhile.
+ * `dialogs` the hook answered meanwhile, taken when `collect` says "after" the work; with
+ * "none" (reads, whose work opens no dialog) the records wait for the next action, which
+ * saves every read a script round trip into each frame.
  */
-export async function guarded(params, timeoutMs, run) {
+export async function guarded(params, timeoutMs, run, collect = "after") {
   let tab;
   try {
     tab = await resolveTab(params);
@@ -268,14 +272,14 @@ export async function guarded(params, timeoutMs, run) {
   });
   try {
     const result = await Promise.race([work, watch]);
-    const dialogs = await collectDialogs(tab.id);
+    const dialogs = collect === "none" ? [] : await collectDialogs(tab.id);
     return dialogs.length && result && typeof result === "object" ? { ...result, dialogs } : result;
   } catch (e) {
     // A dead renderer makes executeScript fail with words of its own (Chromium: "Frame with
     // ID 0 was removed", "No tab with id"); the tabs API says what happened.
     const now = await api.tabs.get(tab.id).catch(() => null);
     if (now && (crashed(now) || (await documentGone(now)))) throw tabCrashed(now);
-    if (e instanceof HelperError && e.code !== ERROR_CODES.BLOCKED && e.code !== ERROR_CODES.TAB_CRASHED) {
+    if (collect !== "none" && e instanceof HelperError && e.code !== ERROR_CODES.BLOCKED && e.code !== ERROR_CODES.TAB_CRASHED) {
       const dialogs = await collectDialogs(tab.id);
       if (dialogs.length) e.data = { ...(e.data ?? {}), dialogs };
     }

@@ -5,6 +5,7 @@ import { utf8Length } from "./bridge.js";
 import { act, fillForm, waitFor } from "./actions.js";
 import { answerDialog, guarded } from "./dialogs.js";
 import { evaluate } from "./evaluate.js";
+import { findText, readText } from "./reading.js";
 import { clearSnapshot, resolveRef, takeSnapshot } from "./snapshot.js";
 import { closeTab, listTabs, navigate, newTab, selectTab } from "./tabs.js";
 
@@ -12,6 +13,9 @@ import { closeTab, listTabs, navigate, newTab, selectTab } from "./tabs.js";
  * @param {{browserInfo: () => Promise<object>}} helper what the handlers need from the background
  */
 export function methodTable(helper) {
+  const snapshot = page(takeSnapshot, "none");
+  const text = page(readText, "none");
+  const find = page(findText, "none");
   const table = {
     [METHODS.PING]: async ({ payload }) => ({
       pong: true,
@@ -26,9 +30,15 @@ export function methodTable(helper) {
     [METHODS.TABS_NAVIGATE]: page(navigate),
     [METHODS.TABS_SELECT]: (params) => selectTab(params),
     [METHODS.TABS_CLOSE]: (params) => closeTab(params),
-    [METHODS.PAGE_SNAPSHOT]: page(takeSnapshot),
-    [METHODS.PAGE_CLEAR_SNAPSHOT]: page(clearSnapshot),
-    [METHODS.PAGE_RESOLVE_REF]: page(resolveRef),
+    // A cursor page comes from the cached rendering and clearing drops it: neither touches
+    // the page, so a dialog can neither block nor meet them — no guard. A snapshot's walk
+    // runs no page code that opens dialogs: a dialog the page opens meanwhile by itself is
+    // reported by the next action, whose result the hook's records join.
+    [METHODS.PAGE_SNAPSHOT]: (params, meta) => (params.cursor != null ? takeSnapshot(params) : snapshot(params, meta)),
+    [METHODS.PAGE_CLEAR_SNAPSHOT]: (params) => clearSnapshot(params),
+    [METHODS.PAGE_RESOLVE_REF]: page(resolveRef, "none"),
+    [METHODS.PAGE_TEXT]: (params, meta) => (params.cursor != null ? readText(params) : text(params, meta)),
+    [METHODS.PAGE_FIND]: (params, meta) => (params.cursor != null ? findText(params) : find(params, meta)),
     [METHODS.PAGE_ACT]: page(act),
     [METHODS.PAGE_FILL_FORM]: page(fillForm),
     [METHODS.PAGE_EVALUATE]: page(evaluate),
@@ -58,10 +68,11 @@ export function methodTable(helper) {
  * A handler of a method that reaches a page, guarded (dialogs.js): a crashed tab is
  * TAB_CRASHED at once, a tab a native dialog blocks is BLOCKED by the call's own deadline
  * (`timeoutMs` when the method takes one, else the request's), and the answer reports the
- * dialogs met on the way.
+ * dialogs met on the way — taken after the work (`collect` "after": actions) or left for
+ * the next action ("none": reads).
  */
-function page(handler) {
-  return (params, meta) => guarded(params, params.timeoutMs ?? meta.callTimeoutMs, () => handler(params));
+function page(handler, collect = "after") {
+  return (params, meta) => guarded(params, params.timeoutMs ?? meta.callTimeoutMs, () => handler(params, meta), collect);
 }
 
 async function sha256Hex(text) {

@@ -50,8 +50,10 @@ export const METHODS = Object.freeze({
   "PAGE_DIALOG": "page.dialog",
   "PAGE_EVALUATE": "page.evaluate",
   "PAGE_FILL_FORM": "page.fillForm",
+  "PAGE_FIND": "page.find",
   "PAGE_RESOLVE_REF": "page.resolveRef",
   "PAGE_SNAPSHOT": "page.snapshot",
+  "PAGE_TEXT": "page.text",
   "PAGE_WAIT_FOR": "page.waitFor",
   "PING": "ping",
   "SUBSCRIBE": "subscribe",
@@ -327,6 +329,60 @@ export const METHOD_SPECS = Object.freeze({
     "result": "{action: fill_form, filled: [{ref, element}], input, settledMs, navigated, tab, changes}",
     "target": "extension"
   },
+  "page.find": {
+    "doc": "Elements whose text, accessible name, placeholder, alt, title or aria-label match `query`; one line each with its ref.",
+    "params": {
+      "caseSensitive": {
+        "doc": "match case",
+        "required": false,
+        "type": "boolean"
+      },
+      "cursor": {
+        "doc": "`<findId>:<offset>` from a previous page",
+        "required": false,
+        "type": "string"
+      },
+      "exact": {
+        "doc": "whole text equal (whitespace-normalized), not a substring",
+        "required": false,
+        "type": "boolean"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "limit": {
+        "default": 50,
+        "doc": "most hits per page",
+        "required": false,
+        "type": "integer"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "query": {
+        "doc": "text to find (whitespace-normalized)",
+        "required": true,
+        "type": "string"
+      },
+      "redact": {
+        "default": "safe",
+        "doc": "safe | strict | off",
+        "required": false,
+        "type": "string"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{snapshotId: q<N>, tab, text: one line per hit, offset, nextCursor: string | null, totalBytes, hits: [{ref, role, name, field, context, inViewport}], total}",
+    "target": "extension"
+  },
   "page.resolveRef": {
     "doc": "A CSS selector that finds the element a ref names (through open shadow roots: one per host).",
     "params": {
@@ -361,6 +417,11 @@ export const METHOD_SPECS = Object.freeze({
         "doc": "`<snapshotId>:<offset>` from a previous page; STALE once superseded",
         "required": false,
         "type": "string"
+      },
+      "diff": {
+        "doc": "only what changed since this client's previous snapshot of the tab",
+        "required": false,
+        "type": "boolean"
       },
       "expectTabSet": {
         "doc": "tab-set fingerprint the caller saw; STALE when it changed",
@@ -410,7 +471,56 @@ export const METHOD_SPECS = Object.freeze({
         "type": "boolean"
       }
     },
-    "result": "{snapshotId, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {prepMs, collectMs, walkMs, mapMs, jsonMs, transferMs,                  engineMs, pageMs, helperMs, walkers: [\"main\" | \"isolated\" per frame]}}",
+    "result": "{snapshotId, diff?: {full: true, why} | {full: false, since, added, removed, changed}, tab, text: this page, offset, nextCursor: string | null, totalBytes,                  nodes, refs, collapsed, frames, timings: {prepMs, collectMs, walkMs, mapMs, jsonMs, transferMs,                  engineMs, pageMs, helperMs, walkers: [\"main\" | \"isolated\" per frame]}}",
+    "target": "extension"
+  },
+  "page.text": {
+    "doc": "The tab's visible text in reading order, one line per block (frames included, hidden text left out, redacted); pages with `cursor`.",
+    "params": {
+      "cursor": {
+        "doc": "`<textId>:<offset>` from a previous page; STALE once superseded",
+        "required": false,
+        "type": "string"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "main": {
+        "doc": "read_page: the main content as structured text (headings, lists, tables, code, links with refs)",
+        "required": false,
+        "type": "boolean"
+      },
+      "maxBytes": {
+        "default": 16384,
+        "doc": "page size",
+        "required": false,
+        "type": "integer"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "redact": {
+        "default": "safe",
+        "doc": "safe | strict | off",
+        "required": false,
+        "type": "string"
+      },
+      "root": {
+        "doc": "ref whose subtree to read",
+        "required": false,
+        "type": "string"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{snapshotId: t<N> (m<N> with main), tab, text: this page, offset, nextCursor: string | null, totalBytes, nodes: lines, frames}",
     "target": "extension"
   },
   "page.waitFor": {

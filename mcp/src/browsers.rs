@@ -386,7 +386,12 @@ pub const BROWSERS: [Browser; 11] = [
         name: "zen",
         engine: Engine::Gecko,
         extensions_page: "about:addons",
-        binaries: Binaries::NONE,
+        // Unverified (no Zen here): the names of its Linux tarball and packages, and its
+        // macOS bundle.
+        binaries: Binaries {
+            unix: &["zen", "zen-browser"],
+            macos: &["/Applications/Zen.app/Contents/MacOS/zen"],
+        },
         channels: &[Channel {
             id: ChannelId::Zen,
             name: "zen",
@@ -431,6 +436,26 @@ pub fn browser(name: &str) -> Option<&'static Browser> {
 /// Every installation channel with its browser, in catalog order.
 pub fn channels() -> impl Iterator<Item = (&'static Browser, &'static Channel)> {
     BROWSERS.iter().flat_map(|b| b.channels.iter().map(move |c| (b, c)))
+}
+
+/// The folders, relative to the home directory, where the browsers of `engine` read
+/// native host manifests on `os` (deduplicated, catalog order). A dev session's browser
+/// has a private home, so it writes its host manifest into each.
+pub fn home_hosts_dirs(engine: Engine, os: Os) -> Vec<std::path::PathBuf> {
+    let mut out: Vec<std::path::PathBuf> = Vec::new();
+    for (_, c) in channels().filter(|(b, _)| b.engine == engine) {
+        let dir = match os {
+            Os::Linux => c.linux.map(|p| std::path::PathBuf::from(p.hosts_dir)),
+            Os::Macos => {
+                c.macos.map(|p| std::path::Path::new("Library/Application Support").join(p.hosts_dir))
+            }
+            Os::Windows => None,
+        };
+        if let Some(dir) = dir.filter(|d| !out.contains(d)) {
+            out.push(dir);
+        }
+    }
+    out
 }
 
 /// Binaries tried for "any browser of `engine`" when nothing is configured: the engine's
@@ -588,8 +613,28 @@ mod tests {
         let gecko = engine_binaries(Engine::Gecko, Os::Linux);
         assert_eq!(
             gecko,
-            ["firefox-esr", "firefox", "firefox-developer-edition", "firefox-nightly", "librewolf"]
+            [
+                "firefox-esr",
+                "firefox",
+                "firefox-developer-edition",
+                "firefox-nightly",
+                "librewolf",
+                "zen",
+                "zen-browser"
+            ]
         );
         assert!(engine_binaries(Engine::Gecko, Os::Macos)[0].starts_with("/Applications/Firefox.app"));
+    }
+
+    /// Issue 25: a Gecko session's private home gets the host manifest where each Gecko
+    /// browser of the catalog looks (Firefox and Zen share `.mozilla`; LibreWolf has its own).
+    #[test]
+    fn gecko_home_host_dirs_cover_every_gecko_browser() {
+        let dirs = home_hosts_dirs(Engine::Gecko, Os::Linux);
+        assert_eq!(dirs[0], std::path::Path::new(".mozilla/native-messaging-hosts"));
+        assert!(dirs.iter().any(|d| d.starts_with(".librewolf")), "{dirs:?}");
+        assert_eq!(dirs.iter().filter(|d| d.starts_with(".mozilla")).count(), 1, "{dirs:?}");
+        let mac = home_hosts_dirs(Engine::Gecko, Os::Macos);
+        assert!(mac[0].starts_with("Library/Application Support/Mozilla"), "{mac:?}");
     }
 }

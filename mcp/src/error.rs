@@ -13,6 +13,7 @@ use crate::helper::HelperError;
 use crate::install::InstallError;
 use crate::runner::RunnerError;
 use crate::runner::cdp::CdpError;
+use crate::runner::rdp::RdpError;
 
 impl From<ConfigError> for ErrorBody {
     fn from(e: ConfigError) -> Self {
@@ -82,6 +83,20 @@ impl From<RunnerError> for ErrorBody {
             RunnerError::Remote { .. } => {
                 (ErrorCode::Internal, "a Marionette command failed unexpectedly; report it with the message")
             }
+            RunnerError::Rdp(RdpError::Closed) => {
+                (ErrorCode::NotConnected, "the browser has exited; start it again")
+            }
+            RunnerError::Rdp(RdpError::Timeout { .. }) => {
+                (ErrorCode::Timeout, "the tab or add-on may be busy or gone; retry")
+            }
+            RunnerError::Rdp(RdpError::Connect { .. }) => (
+                ErrorCode::NotConnected,
+                "Firefox did not open its debugger socket; check that the binary is Firefox 128 or newer",
+            ),
+            RunnerError::Rdp(RdpError::Actor { .. } | RdpError::Frame(_)) => (
+                ErrorCode::Internal,
+                "a Firefox debugger request failed unexpectedly; report it with the message",
+            ),
         };
         ErrorBody::new(code, e.to_string()).with_hint(hint)
     }
@@ -317,7 +332,15 @@ mod tests {
     fn every_tool_a_hint_names_exists() {
         // Words shaped like tool names that name something else: a page action, an MCP
         // notification, an inspect event, a console source.
-        const NOT_TOOLS: [&str; 4] = ["fill_form", "list_changed", "extension_root_tree", "extension_page"];
+        // Words that look like tool names: MCP terms, event names and manifest keys.
+        const NOT_TOOLS: [&str; 6] = [
+            "fill_form",
+            "list_changed",
+            "extension_root_tree",
+            "extension_page",
+            "extension_ids",
+            "extension_pages",
+        ];
         let names: Vec<&str> = crate::tools::registry().iter().map(|t| t.name).collect();
         let prefixes: Vec<&str> = names.iter().filter_map(|n| n.split('_').next()).collect();
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");

@@ -27,3 +27,4 @@ pub mod runner;
 pub mod server;
 pub mod session;
 pub mod tools;
+pub mod validation;

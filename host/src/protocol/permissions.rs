@@ -28,8 +28,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::methods::{
-    METHODS, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_RESOLVE_REF, PAGE_SNAPSHOT,
-    PAGE_WAIT_FOR, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT, Target,
+    METHODS, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_FIND, PAGE_RESOLVE_REF,
+    PAGE_SNAPSHOT, PAGE_TEXT, PAGE_WAIT_FOR, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT, Target,
 };
 
 pub use crate::browsers::Engine;
@@ -129,6 +129,8 @@ const fn host(
 const SCRIPTED: &[&str] = &[
     TABS_NAVIGATE,
     PAGE_SNAPSHOT,
+    PAGE_TEXT,
+    PAGE_FIND,
     PAGE_RESOLVE_REF,
     PAGE_ACT,
     PAGE_FILL_FORM,
@@ -141,6 +143,9 @@ const SCRIPTED: &[&str] = &[
 const SCRIPTED_TOOLS: &[&str] = &[
     "navigate_history",
     "take_snapshot",
+    "get_page_text",
+    "read_page",
+    "find_by_text",
     "resolve_uid_to_selector",
     "click_by_uid",
     "hover_by_uid",

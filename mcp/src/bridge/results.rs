@@ -266,7 +266,7 @@ mod tests {
             TABS_CLOSE => decode::<Closed>(method, value).map(drop),
             BROWSER_INFO => decode::<BrowserInfo>(method, value).map(drop),
             PING => decode::<Pong>(method, value).map(drop),
-            PAGE_SNAPSHOT => decode::<Snapshot>(method, value).map(drop),
+            PAGE_SNAPSHOT | PAGE_TEXT | PAGE_FIND => decode::<Snapshot>(method, value).map(drop),
             PAGE_CLEAR_SNAPSHOT => decode::<Cleared>(method, value).map(drop),
             PAGE_RESOLVE_REF => decode::<Resolved>(method, value).map(drop),
             PAGE_ACT => decode::<Acted>(method, value).map(drop),

@@ -176,15 +176,27 @@ pub fn require_node(toolchain: &Toolchain, node: Option<Node>) -> Result<Option<
     }
 }
 
-/// What the toolchain is asked to do for one target.
+/// What the toolchain is asked to do: build `targets`, in one run when it can
+/// ([`builds_all_at_once`]), else the caller gives one target per invocation.
 pub struct Invocation<'a> {
     pub project: &'a Path,
-    pub target: Target,
+    pub targets: &'a [Target],
     pub toolchain: &'a Toolchain,
     pub node: Option<&'a Node>,
     pub timeout: Duration,
     /// The caller gave up: stop the toolchain.
     pub cancel: Option<&'a tokio_util::sync::CancellationToken>,
+}
+
+/// Whether one run of the toolchain builds several browsers: Extension.js takes
+/// `--browser=chrome,firefox` (and builds them one after the other in one Node process, so a
+/// second browser costs no second start-up); WXT and scripts of their own take one.
+pub fn builds_all_at_once(t: &Toolchain) -> bool {
+    match t {
+        Toolchain::ExtensionJs { .. } | Toolchain::ExtensionJsNpx => true,
+        Toolchain::Wxt { .. } => false,
+        Toolchain::Script { command } => runs_extension_js_build(command),
+    }
 }
 
 /// The browser name passed to the toolchain (Extension.js and WXT have no `zen`).
@@ -199,18 +211,33 @@ fn toolchain_browser(t: &Toolchain, target: Target) -> &'static str {
     }
 }
 
-/// How a `build` script that runs Extension.js or WXT is told the browser: `--browser=<b>`
-/// or `-b <b>` appended (only `WEBEXT_MCP_BROWSER` otherwise, for scripts of their own).
-/// `browser` is one of our target names, so it needs no quoting.
-fn script_browser_args(command: &str, browser: &str) -> Vec<String> {
-    let words: Vec<&str> = command.split(|c: char| c.is_whitespace() || c == ';' || c == '&').collect();
-    let has = |w: &str| words.iter().any(|x| *x == w || x.starts_with(&format!("{w}@")));
-    if words.iter().any(|w| w.contains("--browser") || *w == "-b") {
+/// The words of a shell command line, split at blanks and the separators `;` and `&`.
+fn words(command: &str) -> Vec<&str> {
+    command.split(|c: char| c.is_whitespace() || c == ';' || c == '&').collect()
+}
+
+/// The command runs `extension` (or `extension@…`) as a word.
+fn runs_word(words: &[&str], name: &str) -> bool {
+    words.iter().any(|x| *x == name || x.strip_prefix(name).is_some_and(|rest| rest.starts_with('@')))
+}
+
+/// Whether a `build` script runs `extension build` (the browser flag takes a list there).
+fn runs_extension_js_build(command: &str) -> bool {
+    let w = words(command);
+    runs_word(&w, "extension") && w.contains(&"build")
+}
+
+/// How a `build` script that runs Extension.js or WXT is told the browser(s): `--browser=<b>`
+/// (a comma list for Extension.js) or `-b <b>` appended (only `WEBEXT_MCP_BROWSER` otherwise,
+/// for scripts of their own). The names are our target names, so they need no quoting.
+fn script_browser_args(command: &str, browsers: &str) -> Vec<String> {
+    let w = words(command);
+    if w.iter().any(|x| x.contains("--browser") || *x == "-b") {
         Vec::new()
-    } else if has("extension") && words.contains(&"build") {
-        vec![format!("--browser={browser}")]
-    } else if has("wxt") {
-        vec!["-b".into(), browser.into()]
+    } else if runs_extension_js_build(command) {
+        vec![format!("--browser={browsers}")]
+    } else if runs_word(&w, "wxt") {
+        vec!["-b".into(), browsers.into()]
     } else {
         Vec::new()
     }
@@ -232,14 +259,23 @@ fn package_runner(project: &Path) -> Option<&'static str> {
     on_path.then_some(pm)
 }
 
-/// Runs the toolchain for one target, streaming each output line to `progress`, and returns
-/// the folder holding the built extension.
+/// Runs the toolchain once for `inv.targets`, streaming each output line to `progress`, and
+/// returns the folder holding each target's built extension, in the order of the targets.
 pub fn run(
     inv: &Invocation<'_>,
     started: std::time::SystemTime,
     progress: &mut dyn FnMut(&str),
-) -> Result<PathBuf, DelegateError> {
-    let browser = toolchain_browser(inv.toolchain, inv.target);
+) -> Result<Vec<PathBuf>, DelegateError> {
+    let mut names: Vec<&str> = Vec::new();
+    for &t in inv.targets {
+        let b = toolchain_browser(inv.toolchain, t);
+        if !names.contains(&b) {
+            names.push(b);
+        }
+    }
+    let browser = names.join(",");
+    let browser = browser.as_str();
+    let target_names = inv.targets.iter().map(|t| t.name).collect::<Vec<_>>().join(",");
     let mut cmd = match inv.toolchain {
         Toolchain::ExtensionJs { bin } => {
             let mut c = Command::new(bin);
@@ -295,7 +331,7 @@ pub fn run(
     }
     cmd.current_dir(inv.project)
         .env(DELEGATED_ENV, "1")
-        .env("WEBEXT_MCP_BROWSER", inv.target.name)
+        .env("WEBEXT_MCP_BROWSER", &target_names)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -304,7 +340,7 @@ pub fn run(
         use std::os::unix::process::CommandExt;
         cmd.process_group(0);
     }
-    let shown = format!("{} for {}", inv.toolchain.name(), inv.target.name);
+    let shown = format!("{} for {target_names}", inv.toolchain.name());
     let line: Vec<String> = std::iter::once(cmd.get_program())
         .chain(cmd.get_args())
         .map(|a| a.to_string_lossy().into_owned())
@@ -371,12 +407,21 @@ pub fn run(
         .ok()
         .and_then(|t| crate::manifest::parse_jsonc(&t).ok());
     // A monorepo's build writes into the extension's package, not the root.
-    let roots = std::iter::once(inv.project.to_path_buf())
-        .chain(super::workspace::extension_packages(inv.project, pkg.as_ref()));
-    roots.into_iter().find_map(|root| find_output(&root, inv.toolchain, browser, inv.target.name, started)).ok_or_else(|| DelegateError::Failed {
-        message: format!("{shown} succeeded but no built manifest.json was found (looked in dist/{browser}, dist, build, .output, also in the workspace packages that hold a manifest.json)"),
-        output_tail: tail,
-    })
+    let roots: Vec<PathBuf> = std::iter::once(inv.project.to_path_buf())
+        .chain(super::workspace::extension_packages(inv.project, pkg.as_ref()))
+        .collect();
+    inv.targets
+        .iter()
+        .map(|&t| {
+            let b = toolchain_browser(inv.toolchain, t);
+            roots.iter().find_map(|root| find_output(root, inv.toolchain, b, t.name, started)).ok_or_else(|| {
+                DelegateError::Failed {
+                    message: format!("{shown} succeeded but no built manifest.json for {} was found (looked in dist/{b}, dist, build, .output, also in the workspace packages that hold a manifest.json)", t.name),
+                    output_tail: tail.clone(),
+                }
+            })
+        })
+        .collect()
 }
 
 fn pump(stream: impl std::io::Read, tx: &mpsc::Sender<String>) {

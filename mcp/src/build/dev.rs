@@ -10,7 +10,10 @@
 //!   Entries whose scripts share top-level names (several files) or run in the page's own
 //!   world cannot be wrapped safely; the session reloads their tabs instead.
 //! - MV3 extensions without a service worker get an empty one: re-injection runs as the
-//!   extension through its worker.
+//!   extension through its worker. Firefox runs no extension service workers: there an
+//!   extension without any background gets an empty background script instead, and one
+//!   without a gecko id gets a fixed one (a temporary add-on without an id gets a new random
+//!   id, and so new `moz-extension://` URLs, every time the session starts).
 //! - The `scripting` permission and host access for the content scripts' match patterns,
 //!   without which `chrome.scripting.executeScript` is undefined or refused.
 //!
@@ -20,7 +23,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::manifest::{self, Json, Object};
+use crate::manifest::{self, Family, Json, Object};
 
 /// The service worker added to an extension that has none.
 pub const ADDED_WORKER: &str = "webext-mcp-dev-worker.js";
@@ -38,6 +41,12 @@ pub enum DevChange {
     /// A service worker added where the extension had none.
     #[serde(rename = "serviceWorker")]
     ServiceWorker { file: String },
+    /// A background script added where the extension had no background (Firefox).
+    #[serde(rename = "backgroundScript")]
+    BackgroundScript { file: String },
+    /// A `browser_specific_settings.gecko.id` added where the extension had none (Firefox).
+    #[serde(rename = "geckoId")]
+    GeckoId { value: String },
     /// A permission added to `permissions`.
     #[serde(rename = "permission")]
     Permission { value: String },
@@ -55,8 +64,8 @@ pub enum DevError {
     Manifest(String),
 }
 
-/// Applies the dev transforms to a built extension in `dir`.
-pub fn apply(dir: &Path) -> Result<Vec<DevChange>, DevError> {
+/// Applies the dev transforms to a built extension in `dir`, built for `family`.
+pub fn apply(dir: &Path, family: Family) -> Result<Vec<DevChange>, DevError> {
     let manifest_path = dir.join("manifest.json");
     let text = std::fs::read_to_string(&manifest_path).map_err(|source| DevError::Io {
         what: format!("cannot read {}", manifest_path.display()),
@@ -81,13 +90,24 @@ pub fn apply(dir: &Path) -> Result<Vec<DevChange>, DevError> {
         changes.push(DevChange::Wrapped { file: file.clone() });
     }
     let mv3 = root.get("manifest_version").and_then(Json::as_f64) == Some(3.0);
-    if mv3 && add_worker(root) {
+    let added = match family {
+        Family::Chromium => {
+            (mv3 && add_worker(root)).then(|| DevChange::ServiceWorker { file: ADDED_WORKER.into() })
+        }
+        Family::Gecko => {
+            add_background_script(root).then(|| DevChange::BackgroundScript { file: ADDED_WORKER.into() })
+        }
+    };
+    if let Some(change) = added {
         std::fs::write(
             dir.join(ADDED_WORKER),
-            "// Added by the webext-mcp dev session: it re-injects content scripts through this worker.\n",
+            "// Added by the webext-mcp dev session: it re-injects content scripts through this background.\n",
         )
         .map_err(|source| DevError::Io { what: format!("cannot write {ADDED_WORKER}"), source })?;
-        changes.push(DevChange::ServiceWorker { file: ADDED_WORKER.into() });
+        changes.push(change);
+    }
+    if family == Family::Gecko {
+        changes.extend(add_gecko_id(root));
     }
     changes.extend(add_permissions(root, mv3));
     let mut out = json.to_pretty();
@@ -193,6 +213,41 @@ fn add_worker(root: &mut Object) -> bool {
     true
 }
 
+/// Adds an empty background script when the extension has no background at all (Firefox:
+/// `background.scripts`; a `service_worker` alone does not run there). Returns whether it did.
+fn add_background_script(root: &mut Object) -> bool {
+    let bg = root.get("background").and_then(Json::as_object);
+    let has = bg.is_some_and(|b| b.get("scripts").is_some() || b.get("page").is_some());
+    if has {
+        return false;
+    }
+    let mut bg = bg.cloned().unwrap_or_default();
+    bg.insert("scripts", Json::Array(vec![Json::String(ADDED_WORKER.into())]));
+    root.insert("background", Json::Object(bg));
+    true
+}
+
+/// A fixed gecko id for an extension without one: from its name, so the same project gets
+/// the same id (and moz-extension URLs) in every session.
+fn add_gecko_id(root: &mut Object) -> Option<DevChange> {
+    let has = ["browser_specific_settings", "applications"].iter().any(|k| {
+        root.get(k).and_then(|v| v.get("gecko")).and_then(|g| g.get("id")).and_then(Json::as_str).is_some()
+    });
+    if has {
+        return None;
+    }
+    let name = root.get("name").and_then(Json::as_str).unwrap_or("extension");
+    let digest = webext_mcp_host::protocol::sha256_hex(format!("webext-mcp dev {name}").as_bytes());
+    let id = format!("dev-{}@webext-mcp.local", &digest[..12]);
+    let mut bss =
+        root.get("browser_specific_settings").and_then(Json::as_object).cloned().unwrap_or_default();
+    let mut gecko = bss.get("gecko").and_then(Json::as_object).cloned().unwrap_or_default();
+    gecko.insert("id", Json::String(id.clone()));
+    bss.insert("gecko", Json::Object(gecko));
+    root.insert("browser_specific_settings", Json::Object(bss));
+    Some(DevChange::GeckoId { value: id })
+}
+
 fn add_permissions(root: &mut Object, mv3: bool) -> Vec<DevChange> {
     let mut changes = Vec::new();
     let matches: Vec<String> = root
@@ -259,7 +314,7 @@ mod tests {
         for f in ["cs.js", "a.js", "b.js", "m.js"] {
             std::fs::write(dir.path().join(f), "const x = 1;\n").unwrap();
         }
-        let changes = apply(dir.path()).unwrap();
+        let changes = apply(dir.path(), Family::Chromium).unwrap();
         assert_eq!(std::fs::read_to_string(dir.path().join("cs.js")).unwrap(), "{const x = 1;\n}\n");
         assert_eq!(std::fs::read_to_string(dir.path().join("a.js")).unwrap(), "const x = 1;\n");
         assert_eq!(std::fs::read_to_string(dir.path().join("m.js")).unwrap(), "const x = 1;\n");
@@ -274,11 +329,54 @@ mod tests {
         assert!(changes.contains(&DevChange::Permission { value: "scripting".into() }));
         // Applying twice (a rebuild of an already transformed tree never happens, but an
         // extension that already asks for everything) adds nothing new.
-        let again = apply(dir.path()).unwrap();
+        let again = apply(dir.path(), Family::Chromium).unwrap();
         assert!(
             !again
                 .iter()
                 .any(|c| matches!(c, DevChange::Permission { .. } | DevChange::ServiceWorker { .. }))
+        );
+    }
+
+    /// Issue 25: Firefox runs no extension service worker, so the dev build adds a
+    /// background script (not a `service_worker`), and a fixed gecko id, stable per name.
+    #[test]
+    fn gecko_dev_builds_get_a_background_script_and_a_fixed_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = r#"{"manifest_version": 3, "name": "t", "version": "1",
+          "content_scripts": [{"matches": ["http://127.0.0.1/*"], "js": ["cs.js"]}]}"#;
+        std::fs::write(dir.path().join("manifest.json"), manifest).unwrap();
+        std::fs::write(dir.path().join("cs.js"), "const x = 1;\n").unwrap();
+        let changes = apply(dir.path(), Family::Gecko).unwrap();
+        let built: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("manifest.json")).unwrap())
+                .unwrap();
+        assert_eq!(built["background"]["scripts"], serde_json::json!([ADDED_WORKER]), "{built}");
+        assert!(built["background"].get("service_worker").is_none(), "{built}");
+        let id = built["browser_specific_settings"]["gecko"]["id"].as_str().unwrap().to_owned();
+        assert!(id.starts_with("dev-") && id.ends_with("@webext-mcp.local"), "{id}");
+        assert!(changes.contains(&DevChange::GeckoId { value: id.clone() }));
+        assert!(changes.contains(&DevChange::BackgroundScript { file: ADDED_WORKER.into() }));
+        // Its own id and background are kept.
+        let own = r#"{"manifest_version": 3, "name": "t", "version": "1", "background": {"scripts": ["bg.js"]},
+          "browser_specific_settings": {"gecko": {"id": "me@example.test"}}}"#;
+        std::fs::write(dir.path().join("manifest.json"), own).unwrap();
+        let changes = apply(dir.path(), Family::Gecko).unwrap();
+        assert!(
+            !changes
+                .iter()
+                .any(|c| matches!(c, DevChange::GeckoId { .. } | DevChange::BackgroundScript { .. }))
+        );
+        let again = apply(dir.path(), Family::Gecko);
+        assert!(again.is_ok());
+        std::fs::write(dir.path().join("manifest.json"), manifest).unwrap();
+        apply(dir.path(), Family::Gecko).unwrap();
+        let rebuilt: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("manifest.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            rebuilt["browser_specific_settings"]["gecko"]["id"],
+            id.as_str(),
+            "the same id every build"
         );
     }
 }

@@ -328,7 +328,8 @@ fn finish(
     started: Instant,
 ) -> Result<BrowserBuild, BuildError> {
     let dev_changes = if opts.dev {
-        dev::apply(&staging.dir).map_err(|e| BuildError::Failed {
+        let family = manifest::Target::named(browser).map_or(manifest::Family::Chromium, |t| t.family);
+        dev::apply(&staging.dir, family).map_err(|e| BuildError::Failed {
             message: format!("the dev-build transform failed: {e}"),
             hint: "check the built manifest.json; production builds are not affected".into(),
             findings: Vec::new(),
@@ -472,9 +473,15 @@ fn delegated(
     let node = delegate::find_node(&req.project, req.node.as_deref());
     let node = delegate::require_node(&toolchain, node).map_err(|e| delegate_error(e, findings.clone()))?;
     progress(&format!("delegating to {} ({why})", toolchain.name()));
+    // Extension.js builds every requested browser in one run; other toolchains, one a run.
+    let groups: Vec<&[Target]> = if delegate::builds_all_at_once(&toolchain) {
+        vec![&req.targets[..]]
+    } else {
+        req.targets.chunks(1).collect()
+    };
     let mut results = Vec::new();
-    for &target in &req.targets {
-        results.push(delegated_one(req, opts, &toolchain, node.as_ref(), target, &findings, progress)?);
+    for targets in groups {
+        results.extend(delegated_run(req, opts, &toolchain, node.as_ref(), targets, &findings, progress)?);
     }
     // The source zip uses the source manifest when there is one.
     match manifest::load(&req.project) {
@@ -491,20 +498,22 @@ fn delegated(
     Ok(results)
 }
 
-fn delegated_one(
+/// One run of the toolchain for `targets` (locks held for each), then each target's output
+/// copied, zipped and reported as ours.
+fn delegated_run(
     req: &BuildRequest,
     opts: BuildOptions,
     toolchain: &Toolchain,
     node: Option<&delegate::Node>,
-    target: Target,
+    targets: &[Target],
     findings: &[Finding],
     progress: &mut dyn FnMut(&str),
-) -> Result<BrowserBuild, BuildError> {
+) -> Result<Vec<BrowserBuild>, BuildError> {
     let started = Instant::now();
-    let _lock = take_lock(req, opts, target.name)?;
+    let _locks = targets.iter().map(|t| take_lock(req, opts, t.name)).collect::<Result<Vec<_>, _>>()?;
     let inv = Invocation {
         project: &req.project,
-        target,
+        targets,
         toolchain,
         node,
         timeout: req.timeout,
@@ -512,6 +521,23 @@ fn delegated_one(
     };
     let built =
         delegate::run(&inv, SystemTime::now(), progress).map_err(|e| delegate_error(e, findings.to_vec()))?;
+    targets
+        .iter()
+        .zip(built)
+        .map(|(target, built)| adopt_output(req, opts, toolchain, *target, &built, findings, started))
+        .collect()
+}
+
+/// Takes a delegated build's output folder for `target` into our staging, zip and result.
+fn adopt_output(
+    req: &BuildRequest,
+    opts: BuildOptions,
+    toolchain: &Toolchain,
+    target: Target,
+    built: &Path,
+    findings: &[Finding],
+    started: Instant,
+) -> Result<BrowserBuild, BuildError> {
     let manifest_text = std::fs::read_to_string(built.join("manifest.json"))
         .map_err(BuildError::io(format!("cannot read {}", built.join("manifest.json").display())))?;
     let built_manifest = manifest::parse_jsonc(&manifest_text).map_err(|e| BuildError::Failed {
@@ -531,7 +557,7 @@ fn delegated_one(
     let stem = output::artifact_stem(&built_manifest, messages.as_ref(), &req.project);
     let staging = Staging::create(&req.out_dir, target.name)
         .map_err(BuildError::io("cannot create the staging folder"))?;
-    copy_tree(&built, &staging.dir, &format!("{stem}.zip"))
+    copy_tree(built, &staging.dir, &format!("{stem}.zip"))
         .map_err(BuildError::io(format!("cannot copy {}", built.display())))?;
     let warnings = findings.iter().filter(|f| !f.is_error()).cloned().collect();
     finish(req, opts, target.name, Pipeline::Delegated, staging, &stem, warnings, started)

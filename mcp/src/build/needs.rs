@@ -9,7 +9,7 @@ use crate::manifest::{Finding, FindingCode, Json, Severity};
 use super::config_file::{self, Decision};
 
 /// Files that need compiling before a browser can load them.
-pub(super) fn needs_compile(path: &str) -> Option<&'static str> {
+pub fn needs_compile(path: &str) -> Option<&'static str> {
     let lower = path.to_ascii_lowercase();
     let ext = lower.rsplit_once('.').map(|(_, e)| e)?;
     Some(match ext {

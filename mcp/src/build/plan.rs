@@ -139,51 +139,14 @@ pub fn plan(
 }
 
 impl Planner<'_> {
+    /// The manifest rules a browser enforces at load time: the same rules and codes as
+    /// `extension_manifest_validate`, its blocking subset.
     fn check_basics(&mut self, m: &Json) {
-        for field in ["manifest_version", "name", "version"] {
-            if m.get(field).is_none() {
-                self.plan.findings.push(
-                    Finding::new(
-                        FindingCode::ManifestMissingField,
-                        format!("manifest.json has no `{field}`"),
-                        match field {
-                            "manifest_version" => "add \"manifest_version\": 3",
-                            "name" => "add \"name\": \"Your extension\"",
-                            _ => "add \"version\": \"1.0.0\"",
-                        },
-                    )
-                    .at(field),
-                );
-            }
-        }
-        let mv =
-            m.get("manifest_version").and_then(|v| v.as_f64().or_else(|| v.as_str()?.trim().parse().ok()));
-        if self.plan.target.family == manifest::Family::Chromium && mv == Some(2.0) {
-            self.plan.findings.push(
-                Finding::new(
-                    FindingCode::ManifestMv2OnChromium,
-                    format!("manifest_version 2 does not load in {} (Chromium browsers only load MV3)", self.plan.target.name),
-                    "set \"manifest_version\": 3 (action instead of browser_action, background.service_worker instead of scripts), or give Chromium its own value with \"chromium:manifest_version\": 3",
-                )
-                .at("manifest_version"),
-            );
-        }
+        self.plan.findings.extend(crate::validation::blocking(m, self.plan.target));
     }
 
-    /// Where a normalized path is found: the extension root first, then `public/`.
     fn locate(&self, rel: &str) -> Option<PathBuf> {
-        let p = self.root.join(rel);
-        if p.is_file() {
-            return Some(p);
-        }
-        if let Some(q) = self.public.as_ref().map(|d| d.join(rel)).filter(|q| q.is_file()) {
-            return Some(q);
-        }
-        // Special folders (`pages/`, `scripts/`) live at the project root, which is not the
-        // extension root when the manifest is in `src/`.
-        let special = rel.starts_with("pages/") || rel.starts_with("scripts/");
-        let r = self.project.join(rel);
-        (special && r.is_file()).then_some(r)
+        locate(self.root, self.public.as_deref(), self.project, rel)
     }
 
     /// Extension.js special folders: every `pages/**/*.html` and `scripts/**/*.js` at the
@@ -255,14 +218,7 @@ impl Planner<'_> {
             return;
         }
         let Some(rel) = normalize(&r.path) else {
-            self.plan.findings.push(
-                Finding::new(
-                    FindingCode::ManifestPathOutside,
-                    format!("`{}` points outside the extension folder", r.path),
-                    "reference files inside the folder that holds manifest.json",
-                )
-                .at(&r.json_path),
-            );
+            self.plan.findings.push(outside(r));
             return;
         };
         self.add_file(&rel, r.kind, &r.json_path, None);
@@ -509,6 +465,32 @@ impl Planner<'_> {
             .at("background.scripts"),
         );
     }
+}
+
+/// The finding for a manifest path that leaves the extension folder (`../x.js`, `/abs`).
+pub fn outside(r: &FileRef) -> Finding {
+    Finding::new(
+        FindingCode::ManifestPathOutside,
+        format!("`{}` points outside the extension folder", r.path),
+        "reference files inside the folder that holds manifest.json",
+    )
+    .at(&r.json_path)
+}
+
+/// Where a normalized manifest path is found: the extension root first, then `public/`,
+/// then the special folders (`pages/`, `scripts/`), which live at the project root (not the
+/// extension root when the manifest is in `src/`). Shared with the validator.
+pub fn locate(root: &Path, public: Option<&Path>, project: &Path, rel: &str) -> Option<PathBuf> {
+    let p = root.join(rel);
+    if p.is_file() {
+        return Some(p);
+    }
+    if let Some(q) = public.map(|d| d.join(rel)).filter(|q| q.is_file()) {
+        return Some(q);
+    }
+    let special = rel.starts_with("pages/") || rel.starts_with("scripts/");
+    let r = project.join(rel);
+    (special && r.is_file()).then_some(r)
 }
 
 /// Sets the manifest value at `path` (`a.b[2].c`), when every step exists.

@@ -68,9 +68,35 @@ fn pnpm_patterns(text: &str) -> Vec<String> {
     out
 }
 
-/// The workspace packages that hold a `manifest.json` (or `src/manifest.json`).
+/// The workspace packages that hold a `manifest.json` (or `src/manifest.json`); those the
+/// root's `build` script names come first (by folder, `packages/extension`, or by package
+/// name, as in `pnpm --filter @acme/extension build`, `turbo run build --filter=extension`,
+/// `npm run build -w packages/extension`, `nx build extension`), so that when several
+/// packages are extensions, the output looked for is the one the script builds.
 pub fn extension_packages(root: &Path, pkg: Option<&Json>) -> Vec<PathBuf> {
-    packages(root, pkg).into_iter().filter(|p| manifest::find_manifest(p).is_some()).collect()
+    let mut found: Vec<PathBuf> =
+        packages(root, pkg).into_iter().filter(|p| manifest::find_manifest(p).is_some()).collect();
+    let script = pkg.and_then(|p| p.get("scripts")).and_then(|s| s.get("build")).and_then(Json::as_str);
+    if let Some(script) = script {
+        // A stable sort: named packages first, each group in folder order.
+        found.sort_by_key(|p| !names_package(script, root, p));
+    }
+    found
+}
+
+/// Whether a script's words name the package at `dir` (its folder relative to `root`, or
+/// the `name` of its package.json, bare or after `=`).
+fn names_package(script: &str, root: &Path, dir: &Path) -> bool {
+    let rel = dir.strip_prefix(root).unwrap_or(dir).to_string_lossy().replace('\\', "/");
+    let name = std::fs::read_to_string(dir.join("package.json"))
+        .ok()
+        .and_then(|t| manifest::parse_jsonc(&t).ok())
+        .and_then(|p| p.get("name").and_then(Json::as_str).map(str::to_owned));
+    script.split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|').any(|word| {
+        let value = word.rsplit('=').next().unwrap_or(word).trim_matches(['\'', '"']);
+        let value = value.trim_start_matches("./").trim_end_matches('/');
+        !value.is_empty() && (value == rel || name.as_deref() == Some(value))
+    })
 }
 
 /// Why a root without a manifest is delegated: the extension is a workspace package.
@@ -110,5 +136,30 @@ mod tests {
         .unwrap();
         assert_eq!(packages(d.path(), None), [d.path().join("apps/web"), d.path().join("tools/cli")]);
         assert_eq!(pnpm_patterns("packages: ['a/*', \"b\"]\n"), ["a/*", "b"]);
+    }
+
+    #[test]
+    fn the_package_the_build_script_names_comes_first() {
+        let d = tempfile::tempdir().unwrap();
+        for (dir, name) in [("packages/aaa-demo", "demo"), ("packages/ext", "@acme/ext")] {
+            std::fs::create_dir_all(d.path().join(dir)).unwrap();
+            std::fs::write(d.path().join(dir).join("manifest.json"), "{}").unwrap();
+            std::fs::write(d.path().join(dir).join("package.json"), format!(r#"{{"name":"{name}"}}"#))
+                .unwrap();
+        }
+        let ordered = |script: &str| {
+            let pkg = manifest::parse_jsonc(&format!(
+                r#"{{"workspaces":["packages/*"],"scripts":{{"build":"{script}"}}}}"#
+            ))
+            .unwrap();
+            extension_packages(d.path(), Some(&pkg))
+                .iter()
+                .map(|p| p.strip_prefix(d.path()).unwrap().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ordered("turbo run build"), ["packages/aaa-demo", "packages/ext"]);
+        assert_eq!(ordered("pnpm --filter @acme/ext build"), ["packages/ext", "packages/aaa-demo"]);
+        assert_eq!(ordered("turbo run build --filter=@acme/ext"), ["packages/ext", "packages/aaa-demo"]);
+        assert_eq!(ordered("npm run build -w ./packages/ext/"), ["packages/ext", "packages/aaa-demo"]);
     }
 }

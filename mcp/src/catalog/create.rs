@@ -262,9 +262,9 @@ fn package_manager(setup: &Option<Value>) -> &'static str {
     }
 }
 
-/// The scripts every project gets: the `webext-mcp` verbs, per browser. Builds cover both
-/// families; sessions (`dev`, `start`, `preview`) run in Chromium-family browsers only, and
-/// without `--browser` they use config `browser` or the first one installed.
+/// The scripts every project gets: the `webext-mcp` verbs, per browser. Builds and sessions
+/// (`dev`, `start`, `preview`) cover both families; without `--browser` sessions use config
+/// `browser` or the first browser installed.
 fn scripts() -> Value {
     json!({
         "build": "webext-mcp build . --browser chrome,firefox",
@@ -273,9 +273,11 @@ fn scripts() -> Value {
         "dev": "webext-mcp dev .",
         "dev:chrome": "webext-mcp dev . --browser chrome",
         "dev:chromium": "webext-mcp dev . --browser chromium",
+        "dev:firefox": "webext-mcp dev . --browser firefox",
         "start": "webext-mcp start .",
         "start:chrome": "webext-mcp start . --browser chrome",
         "start:chromium": "webext-mcp start . --browser chromium",
+        "start:firefox": "webext-mcp start . --browser firefox",
         "preview": "webext-mcp preview .",
         "zip": "webext-mcp build . --browser chrome,firefox --zip --zip-source"
     })

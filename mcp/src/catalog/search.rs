@@ -284,7 +284,8 @@ pub fn closest<'a>(names: impl Iterator<Item = &'a str>, wanted: &str, n: usize)
     by_distance.into_iter().take(n).map(|(_, name)| name.to_owned()).collect()
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance in characters (also the validator's "did you mean").
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

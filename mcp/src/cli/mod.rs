@@ -24,6 +24,7 @@ use crate::tools::dev::{SessionArgs, StartArgs, StopArgs, WaitArgs};
 use crate::tools::extension::BuildArgs;
 use crate::tools::inspect::InspectArgs;
 use crate::tools::install::{DoctorArgs, InstallArgs, UninstallArgs};
+use crate::tools::validate::{InspectBuildArgs, ValidateArgs};
 use crate::tools::{self, Context, Ctx, Selection};
 
 #[derive(Parser, Debug)]
@@ -83,6 +84,14 @@ enum Command {
     /// Build the extension in PATH (default: the current folder) into dist/<browser>/; the
     /// `extension_build` tool.
     Build(Verb<BuildArgs>),
+    /// Check the manifest in PATH per browser (types, values, files, locales, MDN support,
+    /// permissions against the code); exits 1 when it is not valid. The
+    /// `extension_manifest_validate` tool.
+    Validate(Verb<ValidateArgs>),
+    /// Analyze the build in PATH/dist/<browser>/ (built first if missing): sizes, entry
+    /// points, permissions, store flags. The `extension_inspect` tool.
+    #[command(name = "inspect-build")]
+    InspectBuild(Verb<InspectBuildArgs>),
     /// List or search the extension templates; the `extension_list_templates` tool.
     Templates(Verb<ListArgs>),
     /// Create an extension project from a template; the `extension_create` tool.
@@ -263,6 +272,8 @@ impl Command {
         }
         Some(match self {
             Command::Build(v) => plain("extension_build", v),
+            Command::Validate(v) => plain("extension_manifest_validate", v),
+            Command::InspectBuild(v) => plain("extension_inspect", v),
             Command::Templates(v) => plain("extension_list_templates", v),
             Command::Create(v) => plain("extension_create", v),
             Command::Install(v) => plain("install", v),
@@ -438,6 +449,8 @@ mod tests {
         let app = Cli::command();
         let verbs: &[&[&str]] = &[
             &["build"],
+            &["validate"],
+            &["inspect-build"],
             &["templates"],
             &["create", "x"],
             &["install"],

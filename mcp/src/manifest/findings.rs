@@ -24,14 +24,16 @@ pub enum FindingCode {
     ManifestNotFound,
     /// `manifest.json` is not valid JSON (comments are allowed); line and column given.
     ManifestJson,
-    /// The top level of `manifest.json` is not an object, or a field has the wrong type.
+    /// The top level of `manifest.json` is not an object, a field has the wrong type or an
+    /// invalid value, or a `declarative_net_request` rule set is malformed.
     ManifestShape,
     /// A required field (`manifest_version`, `name`, `version`) is missing.
     ManifestMissingField,
     /// A file the manifest or one of its pages references does not exist.
     ManifestMissingFile,
-    /// `manifest_version` 2 for a Chromium target, which only loads MV3.
-    ManifestMv2OnChromium,
+    /// `manifest_version` that this browser does not load: 2 in a Chromium browser (which only
+    /// loads MV3), or anything but 2 and 3.
+    ManifestVersionUnsupported,
     /// A script loaded as a classic script uses `import`/`export`/`import.meta`.
     ManifestEsmInClassicScript,
     /// A referenced file needs compiling first (TypeScript, JSX, Sass, Vue, Svelte…).
@@ -56,17 +58,79 @@ pub enum FindingCode {
     /// A `process.env.*` reference would remain in the output, where browsers have no
     /// `process` (a `ReferenceError` at run time).
     ManifestProcessEnv,
+    /// `manifest.json` or a `messages.json` is larger than 1 MiB: refused without parsing.
+    ManifestTooLarge,
+    /// A key the browser does not know (a typo, or a key of another browser): ignored.
+    ManifestUnknownKey,
+    /// A key given twice in one object: the last value wins and the first is silently lost.
+    ManifestDuplicateKey,
+    /// Comments or trailing commas that the browser refuses when it loads the folder
+    /// unbuilt (Firefox accepts only whole-line `//` comments); builds remove them.
+    ManifestJsonLenient,
+    /// `version` is not 1–4 dot-separated integers 0–65535 without leading zeros.
+    ManifestVersionInvalid,
+    /// A key that only means something in another manifest version (ignored in this one).
+    ManifestKeyWrongVersion,
+    /// A match pattern with a bad scheme, host wildcard or path.
+    ManifestMatchPattern,
+    /// A host pattern in `permissions` of an MV3 manifest, where browsers ignore it.
+    ManifestHostInPermissions,
+    /// A permission no browser knows.
+    ManifestBadPermission,
+    /// The content security policy allows `unsafe-eval` (MV3 refuses it; AMO flags it in MV2).
+    ManifestCspUnsafeEval,
+    /// The content security policy allows remote or inline scripts, which MV3 refuses.
+    ManifestCspRemoteScript,
+    /// `web_accessible_resources` of the wrong shape for the manifest version, or entries
+    /// without `matches`/`extension_ids`, or match patterns with a path other than `/*`.
+    ManifestWebAccessibleResources,
+    /// A command shortcut that browsers refuse, or more than 4 suggested shortcuts.
+    ManifestCommands,
+    /// An icon whose pixel size does not match its key, or that is not square.
+    ManifestIconSize,
+    /// `_locales/` exists but `default_locale` is not set (Chrome refuses to load).
+    ManifestNoDefaultLocale,
+    /// A `$placeholder$` used in a message but not declared in its `placeholders`, or
+    /// declared and never used.
+    ManifestPlaceholder,
+    /// A key the browser does not support (MDN browser-compat-data): ignored there.
+    ManifestKeyUnsupported,
+    /// A permission the browser does not support (MDN browser-compat-data).
+    ManifestPermissionUnsupported,
+    /// The declared minimum browser version is lower than what the manifest or code uses.
+    ManifestMinVersion,
+    /// No `browser_specific_settings.gecko.id`: Firefox add-ons need one to be signed (MV3),
+    /// and `storage.sync` and native messaging need it even unsigned.
+    ManifestGeckoIdMissing,
+    /// No `browser_specific_settings.gecko.data_collection_permissions`: required for new
+    /// add-ons on addons.mozilla.org.
+    ManifestDataCollectionMissing,
+    /// A referenced file has the wrong kind (an image where a page belongs, …).
+    ManifestFileKind,
+    /// Extension code uses an API whose permission the manifest does not declare.
+    ManifestApiPermissionMissing,
+    /// A permission the extension's code never uses (store review asks why it is there).
+    ManifestPermissionUnused,
+    /// Extension code uses an API the browser does not have.
+    ManifestApiUnsupported,
+    /// `eval`, `new Function` or a string passed to `setTimeout`/`setInterval`.
+    ManifestDangerousEval,
+    /// Code loaded from outside the package (a remote `<script src>`, `importScripts` or
+    /// `import()` of a URL): refused by MV3 and by store review.
+    ManifestRemoteCode,
+    /// A script that does not parse: the browser would fail on it.
+    ManifestScriptSyntax,
 }
 
 impl FindingCode {
     /// Every code, in table order.
-    pub const ALL: [FindingCode; 17] = [
+    pub const ALL: [FindingCode; 45] = [
         FindingCode::ManifestNotFound,
         FindingCode::ManifestJson,
         FindingCode::ManifestShape,
         FindingCode::ManifestMissingField,
         FindingCode::ManifestMissingFile,
-        FindingCode::ManifestMv2OnChromium,
+        FindingCode::ManifestVersionUnsupported,
         FindingCode::ManifestEsmInClassicScript,
         FindingCode::ManifestNeedsCompile,
         FindingCode::ManifestBundlerConfig,
@@ -78,6 +142,34 @@ impl FindingCode {
         FindingCode::ManifestBackgroundScriptsJoined,
         FindingCode::ManifestConfigValue,
         FindingCode::ManifestProcessEnv,
+        FindingCode::ManifestTooLarge,
+        FindingCode::ManifestUnknownKey,
+        FindingCode::ManifestDuplicateKey,
+        FindingCode::ManifestJsonLenient,
+        FindingCode::ManifestVersionInvalid,
+        FindingCode::ManifestKeyWrongVersion,
+        FindingCode::ManifestMatchPattern,
+        FindingCode::ManifestHostInPermissions,
+        FindingCode::ManifestBadPermission,
+        FindingCode::ManifestCspUnsafeEval,
+        FindingCode::ManifestCspRemoteScript,
+        FindingCode::ManifestWebAccessibleResources,
+        FindingCode::ManifestCommands,
+        FindingCode::ManifestIconSize,
+        FindingCode::ManifestNoDefaultLocale,
+        FindingCode::ManifestPlaceholder,
+        FindingCode::ManifestKeyUnsupported,
+        FindingCode::ManifestPermissionUnsupported,
+        FindingCode::ManifestMinVersion,
+        FindingCode::ManifestGeckoIdMissing,
+        FindingCode::ManifestDataCollectionMissing,
+        FindingCode::ManifestFileKind,
+        FindingCode::ManifestApiPermissionMissing,
+        FindingCode::ManifestPermissionUnused,
+        FindingCode::ManifestApiUnsupported,
+        FindingCode::ManifestDangerousEval,
+        FindingCode::ManifestRemoteCode,
+        FindingCode::ManifestScriptSyntax,
     ];
 
     /// The stable spelling, e.g. `MANIFEST_JSON`.
@@ -88,7 +180,7 @@ impl FindingCode {
             FindingCode::ManifestShape => "MANIFEST_SHAPE",
             FindingCode::ManifestMissingField => "MANIFEST_MISSING_FIELD",
             FindingCode::ManifestMissingFile => "MANIFEST_MISSING_FILE",
-            FindingCode::ManifestMv2OnChromium => "MANIFEST_MV2_ON_CHROMIUM",
+            FindingCode::ManifestVersionUnsupported => "MANIFEST_VERSION_UNSUPPORTED",
             FindingCode::ManifestEsmInClassicScript => "MANIFEST_ESM_IN_CLASSIC_SCRIPT",
             FindingCode::ManifestNeedsCompile => "MANIFEST_NEEDS_COMPILE",
             FindingCode::ManifestBundlerConfig => "MANIFEST_BUNDLER_CONFIG",
@@ -100,6 +192,34 @@ impl FindingCode {
             FindingCode::ManifestBackgroundScriptsJoined => "MANIFEST_BACKGROUND_SCRIPTS_JOINED",
             FindingCode::ManifestConfigValue => "MANIFEST_CONFIG_VALUE",
             FindingCode::ManifestProcessEnv => "MANIFEST_PROCESS_ENV",
+            FindingCode::ManifestTooLarge => "MANIFEST_TOO_LARGE",
+            FindingCode::ManifestUnknownKey => "MANIFEST_UNKNOWN_KEY",
+            FindingCode::ManifestDuplicateKey => "MANIFEST_DUPLICATE_KEY",
+            FindingCode::ManifestJsonLenient => "MANIFEST_JSON_LENIENT",
+            FindingCode::ManifestVersionInvalid => "MANIFEST_VERSION_INVALID",
+            FindingCode::ManifestKeyWrongVersion => "MANIFEST_KEY_WRONG_VERSION",
+            FindingCode::ManifestMatchPattern => "MANIFEST_MATCH_PATTERN",
+            FindingCode::ManifestHostInPermissions => "MANIFEST_HOST_IN_PERMISSIONS",
+            FindingCode::ManifestBadPermission => "MANIFEST_BAD_PERMISSION",
+            FindingCode::ManifestCspUnsafeEval => "MANIFEST_CSP_UNSAFE_EVAL",
+            FindingCode::ManifestCspRemoteScript => "MANIFEST_CSP_REMOTE_SCRIPT",
+            FindingCode::ManifestWebAccessibleResources => "MANIFEST_WEB_ACCESSIBLE_RESOURCES",
+            FindingCode::ManifestCommands => "MANIFEST_COMMANDS",
+            FindingCode::ManifestIconSize => "MANIFEST_ICON_SIZE",
+            FindingCode::ManifestNoDefaultLocale => "MANIFEST_NO_DEFAULT_LOCALE",
+            FindingCode::ManifestPlaceholder => "MANIFEST_PLACEHOLDER",
+            FindingCode::ManifestKeyUnsupported => "MANIFEST_KEY_UNSUPPORTED",
+            FindingCode::ManifestPermissionUnsupported => "MANIFEST_PERMISSION_UNSUPPORTED",
+            FindingCode::ManifestMinVersion => "MANIFEST_MIN_VERSION",
+            FindingCode::ManifestGeckoIdMissing => "MANIFEST_GECKO_ID_MISSING",
+            FindingCode::ManifestDataCollectionMissing => "MANIFEST_DATA_COLLECTION_MISSING",
+            FindingCode::ManifestFileKind => "MANIFEST_FILE_KIND",
+            FindingCode::ManifestApiPermissionMissing => "MANIFEST_API_PERMISSION_MISSING",
+            FindingCode::ManifestPermissionUnused => "MANIFEST_PERMISSION_UNUSED",
+            FindingCode::ManifestApiUnsupported => "MANIFEST_API_UNSUPPORTED",
+            FindingCode::ManifestDangerousEval => "MANIFEST_DANGEROUS_EVAL",
+            FindingCode::ManifestRemoteCode => "MANIFEST_REMOTE_CODE",
+            FindingCode::ManifestScriptSyntax => "MANIFEST_SCRIPT_SYNTAX",
         }
     }
 
@@ -109,9 +229,42 @@ impl FindingCode {
             FindingCode::ManifestMessageMissing
             | FindingCode::ManifestUnknownPrefix
             | FindingCode::ManifestBackgroundScriptsJoined
-            | FindingCode::ManifestConfigValue => Severity::Warning,
+            | FindingCode::ManifestConfigValue
+            | FindingCode::ManifestUnknownKey
+            | FindingCode::ManifestDuplicateKey
+            | FindingCode::ManifestJsonLenient
+            | FindingCode::ManifestKeyWrongVersion
+            | FindingCode::ManifestBadPermission
+            | FindingCode::ManifestIconSize
+            | FindingCode::ManifestKeyUnsupported
+            | FindingCode::ManifestPermissionUnsupported
+            | FindingCode::ManifestMinVersion
+            | FindingCode::ManifestGeckoIdMissing
+            | FindingCode::ManifestDataCollectionMissing
+            | FindingCode::ManifestPermissionUnused
+            | FindingCode::ManifestApiUnsupported => Severity::Warning,
             _ => Severity::Error,
         }
+    }
+
+    /// Whether an error of this code stops `extension_build`: the manifest rules that make a
+    /// browser refuse the extension at load time (the build's blocking subset of what
+    /// `extension_manifest_validate` reports, under the same codes). Code-level findings
+    /// (permissions, eval) and store-review findings never stop a build.
+    pub const fn blocks_build(self) -> bool {
+        matches!(
+            self,
+            FindingCode::ManifestShape
+                | FindingCode::ManifestMissingField
+                | FindingCode::ManifestVersionUnsupported
+                | FindingCode::ManifestVersionInvalid
+                | FindingCode::ManifestMatchPattern
+                | FindingCode::ManifestCspUnsafeEval
+                | FindingCode::ManifestCspRemoteScript
+                | FindingCode::ManifestWebAccessibleResources
+                | FindingCode::ManifestCommands
+                | FindingCode::ManifestTooLarge
+        )
     }
 
     /// Whether the code says "this project needs its own toolchain" rather than "this
@@ -152,6 +305,9 @@ pub struct Finding {
     pub column: Option<usize>,
     /// What to do about it.
     pub fix: String,
+    /// The browsers the finding applies to, when not every browser checked (validation).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub browsers: Vec<String>,
 }
 
 impl Finding {
@@ -165,6 +321,7 @@ impl Finding {
             line: None,
             column: None,
             fix: fix.into(),
+            browsers: Vec::new(),
         }
     }
 
@@ -181,6 +338,12 @@ impl Finding {
     pub fn at_position(mut self, line: usize, column: usize) -> Self {
         self.line = Some(line);
         self.column = Some(column);
+        self
+    }
+
+    /// The same finding with another severity (a rule whose severity depends on context).
+    pub fn severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
         self
     }
 
@@ -213,6 +376,26 @@ mod tests {
             assert!(code.as_str().starts_with("MANIFEST_"), "{code}");
             assert!(seen.insert(code.as_str()), "duplicate {code}");
             assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
+        }
+    }
+
+    /// docs/manifest-findings.md lists every code exactly once, and nothing else.
+    #[test]
+    fn every_finding_code_is_documented_once() {
+        let doc = include_str!("../../../docs/manifest-findings.md");
+        let listed: Vec<&str> = doc
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `"))
+            .filter_map(|l| l.split('`').next())
+            .filter(|c| c.starts_with("MANIFEST_"))
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        for c in &listed {
+            assert!(seen.insert(*c), "{c} is documented twice");
+            assert!(FindingCode::ALL.iter().any(|k| k.as_str() == *c), "{c} is documented but is no code");
+        }
+        for code in FindingCode::ALL {
+            assert!(seen.contains(code.as_str()), "{code} is not in docs/manifest-findings.md");
         }
     }
 

@@ -5,7 +5,8 @@
 //! back out and compared with what Extension.js emits. Duplicate keys follow `JSON.parse`: the
 //! last value wins, at the position of the first occurrence.
 
-use std::fmt::Write as _;
+use super::pretty::write_value;
+use super::spans::{Lenient, Recorder, Spans};
 
 /// A JSON value whose objects keep their source key order.
 #[derive(Debug, Clone, PartialEq)]
@@ -146,67 +147,6 @@ impl Json {
     }
 }
 
-fn write_value(v: &Json, depth: usize, out: &mut String) {
-    match v {
-        Json::Null => out.push_str("null"),
-        Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Json::Number(n) => out.push_str(n),
-        Json::String(s) => write_string(s, out),
-        Json::Array(items) if items.is_empty() => out.push_str("[]"),
-        Json::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                out.push_str(if i == 0 { "\n" } else { ",\n" });
-                indent(depth + 1, out);
-                write_value(item, depth + 1, out);
-            }
-            out.push('\n');
-            indent(depth, out);
-            out.push(']');
-        }
-        Json::Object(o) if o.is_empty() => out.push_str("{}"),
-        Json::Object(o) => {
-            out.push('{');
-            for (i, (k, item)) in o.iter().enumerate() {
-                out.push_str(if i == 0 { "\n" } else { ",\n" });
-                indent(depth + 1, out);
-                write_string(k, out);
-                out.push_str(": ");
-                write_value(item, depth + 1, out);
-            }
-            out.push('\n');
-            indent(depth, out);
-            out.push('}');
-        }
-    }
-}
-
-fn indent(depth: usize, out: &mut String) {
-    for _ in 0..depth {
-        out.push_str("  ");
-    }
-}
-
-fn write_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
 /// Where and why the text is not valid JSON. Line and column are 1-based; the column
 /// counts characters, not bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,15 +165,25 @@ impl std::fmt::Display for SyntaxError {
 /// Parses JSON that may contain `//` and `/* */` comments, trailing commas and a leading
 /// byte-order mark.
 pub fn parse_jsonc(text: &str) -> Result<Json, SyntaxError> {
+    parse_with(text, None).map(|(v, _)| v)
+}
+
+/// [`parse_jsonc`] that also records where every key is, the duplicate keys and the lenient
+/// syntax met ([`Spans`]), for findings with lines.
+pub fn parse_jsonc_spanned(text: &str) -> Result<(Json, Spans), SyntaxError> {
+    parse_with(text, Some(Recorder::default()))
+}
+
+fn parse_with(text: &str, rec: Option<Recorder>) -> Result<(Json, Spans), SyntaxError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut p = Parser { src: text.as_bytes(), text, pos: 0, depth: 0 };
+    let mut p = Parser { src: text.as_bytes(), text, pos: 0, depth: 0, rec };
     p.skip_trivia()?;
     let value = p.value()?;
     p.skip_trivia()?;
     if p.pos < p.src.len() {
         return Err(p.error("unexpected text after the JSON value"));
     }
-    Ok(value)
+    Ok((value, p.rec.map(|r| r.finish(text)).unwrap_or_default()))
 }
 
 const MAX_DEPTH: usize = 256;
@@ -243,6 +193,7 @@ struct Parser<'a> {
     text: &'a str,
     pos: usize,
     depth: usize,
+    rec: Option<Recorder>,
 }
 
 impl Parser<'_> {
@@ -259,6 +210,12 @@ impl Parser<'_> {
         SyntaxError { message: message.to_owned(), line, column }
     }
 
+    fn note(&mut self, kind: Lenient, at: usize) {
+        if let Some(r) = self.rec.as_mut() {
+            r.lenient(kind, at);
+        }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.src.get(self.pos).copied()
     }
@@ -269,6 +226,13 @@ impl Parser<'_> {
                 Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
                 Some(b'/') => match self.src.get(self.pos + 1) {
                     Some(b'/') => {
+                        let line_start =
+                            self.src[..self.pos].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+                        let alone = self.src[line_start..self.pos].iter().all(u8::is_ascii_whitespace);
+                        self.note(
+                            if alone { Lenient::LineComment } else { Lenient::InlineComment },
+                            self.pos,
+                        );
                         while let Some(c) = self.peek() {
                             if c == b'\n' {
                                 break;
@@ -278,6 +242,7 @@ impl Parser<'_> {
                     }
                     Some(b'*') => {
                         let start = self.pos;
+                        self.note(Lenient::BlockComment, start);
                         self.pos += 2;
                         loop {
                             match self.peek() {
@@ -432,16 +397,29 @@ impl Parser<'_> {
         self.enter()?;
         self.pos += 1;
         let mut items = Vec::new();
+        let mut comma = None;
         loop {
             self.skip_trivia()?;
             if self.peek() == Some(b']') {
+                if let Some(at) = comma {
+                    self.note(Lenient::TrailingComma, at);
+                }
                 self.pos += 1;
                 break;
             }
+            if let Some(r) = self.rec.as_mut() {
+                r.enter_index(items.len(), self.pos);
+            }
             items.push(self.value()?);
+            if let Some(r) = self.rec.as_mut() {
+                r.leave();
+            }
             self.skip_trivia()?;
             match self.peek() {
-                Some(b',') => self.pos += 1,
+                Some(b',') => {
+                    comma = Some(self.pos);
+                    self.pos += 1;
+                }
                 Some(b']') => {
                     self.pos += 1;
                     break;
@@ -458,10 +436,14 @@ impl Parser<'_> {
         self.enter()?;
         self.pos += 1;
         let mut object = Object::new();
+        let mut comma = None;
         loop {
             self.skip_trivia()?;
             match self.peek() {
                 Some(b'}') => {
+                    if let Some(at) = comma {
+                        self.note(Lenient::TrailingComma, at);
+                    }
                     self.pos += 1;
                     break;
                 }
@@ -469,6 +451,7 @@ impl Parser<'_> {
                 None => return Err(self.error("unexpected end of input, expected a key or `}`")),
                 Some(_) => return Err(self.error("expected a double-quoted key")),
             }
+            let key_at = self.pos;
             let key = self.string()?;
             self.skip_trivia()?;
             if self.peek() != Some(b':') {
@@ -476,11 +459,20 @@ impl Parser<'_> {
             }
             self.pos += 1;
             self.skip_trivia()?;
+            if let Some(r) = self.rec.as_mut() {
+                r.enter_key(&key, key_at, object.contains_key(&key));
+            }
             let value = self.value()?;
+            if let Some(r) = self.rec.as_mut() {
+                r.leave();
+            }
             object.insert(key, value);
             self.skip_trivia()?;
             match self.peek() {
-                Some(b',') => self.pos += 1,
+                Some(b',') => {
+                    comma = Some(self.pos);
+                    self.pos += 1;
+                }
                 Some(b'}') => {
                     self.pos += 1;
                     break;
@@ -550,6 +542,28 @@ mod tests {
     fn escapes_and_surrogate_pairs_decode() {
         let v = parse_jsonc(r#"["\u00e9\ud83d\ude00\/"]"#).unwrap();
         assert_eq!(v.as_array().unwrap()[0].as_str(), Some("é😀/"));
+    }
+
+    #[test]
+    fn spans_give_lines_duplicates_and_lenient_syntax() {
+        let text =
+            "{\n  // head\n  \"a\": [1, {\"b\": 2}], /* c */\n  \"chromium:p\": [\"x\",],\n  \"a\": 3\n}";
+        let (v, spans) = parse_jsonc_spanned(text).unwrap();
+        assert_eq!(v.get("a"), Some(&Json::Number("3".into())));
+        let at = |p: &str| spans.get(p).map(|p| (p.line, p.column));
+        assert_eq!(at("a"), Some((3, 3)));
+        assert_eq!(at("a[1].b"), Some((3, 13)));
+        assert_eq!(at("chromium:p[0]"), Some((4, 18)));
+        assert_eq!(
+            spans.duplicates.iter().map(|(p, pos)| (p.as_str(), pos.line)).collect::<Vec<_>>(),
+            [("a", 5)]
+        );
+        let kinds: Vec<Lenient> = spans.lenient.iter().map(|(k, _)| *k).collect();
+        assert_eq!(kinds, [Lenient::LineComment, Lenient::BlockComment, Lenient::TrailingComma]);
+        let chrome = crate::manifest::Target::named("chrome");
+        assert_eq!(spans.locate("p[0]", chrome).map(|p| p.line), Some(4));
+        assert_eq!(spans.locate("p[0]", crate::manifest::Target::named("firefox")), None);
+        assert_eq!(spans.locate_near("a[1].b.zz", chrome).map(|p| p.column), Some(13));
     }
 
     #[test]

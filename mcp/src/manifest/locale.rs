@@ -12,6 +12,8 @@ use super::json::{Json, SyntaxError, parse_jsonc};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Messages {
     map: HashMap<String, String>,
+    /// The `placeholders` each message declares (names lowercased), for the validator.
+    declared: HashMap<String, Vec<String>>,
 }
 
 impl Messages {
@@ -19,14 +21,26 @@ impl Messages {
     pub fn parse(text: &str) -> Result<Messages, SyntaxError> {
         let json = parse_jsonc(text)?;
         let mut map = HashMap::new();
+        let mut declared = HashMap::new();
         if let Some(o) = json.as_object() {
             for (name, entry) in o.iter() {
                 if let Some(message) = entry.get("message").and_then(Json::as_str) {
                     map.insert(name.to_ascii_lowercase(), message.to_owned());
                 }
+                if let Some(p) = entry.get("placeholders").and_then(Json::as_object) {
+                    declared
+                        .insert(name.to_ascii_lowercase(), p.keys().map(str::to_ascii_lowercase).collect());
+                }
             }
         }
-        Ok(Messages { map })
+        Ok(Messages { map, declared })
+    }
+
+    /// Every message: lowercased name, text, declared placeholder names (lowercased).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str, &[String])> {
+        self.map.iter().map(|(name, text)| {
+            (name.as_str(), text.as_str(), self.declared.get(name).map_or(&[][..], Vec::as_slice))
+        })
     }
 
     pub fn get(&self, name: &str) -> Option<&str> {

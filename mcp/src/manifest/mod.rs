@@ -14,17 +14,20 @@
 pub mod findings;
 pub mod json;
 pub mod locale;
+mod pretty;
 pub mod refs;
 pub mod resolve;
+pub mod spans;
 pub mod target;
 
 use std::path::{Path, PathBuf};
 
 pub use findings::{Finding, FindingCode, Severity};
-pub use json::{Json, Object, SyntaxError, parse_jsonc};
+pub use json::{Json, Object, SyntaxError, parse_jsonc, parse_jsonc_spanned};
 pub use locale::{Messages, sanitize_file_stem, substitute};
 pub use refs::{FileRef, RefKind, file_refs, is_external};
 pub use resolve::{Resolved, resolve, resolve_keys};
+pub use spans::{Lenient, Pos, Spans};
 pub use target::{Family, Target, UnknownTarget, parse_targets};
 
 /// A project's manifest as read from disk, before resolution.
@@ -35,6 +38,8 @@ pub struct SourceManifest {
     /// The extension root: the folder holding the manifest; referenced paths are relative to it.
     pub root: PathBuf,
     pub json: Json,
+    /// Where each key is in the file, duplicate keys, comments.
+    pub spans: Spans,
     /// The default locale's messages, when `default_locale` is set and they could be read.
     pub messages: Option<Messages>,
     /// Problems met while loading (a missing or broken default locale).
@@ -48,9 +53,27 @@ pub fn find_manifest(project: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Largest `manifest.json` or `messages.json` read: real ones are a few KB, and a hostile
+/// project must not make us parse (or hold) gigabytes.
+pub const MAX_JSON_BYTES: u64 = 1024 * 1024;
+
+/// Reads `path` when it is at most `cap` bytes; `Ok(None)` when it is larger. Reads at most
+/// `cap + 1` bytes, so a special file (a FIFO, `/dev/zero` behind a link) cannot make it
+/// read forever or exhaust memory.
+pub fn read_capped(path: &Path, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(cap + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= cap).then_some(bytes))
+}
+
 /// Reads and parses the project's manifest and its default-locale messages. A missing or
-/// unparsable manifest is a blocking finding (`MANIFEST_NOT_FOUND`, `MANIFEST_JSON` with line
-/// and column, `MANIFEST_SHAPE`), boxed because a finding is large.
+/// unparsable manifest is a blocking finding (`MANIFEST_NOT_FOUND`, `MANIFEST_TOO_LARGE`,
+/// `MANIFEST_JSON` with line and column, `MANIFEST_SHAPE`), boxed because a finding is large.
 pub fn load(project: &Path) -> Result<SourceManifest, Box<Finding>> {
     let Some(path) = find_manifest(project) else {
         return Err(Box::new(Finding::new(
@@ -59,17 +82,38 @@ pub fn load(project: &Path) -> Result<SourceManifest, Box<Finding>> {
             "pass the extension project's root folder, or create manifest.json there (webext-mcp can scaffold one)",
         )));
     };
+    load_at(project, &path)
+}
+
+/// [`load`] for a manifest file named by the caller (`manifestPath`).
+pub fn load_at(project: &Path, path: &Path) -> Result<SourceManifest, Box<Finding>> {
+    let path = path.to_path_buf();
     let rel = path.strip_prefix(project).unwrap_or(&path).to_string_lossy().into_owned();
-    let bytes = std::fs::read(&path).map_err(|e| {
-        Finding::new(
-            FindingCode::ManifestNotFound,
-            format!("cannot read {rel}: {e}"),
-            "check the file's permissions",
-        )
-        .in_file(rel.clone())
-    })?;
+    let bytes = match read_capped(&path, MAX_JSON_BYTES) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
+            return Err(Box::new(
+                Finding::new(
+                    FindingCode::ManifestTooLarge,
+                    format!("{rel} is larger than 1 MiB, so it is not read (real manifests are a few KB)"),
+                    "remove the data that made it this large; rule sets and data belong in their own files",
+                )
+                .in_file(rel),
+            ));
+        }
+        Err(e) => {
+            return Err(Box::new(
+                Finding::new(
+                    FindingCode::ManifestNotFound,
+                    format!("cannot read {rel}: {e}"),
+                    "check that it is a regular file you can read",
+                )
+                .in_file(rel),
+            ));
+        }
+    };
     let text = String::from_utf8_lossy(&bytes);
-    let json = parse_jsonc(&text).map_err(|e| {
+    let (json, spans) = parse_jsonc_spanned(&text).map_err(|e| {
         Box::new(
             Finding::new(
                 FindingCode::ManifestJson,
@@ -95,11 +139,21 @@ pub fn load(project: &Path) -> Result<SourceManifest, Box<Finding>> {
     }
     let root = path.parent().map(Path::to_path_buf).unwrap_or_else(|| project.to_path_buf());
     let mut findings = Vec::new();
+    if std::str::from_utf8(&bytes).is_err() {
+        findings.push(
+            Finding::new(
+                FindingCode::ManifestJson,
+                format!("{rel} is not UTF-8: browsers refuse it"),
+                "save the file as UTF-8",
+            )
+            .in_file(rel.clone()),
+        );
+    }
     let messages = match json.get("default_locale").and_then(Json::as_str) {
         Some(locale) => load_messages(&root, locale, &mut findings),
         None => None,
     };
-    Ok(SourceManifest { path, root, json, messages, findings })
+    Ok(SourceManifest { path, root, json, spans, messages, findings })
 }
 
 fn load_messages(root: &Path, locale: &str, findings: &mut Vec<Finding>) -> Option<Messages> {
@@ -113,8 +167,19 @@ fn load_messages(root: &Path, locale: &str, findings: &mut Vec<Finding>) -> Opti
         .at("default_locale")
         .in_file(rel.clone())
     };
-    match std::fs::read(root.join(&rel)) {
-        Ok(bytes) => match Messages::parse(&String::from_utf8_lossy(&bytes)) {
+    match read_capped(&root.join(&rel), MAX_JSON_BYTES) {
+        Ok(None) => {
+            findings.push(
+                Finding::new(
+                    FindingCode::ManifestTooLarge,
+                    format!("{rel} is larger than 1 MiB, so it is not read"),
+                    "split the messages or remove unused ones",
+                )
+                .in_file(rel.clone()),
+            );
+            None
+        }
+        Ok(Some(bytes)) => match Messages::parse(&String::from_utf8_lossy(&bytes)) {
             Ok(m) => Some(m),
             Err(e) => {
                 findings.push(missing(format!("{rel} is not valid JSON: {e}")).at_position(e.line, e.column));

@@ -7,7 +7,8 @@
 //! ```text
 //! RunnerOptions ──▶ launch(family) ──▶ ChromiumRunner ── CDP over fd 3/4 (cdp.rs) ──▶ chromium
 //!                                  └─▶ FirefoxRunner  ── user.js + xpi, stdout/stderr ─▶ firefox
-//!                                                  └─ Marionette, opt-in (marionette.rs) ─▶ firefox
+//!                                                  ├─ RDP on a unix socket, opt-in (rdp/) ─▶ firefox
+//!                                                  └─ Marionette, tests only (marionette.rs) ─▶ firefox
 //!
 //!  each loaded extension ──▶ ExtensionHandle ──▶ LogStream (console + uncaught errors)
 //!                                           └──▶ wait_background()
@@ -23,9 +24,11 @@
 pub mod cdp;
 mod chromium;
 mod firefox;
+pub mod flags;
 mod log;
 mod marionette;
 mod process;
+pub mod rdp;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -90,6 +93,24 @@ pub struct RunnerOptions {
     /// access). Any local process can then drive the browser, so only tests turn it on; off,
     /// no port is opened. Chromium ignores it (its CDP pipe is not reachable by others).
     pub remote_control: bool,
+    /// More launch flags, after ours (a project's `browserFlags`, vetted by [`flags`]).
+    pub extra_args: Vec<String>,
+    /// Default flags of ours to leave out, by name (vetted by [`flags::removable`]).
+    pub exclude_args: Vec<String>,
+    /// Firefox: more preferences for the profile's user.js (vetted by
+    /// [`flags::vet_preference`]); Chromium takes none.
+    pub preferences: serde_json::Map<String, serde_json::Value>,
+    /// Firefox: run the remote debugging server (RDP, `rdp/`) on a unix-domain socket in
+    /// the runner's private temporary directory (mode 0700: the socket itself is created
+    /// 0666, and whoever reaches it runs code as the user). With it, extensions are installed
+    /// and reloaded as temporary add-ons in the running browser, and tabs, evaluation and
+    /// the consoles work without Marionette and without any TCP port. Dev sessions turn it
+    /// on. Chromium ignores it (its CDP pipe is always there).
+    pub devtools: bool,
+    /// Files written into the browser's private `HOME` before it starts, by path relative
+    /// to it: a session's native host manifest for Firefox, which reads it only from
+    /// `HOME/.mozilla/native-messaging-hosts/` and as early as a preloaded helper starts.
+    pub home_files: Vec<(PathBuf, Vec<u8>)>,
 }
 
 impl Default for RunnerOptions {
@@ -107,6 +128,11 @@ impl Default for RunnerOptions {
             die_with_parent: true,
             observe_workers: true,
             remote_control: false,
+            extra_args: Vec::new(),
+            exclude_args: Vec::new(),
+            preferences: serde_json::Map::new(),
+            devtools: false,
+            home_files: Vec::new(),
         }
     }
 }
@@ -144,6 +170,14 @@ pub trait Runner: Send + Sync {
     fn is_running(&self) -> bool;
     /// Ends the browser (politely, then by force) and removes its temporary directories.
     fn shutdown(&self) -> BoxFuture<'_, ()>;
+
+    /// Whether the browser itself runs an extension's content scripts in the open tabs they
+    /// match whenever the extension is (re)loaded (Firefox does; Chromium does not), so a
+    /// dev session only clears what the old copy rendered, before the reload, instead of
+    /// injecting again after it.
+    fn injects_on_load(&self) -> bool {
+        false
+    }
 
     /// The open tabs, in the browser's order.
     fn pages(&self) -> BoxFuture<'_, Result<Vec<PageInfo>, RunnerError>> {
@@ -220,10 +254,12 @@ pub trait Runner: Send + Sync {
     }
 
     /// What a tab's own scripts printed since its document loaded (not the extensions': those
-    /// are in [`ExtensionHandle::history`]), oldest first, bounded.
-    fn page_console(&self, target_id: &str) -> Vec<ConsoleEvent> {
+    /// are in [`ExtensionHandle::history`]; Firefox adds the content scripts' console calls,
+    /// which it files under the page, each naming its `moz-extension://` file), oldest
+    /// first, bounded.
+    fn page_console<'a>(&'a self, target_id: &'a str) -> BoxFuture<'a, Vec<ConsoleEvent>> {
         let _ = target_id;
-        Vec::new()
+        Box::pin(async { Vec::new() })
     }
 
     /// Evaluates `expression` in the extension's background (its service worker, woken when
@@ -240,6 +276,25 @@ pub trait Runner: Send + Sync {
             Err(RunnerError::Unsupported { family, what: "evaluating in an extension's background".into() })
         })
     }
+}
+
+/// Writes [`RunnerOptions::home_files`] under `home`. Paths that would leave it are refused.
+pub(crate) fn write_home_files(home: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<(), RunnerError> {
+    for (rel, bytes) in files {
+        if rel.is_absolute() || rel.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+            return Err(RunnerError::Io {
+                what: format!("{} is not a path inside the browser's home", rel.display()),
+                source: std::io::Error::from(std::io::ErrorKind::InvalidInput),
+            });
+        }
+        let path = home.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(RunnerError::io(format!("cannot create {}", parent.display())))?;
+        }
+        std::fs::write(&path, bytes).map_err(RunnerError::io(format!("cannot write {}", path.display())))?;
+    }
+    Ok(())
 }
 
 /// The `manifest.json` of an unpacked extension directory.
@@ -361,6 +416,9 @@ pub enum RunnerError {
     /// A Marionette command failed (Firefox with [`RunnerOptions::remote_control`]).
     #[error("Firefox remote control: {message}")]
     Remote { message: String },
+    /// The Firefox debugger connection failed (Firefox with [`RunnerOptions::devtools`]).
+    #[error(transparent)]
+    Rdp(#[from] rdp::RdpError),
 }
 
 impl RunnerError {

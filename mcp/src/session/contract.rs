@@ -118,6 +118,10 @@ pub struct Ready {
     pub session_id: String,
     pub project_path: PathBuf,
     pub control_socket: PathBuf,
+    /// What the project's `extension.config.*` set for this run (flags, binary, preferences)
+    /// and what of it was refused, with why; absent without a config file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_config: Option<super::run_config::RunConfig>,
 }
 
 impl Ready {

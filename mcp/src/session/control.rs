@@ -133,8 +133,9 @@ pub enum Request {
     Inspect(super::inspect::Request),
 }
 
-/// A request with the way back to its caller.
-pub type Incoming = (Request, oneshot::Sender<Result<Value, ErrorBody>>);
+/// A request with the way back to its caller, and word once the answer is written (a
+/// session that stops waits for it, or its exit would cut the answer off).
+pub type Incoming = (Request, oneshot::Sender<Result<Value, ErrorBody>>, oneshot::Receiver<()>);
 
 /// Binds the socket and serves it on the current runtime; requests of callers that present
 /// `token` arrive on the channel.
@@ -178,10 +179,13 @@ pub fn serve(path: &Path, token: Token) -> std::io::Result<mpsc::Receiver<Incomi
                     return;
                 }
                 while let Ok(Some(line)) = lines.next_line().await {
+                    let mut written = None;
                     let answer = match serde_json::from_str::<Request>(&line) {
                         Ok(req) => {
                             let (reply_tx, reply_rx) = oneshot::channel();
-                            if tx.send((req, reply_tx)).await.is_err() {
+                            let (written_tx, written_rx) = oneshot::channel();
+                            written = Some(written_tx);
+                            if tx.send((req, reply_tx, written_rx)).await.is_err() {
                                 break;
                             }
                             reply_rx.await.unwrap_or_else(|_| {
@@ -191,7 +195,12 @@ pub fn serve(path: &Path, token: Token) -> std::io::Result<mpsc::Receiver<Incomi
                         Err(e) => Err(ErrorBody::invalid_argument(format!("bad control request: {e}"))
                             .with_hint("send one JSON object per line, e.g. {\"op\":\"status\"}")),
                     };
-                    if write.write_all(answer_line(answer).as_bytes()).await.is_err() {
+                    let sent = write.write_all(answer_line(answer).as_bytes()).await.is_ok()
+                        && write.flush().await.is_ok();
+                    if let Some(w) = written {
+                        let _ = w.send(());
+                    }
+                    if !sent {
                         break;
                     }
                 }

@@ -51,7 +51,8 @@ pub enum Context {
     Popup,
     /// The options page (`options_ui.page` / `options_page`), opened as a tab.
     Options,
-    /// The side panel (`side_panel.default_path`), opened as a tab.
+    /// The side panel (`side_panel.default_path`; Firefox: `sidebar_action.default_panel`),
+    /// opened as a tab.
     Sidepanel,
     /// The new-tab override (`chrome_url_overrides.newtab`), opened as a tab.
     Newtab,
@@ -97,7 +98,8 @@ pub enum ShadowDom {
     #[default]
     #[serde(rename = "open-only")]
     OpenOnly,
-    /// Open and closed shadow roots (closed ones found over CDP; slower on big pages).
+    /// Open and closed shadow roots (closed ones found over CDP in Chromium, through a
+    /// content script's `openOrClosedShadowRoot` in Firefox; slower on big pages).
     #[serde(rename = "all")]
     All,
 }
@@ -265,7 +267,7 @@ pub async fn inspect(inputs: Inputs<'_>, req: Request) -> Result<Value, ErrorBod
         ));
     }
     if req.console {
-        let page_events = runner.page_console(&page.target_id);
+        let page_events = runner.page_console(&page.target_id).await;
         let ext = extension_events(&inputs);
         events.push(base.event(
             "console_summary",
@@ -342,8 +344,8 @@ fn extension_events(inputs: &Inputs<'_>) -> Vec<ConsoleEvent> {
 async fn page_tab(runner: &dyn Runner) -> Result<PageInfo, ErrorBody> {
     let pages = runner.pages().await.map_err(ErrorBody::from)?;
     let web = pages.iter().find(|p| p.url.starts_with("http://") || p.url.starts_with("https://"));
-    let any =
-        pages.iter().find(|p| !p.url.starts_with("chrome-extension://") && !p.url.starts_with("devtools://"));
+    let own_pages = ["chrome-extension://", "moz-extension://", "devtools://"];
+    let any = pages.iter().find(|p| !own_pages.iter().any(|s| p.url.starts_with(s)));
     web.or(any).cloned().ok_or_else(|| {
         ErrorBody::not_found("the session's browser has no tab with a web page")
             .with_hint("pass `url` to open one, or restart the session with a startingUrl")
@@ -359,7 +361,9 @@ pub fn page_path(manifest: &Value, context: Context) -> Option<String> {
             .or_else(|| s(&manifest["browser_action"]["default_popup"]))
             .or_else(|| s(&manifest["page_action"]["default_popup"])),
         Context::Options => s(&manifest["options_ui"]["page"]).or_else(|| s(&manifest["options_page"])),
-        Context::Sidepanel => s(&manifest["side_panel"]["default_path"]),
+        // Firefox's sidebar is `sidebar_action` (Chromium's side panel is not).
+        Context::Sidepanel => s(&manifest["side_panel"]["default_path"])
+            .or_else(|| s(&manifest["sidebar_action"]["default_panel"])),
         Context::Newtab => s(&manifest["chrome_url_overrides"]["newtab"]),
         Context::Devtools => s(&manifest["devtools_page"]),
         Context::Page | Context::Background => None,
@@ -389,18 +393,15 @@ async fn extension_tab(inputs: &Inputs<'_>, context: Context) -> Result<(PageInf
         return Ok((p.clone(), false));
     }
     let page = runner.open_page(&url).await.map_err(|e| match e {
-        RunnerError::Unsupported { .. } => {
-            ErrorBody::new(ErrorCode::Unsupported, "opening extension pages needs a Chromium session")
-        }
+        RunnerError::Unsupported { .. } => ErrorBody::from(e),
         e => ErrorBody::internal(format!("cannot open {url}: {e}")),
     })?;
-    wait_until(
-        runner,
-        &page.target_id,
-        "location.protocol === 'chrome-extension:' && document.readyState === 'complete'",
-        "the extension page to load",
-    )
-    .await?;
+    // A new tab answers from its blank document first, which already says `complete`.
+    let condition = format!(
+        "location.href.startsWith({}) && document.readyState === 'complete'",
+        Value::String(ext.base_url.clone())
+    );
+    wait_until(runner, &page.target_id, &condition, "the extension page to load").await?;
     Ok((page, true))
 }
 
@@ -441,13 +442,21 @@ async fn background(inputs: &Inputs<'_>, req: &Request) -> Result<Value, ErrorBo
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or(Value::Null);
     let declared = manifest["background"]["service_worker"].as_str().map(|p| format!("{}{p}", ext.base_url));
+    // Firefox runs background scripts in a page of its own instead of a worker.
+    let scripts: Vec<String> = manifest["background"]["scripts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|p| format!("{}{}", ext.base_url, p.trim_start_matches("./").trim_start_matches('/')))
+        .collect();
     // A family that cannot list workers shows none (Firefox: its background is a page).
     let workers: Vec<Value> = match inputs.runner.service_workers(&ext.base_url).await {
         Ok(found) => found.into_iter().map(|w| json!({"url": w.url, "targetId": w.target_id})).collect(),
         Err(RunnerError::Unsupported { .. }) => Vec::new(),
         Err(e) => return Err(ErrorBody::internal(e.to_string())),
     };
-    let url = declared.clone().unwrap_or_else(|| ext.base_url.clone());
+    let url = declared.clone().or_else(|| scripts.first().cloned()).unwrap_or_else(|| ext.base_url.clone());
     let frame_id = workers.first().and_then(|w| w["targetId"].as_str()).unwrap_or("").to_owned();
     let base = Envelope { url, title: String::new(), frame_id, context: Context::Background };
     let mut events = Vec::new();
@@ -457,7 +466,8 @@ async fn background(inputs: &Inputs<'_>, req: &Request) -> Result<Value, ErrorBo
             json!({
                 "extensionId": ext.id,
                 "serviceWorker": declared,
-                "running": !workers.is_empty(),
+                "backgroundScripts": scripts,
+                "running": !workers.is_empty() || (declared.is_none() && ext.background_started()),
                 "workers": workers,
                 "startedOnce": ext.background_started(),
                 "manifestVersion": manifest["manifest_version"],
@@ -497,6 +507,8 @@ mod tests {
         let m2 = json!({"options_ui": {"page": "o.html"}, "options_page": "old.html", "action": {}});
         assert_eq!(page_path(&m2, Context::Options).as_deref(), Some("o.html"));
         assert_eq!(page_path(&m2, Context::Popup), None);
+        let gecko = json!({"sidebar_action": {"default_panel": "sidebar.html"}});
+        assert_eq!(page_path(&gecko, Context::Sidepanel).as_deref(), Some("sidebar.html"));
     }
 
     #[test]

@@ -34,7 +34,8 @@ use crate::runner::{self, BoxFuture, Family, Runner, RunnerError, RunnerOptions}
 
 /// Runs a session until it is stopped; the exit code says whether it started.
 pub async fn run(spec: Spec) -> ExitCode {
-    let mut session = match Session::open(spec, Box::new(ChromiumLauncher)) {
+    let family = Target::named(&spec.browser).map_or(Family::Chromium, |t| t.family);
+    let mut session = match Session::open(spec, Box::new(EngineLauncher { family })) {
         Ok(s) => s,
         Err(e) => {
             report(Err(e));
@@ -82,12 +83,14 @@ pub(super) trait Launcher: Send + Sync {
     fn launch(&self, opts: RunnerOptions) -> BoxFuture<'_, Result<Box<dyn Runner>, RunnerError>>;
 }
 
-/// Launches a Chromium-family browser with the environment of this process.
-pub(super) struct ChromiumLauncher;
+/// Launches a browser of one engine with the environment of this process.
+pub(super) struct EngineLauncher {
+    pub family: Family,
+}
 
-impl Launcher for ChromiumLauncher {
+impl Launcher for EngineLauncher {
     fn launch(&self, opts: RunnerOptions) -> BoxFuture<'_, Result<Box<dyn Runner>, RunnerError>> {
-        Box::pin(async move { runner::launch(Family::Chromium, opts, &Env::capture(), None).await })
+        Box::pin(async move { runner::launch(self.family, opts, &Env::capture(), None).await })
     }
 }
 
@@ -212,6 +215,7 @@ impl Session {
             session_id: spec.session_id.clone(),
             project_path: spec.project.clone(),
             control_socket: socket.clone(),
+            run_config: spec.run_config.file.is_some().then(|| spec.run_config.clone()),
         };
         let builder = ProjectBuilder {
             req: BuildRequest {
@@ -302,15 +306,35 @@ impl Session {
             }
         }
         let helper = self.prepare_helper();
-        let opts = RunnerOptions {
+        let host = self.host_manifest();
+        let mut opts = RunnerOptions {
             binary: Some(self.spec.binary.clone()),
             headless: self.spec.headless,
             profile_dir: Some(self.spec.profile.clone()),
             runtime_dir: Some(self.spec.runtime_dir.clone()),
             session: Some(self.spec.session_id.clone()),
+            extra_args: self.spec.run_config.browser_flags.clone(),
+            exclude_args: self.spec.run_config.exclude_browser_flags.clone(),
+            preferences: self.spec.run_config.preferences.clone(),
+            devtools: true,
             ..RunnerOptions::default()
         };
+        // Firefox starts the helper with the browser (an xpi in the profile: no install
+        // round trip, about a second less to ready); it connects at once, so its host
+        // manifest is in the browser's private HOME before the start. Firefox reads it only
+        // there (LibreWolf in its own folder: every Gecko folder of the catalog gets one).
+        let preload = self.family() == Family::Gecko && host.is_some();
+        if let (true, Some(dir), Some(text)) = (preload, &helper, &host) {
+            opts.extensions.push(dir.clone());
+            for rel in crate::browsers::home_hosts_dirs(Family::Gecko, crate::browsers::Os::current()) {
+                opts.home_files
+                    .push((rel.join(format!("{NATIVE_HOST_NAME}.json")), text.clone().into_bytes()));
+            }
+        }
         let runner = self.launcher.launch(opts).await.map_err(ErrorBody::from)?;
+        if let (false, Some(_), Some(text)) = (preload, &helper, &host) {
+            self.register_host(text);
+        }
         self.live.ready.browser_pid = Some(runner.pid());
         self.live
             .contract
@@ -320,7 +344,14 @@ impl Session {
             self.live.load_first().await?;
         }
         let mut helper_loaded = false;
-        if let (Some(dir), Some(runner)) = (helper, &self.live.runner) {
+        let preloaded = helper.as_ref().filter(|_| preload).and_then(|dir| {
+            let dir = std::fs::canonicalize(dir).ok()?;
+            self.live.runner.as_ref()?.extensions().into_iter().find(|e| e.dir == dir)
+        });
+        if let Some(h) = preloaded {
+            helper_loaded = true;
+            self.live.contract.event("helper", json!({"status": "loaded", "extensionId": h.id}));
+        } else if let (Some(dir), Some(runner)) = (helper, &self.live.runner) {
             match runner.load_extension(&dir).await {
                 Ok(h) => {
                     helper_loaded = true;
@@ -357,10 +388,17 @@ impl Session {
         Ok(())
     }
 
-    /// Unpacks the helper next to the contract files and registers the native host in the
-    /// session's profile, so the browser tools reach this browser (`browser: <sessionId>`).
+    /// The engine this session's browser runs.
+    fn family(&self) -> Family {
+        Target::named(&self.spec.browser).map_or(Family::Chromium, |t| t.family)
+    }
+
+    /// Unpacks the helper next to the contract files, so the browser tools reach this
+    /// browser (`browser: <sessionId>`) once the browser knows where the native host is
+    /// ([`Session::host_manifest`]).
     fn prepare_helper(&self) -> Option<PathBuf> {
-        if !crate::helper::is_embedded(Family::Chromium) {
+        let family = self.family();
+        if !crate::helper::is_embedded(family) {
             self.live.contract.event(
                 "helper",
                 json!({"status": "missing", "message": "this build embeds no helper extension"}),
@@ -368,23 +406,36 @@ impl Session {
             return None;
         }
         let dir = self.live.contract.dir.join("helper");
-        if let Err(e) = crate::helper::unpack(Family::Chromium, &dir) {
+        if let Err(e) = crate::helper::unpack(family, &dir) {
             self.live.contract.event("helper", json!({"status": "failed", "message": e.to_string()}));
             return None;
         }
-        let host = std::env::current_exe()
-            .ok()
-            .and_then(|exe| crate::install::render_manifest(Family::Chromium, &exe).ok());
-        let hosts = self.spec.profile.join("NativeMessagingHosts");
-        let written = host.ok_or_else(|| "cannot render the host manifest".to_owned()).and_then(|text| {
-            std::fs::create_dir_all(&hosts)
-                .and_then(|()| std::fs::write(hosts.join(format!("{NATIVE_HOST_NAME}.json")), text))
-                .map_err(|e| e.to_string())
-        });
-        if let Err(e) = written {
-            self.live.contract.event("helper", json!({"status": "failed", "message": e}));
-        }
         Some(dir)
+    }
+
+    /// The native host manifest of this session's engine, pointing at this binary.
+    fn host_manifest(&self) -> Option<String> {
+        let text = std::env::current_exe()
+            .ok()
+            .and_then(|exe| crate::install::render_manifest(self.family(), &exe).ok());
+        if text.is_none() {
+            self.live
+                .contract
+                .event("helper", json!({"status": "failed", "message": "cannot render the host manifest"}));
+        }
+        text
+    }
+
+    /// Writes the native host manifest into the profile's `NativeMessagingHosts/`, where a
+    /// Chromium browser with this profile reads it (at the helper's first connect, so after
+    /// the launch is early enough).
+    fn register_host(&self, text: &str) {
+        let hosts = self.spec.profile.join("NativeMessagingHosts");
+        let written = std::fs::create_dir_all(&hosts)
+            .and_then(|()| std::fs::write(hosts.join(format!("{NATIVE_HOST_NAME}.json")), text));
+        if let Err(e) = written {
+            self.live.contract.event("helper", json!({"status": "failed", "message": e.to_string()}));
+        }
     }
 
     /// Serves until asked to stop; returns why it stopped.
@@ -410,9 +461,11 @@ impl Session {
         loop {
             tokio::select! {
                 Some(batch) = recv_unbounded(&mut changes_rx) => self.live.on_changes(batch).await,
-                Some((req, reply)) = recv(&mut control) => {
+                Some((req, reply, written)) = recv(&mut control) => {
                     if let Request::Stop = req {
                         let _ = reply.send(Ok(json!({"stopping": true})));
+                        // The caller gets its answer before this process goes away.
+                        let _ = tokio::time::timeout(Duration::from_secs(2), written).await;
                         return "stopped by request".into();
                     }
                     let answer = self.answer(req).await;

@@ -15,6 +15,7 @@
 //! MCP it belongs to the server that started it (it reads its stdin, a pipe the server holds;
 //! end of file means the server exited) unless detached.
 
+mod choice;
 mod console;
 pub mod contract;
 pub mod control;
@@ -25,6 +26,7 @@ mod lifecycle;
 mod readiness;
 mod rebuild;
 mod reload;
+pub mod run_config;
 pub mod watch;
 
 use std::path::{Path, PathBuf};
@@ -36,13 +38,9 @@ use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use crate::browsers;
-use crate::browsers::Os;
-use crate::config::Config;
 use crate::manifest::{self, Target};
-use crate::paths::Env;
-use crate::runner::{self, Family};
 
+pub use choice::{BrowserChoice, default_browser, default_browser_name, resolve_browser};
 pub use lifecycle::run;
 
 /// What a session does.
@@ -95,6 +93,9 @@ pub struct Spec {
     /// The home directory of the starting process (`--home`), so the session reads the same
     /// configuration.
     pub home: PathBuf,
+    /// What the project's `extension.config.*` sets for running this browser, vetted.
+    #[serde(default)]
+    pub run_config: run_config::RunConfig,
 }
 
 /// `dist/extension-js/<browser>/`: ready.json, events.ndjson, logs.ndjson, session.log.
@@ -160,135 +161,6 @@ pub fn socket_path(runtime: &Path, project: &Path, browser: &str) -> PathBuf {
     let rt_tag = webext_mcp_host::protocol::sha256_hex(runtime.as_os_str().to_string_lossy().as_bytes());
     webext_mcp_host::runtime::short_socket_dir(&std::env::temp_dir(), webext_mcp_host::runtime::current_uid())
         .join(format!("d-{}-{}.sock", &rt_tag[..8], tag(project, browser)))
-}
-
-/// A browser name resolved to a build target, an engine and a binary.
-#[derive(Debug, Clone)]
-pub struct BrowserChoice {
-    pub target: Target,
-    pub family: Family,
-    pub binary: PathBuf,
-}
-
-/// Programs tried for a browser name when no binary is configured (`chrome` means Google
-/// Chrome, never Chromium; `chromium-based` any Chromium-engine browser).
-fn candidates(name: &str) -> Vec<&'static str> {
-    match browsers::browser(name) {
-        Some(b) => b.binaries.on(Os::current()).collect(),
-        None => browsers::engine_binaries(Family::Chromium, Os::current()),
-    }
-}
-
-/// The browsers dev sessions run in, by name.
-fn chromium_names() -> Vec<&'static str> {
-    browsers::BROWSERS.iter().filter(|b| b.engine == Family::Chromium).map(|b| b.name).collect()
-}
-
-/// The browser a session runs in when the call names none: config `browser` (also
-/// `WEBEXT_MCP_BROWSER`) when it names a Chromium-family browser, else `chromium` when a
-/// Chromium binary is configured, else the first Chromium-family browser of the catalog
-/// that is installed here. `None` when none is.
-pub fn default_browser(env: &Env, config: &Config) -> Option<&'static str> {
-    if let Some(t) = configured_browser(config) {
-        return Some(t.name);
-    }
-    if env.get(browsers::binary_env(Family::Chromium)).is_some()
-        || config.text(browsers::binary_key(Family::Chromium)).is_some_and(|v| !v.is_empty())
-    {
-        return Some("chromium");
-    }
-    first_installed()
-}
-
-/// The first Chromium-family browser of the catalog with a program installed here.
-fn first_installed() -> Option<&'static str> {
-    chromium_names()
-        .into_iter()
-        .find(|name| candidates(name).into_iter().any(|c| runner::find_program(c).is_some()))
-}
-
-/// Config `browser` as a session browser: only a Chromium-family name counts (the key also
-/// picks daily browsers by label, and sessions do not run in Firefox yet).
-fn configured_browser(config: &Config) -> Option<Target> {
-    let name = config.text("browser")?.trim();
-    Target::named(name).filter(|t| t.family == manifest::Family::Chromium)
-}
-
-/// The session browser name a project tool (`extension_wait`, `extension_stop`) falls back
-/// to when no session runs: what [`resolve_browser`] would start.
-pub fn default_browser_name(env: &Env, config: &Config) -> &'static str {
-    default_browser(env, config).unwrap_or("chromium")
-}
-
-/// Resolves `browser` (default: [`default_browser`]) and its binary: `binary` argument >
-/// `WEBEXT_MCP_CHROMIUM_BINARY` > config `browsers.chromium.binary` > the browser's usual
-/// programs.
-pub fn resolve_browser(
-    name: Option<&str>,
-    binary: Option<&Path>,
-    env: &Env,
-    config: &Config,
-) -> Result<BrowserChoice, ErrorBody> {
-    let given = name.map(str::trim).filter(|n| !n.is_empty()).map(str::to_ascii_lowercase);
-    let name = match given {
-        Some(n) => n,
-        None if binary.is_some() => "chromium".to_owned(),
-        None => default_browser(env, config).map(str::to_owned).ok_or_else(|| {
-            let tried: Vec<&str> = chromium_names().into_iter().flat_map(candidates).collect();
-            ErrorBody::new(
-                ErrorCode::NotInstalled,
-                format!("no Chromium-family browser is installed here (tried {})", tried.join(", ")),
-            )
-            .with_hint("install Chromium (or Chrome, Edge, Brave; or extension_install_browser with {\"browser\":\"chrome-for-testing\"}, then browser: \"chrome-for-testing\"), or name its program with `binary` (CLI: --binary) or WEBEXT_MCP_CHROMIUM_BINARY")
-        })?,
-    };
-    let target = Target::named(&name).ok_or_else(|| {
-        ErrorBody::invalid_argument(format!("unknown browser `{name}`"))
-            .with_hint(format!("use {} or chromium-based", chromium_names().join(", ")))
-    })?;
-    if target.family == manifest::Family::Gecko {
-        return Err(ErrorBody::new(
-            ErrorCode::Unsupported,
-            format!("dev sessions in {name} are not available yet; this release runs them in Chromium-family browsers"),
-        )
-        .with_hint(format!("{}; extension_build (CLI: webext-mcp build) still builds for Firefox", pass_browser(&installed_or_chromium()))));
-    }
-    let family = Family::Chromium;
-    let configured = binary.is_some()
-        || env.get(browsers::binary_env(family)).is_some()
-        || config.text(browsers::binary_key(family)).is_some_and(|v| !v.is_empty());
-    let binary = if configured {
-        runner::resolve_binary(family, binary, env, Some(config)).map_err(ErrorBody::from)?
-    } else {
-        candidates(target.name).into_iter().find_map(runner::find_program).ok_or_else(|| {
-            let other = installed_or_chromium();
-            let hint = if target.name == "chrome" && other != "chrome" {
-                format!("Google Chrome is not installed here; {} to use {other}, or extension_install_browser with {{\"browser\":\"chrome-for-testing\"}} and then {}, or set the binary (`binary`, CLI --binary, or WEBEXT_MCP_CHROMIUM_BINARY)", pass_browser(&other), pass_browser("chrome-for-testing"))
-            } else {
-                format!(
-                    "install {} or {}; a binary elsewhere can be set with `binary` (CLI: --binary) or WEBEXT_MCP_CHROMIUM_BINARY",
-                    target.name,
-                    pass_browser(&other)
-                )
-            };
-            ErrorBody::new(
-                ErrorCode::NotInstalled,
-                format!("{} is not installed (tried {})", target.name, candidates(target.name).join(", ")),
-            )
-            .with_hint(hint)
-        })?
-    };
-    Ok(BrowserChoice { target, family, binary })
-}
-
-/// The first installed Chromium-family browser's name, else `chromium`.
-fn installed_or_chromium() -> String {
-    first_installed().unwrap_or("chromium").to_owned()
-}
-
-/// How to name a browser, in both syntaxes: the tools' argument and the CLI's flag.
-fn pass_browser(name: &str) -> String {
-    format!("pass browser: \"{name}\" (CLI: --browser {name})")
 }
 
 /// A new session id named after its command: `dev-<8 hex>`, `start-…`, `preview-…`.
@@ -512,51 +384,6 @@ pub async fn stop(
 mod tests {
     use super::*;
 
-    fn config(env: &Env, file_text: &str) -> Config {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("config.toml");
-        std::fs::write(&file, file_text).unwrap();
-        Config::load(&file, env, &Default::default()).unwrap()
-    }
-
-    /// Issue 19: without a `browser` argument a session runs in config `browser` (file or
-    /// `WEBEXT_MCP_BROWSER`) when it names a Chromium-family browser, else in the first
-    /// Chromium-family browser installed, never Google Chrome by fiat; a Firefox or label
-    /// value (which picks daily browsers) does not make sessions fail.
-    #[test]
-    fn the_default_session_browser_is_configured_or_installed() {
-        let none = Env::from_pairs(Vec::<(&str, &str)>::new(), 1);
-        let edge = config(&none, "browser = \"edge\"\n");
-        assert_eq!(default_browser(&none, &edge), Some("edge"));
-        let e = resolve_browser(None, None, &none, &edge).err();
-        if let Some(e) = e {
-            // Not installed here: the error is about Edge, the configured browser.
-            assert!(e.message.starts_with("edge"), "{}", e.message);
-        }
-        let env = Env::from_pairs([("WEBEXT_MCP_BROWSER", "brave")], 1);
-        assert_eq!(default_browser(&env, &config(&env, "")), Some("brave"));
-        let firefox = config(&none, "browser = \"firefox\"\n");
-        assert_eq!(default_browser(&none, &firefox), first_installed());
-        let binary = Env::from_pairs([("WEBEXT_MCP_CHROMIUM_BINARY", "/opt/x/chrome")], 1);
-        assert_eq!(default_browser(&binary, &config(&binary, "")), Some("chromium"));
-        let plain = config(&none, "");
-        assert_eq!(default_browser(&none, &plain), first_installed());
-        if runner::find_program("/usr/lib/chromium/chromium").is_some() && first_installed() != Some("chrome")
-        {
-            assert_eq!(resolve_browser(None, None, &none, &plain).unwrap().target.name, "chromium");
-        }
-    }
-
-    /// The hints name the browser in both syntaxes, the tools' and the CLI's.
-    #[test]
-    fn hints_name_the_browser_for_tools_and_the_cli() {
-        let none = Env::from_pairs(Vec::<(&str, &str)>::new(), 1);
-        let e = resolve_browser(Some("firefox"), None, &none, &config(&none, "")).unwrap_err();
-        assert_eq!(e.code, ErrorCode::Unsupported);
-        let hint = e.hint.unwrap_or_default();
-        assert!(hint.contains("browser: \"") && hint.contains("(CLI: --browser "), "{hint}");
-    }
-
     /// Dev builds have their own folder; a preview falls back to a build of the same engine.
     #[test]
     fn dev_builds_have_their_own_folder_and_preview_finds_a_sibling_build() {
@@ -578,22 +405,5 @@ mod tests {
         std::fs::create_dir_all(out.join("chromium")).unwrap();
         std::fs::write(out.join("chromium/manifest.json"), "{}").unwrap();
         assert_eq!(preview_dist(out, "chromium"), out.join("chromium"), "its own build first");
-    }
-
-    /// `chrome` means Google Chrome: its programs never include Chromium's, while an engine
-    /// name tries every Chromium-engine browser of the catalog.
-    #[test]
-    fn chrome_is_never_chromium_and_the_engine_name_tries_all() {
-        let chrome = candidates("chrome");
-        assert!(
-            chrome.contains(&"google-chrome") && !chrome.iter().any(|c| c.contains("chromium")),
-            "{chrome:?}"
-        );
-        assert_eq!(candidates("chromium")[0], "/usr/lib/chromium/chromium");
-        let any = candidates("chromium-based");
-        for b in browsers::BROWSERS.iter().filter(|b| b.engine == Family::Chromium) {
-            assert!(b.binaries.unix.iter().all(|c| any.contains(c)), "{}", b.name);
-        }
-        assert!(chromium_names().contains(&"opera") && !chromium_names().contains(&"firefox"));
     }
 }

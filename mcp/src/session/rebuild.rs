@@ -242,6 +242,9 @@ impl Live {
         } else if kind == Kind::Page {
             self.reload_pages(&files, started).await;
         } else {
+            // A browser that runs the new content scripts itself gets the old copy cleared
+            // first, by the old extension (afterwards it is gone).
+            let cleared = if self.browser_injects() { Some(self.clear_tabs().await) } else { None };
             self.loaded_at_ms = self.clock.now_ms();
             let loaded = match &self.runner {
                 Some(r) => Some(r.load_extension(&self.dist).await),
@@ -249,6 +252,13 @@ impl Live {
             };
             tracing::debug!(ms = started.elapsed().as_millis() as u64, "extension reloaded");
             match loaded {
+                Some(Ok(_)) if cleared.is_some() => {
+                    let tabs = cleared.unwrap_or(Value::Null);
+                    self.contract.event(
+                        "reload",
+                        json!({"kind": kind.as_str(), "files": files, "tabs": tabs, "durationMs": started.elapsed().as_millis() as u64}),
+                    );
+                }
                 Some(Ok(_)) => self.reinject(kind, &files, started).await,
                 Some(Err(e)) => {
                     let body = ErrorBody::from(e);
@@ -265,10 +275,38 @@ impl Live {
         self.settle();
     }
 
+    /// Whether the session's browser runs content scripts in open tabs by itself on a load.
+    fn browser_injects(&self) -> bool {
+        self.runner.as_ref().is_some_and(|r| r.injects_on_load())
+    }
+
+    /// Clears what the running copy rendered in its tabs and counts the coming injection
+    /// (the browser's own, at the reload); answers one row per tab. A background that
+    /// cannot be reached leaves the tabs as they are.
+    async fn clear_tabs(&mut self) -> Value {
+        let (Some(runner), Some(ext)) = (&self.runner, &self.ext) else { return Value::Null };
+        let script = reload::reinject_script(&[], true);
+        match runner.evaluate_in_background(ext, &script, WORKER_TIMEOUT).await {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::debug!(error = %e, "cannot clear the old content scripts' output");
+                Value::Null
+            }
+        }
+    }
+
     /// Re-injects content scripts into open tabs, as the extension, and records the reload.
     async fn reinject(&mut self, kind: Kind, files: &[String], started: Instant) {
+        if self.browser_injects() {
+            // The browser ran them at the load.
+            self.contract.event(
+                "reload",
+                json!({"kind": kind.as_str(), "files": files, "tabs": [], "durationMs": started.elapsed().as_millis() as u64}),
+            );
+            return;
+        }
         let (Some(runner), Some(ext)) = (&self.runner, &self.ext) else { return };
-        let script = reload::reinject_script(&self.reload_entries);
+        let script = reload::reinject_script(&self.reload_entries, false);
         let tabs = match runner.evaluate_in_background(ext, &script, WORKER_TIMEOUT).await {
             Ok(v) => v,
             Err(e) => {

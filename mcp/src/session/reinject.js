@@ -1,12 +1,14 @@
-// Evaluated in the extension's service worker after a reload, as a function expression
-// called with one argument: the indexes of the content-script entries the dev build could
-// not wrap (their tabs are reloaded instead). For every entry, find the open tabs it
+// Evaluated in the extension's background after a reload, as a function expression called
+// with two arguments: the indexes of the content-script entries the dev build could not wrap
+// (their tabs are reloaded instead), and `cleanOnly`. For every entry, find the open tabs it
 // matches; elsewhere remove what the old copy rendered (`[data-extension-root]`, the
 // Extension.js convention), count the injection in the document
 // (`data-webext-mcp-generation` on `<html>`: absent = 1, the browser's own injection;
 // `extension_source_inspect` reports it) and inject the entry's CSS and scripts again.
-// Answers one row per tab.
-async (reloadIndexes) => {
+// With `cleanOnly` (Firefox: evaluated in the old background just before the reload, since
+// the browser runs the new content scripts in open tabs by itself) only the removal and the
+// count are done, in every matched tab. Answers one row per tab.
+async (reloadIndexes, cleanOnly) => {
   const reloadEntries = new Set(reloadIndexes);
   const entries = chrome.runtime.getManifest().content_scripts || [];
   const plans = new Map();
@@ -29,7 +31,7 @@ async (reloadIndexes) => {
   const out = [];
   for (const [tabId, p] of plans) {
     try {
-      if (p.reload) {
+      if (p.reload && !cleanOnly) {
         await chrome.tabs.reload(tabId);
         out.push({ tabId, url: p.url, action: "reloaded" });
         continue;
@@ -43,6 +45,10 @@ async (reloadIndexes) => {
           for (const e of document.querySelectorAll("[data-extension-root]")) e.remove();
         },
       });
+      if (cleanOnly) {
+        out.push({ tabId, url: p.url, action: "reinjected", by: "browser" });
+        continue;
+      }
       for (const i of p.inject) {
         const cs = entries[i];
         const target = { tabId, allFrames: !!cs.all_frames };

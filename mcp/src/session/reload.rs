@@ -138,9 +138,10 @@ const REINJECT_JS: &str = include_str!("reinject.js");
 
 /// The re-injection call: [`REINJECT_JS`] applied to its arguments as JSON (the indexes of
 /// the content-script entries whose tabs are reloaded instead, because the dev build could
-/// not wrap them).
-pub fn reinject_script(reload_entries: &[usize]) -> String {
-    let args = serde_json::to_string(&[reload_entries]).unwrap_or_else(|_| "[[]]".into());
+/// not wrap them; whether to clear the old copy only, for a browser that injects the new
+/// one itself).
+pub fn reinject_script(reload_entries: &[usize], clean_only: bool) -> String {
+    let args = serde_json::json!([reload_entries, clean_only]);
     format!("({}).apply(null, {args})", REINJECT_JS.trim_end())
 }
 
@@ -186,8 +187,9 @@ mod tests {
 
     #[test]
     fn reinjection_script_names_the_entries_to_reload() {
-        let s = reinject_script(&[1, 3]);
-        assert!(s.ends_with(").apply(null, [[1,3]])"), "{s}");
+        let s = reinject_script(&[1, 3], false);
+        assert!(s.ends_with(").apply(null, [[1,3],false])"), "{s}");
+        assert!(reinject_script(&[], true).ends_with(").apply(null, [[],true])"));
         assert!(s.contains("chrome.scripting.executeScript"));
         assert!(s.contains("new Set(reloadIndexes)"));
     }

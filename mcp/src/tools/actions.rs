@@ -8,12 +8,14 @@
 //! The argument types, and so the input schemas tools/list shows, are in `actions/args.rs`.
 
 use serde_json::{Value, json};
-use webext_mcp_host::protocol::methods::{PAGE_ACT, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_WAIT_FOR};
-use webext_mcp_host::protocol::timeouts::{ACTION_TIMEOUT_MS, EVALUATE_TIMEOUT_MS};
+use webext_mcp_host::protocol::methods::{
+    PAGE_ACT, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_SNAPSHOT, PAGE_WAIT_FOR,
+};
+use webext_mcp_host::protocol::timeouts::{ACTION_TIMEOUT_MS, EVALUATE_TIMEOUT_MS, SNAPSHOT_TIMEOUT_MS};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
-use crate::bridge::results::{Acted, Evaluated, FormFilled, Waited, to_value};
+use crate::bridge::results::{Acted, Evaluated, FormFilled, Snapshot, Waited, to_value};
 use crate::bridge::{TabTarget, Timeout, decode_with_target, schema_with_target};
 
 mod args;
@@ -206,28 +208,63 @@ fn changed_of(c: &crate::bridge::results::Changes) -> Vec<&str> {
     c.extra.get("changed").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect()
 }
 
-async fn act(ctx: Ctx, target: TabTarget, verb: &str, params: Value, timeout_ms: Option<u64>) -> ToolResult {
+async fn act(
+    ctx: Ctx,
+    target: TabTarget,
+    verb: &str,
+    params: Value,
+    (timeout_ms, diff): (Option<u64>, bool),
+) -> ToolResult {
     let timeout = timeout_of(timeout_ms)?;
     let mut params = params;
     params["timeoutMs"] = json!(timeout.ms());
     let (_, out): (_, Acted) = ctx.browser.call_tab(&target, PAGE_ACT, params, timeout).await?;
-    Ok(ToolOutput { text: Some(summary(verb, &out)), structured: to_value(&out)? })
+    let mut text = summary(verb, &out);
+    let mut structured = to_value(&out)?;
+    if diff {
+        // The snapshot delta since this client's previous snapshot of the same tab.
+        let tab = TabTarget {
+            browser: target.browser.clone(),
+            tab_id: Some(out.tab.tab_id),
+            page_idx: None,
+            expect_tab_set: None,
+        };
+        let (_, snap): (_, Snapshot) = ctx
+            .browser
+            .call_tab(&tab, PAGE_SNAPSHOT, json!({ "diff": true }), Timeout::fixed(SNAPSHOT_TIMEOUT_MS))
+            .await?;
+        text.push_str(&format!("\nsnapshot {}: ", snap.snapshot_id));
+        match snap.extra.get("diff") {
+            Some(d) if d["full"] == false => text.push_str(&format!(
+                "{} added, {} removed, {} changed since {}\n",
+                d["added"],
+                d["removed"],
+                d["changed"],
+                d["since"].as_str().unwrap_or("?")
+            )),
+            Some(d) => text.push_str(&format!("full ({})\n", d["why"].as_str().unwrap_or("no baseline"))),
+            None => text.push('\n'),
+        }
+        text.push_str(&snap.text);
+        structured["snapshot"] = to_value(&snap)?;
+    }
+    Ok(ToolOutput { text: Some(text.trim_end().to_owned()), structured })
 }
 
 async fn click_by_uid(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<UidArgs>(args)?;
-    act(ctx, t, "clicked", json!({ "action": "click", "locator": a.uid }), a.timeout_ms).await
+    act(ctx, t, "clicked", json!({ "action": "click", "locator": a.uid }), (a.timeout_ms, a.diff)).await
 }
 
 async fn hover_by_uid(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<UidArgs>(args)?;
-    act(ctx, t, "hovered", json!({ "action": "hover", "locator": a.uid }), a.timeout_ms).await
+    act(ctx, t, "hovered", json!({ "action": "hover", "locator": a.uid }), (a.timeout_ms, a.diff)).await
 }
 
 async fn fill_by_uid(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<FillUidArgs>(args)?;
     let params = json!({ "action": "fill", "locator": a.uid, "value": a.value.as_json() });
-    act(ctx, t, "filled", params, a.timeout_ms).await
+    act(ctx, t, "filled", params, (a.timeout_ms, a.diff)).await
 }
 
 async fn fill_form_by_uid(ctx: Ctx, args: Value) -> ToolResult {
@@ -256,36 +293,49 @@ async fn fill_form_by_uid(ctx: Ctx, args: Value) -> ToolResult {
 async fn drag_by_uid_to_uid(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<DragUidArgs>(args)?;
     let params = json!({ "action": "drag", "locator": a.from_uid, "to": a.to_uid });
-    act(ctx, t, "dragged", params, a.timeout_ms).await
+    act(ctx, t, "dragged", params, (a.timeout_ms, a.diff)).await
 }
 
 async fn click(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<LocatorArgs>(args)?;
-    act(ctx, t, "clicked", json!({ "action": "click", "locator": a.locator, "nth": a.nth }), a.timeout_ms)
-        .await
+    act(
+        ctx,
+        t,
+        "clicked",
+        json!({ "action": "click", "locator": a.locator, "nth": a.nth }),
+        (a.timeout_ms, a.diff),
+    )
+    .await
 }
 
 async fn hover(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<LocatorArgs>(args)?;
-    act(ctx, t, "hovered", json!({ "action": "hover", "locator": a.locator, "nth": a.nth }), a.timeout_ms)
-        .await
+    act(
+        ctx,
+        t,
+        "hovered",
+        json!({ "action": "hover", "locator": a.locator, "nth": a.nth }),
+        (a.timeout_ms, a.diff),
+    )
+    .await
 }
 
 async fn fill(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<FillArgs>(args)?;
     let params = json!({ "action": "fill", "locator": a.locator, "nth": a.nth, "value": a.value.as_json() });
-    act(ctx, t, "filled", params, a.timeout_ms).await
+    act(ctx, t, "filled", params, (a.timeout_ms, a.diff)).await
 }
 
 async fn type_text(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<TypeArgs>(args)?;
     let params = json!({ "action": "type", "locator": a.locator, "nth": a.nth, "text": a.text });
-    act(ctx, t, "typed into", params, a.timeout_ms).await
+    act(ctx, t, "typed into", params, (a.timeout_ms, a.diff)).await
 }
 
 async fn drag(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<DragArgs>(args)?;
-    act(ctx, t, "dragged", json!({ "action": "drag", "locator": a.from, "to": a.to }), a.timeout_ms).await
+    act(ctx, t, "dragged", json!({ "action": "drag", "locator": a.from, "to": a.to }), (a.timeout_ms, a.diff))
+        .await
 }
 
 async fn select_option(ctx: Ctx, args: Value) -> ToolResult {
@@ -294,7 +344,7 @@ async fn select_option(ctx: Ctx, args: Value) -> ToolResult {
         return Err(ErrorBody::invalid_argument("`values` is empty"));
     }
     let params = json!({ "action": "select", "locator": a.locator, "nth": a.nth, "values": a.values });
-    act(ctx, t, "selected in", params, a.timeout_ms).await
+    act(ctx, t, "selected in", params, (a.timeout_ms, a.diff)).await
 }
 
 /// `Shift+Tab` → ("Tab", true).
@@ -330,7 +380,7 @@ async fn press_key(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<PressArgs>(args)?;
     let (key, shift) = parse_key(&a.key)?;
     let params = json!({ "action": "press", "locator": a.locator, "key": key, "shift": shift });
-    act(ctx, t, &format!("pressed {} on", a.key), params, a.timeout_ms).await
+    act(ctx, t, &format!("pressed {} on", a.key), params, (a.timeout_ms, a.diff)).await
 }
 
 async fn scroll(ctx: Ctx, args: Value) -> ToolResult {
@@ -339,7 +389,7 @@ async fn scroll(ctx: Ctx, args: Value) -> ToolResult {
         return Err(ErrorBody::invalid_argument("give `locator`, or `dx`/`dy`"));
     }
     let params = json!({ "action": "scroll", "locator": a.locator, "dx": a.dx, "dy": a.dy });
-    act(ctx, t, "scrolled", params, a.timeout_ms).await
+    act(ctx, t, "scrolled", params, (a.timeout_ms, a.diff)).await
 }
 
 async fn evaluate_script(ctx: Ctx, args: Value) -> ToolResult {

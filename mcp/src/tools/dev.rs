@@ -21,6 +21,7 @@ use crate::build::delegate::DELEGATED_ENV;
 use crate::build::lock::BuildLock;
 use crate::manifest;
 use crate::paths::resolve_lexically;
+use crate::session::run_config::RunConfig;
 use crate::session::{self, Command, Spec, contract};
 pub use progress::event_text;
 
@@ -30,7 +31,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "extension_dev",
             title: "Start a dev session",
             toolset: Toolset::Dev,
-            description: "Dev session in a Chromium browser with an isolated profile: on save, rebuild, reload and re-inject content scripts. Returns ready.json (ready, or error with file:line) and the sessionId (a `browser` for the page tools). Ends with this server unless detach.",
+            description: "Dev session in Chromium or Firefox with an isolated profile: on save, rebuild, reload and re-inject content scripts. Returns ready.json (ready, or error with file:line) and the sessionId (a `browser` for the page tools). Ends with this server unless detach.",
             effect: Effect::Additive,
             input_schema: schema_of::<SessionArgs>,
             run: |ctx, call, args| Box::pin(extension_dev(ctx, call, args)),
@@ -82,7 +83,7 @@ pub struct SessionArgs {
     /// Project root.
     #[arg(value_name = "PATH", default_value = ".")]
     pub project_path: String,
-    /// chromium, chrome, edge, brave… (default: config `browser`, else the first installed).
+    /// chromium, chrome, edge, brave, firefox, librewolf… (default: config `browser`, else the first installed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[arg(long)]
     pub browser: Option<String>,
@@ -123,8 +124,8 @@ pub struct StartArgs {
     #[serde(flatten)]
     #[command(flatten)]
     pub session: SessionArgs,
-    /// Accepted for compatibility and not listed: Chromium-family browsers need no
-    /// `browser.*` polyfill.
+    /// Accepted for compatibility and not listed: no `browser.*` polyfill is needed
+    /// (Chromium-family browsers have `chrome.*` with promises, Firefox has `browser.*`).
     #[serde(default, skip_serializing)]
     #[schemars(skip)]
     #[arg(skip)]
@@ -235,7 +236,7 @@ async fn launch(
     }
     let binary = args.binary.as_deref().map(PathBuf::from);
     let (name, cache) = (args.browser.as_deref(), &ctx.paths.browsers_dir);
-    let choice = match crate::browsers::managed::for_session(name, cache) {
+    let mut choice = match crate::browsers::managed::for_session(name, cache) {
         Some(managed) => managed_choice(managed?)?,
         None => match session::resolve_browser(name, binary.as_deref(), &ctx.env, &ctx.config) {
             // No such browser on the system: a managed build of it (or any) stands in.
@@ -245,6 +246,13 @@ async fn launch(
             other => other?,
         },
     };
+    // The project's extension.config.* run keys (issue 21), vetted; the call's own win.
+    let from_config = RunConfig::read(&project, choice.target.name, choice.target.family, command);
+    if binary.is_none()
+        && let Some(b) = &from_config.binary
+    {
+        choice = session::resolve_browser(Some(choice.target.name), Some(b), &ctx.env, &ctx.config)?;
+    }
     let browser = choice.target.name.to_owned();
     let out_dir = project.join("dist");
     let runtime = ctx.paths.runtime_dir.clone();
@@ -268,7 +276,6 @@ async fn launch(
         .with_data(json!({ "sessionId": status["sessionId"], "pid": status["pid"] })));
     }
     let cwd = std::env::current_dir().unwrap_or_default();
-    let from_config = ConfigRunValues::read(&project, &browser);
     let profile = match args.profile.as_deref().filter(|p| !p.trim().is_empty()) {
         Some(p) => resolve_lexically(&cwd, Path::new(p)),
         None => match &from_config.profile {
@@ -284,7 +291,11 @@ async fn launch(
         out_dir,
         profile,
         headless: args.headless.unwrap_or_else(|| ctx.config.flag("headless")),
-        starting_url: args.starting_url.clone().filter(|u| !u.trim().is_empty()).or(from_config.starting_url),
+        starting_url: args
+            .starting_url
+            .clone()
+            .filter(|u| !u.trim().is_empty())
+            .or(from_config.starting_url.clone()),
         session_id: session::new_session_id(command),
         owned: !args.detach,
         runtime_dir: runtime,
@@ -292,36 +303,11 @@ async fn launch(
         allow_delegation: ctx.env.get(DELEGATED_ENV) != Some("1"),
         allow_npx: ctx.config.flag("build.allowNpx"),
         home: ctx.paths.home.clone(),
+        run_config: from_config.clone(),
     };
     let dir = session::contract_dir(&spec.out_dir, &spec.browser);
     let (call, browser) = (call.clone(), spec.browser.clone());
     session::launch(&spec, timeout, &mut move || call.status(progress::session_status(&dir, &browser))).await
-}
-
-/// What `extension.config.*` sets for running one browser (`browser.<name>.profile`,
-/// `startingUrl`), read statically (issue 21); used where the call passes none. Values only
-/// running the config could tell are left to the defaults (the build warns about them).
-#[derive(Debug, Default, PartialEq, Eq)]
-struct ConfigRunValues {
-    profile: Option<String>,
-    starting_url: Option<String>,
-}
-
-impl ConfigRunValues {
-    fn read(project: &Path, browser: &str) -> ConfigRunValues {
-        let Some(cfg) = crate::build::config_file::read(project) else { return ConfigRunValues::default() };
-        let get = |key: &str| {
-            let b = cfg.browser(browser)?;
-            let v = b.get(key)?;
-            match v {
-                crate::build::config_file::Value::Array(items) => items.first()?.as_str(),
-                other => other.as_str(),
-            }
-            .filter(|s| !s.trim().is_empty())
-            .map(str::to_owned)
-        };
-        ConfigRunValues { profile: get("profile"), starting_url: get("startingUrl") }
-    }
 }
 
 /// One paragraph about a session's state.
@@ -341,6 +327,22 @@ pub fn describe(ready: &Value) -> String {
         text.push_str(
             "\nstill starting (a first build can take minutes): extension_wait waits on, its progress says what the session is doing",
         );
+    }
+    if let Some(cfg) = ready.get("runConfig") {
+        let file = cfg["file"].as_str().unwrap_or("extension.config.*");
+        let flags: Vec<&str> =
+            cfg["browserFlags"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        if !flags.is_empty() {
+            text.push_str(&format!("\nflags from {file}: {}", flags.join(" ")));
+        }
+        for r in cfg["refused"].as_array().into_iter().flatten() {
+            text.push_str(&format!(
+                "\nnot applied from {file}: {} `{}`: {}",
+                r["key"].as_str().unwrap_or("?"),
+                r["value"].as_str().unwrap_or("?"),
+                r["why"].as_str().unwrap_or("?")
+            ));
+        }
     }
     if let Some(errors) = ready["errors"].as_array().filter(|e| !e.is_empty()) {
         text.push_str("\nerrors:");
@@ -376,7 +378,7 @@ async fn extension_preview(ctx: Ctx, call: Call, args: Value) -> ToolResult {
 async fn extension_start(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: StartArgs = decode(args)?;
     if args.polyfill.is_some() {
-        tracing::debug!("`polyfill` ignored: Chromium-family browsers need none");
+        tracing::debug!("`polyfill` ignored: no session browser needs one");
     }
     // timeoutMs bounds the launch wait like every wait (more than the maximum waits the
     // maximum); without it the session-wait default applies.
@@ -562,24 +564,5 @@ mod tests {
         let err = decode::<SessionArgs>(json!({"projectPath": "p", "wait": true})).unwrap_err();
         assert!(err.message.contains("wait"), "{}", err.message);
         assert!(decode::<StartArgs>(json!({"browser": "chromium"})).is_err(), "projectPath is required");
-    }
-
-    #[test]
-    fn run_values_come_from_the_extension_config_of_that_browser() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("extension.config.js"),
-            "const profile = (name) => `./dist/extension-profile-${name}`\nexport default { browser: { chrome: { profile: profile('chrome'), startingUrl: ['https://example.com/'] }, firefox: { profile: require('x') } } }",
-        )
-        .unwrap();
-        assert_eq!(
-            ConfigRunValues::read(dir.path(), "chrome"),
-            ConfigRunValues {
-                profile: Some("./dist/extension-profile-chrome".into()),
-                starting_url: Some("https://example.com/".into())
-            }
-        );
-        assert_eq!(ConfigRunValues::read(dir.path(), "firefox"), ConfigRunValues::default());
-        assert_eq!(ConfigRunValues::read(dir.path(), "edge"), ConfigRunValues::default());
     }
 }

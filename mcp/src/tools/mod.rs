@@ -24,8 +24,10 @@ pub mod install;
 mod jobs;
 mod meta;
 pub mod pages;
+pub mod reading;
 pub mod schema;
 pub mod snapshot;
+pub mod validate;
 
 pub use schema::{decode, schema_of};
 
@@ -121,11 +123,11 @@ impl Toolset {
         match self {
             Toolset::Core => "server info, config, doctor, install/uninstall",
             Toolset::Templates => "template catalogs, template sources, create a project",
-            Toolset::Build => "build per browser",
+            Toolset::Build => "build per browser, validate the manifest, inspect a build",
             Toolset::Dev => "dev/start/preview sessions, wait, stop, source inspection",
             Toolset::Browsers => "detect installed browsers, install and list managed ones",
             Toolset::Pages => "connected browsers, tabs, navigation",
-            Toolset::Snapshot => "snapshots with refs, ref to selector",
+            Toolset::Snapshot => "snapshots with refs, page text, find by text, ref to selector",
             Toolset::Input => "click, hover, fill, type, drag, keys, scroll, wait, scripts",
             Toolset::Debug => "echo and ping, for checking a client's wiring",
         }
@@ -208,9 +210,11 @@ impl ToolOutput {
     }
 
     /// Whether the output is a report that found problems (`"ok": false` at its top:
-    /// `doctor`, `server_info`); the CLI twin then exits non-zero.
+    /// `doctor`, `server_info`; `"valid": false`: `extension_manifest_validate`); the CLI
+    /// twin then exits non-zero.
     pub fn reports_problems(&self) -> bool {
         self.structured.get("ok") == Some(&Value::Bool(false))
+            || self.structured.get("valid") == Some(&Value::Bool(false))
     }
 
     /// The text content block: the tool's own text, or compact JSON.
@@ -395,6 +399,7 @@ pub fn registry() -> &'static [ToolDef] {
             .into_iter()
             .chain(install::tools())
             .chain(extension::tools())
+            .chain(validate::tools())
             .chain(dev::tools())
             .chain(inspect::tools())
             .chain(browsers::tools())
@@ -402,6 +407,7 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(browser::tools())
             .chain(pages::tools())
             .chain(snapshot::tools())
+            .chain(reading::tools())
             .chain(actions::tools())
             .chain(dialogs::tools())
             .chain(debug::tools())

@@ -62,6 +62,17 @@ pub enum Redact {
     Off,
 }
 
+impl Redact {
+    /// The helper's word for it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Redact::Safe => "safe",
+            Redact::Strict => "strict",
+            Redact::Off => "off",
+        }
+    }
+}
+
 /// Arguments of `take_snapshot` (plus the tab's address).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -90,6 +101,10 @@ pub struct SnapshotArgs {
     /// Default 30000 (a tab a native dialog blocks is BLOCKED by then).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Only what changed since your previous snapshot of this tab (+ added, - removed,
+    /// ~ changed); the full snapshot when there is none or the document changed.
+    #[serde(default)]
+    pub diff: bool,
 }
 
 /// Arguments of `resolve_uid_to_selector` (plus the tab's address).
@@ -115,7 +130,8 @@ async fn take_snapshot(ctx: Ctx, args: Value) -> ToolResult {
         "viewportOnly": a.viewport_only,
         "root": a.root,
         "maxDepth": a.max_depth,
-        "redact": match a.redact { Redact::Safe => "safe", Redact::Strict => "strict", Redact::Off => "off" },
+        "redact": a.redact.as_str(),
+        "diff": a.diff,
     });
     let (_, out): (_, Snapshot) = ctx
         .browser
@@ -138,6 +154,24 @@ async fn take_snapshot(ctx: Ctx, args: Value) -> ToolResult {
         )),
         None if out.offset > 0 => text.push_str(&format!(" — last page, {} bytes in all\n", out.total_bytes)),
         None => text.push('\n'),
+    }
+    match out.extra.get("diff") {
+        Some(d) if d["full"] == false => {
+            let since = d["since"].as_str().unwrap_or("?");
+            text.push_str(&format!(
+                "changes since {since}: {} added, {} removed, {} changed{}\n",
+                d["added"],
+                d["removed"],
+                d["changed"],
+                if d["added"] == 0 && d["removed"] == 0 && d["changed"] == 0 {
+                    " (nothing changed)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        Some(d) => text.push_str(&format!("full snapshot: {}\n", d["why"].as_str().unwrap_or("no baseline"))),
+        None => {}
     }
     text.push_str(&out.text);
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text.trim_end().to_owned()) })

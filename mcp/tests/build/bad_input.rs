@@ -106,7 +106,7 @@ fn mv2_for_chromium_is_blocking_but_fine_for_firefox() {
     )
     .write("bg.js", "1;");
     let run = p.build(&["--browser", "chrome"]);
-    assert_eq!(run.finding_codes(), ["MANIFEST_MV2_ON_CHROMIUM"]);
+    assert_eq!(run.finding_codes(), ["MANIFEST_VERSION_UNSUPPORTED"]);
     assert_eq!(run.error().1["data"]["findings"][0]["path"], "manifest_version");
     p.build(&["--browser", "firefox"]).builds();
 }

@@ -16,6 +16,7 @@ mod out_dir;
 mod outputs;
 mod real_projects;
 mod symlinks;
+mod validate;
 mod zips;
 
 use std::path::{Path, PathBuf};

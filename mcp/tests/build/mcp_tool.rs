@@ -61,6 +61,43 @@ fn extension_build_over_mcp_stdio() {
     );
     assert_eq!(r["result"]["isError"], true);
     assert_eq!(r["result"]["structuredContent"]["error"]["code"], "NOT_FOUND");
+
+    // Validation and inspection are in the build toolset: hidden by default, still callable,
+    // read-only (validate) and additive (inspect builds when dist/ is missing).
+    assert!(
+        !names.contains(&"extension_manifest_validate") && !names.contains(&"extension_inspect"),
+        "{names:?}"
+    );
+    let manifest = p.path().join("manifest.json");
+    let r = ask(
+        5,
+        "tools/call",
+        json!({"name": "extension_manifest_validate", "arguments": {"manifestPath": manifest}}),
+    );
+    let result = &r["result"];
+    assert_eq!(result["isError"], false, "{result:#}");
+    assert_eq!(result["structuredContent"]["valid"], true, "{result:#}");
+    assert_eq!(result["structuredContent"]["browserSupport"]["firefox"]["ok"], true);
+    assert!(result["content"][0]["text"].as_str().unwrap().starts_with("manifest.json: valid"), "{result:#}");
+    let r = ask(
+        6,
+        "tools/call",
+        json!({"name": "extension_inspect", "arguments": {"projectPath": p.path(), "browser": "firefox", "format": "tree"}}),
+    );
+    let result = &r["result"];
+    assert_eq!(result["isError"], false, "{result:#}");
+    assert_eq!(result["structuredContent"]["built"], false, "dist/firefox was built above");
+    assert!(result["content"][0]["text"].as_str().unwrap().contains("popup.html"), "{result:#}");
+    let all = ask(7, "tools/call", json!({"name": "enable_toolsets", "arguments": {"toolsets": ["build"]}}));
+    assert_eq!(all["result"]["isError"], false, "{all:#}");
+    let tools = ask(8, "tools/list", json!({}));
+    let validate = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "extension_manifest_validate")
+        .unwrap();
+    assert_eq!(validate["annotations"]["readOnlyHint"], true, "{validate:#}");
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }

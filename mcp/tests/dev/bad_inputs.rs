@@ -44,9 +44,21 @@ fn no_manifest_not_installed_load_refused() {
         &[("WEBEXT_MCP_CHROMIUM_BINARY", "/nonexistent/chromium")],
     );
     assert_eq!((c, code(&v)), (1, "NOT_INSTALLED"), "{v}");
-    let (c, v) =
-        call(home.path(), "extension_dev", json!({"projectPath": project, "browser": "firefox"}), &[]);
-    assert_eq!((c, code(&v)), (1, "UNSUPPORTED"), "{v}");
+    // Issue 25: Firefox sessions exist; a missing Gecko-family browser is NOT_INSTALLED.
+    let (c, v) = call(
+        home.path(),
+        "extension_dev",
+        json!({"projectPath": project, "browser": "firefox"}),
+        &[("WEBEXT_MCP_FIREFOX_BINARY", "/nonexistent/firefox")],
+    );
+    assert_eq!((c, code(&v)), (1, "NOT_INSTALLED"), "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("WEBEXT_MCP_FIREFOX_BINARY"), "{v}");
+    if !std::path::Path::new("/usr/bin/librewolf").exists() {
+        let (c, v) =
+            call(home.path(), "extension_dev", json!({"projectPath": project, "browser": "librewolf"}), &[]);
+        assert_eq!((c, code(&v)), (1, "NOT_INSTALLED"), "{v}");
+        assert!(v["error"]["hint"].as_str().unwrap().contains("WEBEXT_MCP_FIREFOX_BINARY"), "{v}");
+    }
     if !std::path::Path::new("/usr/bin/google-chrome").exists() {
         let (c, v) =
             call(home.path(), "extension_dev", json!({"projectPath": project, "browser": "chrome"}), &[]);

@@ -8,17 +8,19 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::in_both_browsers;
 use crate::support::*;
 
-#[test]
-fn dev_detach_then_stop_from_the_cli() {
+in_both_browsers!(dev_detach_then_stop_from_the_cli, detach_then_stop);
+
+fn detach_then_stop(browser: &str) {
     let _slot = browser_slot();
     let home = tempfile::tempdir().unwrap();
     let project = home.path().join("proj");
     write_project(&project, "cli");
     let p = project.to_str().unwrap();
     let (code, out, err) =
-        cli(home.path(), &["dev", p, "--browser", "chromium", "--headless", "--detach", "--json"]);
+        cli(home.path(), &["dev", p, "--browser", browser, "--headless", "--detach", "--json"]);
     assert_eq!(code, 0, "dev --detach: {out}\n{err}");
     let started: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(started["status"], "ready", "{started:#}");

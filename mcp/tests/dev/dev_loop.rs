@@ -9,10 +9,12 @@ use serde_json::{Value, json};
 use webext_mcp::build::lock::BuildLock;
 
 use crate::common::mcp_client::Server;
+use crate::in_both_browsers;
 use crate::support::*;
 
-#[test]
-fn edit_reload_reinject_error_recover_stop() {
+in_both_browsers!(edit_reload_reinject_error_recover_stop, run);
+
+fn run(browser: &str) {
     let _slot = browser_slot();
     let home = tempfile::tempdir().unwrap();
     let project = home.path().join("proj");
@@ -22,13 +24,13 @@ fn edit_reload_reinject_error_recover_stop() {
 
     let mut server = Server::start(home.path(), &[]);
     server.initialize();
-    let args = json!({"projectPath": project, "browser": "chromium", "headless": true, "startingUrl": start});
+    let args = json!({"projectPath": project, "browser": browser, "headless": true, "startingUrl": start});
     let started = ok(&server.call("extension_dev", args), "extension_dev");
     assert_eq!(started["status"], "ready", "{started:#}");
     assert_eq!(started["command"], "dev");
     assert!(started["sessionId"].as_str().unwrap().starts_with("dev-"));
     let ids = ids(&started);
-    assert!(ids.profile.ends_with("dist/extension-js/profiles/chromium"), "{started:#}");
+    assert!(ids.profile.ends_with(format!("dist/extension-js/profiles/{browser}")), "{started:#}");
 
     let waited = ok(&server.call("extension_wait", json!({"projectPath": project})), "extension_wait");
     assert_eq!(waited["status"], "ready");
@@ -45,10 +47,10 @@ fn edit_reload_reinject_error_recover_stop() {
         "{added}"
     );
     // Issue 19: in its own folder (recorded as distPath), never where a production build goes.
-    assert_eq!(started["distPath"], json!(project.join("dist/dev/chromium")), "{started:#}");
-    let built = std::fs::read_to_string(project.join("dist/dev/chromium/content.js")).unwrap();
+    assert_eq!(started["distPath"], json!(project.join(format!("dist/dev/{browser}"))), "{started:#}");
+    let built = std::fs::read_to_string(project.join(format!("dist/dev/{browser}/content.js"))).unwrap();
     assert!(built.starts_with('{'), "{built}");
-    assert!(!project.join("dist/chromium").exists(), "a dev build was written into dist/chromium");
+    assert!(!project.join(format!("dist/{browser}")).exists(), "a dev build was written into dist/{browser}");
 
     let session = started["sessionId"].as_str().unwrap().to_owned();
     wait_root_in_snapshot(&mut server, &project, &session, "127.0.0.1", "first text", &[]);
@@ -93,16 +95,26 @@ fn edit_reload_reinject_error_recover_stop() {
     wait_for(&project, "ready again", || (ready(&project)["status"] == "ready").then_some(()));
     wait_root_in_snapshot(&mut server, &project, &session, "/other", "third text", &["second text"]);
 
+    // The browser's private HOME (Firefox: with the native host manifest and the debugger
+    // socket) goes with the session.
+    let browser_home = home_of(ids.browser_pid).expect("the browser's HOME");
+    if browser == "firefox" {
+        let manifest = browser_home
+            .join(".mozilla/native-messaging-hosts")
+            .join(format!("{}.json", webext_mcp_host::protocol::NATIVE_HOST_NAME));
+        assert!(manifest.is_file(), "no native host manifest at {}", manifest.display());
+    }
     let stopped = ok(&server.call("extension_stop", json!({"projectPath": project})), "extension_stop");
     assert_eq!(stopped["status"], "stopped", "{stopped:#}");
     assert_eq!(stopped["lockFree"], true);
     assert_all_gone(&project, ids.pid, ids.browser_pid, &ids.profile, Duration::from_secs(10));
-    assert!(BuildLock::acquire(&project.join("dist"), "chromium", None).is_ok(), "lock still held");
+    assert!(BuildLock::acquire(&project.join("dist"), browser, None).is_ok(), "lock still held");
+    assert!(!browser_home.exists(), "the browser's temporary HOME {} is left", browser_home.display());
     let last = events(&project);
     assert!(last.iter().any(|e| e["type"] == "browser" && e["status"] == "exited"), "{last:?}");
     assert_eq!(last.last().map(|e| e["status"].clone()), Some(Value::from("stopped")));
 
     // Stopping again: nothing to stop.
-    let again = server.call("extension_stop", json!({"projectPath": project, "browser": "chromium"}));
+    let again = server.call("extension_stop", json!({"projectPath": project, "browser": browser}));
     assert_eq!(err_code(&again, "second extension_stop"), "NOT_FOUND");
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::mcp_client::Server;
+use crate::in_both_browsers;
 use crate::support::*;
 
 /// The content script: one `[data-extension-root]` whose UI lives in an open shadow root.
@@ -82,8 +83,8 @@ fn site() -> crate::common::http::TestServer {
 }
 
 /// Calls the tool and returns its events, asserting success.
-fn inspect(server: &mut Server, project: &Path, extra: Value) -> Vec<Value> {
-    let mut args = json!({"projectPath": project, "browser": "chromium"});
+fn inspect(server: &mut Server, project: &Path, browser: &str, extra: Value) -> Vec<Value> {
+    let mut args = json!({"projectPath": project, "browser": browser});
     for (k, v) in extra.as_object().unwrap() {
         args[k] = v.clone();
     }
@@ -101,8 +102,9 @@ fn event<'a>(events: &'a [Value], kind: &str) -> &'a Value {
     events.iter().find(|e| e["type"] == kind).unwrap_or_else(|| panic!("no {kind} event in {events:#?}"))
 }
 
-#[test]
-fn every_event_kind_contexts_cli_and_no_session() {
+in_both_browsers!(every_event_kind_contexts_cli_and_no_session, run);
+
+fn run(browser: &str) {
     let _slot = browser_slot();
     let home = tempfile::tempdir().unwrap();
     let project = home.path().join("proj");
@@ -112,20 +114,20 @@ fn every_event_kind_contexts_cli_and_no_session() {
     server.initialize();
 
     // No session yet: NOT_FOUND naming how to start one.
-    let none =
-        server.call("extension_source_inspect", json!({"projectPath": project, "browser": "chromium"}));
+    let none = server.call("extension_source_inspect", json!({"projectPath": project, "browser": browser}));
     assert_eq!(err_code(&none, "inspect without a session"), "NOT_FOUND");
     let hint = none["structuredContent"]["error"]["hint"].as_str().unwrap();
     assert!(hint.contains("extension_dev") && hint.contains("webext-mcp dev"), "{hint}");
 
-    let args = json!({"projectPath": project, "browser": "chromium", "headless": true, "startingUrl": site.url("/")});
+    let args =
+        json!({"projectPath": project, "browser": browser, "headless": true, "startingUrl": site.url("/")});
     let started = ok(&server.call("extension_dev", args), "extension_dev");
     let ids = ids(&started);
 
     // The probe finds the root once the content script ran; meta and summary come along.
     let probe = json!({"probe": ["[data-extension-root]"]});
     let events = wait_for(&project, "the probe to find the root in the loaded page", || {
-        let events = inspect(&mut server, &project, probe.clone());
+        let events = inspect(&mut server, &project, browser, probe.clone());
         // Content scripts run at document_idle, which may come before the load completes.
         let loaded = event(&events, "page_meta")["readyState"] == "complete";
         (event(&events, "selector_probe")["count"] == 1 && loaded).then_some(events)
@@ -150,7 +152,7 @@ fn every_event_kind_contexts_cli_and_no_session() {
 
     // console_summary: the content script's and the worker's console.error, the page's warn.
     let console = wait_for(&project, "both errors in the console summary", || {
-        let events = inspect(&mut server, &project, json!({"include": ["console"]}));
+        let events = inspect(&mut server, &project, browser, json!({"include": ["console"]}));
         let c = event(&events, "console_summary").clone();
         (c["bySource"]["content_script"]["error"].as_u64() >= Some(1)
             && c["bySource"]["worker"]["error"].as_u64() >= Some(1))
@@ -165,8 +167,12 @@ fn every_event_kind_contexts_cli_and_no_session() {
 
     // page_html: safe drops script bodies, strict drops on* and javascript: URLs, maxBytes cuts.
     let html = |server: &mut Server, redact: &str, max: u64| {
-        let events =
-            inspect(server, &project, json!({"include": ["html"], "redact": redact, "maxBytes": max}));
+        let events = inspect(
+            server,
+            &project,
+            browser,
+            json!({"include": ["html"], "redact": redact, "maxBytes": max}),
+        );
         event(&events, "page_html").clone()
     };
     let safe = html(&mut server, "safe", 1 << 20);
@@ -187,6 +193,7 @@ fn every_event_kind_contexts_cli_and_no_session() {
         let events = inspect(
             &mut server,
             &project,
+            browser,
             json!({"url": site.url("/secrets"), "include": ["html", "tree"], "probe": ["a", "img", "div", "input"], "redact": level}),
         );
         let all = serde_json::to_string(&events).unwrap();
@@ -197,7 +204,7 @@ fn every_event_kind_contexts_cli_and_no_session() {
         }
         assert_eq!(html.contains("Ada Lovelace"), level == "safe", "{level}: {html}");
     }
-    inspect(&mut server, &project, json!({"url": site.url("/"), "include": ["meta"]}));
+    inspect(&mut server, &project, browser, json!({"url": site.url("/"), "include": ["meta"]}));
     let cut = html(&mut server, "safe", 1024);
     assert_eq!(cut["truncated"], true, "{cut}");
     assert!(cut["html"].as_str().unwrap().len() <= 1024 && cut["bytes"].as_u64().unwrap() <= 1024);
@@ -207,6 +214,7 @@ fn every_event_kind_contexts_cli_and_no_session() {
         inspect(
             server,
             &project,
+            browser,
             json!({"include": ["tree"], "probe": [".ext-shadow-btn"], "shadowDom": mode}),
         )
     };
@@ -223,11 +231,13 @@ fn every_event_kind_contexts_cli_and_no_session() {
     let all = inspect(
         &mut server,
         &project,
+        browser,
         json!({"include": ["summary"], "probe": [".ext-closed"], "shadowDom": "all"}),
     );
     assert_eq!(event(&all, "selector_probe")["count"], 1, "{all:#?}");
     assert_eq!(event(&all, "page_html_summary")["shadowRoots"], 2, "{all:#?}");
-    let open_only = inspect(&mut server, &project, json!({"include": ["summary"], "probe": [".ext-closed"]}));
+    let open_only =
+        inspect(&mut server, &project, browser, json!({"include": ["summary"], "probe": [".ext-closed"]}));
     assert_eq!(event(&open_only, "selector_probe")["count"], 0);
     assert_eq!(event(&open_only, "page_html_summary")["shadowRoots"], 1);
 
@@ -237,41 +247,44 @@ fn every_event_kind_contexts_cli_and_no_session() {
     assert_eq!(tree["roots"][0]["generation"], 1, "{tree}");
     std::fs::write(project.join("content.js"), content("second")).unwrap();
     let tree = wait_for(&project, "generation 2 after the re-injection", || {
-        let events = inspect(&mut server, &project, json!({"include": ["tree"]}));
+        let events = inspect(&mut server, &project, browser, json!({"include": ["tree"]}));
         let t = event(&events, "extension_root_tree").clone();
         (t["roots"].as_array().map(Vec::len) == Some(1) && t["roots"][0]["generation"] == 2).then_some(t)
     });
     assert_eq!(tree["roots"][0]["tree"]["shadow"][0]["text"], "second", "{tree}");
 
     // dom_snapshot: the helper's snapshot of the same tab.
-    let events = inspect(&mut server, &project, json!({"include": ["dom_snapshot"], "maxBytes": 4096}));
+    let events =
+        inspect(&mut server, &project, browser, json!({"include": ["dom_snapshot"], "maxBytes": 4096}));
     let snap = event(&events, "dom_snapshot");
     assert!(snap.get("error").is_none(), "{snap:#}");
     assert!(snap["text"].as_str().unwrap().contains("page button"), "{snap:#}");
 
     // url navigates the session's tab first.
-    let events = inspect(&mut server, &project, json!({"url": site.url("/other"), "include": ["meta"]}));
+    let events =
+        inspect(&mut server, &project, browser, json!({"url": site.url("/other"), "include": ["meta"]}));
     let meta = event(&events, "page_meta");
     assert_eq!(meta["title"], "other", "{meta}");
     assert!(meta["url"].as_str().unwrap().ends_with("/other"), "{meta}");
 
     // The extension's own pages, opened as tabs.
-    let popup = inspect(&mut server, &project, json!({"context": "popup", "probe": ["h1"]}));
+    let popup = inspect(&mut server, &project, browser, json!({"context": "popup", "probe": ["h1"]}));
     let summary = event(&popup, "page_html_summary");
-    assert!(summary["url"].as_str().unwrap().starts_with("chrome-extension://"), "{summary}");
+    assert!(summary["url"].as_str().unwrap().starts_with(extension_scheme(browser)), "{summary}");
     assert!(summary["url"].as_str().unwrap().ends_with("/popup.html"), "{summary}");
     assert_eq!(summary["title"], "popup");
     assert_eq!(summary["scripts"], 1, "{summary}");
     assert_eq!(event(&popup, "selector_probe")["samples"][0]["text"], "the popup");
-    let options = inspect(&mut server, &project, json!({"context": "options"}));
+    let options = inspect(&mut server, &project, browser, json!({"context": "options"}));
     let summary = event(&options, "page_html_summary");
     assert!(summary["url"].as_str().unwrap().ends_with("/options.html"), "{summary}");
     assert_eq!(summary["links"], 2, "{summary}");
 
     // background: the worker's state and console, nothing evaluated.
-    let bg = inspect(&mut server, &project, json!({"context": "background"}));
+    let bg = inspect(&mut server, &project, browser, json!({"context": "background"}));
     let meta = event(&bg, "page_meta");
-    assert!(meta["serviceWorker"].as_str().unwrap().ends_with("/background.js"), "{meta}");
+    let declared = if browser == "firefox" { &meta["backgroundScripts"][0] } else { &meta["serviceWorker"] };
+    assert!(declared.as_str().unwrap().ends_with("/background.js"), "{meta}");
     assert_eq!(meta["startedOnce"], true, "{meta}");
     assert!(event(&bg, "console_summary")["bySource"]["worker"]["error"].as_u64() >= Some(1));
 
@@ -283,7 +296,7 @@ fn every_event_kind_contexts_cli_and_no_session() {
             "inspect",
             p,
             "--browser",
-            "chromium",
+            browser,
             "--probe",
             "[data-extension-root]",
             "--include",
@@ -296,7 +309,7 @@ fn every_event_kind_contexts_cli_and_no_session() {
     let types: Vec<&str> =
         v["events"].as_array().unwrap().iter().filter_map(|e| e["type"].as_str()).collect();
     assert_eq!(types, ["page_html_summary", "selector_probe"], "{v:#}");
-    let (code, out, _) = cli(home.path(), &["inspect", p, "--browser", "chromium", "--include", "meta"]);
+    let (code, out, _) = cli(home.path(), &["inspect", p, "--browser", browser, "--include", "meta"]);
     assert_eq!(code, 0);
     let line: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
     assert_eq!(line["type"], "page_meta");

@@ -17,6 +17,7 @@ mod first_hour;
 mod inspect;
 mod managed_browser;
 mod owner_exit;
+mod page_reload;
 mod progress;
 mod start_preview;
 mod starting;

@@ -6,17 +6,19 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::common::mcp_client::Server;
+use crate::in_both_browsers;
 use crate::support::*;
 
-#[test]
-fn session_stops_when_its_server_is_killed() {
+in_both_browsers!(session_stops_when_its_server_is_killed, run);
+
+fn run(browser: &str) {
     let _slot = browser_slot();
     let home = tempfile::tempdir().unwrap();
     let project = home.path().join("proj");
     write_project(&project, "owned");
     let mut server = Server::start(home.path(), &[]);
     server.initialize();
-    let args = json!({"projectPath": project, "browser": "chromium", "headless": true});
+    let args = json!({"projectPath": project, "browser": browser, "headless": true});
     let started = ok(&server.call("extension_dev", args), "extension_dev");
     let ids = ids(&started);
     assert!(alive(ids.pid) && alive(ids.browser_pid));

@@ -44,8 +44,43 @@ pub fn write_project(dir: &Path, text: &str) {
     std::fs::write(dir.join("content.js"), content_script(text)).unwrap();
 }
 
+/// `dist/extension-js/<browser>/` of the session that ran last in `project` (each test runs
+/// a project in one browser; the newest `ready.json` names it).
 pub fn contract_dir(project: &Path) -> PathBuf {
-    project.join("dist/extension-js/chromium")
+    let root = project.join("dist/extension-js");
+    let newest = std::fs::read_dir(&root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let modified = e.path().join("ready.json").metadata().ok()?.modified().ok()?;
+            Some((modified, e.path()))
+        })
+        .max_by_key(|(modified, _)| *modified);
+    newest.map_or_else(|| root.join("chromium"), |(_, dir)| dir)
+}
+
+/// The browsers every dev-session test body runs in: one body, one test per browser
+/// (`<module>::chromium`, `<module>::firefox`).
+#[macro_export]
+macro_rules! in_both_browsers {
+    ($name:ident, $body:ident) => {
+        mod $name {
+            #[test]
+            fn chromium() {
+                super::$body("chromium");
+            }
+            #[test]
+            fn firefox() {
+                super::$body("firefox");
+            }
+        }
+    };
+}
+
+/// The URL scheme of `browser`'s extension pages.
+pub fn extension_scheme(browser: &str) -> &'static str {
+    if browser == "firefox" { "moz-extension://" } else { "chrome-extension://" }
 }
 
 pub fn ready(project: &Path) -> Value {
@@ -116,6 +151,16 @@ pub fn wait_root(project: &Path, url: &str, text: &str) {
     wait_for(project, &format!("one root reading {text:?} in {url}"), || {
         (roots(project, url)? == [text.to_owned()]).then_some(())
     });
+}
+
+/// The `HOME` a running process was started with (the runners give each browser a private
+/// temporary one).
+pub fn home_of(pid: u32) -> Option<PathBuf> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    environ
+        .split(|b| *b == 0)
+        .find_map(|kv| kv.strip_prefix(b"HOME="))
+        .map(|v| PathBuf::from(String::from_utf8_lossy(v).into_owned()))
 }
 
 /// Whether process `pid` is alive (not a zombie).

@@ -107,6 +107,20 @@ fn answers_by_policy(agent: &mut Agent, url: &str, active: bool) {
     );
     assert_eq!(out["dialogs"][0]["type"], "alert", "{f}: {out}");
     assert_eq!(out["dialogs"][0]["message"], "From script", "{f}: {out}");
+    // A dialog the page opens by itself while the agent only reads is not lost: reads leave
+    // the records (a snapshot's walk opens none), the next action reports them.
+    agent.ok(
+        "evaluate_script",
+        json!({ "tabId": tab, "function": "() => { setTimeout(() => alert('On its own'), 200); return 1; }" }),
+    );
+    // Background tabs clamp page timers to 1 s.
+    std::thread::sleep(Duration::from_millis(2000));
+    let read = agent.ok("take_snapshot", json!({ "tabId": tab }));
+    assert!(read.get("dialogs").is_none(), "{f}: a read reports no dialogs: {read}");
+    let out = agent.ok("click", json!({ "tabId": tab, "locator": "#a" }));
+    let messages: Vec<&str> =
+        out["dialogs"].as_array().unwrap().iter().map(|d| d["message"].as_str().unwrap()).collect();
+    assert_eq!(messages, ["On its own", "Saved!"], "{f}: {out}");
     // A navigation keeps the hook (the next document gets it too).
     agent.ok("navigate_page", json!({ "tabId": tab, "url": url }));
     let out = agent.ok("click", json!({ "tabId": tab, "locator": "#a" }));

@@ -12,6 +12,7 @@ mod actions;
 mod corpus;
 mod dialogs;
 mod progress;
+mod reading;
 mod secrets;
 mod snapshot_basics;
 mod snapshot_bench;

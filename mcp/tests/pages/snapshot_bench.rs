@@ -54,6 +54,47 @@ fn measure(agent: &mut Agent, path: &str) -> (f64, usize, u64, String) {
     (median(times), page, first["totalBytes"].as_u64().unwrap_or(0), inside)
 }
 
+/// Issue 28's figures on one page: get_page_text, read_page and find_by_text (first page,
+/// tables collected again each run), and a diff after a one-element change (median ms, bytes).
+fn reading_figures(agent: &mut Agent, path: &str) -> Vec<(&'static str, f64, usize)> {
+    let tab = agent.open(&corpus().url(path));
+    let mut out = Vec::new();
+    let calls: [(&'static str, &str, serde_json::Value); 3] = [
+        ("get_page_text first page", "get_page_text", json!({ "tabId": tab })),
+        ("read_page first page", "read_page", json!({ "tabId": tab })),
+        ("find_by_text \"push\"", "find_by_text", json!({ "tabId": tab, "query": "push" })),
+    ];
+    for (label, tool, args) in calls {
+        let mut times = Vec::new();
+        let mut bytes = 0;
+        for _ in 0..RUNS {
+            agent.ok("clear_snapshot", json!({ "tabId": tab }));
+            let t = Instant::now();
+            let r = agent.ok(tool, args.clone());
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+            bytes = r["text"].as_str().map(str::len).unwrap_or(0);
+        }
+        out.push((label, median(times), bytes));
+    }
+    // A diff after one element changed: the baseline, then one change per run.
+    agent.ok("take_snapshot", json!({ "tabId": tab, "diff": true }));
+    let mut times = Vec::new();
+    let mut bytes = 0;
+    for k in 0..RUNS {
+        let f = format!(
+            "() => {{ const b = document.createElement('button'); b.textContent = 'Bench {k}'; document.querySelector('main').prepend(b); return 1; }}"
+        );
+        agent.ok("evaluate_script", json!({ "tabId": tab, "function": f }));
+        let t = Instant::now();
+        let r = agent.ok("take_snapshot", json!({ "tabId": tab, "diff": true }));
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+        bytes = r["text"].as_str().map(str::len).unwrap_or(0);
+    }
+    out.push(("take_snapshot diff after a one-element change", median(times), bytes));
+    agent.close(tab);
+    out
+}
+
 fn walk_interactive(agent: &mut Agent, path: &str) -> (f64, usize) {
     let tab = agent.open(&corpus().url(path));
     agent.ok("take_snapshot", json!({ "tabId": tab, "interactiveOnly": true }));
@@ -124,6 +165,11 @@ fn bench(family: Family) {
             "{} take_snapshot {path}: median {ms:.1} ms (n={RUNS}; helper ms: {inside}), first page {page} B, whole {total} B",
             family.name(),
         );
+    }
+    if rust_docs().is_some() && wanted("read") {
+        for (label, ms, bytes) in reading_figures(&mut agent, "/doc/std/vec/struct.Vec.html") {
+            println!("{} {label} on the Vec page: median {ms:.1} ms (n={RUNS}), {bytes} B", family.name());
+        }
     }
     if rust_docs().is_some() && wanted("interactive") {
         let (ms, pages) = walk_interactive(&mut agent, "/doc/std/vec/struct.Vec.html");

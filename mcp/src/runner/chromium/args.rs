@@ -28,6 +28,11 @@ pub(super) fn chromium_args(opts: &RunnerOptions, profile: &Path, root: bool) ->
     if root {
         args.push("--no-sandbox".to_owned());
     }
+    let excluded = |a: &String| {
+        opts.exclude_args.iter().any(|x| a.split('=').next() == Some(x.split('=').next().unwrap_or(x)))
+    };
+    args.retain(|a| !excluded(a));
+    args.extend(opts.extra_args.iter().cloned());
     args.push(opts.start_url.clone().unwrap_or_else(|| "about:blank".to_owned()));
     args
 }
@@ -84,5 +89,17 @@ mod tests {
         let opts = RunnerOptions::default();
         assert!(chromium_args(&opts, Path::new("/p"), true).contains(&"--no-sandbox".to_owned()));
         assert!(!chromium_args(&opts, Path::new("/p"), false).contains(&"--no-sandbox".to_owned()));
+    }
+
+    #[test]
+    fn project_flags_come_after_ours_and_excluded_defaults_go() {
+        let opts = RunnerOptions {
+            extra_args: vec!["--lang=de".into()],
+            exclude_args: vec!["--window-size".into()],
+            ..RunnerOptions::default()
+        };
+        let args = chromium_args(&opts, Path::new("/p"), false);
+        assert!(!args.iter().any(|a| a.starts_with("--window-size")), "{args:?}");
+        assert_eq!(args[args.len() - 2..], ["--lang=de".to_owned(), "about:blank".to_owned()]);
     }
 }

@@ -69,6 +69,7 @@ impl ChromiumRunner {
                 .map_err(RunnerError::io(format!("cannot create {}", dir.display())))?;
         }
         enable_developer_mode(&profile)?;
+        super::write_home_files(&home, &opts.home_files)?;
 
         let (browser_reads, we_write) = process::pipe().map_err(RunnerError::io("cannot create a pipe"))?;
         let (we_read, browser_writes) = process::pipe().map_err(RunnerError::io("cannot create a pipe"))?;
@@ -514,8 +515,12 @@ impl Runner for ChromiumRunner {
     ) -> BoxFuture<'a, Result<Value, RunnerError>> {
         Box::pin(self.evaluate_worker(ext, expression, timeout))
     }
-    fn page_console(&self, target_id: &str) -> Vec<ConsoleEvent> {
-        lock(&self.monitor.page_logs).get(target_id).map(|q| q.iter().cloned().collect()).unwrap_or_default()
+    fn page_console<'a>(&'a self, target_id: &'a str) -> BoxFuture<'a, Vec<ConsoleEvent>> {
+        let events: Vec<ConsoleEvent> = lock(&self.monitor.page_logs)
+            .get(target_id)
+            .map(|q| q.iter().cloned().collect())
+            .unwrap_or_default();
+        Box::pin(async move { events })
     }
 }
 

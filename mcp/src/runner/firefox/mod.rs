@@ -20,28 +20,40 @@
 //!   document has loaded and its top-level scripts have run. The first such line for any
 //!   URL (the start page) says the browser is up.
 //!
-//! Tabs are read and driven over Marionette (`marionette.rs`), only when
-//! [`RunnerOptions::remote_control`] asks for it; a tab's target id is its window handle.
+//! With [`RunnerOptions::devtools`] (dev sessions) the browser also runs its remote
+//! debugging server on a unix socket in the runner's private directory (`devtools.rs`):
+//! extensions are then loaded and reloaded as temporary add-ons in the running browser
+//! (`temporary.rs`), tabs are listed, opened, navigated and evaluated in (a tab's target id
+//! is its tab descriptor actor), backgrounds are evaluated in, and console calls arrive with
+//! their file and line. Without it, tabs are read and driven over Marionette
+//! (`marionette.rs`) when [`RunnerOptions::remote_control`] asks for it (tests); a tab's
+//! target id is then its window handle.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
+use super::log::ConsoleEvent;
 use super::log::{ExtensionHandle, ExtensionLog, LogStream};
 use super::marionette::{self, Marionette};
 use super::process::{self, BrowserProcess, Tail};
 use super::process::{browser_env, remove_temp, wait_exit_status};
 use super::read_manifest;
 use super::{BoxFuture, Family, PageInfo, Runner, RunnerError, RunnerOptions};
+use devtools::Devtools;
 use output::Router;
+use temporary::Temporary;
 
+mod devtools;
 mod output;
+mod shadow;
+mod temporary;
 
 /// The page Firefox generates for `background.scripts`.
 const GENERATED_BACKGROUND: &str = "_generated_background_page.html";
@@ -49,13 +61,18 @@ const GENERATED_BACKGROUND: &str = "_generated_background_page.html";
 /// A running Firefox.
 pub struct FirefoxRunner {
     process: BrowserProcess,
-    extensions: Vec<ExtensionHandle>,
+    extensions: Mutex<Vec<ExtensionHandle>>,
     unattributed: Arc<ExtensionLog>,
+    router: Arc<Router>,
     home: PathBuf,
     profile: PathBuf,
     temp: Mutex<Option<tempfile::TempDir>>,
     /// With [`RunnerOptions::remote_control`].
     marionette: Option<Marionette>,
+    /// With [`RunnerOptions::devtools`].
+    devtools: Option<Devtools>,
+    /// Temporary add-ons installed over the debugger.
+    temporary: Mutex<Vec<Temporary>>,
 }
 
 impl std::fmt::Debug for FirefoxRunner {
@@ -91,13 +108,21 @@ impl FirefoxRunner {
             std::fs::create_dir_all(dir)
                 .map_err(RunnerError::io(format!("cannot create {}", dir.display())))?;
         }
+        super::write_home_files(&home, &opts.home_files)?;
         let mut prepared = Vec::new();
         for dir in &opts.extensions {
             prepared.push(install_xpi(dir, &ext_dir)?);
         }
-        write_user_js(&profile, &prepared, opts.remote_control)?;
+        write_user_js(&profile, &prepared, &opts)?;
 
         let mut args = vec!["--no-remote".to_owned(), "--profile".to_owned(), profile.display().to_string()];
+        // The debugger socket is created mode 0666: only the private temp dir guards it.
+        let socket = temp.path().join("rdp.sock");
+        if opts.devtools {
+            std::fs::set_permissions(temp.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700))
+                .map_err(RunnerError::io("cannot make the runner's directory private"))?;
+            args.extend(["--start-debugger-server".to_owned(), socket.display().to_string()]);
+        }
         if opts.headless {
             args.insert(0, "--headless".to_owned());
         }
@@ -107,6 +132,7 @@ impl FirefoxRunner {
             // Marionette refuses to navigate to moz-extension:// without system access.
             args.extend(["-marionette".to_owned(), "-remote-allow-system-access".to_owned()]);
         }
+        args.extend(opts.extra_args.iter().cloned());
         args.push(opts.start_url.clone().unwrap_or_else(|| "about:blank".to_owned()));
         let process = BrowserProcess::spawn(
             &binary,
@@ -136,12 +162,13 @@ impl FirefoxRunner {
             .collect();
         let (started_tx, mut started_rx) = watch::channel(false);
         let tail = Tail::default();
-        let router = Arc::new(Router {
-            exts: prepared.into_iter().zip(extensions.iter().map(|e| e.log.clone())).collect(),
-            unattributed: unattributed.clone(),
-            started: started_tx,
-            tail: tail.clone(),
-        });
+        let router = Arc::new(Router::new(
+            prepared.into_iter().zip(extensions.iter().map(|e| e.log.clone())).collect(),
+            unattributed.clone(),
+            started_tx,
+            tail.clone(),
+            opts.devtools,
+        ));
         let (stdout, stderr) = process.take_output();
         if let Some(out) = stdout {
             let r = router.clone();
@@ -154,18 +181,24 @@ impl FirefoxRunner {
 
         let mut runner = FirefoxRunner {
             process,
-            extensions,
+            extensions: Mutex::new(extensions),
             unattributed,
+            router,
             home,
             profile,
             temp: Mutex::new(Some(temp)),
             marionette: None,
+            devtools: None,
+            temporary: Mutex::new(Vec::new()),
         };
         let deadline = Instant::now() + opts.start_timeout;
         loop {
             if *started_rx.borrow_and_update() {
                 if opts.remote_control {
                     runner.marionette = Some(Marionette::connect(&runner.profile, deadline).await?);
+                }
+                if opts.devtools {
+                    runner.devtools = Some(Devtools::connect(&socket, deadline).await?);
                 }
                 tracing::info!(pid = runner.process.pid(), "firefox started");
                 return Ok(runner);
@@ -198,11 +231,22 @@ impl FirefoxRunner {
     fn marionette(&self, what: &str) -> Result<&Marionette, RunnerError> {
         self.marionette.as_ref().ok_or_else(|| RunnerError::Unsupported {
             family: Family::Gecko,
-            what: format!("{what} without RunnerOptions::remote_control"),
+            what: format!("{what} without RunnerOptions::devtools or remote_control"),
+        })
+    }
+
+    fn devtools(&self, what: &str) -> Result<&Devtools, RunnerError> {
+        self.devtools.as_ref().ok_or_else(|| RunnerError::Unsupported {
+            family: Family::Gecko,
+            what: format!("{what} without RunnerOptions::devtools"),
         })
     }
 
     async fn list_pages(&self) -> Result<Vec<PageInfo>, RunnerError> {
+        if let Some(d) = &self.devtools {
+            let tabs = d.tabs().await?;
+            return Ok(tabs.into_iter().map(|t| PageInfo { target_id: t.descriptor, url: t.url }).collect());
+        }
         let m = self.marionette("listing tabs")?;
         let mut pages = Vec::new();
         for handle in m.windows(TAB_TIMEOUT).await? {
@@ -230,16 +274,15 @@ impl Runner for FirefoxRunner {
         &self.profile
     }
     fn extensions(&self) -> Vec<ExtensionHandle> {
-        self.extensions.clone()
+        self.extensions.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
-    fn load_extension<'a>(&'a self, _dir: &'a Path) -> BoxFuture<'a, Result<ExtensionHandle, RunnerError>> {
-        Box::pin(async {
-            Err(RunnerError::Unsupported {
-                family: Family::Gecko,
-                what: "loading an extension into a running browser (list it in RunnerOptions::extensions)"
-                    .to_owned(),
-            })
-        })
+    fn load_extension<'a>(&'a self, dir: &'a Path) -> BoxFuture<'a, Result<ExtensionHandle, RunnerError>> {
+        Box::pin(self.load_temporary(dir))
+    }
+    /// Verified on ESR 153: installing or reloading a temporary add-on runs its content
+    /// scripts in the matching open tabs.
+    fn injects_on_load(&self) -> bool {
+        true
     }
     fn is_running(&self) -> bool {
         self.process.exited().is_none()
@@ -260,6 +303,9 @@ impl Runner for FirefoxRunner {
         timeout: Duration,
     ) -> BoxFuture<'a, Result<Value, RunnerError>> {
         Box::pin(async move {
+            if let Some(d) = &self.devtools {
+                return d.evaluate_in_tab(target_id, expression, timeout).await;
+            }
             self.marionette("evaluating in a tab")?.evaluate(target_id, expression, timeout).await
         })
     }
@@ -268,9 +314,46 @@ impl Runner for FirefoxRunner {
         target_id: &'a str,
         url: &'a str,
     ) -> BoxFuture<'a, Result<(), RunnerError>> {
-        Box::pin(
-            async move { self.marionette("navigating a tab")?.navigate(target_id, url, TAB_TIMEOUT).await },
-        )
+        Box::pin(async move {
+            if self.devtools.is_some() {
+                return self.navigate_tab(target_id, url).await;
+            }
+            self.marionette("navigating a tab")?.navigate(target_id, url, TAB_TIMEOUT).await
+        })
+    }
+    fn open_page<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<PageInfo, RunnerError>> {
+        Box::pin(async move { self.devtools("opening a tab")?.open_tab(url).await })
+    }
+    fn reload_page<'a>(&'a self, target_id: &'a str) -> BoxFuture<'a, Result<(), RunnerError>> {
+        Box::pin(async move {
+            let d = self.devtools("reloading a tab")?;
+            d.evaluate_in_tab(target_id, "void location.reload()", TAB_TIMEOUT).await.map(|_| ())
+        })
+    }
+    fn page_console<'a>(&'a self, target_id: &'a str) -> BoxFuture<'a, Vec<ConsoleEvent>> {
+        Box::pin(async move {
+            match &self.devtools {
+                Some(d) => d.page_messages(target_id).await.unwrap_or_default(),
+                None => Vec::new(),
+            }
+        })
+    }
+    fn call_with_closed_shadow_roots<'a>(
+        &'a self,
+        target_id: &'a str,
+        function: &'a str,
+        arg: &'a Value,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Option<Value>, RunnerError>> {
+        Box::pin(self.call_with_closed(target_id, function, arg, timeout))
+    }
+    fn evaluate_in_background<'a>(
+        &'a self,
+        ext: &'a ExtensionHandle,
+        expression: &'a str,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Value, RunnerError>> {
+        Box::pin(self.evaluate_background(ext, expression, timeout))
     }
 }
 
@@ -310,6 +393,27 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Writes `browser_specific_settings.gecko.id` into a manifest.
+fn set_gecko_id(manifest: &mut Value, id: &str) {
+    if !manifest["browser_specific_settings"].is_object() {
+        manifest["browser_specific_settings"] = json!({});
+    }
+    if !manifest["browser_specific_settings"]["gecko"].is_object() {
+        manifest["browser_specific_settings"]["gecko"] = json!({});
+    }
+    manifest["browser_specific_settings"]["gecko"]["id"] = Value::String(id.to_owned());
+}
+
+/// `moz-extension://<uuid>/<page>` of the extension's background document, if it has one.
+fn background_url(manifest: &Value, uuid: &str) -> Option<String> {
+    let bg = &manifest["background"];
+    if bg.get("scripts").is_some() {
+        Some(format!("moz-extension://{uuid}/{GENERATED_BACKGROUND}"))
+    } else {
+        bg["page"].as_str().map(|p| format!("moz-extension://{uuid}/{}", p.trim_start_matches('/')))
+    }
+}
+
 /// Zips `dir` into `ext_dir/<gecko id>.xpi`, writing a gecko id into the manifest when it
 /// has none.
 fn install_xpi(dir: &Path, ext_dir: &Path) -> Result<Prepared, RunnerError> {
@@ -320,23 +424,12 @@ fn install_xpi(dir: &Path, ext_dir: &Path) -> Result<Prepared, RunnerError> {
         Some(id) => (id.to_owned(), None),
         None => {
             let id = generated_gecko_id(&dir);
-            if !manifest["browser_specific_settings"].is_object() {
-                manifest["browser_specific_settings"] = json!({});
-            }
-            if !manifest["browser_specific_settings"]["gecko"].is_object() {
-                manifest["browser_specific_settings"]["gecko"] = json!({});
-            }
-            manifest["browser_specific_settings"]["gecko"]["id"] = Value::String(id.clone());
+            set_gecko_id(&mut manifest, &id);
             (id, Some(manifest.to_string()))
         }
     };
     let uuid = uuid_for(&gecko_id);
-    let bg = &manifest["background"];
-    let background_url = if bg.get("scripts").is_some() {
-        Some(format!("moz-extension://{uuid}/{GENERATED_BACKGROUND}"))
-    } else {
-        bg["page"].as_str().map(|p| format!("moz-extension://{uuid}/{}", p.trim_start_matches('/')))
-    };
+    let background_url = background_url(&manifest, &uuid);
     let xpi = ext_dir.join(format!("{gecko_id}.xpi"));
     write_zip(&dir, &xpi, rewritten.as_deref())
         .map_err(|e| RunnerError::Io { what: format!("cannot write {}", xpi.display()), source: e })?;
@@ -379,8 +472,16 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Res
 
 /// Prefs: unsigned extensions, console on stdout, fixed uuids, and a quiet browser (no
 /// first-run pages, telemetry, updates or background network traffic); with
-/// `remote_control`, Marionette on a port of Firefox's choosing.
-fn user_js(exts: &[Prepared], remote_control: bool) -> String {
+/// `remote_control`, Marionette on a port of Firefox's choosing; with `devtools`, the
+/// debugger server without its connection prompt, and backgrounds never suspended when idle
+/// (a session evaluates in them at any time); then `extra` (a project's `preferences`,
+/// vetted), which come last and so win.
+fn user_js(
+    exts: &[Prepared],
+    remote_control: bool,
+    devtools: bool,
+    extra: &serde_json::Map<String, Value>,
+) -> String {
     let uuids: BTreeMap<&str, &str> = exts.iter().map(|p| (p.gecko_id.as_str(), p.uuid.as_str())).collect();
     let uuids = serde_json::to_string(&uuids).unwrap_or_else(|_| "{}".to_owned());
     let prefs: Vec<(&str, Value)> = vec![
@@ -420,12 +521,29 @@ fn user_js(exts: &[Prepared], remote_control: bool) -> String {
         ("toolkit.startup.max_resumed_crashes", json!(-1)),
     ];
     let remote: &[(&str, Value)] = if remote_control { &[("marionette.port", json!(0))] } else { &[] };
-    prefs.iter().chain(remote).map(|(k, v)| format!("user_pref({}, {v});\n", json!(k))).collect()
+    let debugger: Vec<(&str, Value)> = if devtools {
+        vec![
+            ("devtools.debugger.remote-enabled", json!(true)),
+            ("devtools.chrome.enabled", json!(true)),
+            ("devtools.debugger.prompt-connection", json!(false)),
+            ("extensions.background.idle.enabled", json!(false)),
+        ]
+    } else {
+        Vec::new()
+    };
+    let extra: Vec<(&str, Value)> = extra.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    prefs
+        .iter()
+        .chain(remote)
+        .chain(&debugger)
+        .chain(&extra)
+        .map(|(k, v)| format!("user_pref({}, {v});\n", json!(k)))
+        .collect()
 }
 
-fn write_user_js(profile: &Path, exts: &[Prepared], remote_control: bool) -> Result<(), RunnerError> {
+fn write_user_js(profile: &Path, exts: &[Prepared], opts: &RunnerOptions) -> Result<(), RunnerError> {
     let path = profile.join("user.js");
-    std::fs::write(&path, user_js(exts, remote_control))
+    std::fs::write(&path, user_js(exts, opts.remote_control, opts.devtools, &opts.preferences))
         .map_err(RunnerError::io(format!("cannot write {}", path.display())))
 }
 
@@ -475,10 +593,20 @@ mod tests {
             uuid: "u".into(),
             background_url: None,
         };
-        let js = user_js(std::slice::from_ref(&p), false);
+        let js = user_js(std::slice::from_ref(&p), false, false, &serde_json::Map::new());
         assert!(js.contains(r#"user_pref("extensions.webextensions.uuids", "{\"a@b\":\"u\"}");"#), "{js}");
         assert!(js.contains(r#"user_pref("xpinstall.signatures.required", false);"#));
-        assert!(!js.contains("marionette"), "{js}");
-        assert!(user_js(&[p], true).contains(r#"user_pref("marionette.port", 0);"#));
+        assert!(!js.contains("marionette") && !js.contains("devtools.debugger"), "{js}");
+        assert!(
+            user_js(std::slice::from_ref(&p), true, false, &serde_json::Map::new())
+                .contains(r#"user_pref("marionette.port", 0);"#)
+        );
+        let debug = user_js(std::slice::from_ref(&p), false, true, &serde_json::Map::new());
+        assert!(debug.contains(r#"user_pref("devtools.debugger.prompt-connection", false);"#), "{debug}");
+        // A project's preferences (vetted elsewhere) come last, so they win.
+        let mut extra = serde_json::Map::new();
+        extra.insert("browser.startup.page".into(), json!(1));
+        let js = user_js(&[p], false, false, &extra);
+        assert!(js.trim_end().ends_with(r#"user_pref("browser.startup.page", 1);"#), "{js}");
     }
 }

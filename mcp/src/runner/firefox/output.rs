@@ -1,7 +1,8 @@
 //! What Firefox prints, read as the extensions' consoles: console lines on stdout, script
 //! errors and document loads on stderr (the formats are described in the parent module).
 
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde_json::Value;
 use tokio::sync::watch;
@@ -10,20 +11,73 @@ use super::Prepared;
 use crate::runner::log::{ConsoleEvent, EventKind, ExtensionLog, Level};
 use crate::runner::process::{self, Tail};
 
+/// Documents remembered as loaded, for extensions registered after their background
+/// loaded (a temporary add-on's uuid is known only once it is installed).
+const LOADED_KEPT: usize = 64;
+
 /// Routes output lines to extension logs.
 pub(super) struct Router {
-    pub(super) exts: Vec<(Prepared, Arc<ExtensionLog>)>,
+    pub(super) exts: Mutex<Vec<(Prepared, Arc<ExtensionLog>)>>,
     pub(super) unattributed: Arc<ExtensionLog>,
     pub(super) started: watch::Sender<bool>,
     pub(super) tail: Tail,
+    /// With the debugger on, console calls come attributed over RDP; the source-less stdout
+    /// lines are then never guessed onto an extension.
+    pub(super) devtools: bool,
+    pub(super) loaded: Mutex<VecDeque<String>>,
 }
 
 impl Router {
+    pub(super) fn new(
+        exts: Vec<(Prepared, Arc<ExtensionLog>)>,
+        unattributed: Arc<ExtensionLog>,
+        started: watch::Sender<bool>,
+        tail: Tail,
+        devtools: bool,
+    ) -> Router {
+        Router {
+            exts: Mutex::new(exts),
+            unattributed,
+            started,
+            tail,
+            devtools,
+            loaded: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    fn exts(&self) -> MutexGuard<'_, Vec<(Prepared, Arc<ExtensionLog>)>> {
+        self.exts.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Adds (or replaces, by uuid) an extension loaded into the running browser; its
+    /// background counts as started if it already loaded.
+    pub(super) fn register(&self, p: Prepared, log: Arc<ExtensionLog>) {
+        let seen = {
+            let loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
+            p.background_url.as_ref().is_some_and(|u| loaded.contains(u))
+        };
+        if seen {
+            log.set_background_started();
+        }
+        let mut exts = self.exts();
+        exts.retain(|(q, _)| q.uuid != p.uuid);
+        exts.push((p, log));
+    }
+
+    /// Forgets that `url` loaded (before a reload, so that its next load is the new one).
+    pub(super) fn forget_loaded(&self, url: &str) {
+        self.loaded.lock().unwrap_or_else(PoisonError::into_inner).retain(|u| u != url);
+    }
+
     pub(super) fn on_stdout(&self, line: &str) {
         // Console lines quote pages and extensions: sizes only (see webext_mcp_host::log_policy).
         tracing::trace!(target: "webext_mcp::browser::firefox", bytes = line.len(), "stdout line");
         let Some(event) = parse_console_line(line) else { return };
-        match self.exts.as_slice() {
+        if self.devtools {
+            self.unattributed.push(event);
+            return;
+        }
+        match self.exts().as_slice() {
             [(_, log)] => log.push(event),
             _ => self.unattributed.push(event),
         }
@@ -32,7 +86,14 @@ impl Router {
     pub(super) fn on_stderr(&self, line: &str) {
         if let Some(url) = parse_window_loaded(line) {
             self.started.send_if_modified(|s| !std::mem::replace(s, true));
-            for (p, log) in &self.exts {
+            if url.starts_with("moz-extension://") {
+                let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
+                if loaded.len() == LOADED_KEPT {
+                    loaded.pop_front();
+                }
+                loaded.push_back(url.to_owned());
+            }
+            for (p, log) in self.exts().iter() {
                 if p.background_url.as_deref() == Some(url) {
                     log.set_background_started();
                 }
@@ -51,9 +112,12 @@ impl Router {
         }
         if let Some(event) = js_error {
             let owner = event.url.as_deref().and_then(|u| {
-                self.exts.iter().find(|(p, _)| u.starts_with(&format!("moz-extension://{}/", p.uuid)))
+                self.exts()
+                    .iter()
+                    .find(|(p, _)| u.starts_with(&format!("moz-extension://{}/", p.uuid)))
+                    .map(|(_, log)| log.clone())
             });
-            if let Some((_, log)) = owner {
+            if let Some(log) = owner {
                 log.push(event);
                 return;
             }

@@ -44,7 +44,13 @@ pub fn console_summary(page: &[ConsoleEvent], ext: &[ConsoleEvent], base_url: Op
     let mut sources = serde_json::Map::new();
     // (source, level, text) → (count, first event)
     let mut distinct: Vec<((&'static str, Level, String), usize, &ConsoleEvent)> = Vec::new();
-    let tagged = page.iter().map(|e| ("page", e)).chain(ext.iter().map(|e| (source_of(e, base_url), e)));
+    // Firefox files content scripts' messages under the page they run in: a page message
+    // from the extension's own files is the content script's.
+    let of_page = |e: &ConsoleEvent| match (base_url, e.url.as_deref()) {
+        (Some(base), Some(url)) if url.starts_with(base) => "content_script",
+        _ => "page",
+    };
+    let tagged = page.iter().map(|e| (of_page(e), e)).chain(ext.iter().map(|e| (source_of(e, base_url), e)));
     let mut total = 0usize;
     for (source, ev) in tagged {
         total += 1;
@@ -139,6 +145,20 @@ mod tests {
         assert_eq!(top[4]["text"], "hello");
         assert_eq!(top[4]["count"], 2);
         assert_eq!(s["distinct"], 5);
+    }
+
+    /// Issue 25: Firefox lists a content script's console calls among the page's; they
+    /// count as the content script's.
+    #[test]
+    fn page_messages_from_extension_files_are_the_content_scripts() {
+        let base = "moz-extension://u/";
+        let mut cs = ev(Level::Error, "cs", None);
+        cs.url = Some("moz-extension://u/content.js".into());
+        let mut own = ev(Level::Warn, "own", None);
+        own.url = Some("http://127.0.0.1/".into());
+        let s = console_summary(&[cs, own], &[], Some(base));
+        assert_eq!(s["bySource"]["content_script"]["error"], 1, "{s}");
+        assert_eq!(s["bySource"]["page"]["warn"], 1, "{s}");
     }
 
     #[test]

@@ -106,6 +106,7 @@ fn setup(builds: &[bool], refuse_load: bool, loaded: bool) -> Setup {
         session_id: "s1".into(),
         project_path: project.clone(),
         control_socket: tmp.path().join("d.sock"),
+        run_config: None,
     };
     let ext = ExtensionHandle::detached(dist.clone(), "abcdefghijklmnopabcdefghijklmnop", false);
     let runner = FakeRunner {

@@ -13,6 +13,9 @@ pub struct UidArgs {
     pub uid: String,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Also the snapshot changes (take_snapshot diff).
+    #[serde(default)]
+    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -22,6 +25,9 @@ pub struct FillUidArgs {
     pub value: FieldValue,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Also the snapshot changes (take_snapshot diff).
+    #[serde(default)]
+    pub diff: bool,
 }
 
 /// A field value: text (also for selects, dates, ranges), or a boolean for checkboxes and radios.
@@ -68,6 +74,9 @@ pub struct DragUidArgs {
     pub to_uid: String,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Also the snapshot changes (take_snapshot diff).
+    #[serde(default)]
+    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -79,6 +88,9 @@ pub struct LocatorArgs {
     pub nth: Option<u32>,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Also the snapshot changes (take_snapshot diff).
+    #[serde(default)]
+    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -90,6 +102,9 @@ pub struct FillArgs {
     pub nth: Option<u32>,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Also the snapshot changes (take_snapshot diff).
+    #[serde(default)]
+    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -101,6 +116,9 @@ pub struct TypeArgs {
     pub nth: Option<u32>,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Also the snapshot changes (take_snapshot diff).
+    #[serde(default)]
+    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -110,6 +128,9 @@ pub struct DragArgs {
     pub to: String,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Also the snapshot changes (take_snapshot diff).
+    #[serde(default)]
+    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -121,6 +142,9 @@ pub struct SelectArgs {
     pub nth: Option<u32>,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Also the snapshot changes (take_snapshot diff).
+    #[serde(default)]
+    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -133,6 +157,9 @@ pub struct PressArgs {
     pub locator: Option<String>,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Also the snapshot changes (take_snapshot diff).
+    #[serde(default)]
+    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -146,6 +173,9 @@ pub struct ScrollArgs {
     pub dy: Option<i64>,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Also the snapshot changes (take_snapshot diff).
+    #[serde(default)]
+    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -1,0 +1,93 @@
+// Reading without a snapshot tree: get_page_text (`page.text`) and find_by_text
+// (`page.find`), from the same collector tables and engine as snapshots (the engine's
+// reading.rs). Each kind of answer is cached for its cursors apart from the others, so a
+// text page never supersedes a snapshot's cursor.
+import { engine } from "./engine.js";
+import { HelperError } from "./errors.js";
+import { pageAtCursor, pageOf } from "./pager.js";
+import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
+import { MARKS, bounded, collectFrames, maxBytesOf, redactOf, renderCollected } from "./snapshot.js";
+import { describeTab, resolveTab } from "./tabs.js";
+import { rememberShown, stateOf } from "./tabstate.js";
+
+const DEFAULT_LIMIT = METHOD_SPECS["page.find"].params.limit.default;
+
+/** Collects every frame of the tab and renders it in `options.mode`. */
+async function rendered(eng, tab, st, options) {
+  const collected = await collectFrames(tab, st, false);
+  return renderCollected(eng, tab, st, collected, { viewportOnly: false, collapse: false, ...options });
+}
+
+/** get_page_text (`t` ids) and read_page (`main`: `m` ids), each with its own cursors. */
+const KINDS = {
+  text: { mode: "text", prefix: "t", key: "latestText", what: "page text", tool: "get_page_text" },
+  main: { mode: "read", prefix: "m", key: "latestRead", what: "read_page text", tool: "read_page" },
+};
+
+export async function readText(params) {
+  const tab = await resolveTab(params);
+  const st = await stateOf(tab.id);
+  const maxBytes = maxBytesOf(params);
+  const eng = await engine();
+  const kind = params.main ? KINDS.main : KINDS.text;
+  if (params.cursor != null) {
+    const hint = `call ${kind.tool} again and page through it`;
+    const cached = st[kind.key];
+    const page = pageAtCursor(eng, cached, params.cursor, maxBytes - MARKS, { prefix: kind.prefix, what: kind.what, tab, hint });
+    const { chunk, ...rest } = bounded(page);
+    return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...rest };
+  }
+  const { frames, out } = await rendered(eng, tab, st, { mode: kind.mode, root: params.root ?? null, redact: redactOf(params) });
+  st.texts = (st.texts ?? 0) + 1;
+  const cached = { id: `${kind.prefix}${st.texts}`, text: out.text, bytes: out.bytes };
+  st[kind.key] = cached;
+  // read_page shows refs of links and controls: actions on them are checked against what it
+  // showed (a link inline as `[text](url)[e8]` is remembered as the line `[e8] link "text"`).
+  if (params.main) rememberShown(st, `${out.text}${linkLines(out.text)}`);
+  const { chunk, ...first } = bounded(pageOf(eng, cached, 0, maxBytes - MARKS));
+  return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...first, nodes: out.nodes, frames: frames.length };
+}
+
+const INLINE_LINK = /\[((?:[^\]\\]|\\.)*)\]\([^)\s]*\)\[((?:f\d+)?e\d+)\]/g;
+
+/** `[e8] link "text"` for each inline link of a read_page text. */
+function linkLines(text) {
+  let out = "";
+  for (const m of text.matchAll(INLINE_LINK)) out += `[${m[2]}] link ${JSON.stringify(m[1])}\n`;
+  return out;
+}
+
+export async function findText(params) {
+  const tab = await resolveTab(params);
+  const st = await stateOf(tab.id);
+  const limit = params.limit ?? DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "`limit` must be a positive integer");
+  }
+  let cached = st.latestFind;
+  let offset = 0;
+  if (params.cursor != null) {
+    const m = /^(q\d+):(\d+)$/.exec(params.cursor);
+    if (!m) throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `\`${params.cursor}\` is not a find_by_text cursor`, "pass the nextCursor of the previous page");
+    if (cached?.id !== m[1]) {
+      throw new HelperError(ERROR_CODES.STALE, `find ${m[1]} of tab ${tab.id} was superseded`, "call find_by_text again");
+    }
+    offset = Number(m[2]);
+  } else {
+    const query = String(params.query ?? "");
+    if (!query.trim()) throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "`query` is empty", "pass the text to find");
+    const eng = await engine();
+    const options = { mode: "find", query, exact: Boolean(params.exact), caseSensitive: Boolean(params.caseSensitive), redact: redactOf(params) };
+    const { out } = await rendered(eng, tab, st, options);
+    st.finds = (st.finds ?? 0) + 1;
+    cached = { id: `q${st.finds}`, hits: out.hits ?? [], lines: out.text.split("\n").filter(Boolean) };
+    st.latestFind = cached;
+  }
+  const hits = cached.hits.slice(offset, offset + limit);
+  const text = cached.lines.slice(offset, offset + limit).map((l) => `${l}\n`).join("");
+  // What the agent was shown: an action on one of these refs is checked against it.
+  rememberShown(st, text);
+  const next = offset + limit < cached.hits.length ? `${cached.id}:${offset + limit}` : null;
+  const { chunk, ...page } = bounded({ chunk: text, offset, nextCursor: next, totalBytes: new TextEncoder().encode(cached.lines.join("\n")).length });
+  return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...page, hits, total: cached.hits.length };
+}

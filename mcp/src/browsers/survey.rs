@@ -72,10 +72,10 @@ pub struct Inputs<'a> {
 }
 
 /// Whether dev sessions (`extension_dev`, `start`, `preview`) run in browsers of `engine`:
-/// this release runs them in the Chromium family only (`session::resolve_browser` answers
-/// `UNSUPPORTED` for Gecko; a test ties the two).
+/// both engines since issue 25 (Firefox sessions); a test ties this to what
+/// `session::resolve_browser` accepts, so a runner dropped or added shows up here.
 pub const fn runs_sessions(engine: Engine) -> bool {
-    matches!(engine, Engine::Chromium)
+    matches!(engine, Engine::Chromium | Engine::Gecko)
 }
 
 /// The managed browser that stands in for a missing catalog browser.

@@ -133,7 +133,7 @@ fn firefox_installs_with_its_sha512_checked_against_sha512sums() {
         d["detected"].as_array().unwrap().iter().filter(|e| e["source"] == "managed").collect();
     assert_eq!(managed.len(), 1, "{d}");
     assert_eq!(managed[0]["version"], FIREFOX);
-    assert_eq!(managed[0]["devSessions"], false, "sessions run in Chromium-family browsers only");
+    assert_eq!(managed[0]["devSessions"], true, "{d}");
 }
 
 #[test]

@@ -58,6 +58,8 @@ pub struct Settings<'a> {
     pub jsx: JsxConfig,
     /// `chrome-extension` or `moz-extension`, for URLs in content-script CSS.
     pub scheme: &'static str,
+    /// Print bundles without whitespace and comments (production builds).
+    pub minify: bool,
 }
 
 /// One bundle's output.
@@ -178,7 +180,11 @@ impl Graph<'_> {
             .map(|m| emit::Part { name: &m.name, function: &m.function, esm: m.esm })
             .collect();
         if !self.bundle.findings.iter().any(Finding::is_error) {
-            self.bundle.code = emit::bundle_text(&parts);
+            let text = emit::bundle_text(&parts);
+            self.bundle.code = match self.settings.minify {
+                true => emit::minify(&text).unwrap_or(text),
+                false => text,
+            };
         }
         self.bundle
     }

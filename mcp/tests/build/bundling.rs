@@ -145,3 +145,20 @@ fn react_and_preact_dependencies_no_longer_force_a_toolchain() {
     p.write("package.json", r#"{"dependencies":{"react":"19","react-dom":"19","preact":"10"}}"#);
     assert_eq!(p.build(&[]).build_for("chrome")["pipeline"], "native");
 }
+
+#[test]
+fn css_modules_export_a_default_mapping_and_named_classes() {
+    let p = content_project(
+        "import styles from './a.module.css';\nimport { box } from './a.module.css';\ndocument.title = styles.box + box;\n",
+    );
+    p.write("a.module.css", ".box { color: red }\n");
+    let run = p.build(&[]);
+    assert_eq!(run.build_for("chrome")["pipeline"], "native");
+    let css = p.read("dist/chrome/content.css");
+    let class = css.split(['.', ' ']).find(|w| w.starts_with("box_")).unwrap_or_else(|| panic!("{css}"));
+    let js = p.read("dist/chrome/content.js");
+    assert!(js.contains(&format!("\"box\":`{class}`")), "{js}");
+    assert!(js.contains("$wx_m0.default.box+$wx_m0.box"), "{js}");
+    let manifest: Value = serde_json::from_str(&p.read("dist/chrome/manifest.json")).unwrap();
+    assert_eq!(manifest["content_scripts"][0]["css"], serde_json::json!(["content.css"]));
+}

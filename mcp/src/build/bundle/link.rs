@@ -93,6 +93,7 @@ fn link_unguarded(
         getters: Vec::new(),
         stars: Vec::new(),
         depth: 0,
+        esm,
     };
     for stmt in &program.body {
         l.top_level(stmt);
@@ -146,6 +147,8 @@ struct Linker<'s, 'r, 'x> {
     stars: Vec<String>,
     /// Function nesting (0 = module top level), for top-level `await`.
     depth: usize,
+    /// An ES module's function has no `require` parameter: its requires call `$wx_r`.
+    esm: bool,
 }
 
 impl Linker<'_, '_, '_> {
@@ -427,7 +430,12 @@ impl<'a> Visit<'a> for Linker<'_, '_, '_> {
             && let Some(spec) = literal_specifier(arg)
         {
             match (self.resolve)(&spec) {
-                Ok(id) => self.edits.push((arg.span(), id.to_string())),
+                Ok(id) => {
+                    if self.esm {
+                        self.edits.push((it.callee.span(), "$wx_r".into()));
+                    }
+                    self.edits.push((arg.span(), id.to_string()));
+                }
                 Err(why) => self.issues.push(Issue {
                     offset: arg.span().start,
                     specifier: Some(spec),
@@ -596,6 +604,12 @@ mod tests {
         assert!(matches!(kinds[0], (14, IssueKind::Unresolved(_))), "{kinds:?}");
         assert!(matches!(kinds[1], (25, IssueKind::TopLevelAwait)), "{kinds:?}");
         assert!(matches!(kinds[2], (34, IssueKind::DynamicImport)), "{kinds:?}");
+    }
+
+    #[test]
+    fn a_require_inside_an_es_module_calls_the_bundle() {
+        let l = linked("import './x.js';\nconst y = require('./y.js');\n");
+        assert!(l.function.contains("const y = $wx_r(2);"), "{}", l.function);
     }
 
     #[test]

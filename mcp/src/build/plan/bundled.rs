@@ -135,6 +135,8 @@ impl<'a> Planner<'a> {
                 env: self.env,
                 jsx: JsxConfig::from_project(self.project),
                 scheme,
+                // Extension.js minifies production builds; dev builds stay readable.
+                minify: self.env.get("EXTENSION_PUBLIC_MODE") != Some("development"),
             },
             resolver: ModuleResolver::new(self.project, self.boundary.clone()),
         }

@@ -205,7 +205,7 @@ impl<'a> Planner<'a> {
             if mv2 {
                 items.extend(assets);
             } else {
-                let entry: crate::manifest::json::Object = [
+                let entry: crate::manifest::object::Object = [
                     ("resources".to_owned(), Json::Array(assets)),
                     ("matches".to_owned(), Json::Array(matches.into_iter().map(Json::String).collect())),
                 ]

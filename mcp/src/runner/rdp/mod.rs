@@ -86,8 +86,10 @@ pub enum RdpError {
 }
 
 type Reply = Result<Value, RdpError>;
-/// Per actor, the requests waiting for a reply, oldest first: (packet type, the way back).
-type Waiting = HashMap<String, VecDeque<(String, oneshot::Sender<Reply>)>>;
+/// The requests waiting for one actor's replies, oldest first: (packet type, the way back).
+type Queue = VecDeque<(String, oneshot::Sender<Reply>)>;
+/// Per actor, its waiting requests.
+type Waiting = HashMap<String, Queue>;
 type Listener = Arc<dyn Fn(&Value) + Send + Sync>;
 
 struct Inner {
@@ -195,7 +197,7 @@ impl RdpClient {
         if packet["type"] == "forwardingCancelled"
             && let Some(prefix) = packet["prefix"].as_str().filter(|p| !p.is_empty())
         {
-            let gone: Vec<(String, VecDeque<(String, oneshot::Sender<Reply>)>)> = {
+            let gone: Vec<(String, Queue)> = {
                 let mut pending = self.pending();
                 let keys: Vec<String> = pending.keys().filter(|k| k.starts_with(prefix)).cloned().collect();
                 keys.into_iter().filter_map(|k| pending.remove(&k).map(|q| (k, q))).collect()

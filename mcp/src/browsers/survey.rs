@@ -72,8 +72,8 @@ pub struct Inputs<'a> {
 }
 
 /// Whether dev sessions (`extension_dev`, `start`, `preview`) run in browsers of `engine`:
-/// both families since Firefox sessions landed (`session::resolve_browser` accepts them; a
-/// test ties the two).
+/// both engines since issue 25 (Firefox sessions); a test ties this to what
+/// `session::resolve_browser` accepts, so a runner dropped or added shows up here.
 pub const fn runs_sessions(engine: Engine) -> bool {
     matches!(engine, Engine::Chromium | Engine::Gecko)
 }

@@ -286,12 +286,16 @@ fn outcome_text(o: &Outcome) -> String {
             let path = o.binary_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
             let mut t =
                 format!("{what} {name} {} ({}) at {path}\nverified: {}\n", o.version, o.channel, o.verified);
-            if o.browser.engine() == Engine::Chromium {
-                t.push_str(&format!(
+            // Chrome for Testing has a session name of its own; a managed Chromium stands in
+            // for the system's only when that is missing, so it is named by path.
+            match o.browser {
+                Managed::ChromeForTesting => t.push_str(&format!(
                     "use it: extension_dev with browser: \"{name}\" (CLI: --browser {name})\n"
-                ));
-            } else {
-                t.push_str(&format!("use it: set WEBEXT_MCP_FIREFOX_BINARY={path}\n"));
+                )),
+                Managed::Chromium => t.push_str(&format!(
+                    "use it: extension_dev with binary: \"{path}\" (CLI: --binary {path})\n"
+                )),
+                _ => t.push_str(&format!("use it: set WEBEXT_MCP_FIREFOX_BINARY={path}\n")),
             }
             t
         }

@@ -202,7 +202,7 @@ async fn start_session(
 }
 
 /// A managed build as a session's browser: it builds and runs as the catalog browser it is
-/// a build of (Chrome for Testing is `chrome`: `dist/chrome/`).
+/// a build of (Chrome for Testing is `chrome`: `dist/chrome/`; the Mozilla builds `firefox`).
 fn managed_choice(i: crate::browsers::managed::Installed) -> Result<session::BrowserChoice, ErrorBody> {
     let browser = i.record.browser;
     if !crate::browsers::survey::runs_sessions(browser.engine()) {
@@ -210,7 +210,7 @@ fn managed_choice(i: crate::browsers::managed::Installed) -> Result<session::Bro
             ErrorCode::Unsupported,
             format!("dev sessions do not run in {} yet", browser.name()),
         )
-        .with_hint("use browser: \"chrome-for-testing\" or a Chromium-family browser"));
+        .with_hint("use browser: \"chrome-for-testing\", chromium or firefox"));
     }
     let target = manifest::Target::named(browser.catalog_browser())
         .ok_or_else(|| ErrorBody::internal(format!("{} names no build target", browser.name())))?;

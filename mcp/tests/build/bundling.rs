@@ -38,11 +38,12 @@ fn a_chain_with_a_cycle_becomes_one_file_without_imports() {
         assert_eq!(run.build_for(browser)["pipeline"], "native");
         assert_eq!(tree(&p.path().join("dist").join(browser)), ["content.js", "manifest.json"]);
         let out = p.read(&format!("dist/{browser}/content.js"));
-        assert!(!out.contains("import {") && !out.contains("export "), "{out}");
-        // Each module once, the cycle's back edge a require of the module being run.
-        assert_eq!(out.matches("// a.js\n").count(), 1, "{out}");
-        assert_eq!(out.matches("// b.js\n").count(), 1, "{out}");
-        assert!(out.contains("(0, $wx_m0.b)()") && out.contains("String($wx_m0.fromA)"), "{out}");
+        assert!(!out.contains("import{") && !out.contains("export "), "{out}");
+        // Each module once (a production bundle is minified: no comments, no spaces), the
+        // cycle's back edge a require of the module being run.
+        assert_eq!(out.matches("function($wx_e,$wx_r)").count(), 3, "{out}");
+        assert!(out.contains("(0,$wx_m0.b)()") && out.contains("String($wx_m0.fromA)"), "{out}");
+        assert!(!out.contains("\n\n") && !out.contains("// "), "not minified: {out}");
     }
 }
 
@@ -94,9 +95,9 @@ fn packages_resolve_by_exports_conditions_and_commonjs_runs_by_id() {
     let run = p.build(&[]);
     assert_eq!(run.build_for("chrome")["pipeline"], "native");
     let out = p.read("dist/chrome/content.js");
-    assert!(out.contains("'browser-build'") && !out.contains("node-build"), "{out}");
+    assert!(out.contains("browser-build") && !out.contains("node-build"), "{out}");
     // The production branch only: the dead development require is never bundled.
-    assert!(out.contains("{ v: 'prod' }") && !out.contains("'dev'"), "{out}");
+    assert!(out.contains("{v:`prod`}") && !out.contains("dev"), "{out}");
 }
 
 #[test]
@@ -143,4 +144,21 @@ fn react_and_preact_dependencies_no_longer_force_a_toolchain() {
     let p = content_project("document.title = 'plain';\n");
     p.write("package.json", r#"{"dependencies":{"react":"19","react-dom":"19","preact":"10"}}"#);
     assert_eq!(p.build(&[]).build_for("chrome")["pipeline"], "native");
+}
+
+#[test]
+fn css_modules_export_a_default_mapping_and_named_classes() {
+    let p = content_project(
+        "import styles from './a.module.css';\nimport { box } from './a.module.css';\ndocument.title = styles.box + box;\n",
+    );
+    p.write("a.module.css", ".box { color: red }\n");
+    let run = p.build(&[]);
+    assert_eq!(run.build_for("chrome")["pipeline"], "native");
+    let css = p.read("dist/chrome/content.css");
+    let class = css.split(['.', ' ']).find(|w| w.starts_with("box_")).unwrap_or_else(|| panic!("{css}"));
+    let js = p.read("dist/chrome/content.js");
+    assert!(js.contains(&format!("\"box\":`{class}`")), "{js}");
+    assert!(js.contains("$wx_m0.default.box+$wx_m0.box"), "{js}");
+    let manifest: Value = serde_json::from_str(&p.read("dist/chrome/manifest.json")).unwrap();
+    assert_eq!(manifest["content_scripts"][0]["css"], serde_json::json!(["content.css"]));
 }

@@ -289,7 +289,7 @@ fn this_machines_chromium_and_firefox_esr_match_their_own_version_lines() {
     assert_eq!(firefox["channel"], "esr");
     assert_eq!(firefox["versionFrom"], "application.ini");
     assert_eq!(firefox["version"], version_by_running("firefox-esr"));
-    assert_eq!(firefox["devSessions"], false);
+    assert_eq!(firefox["devSessions"], true);
     let listed: Vec<PathBuf> = d["detected"]
         .as_array()
         .unwrap()

@@ -98,8 +98,13 @@ fn a_chromium_snapshot_installs_by_revision_beside_the_system_chromium() {
     );
     assert!(r["verified"].as_str().unwrap().contains("no vendor hash exists"), "{r}");
     assert_eq!(run_program(&r["binaryPath"]), "Chromium 143.0.7490.0");
-    let (code, again) = home.json(&["browsers", "install", "chromium", "--version", "1496484"]);
-    assert_eq!((code, again["status"].as_str()), (0, Some("already-installed")), "{again}");
+    let (code, text, _) = home.run(&["browsers", "install", "chromium", "--version", "1496484"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.starts_with("already installed chromium 1496484 (snapshot)"), "{text}");
+    assert!(
+        text.contains("use it: extension_dev with binary: \""),
+        "named by path, not by `chromium`: {text}"
+    );
     let (code, d) = home.json(&["browsers", "detect", "--browsers", "chromium"]);
     assert_eq!(code, 0);
     let sources: Vec<&str> =
@@ -128,7 +133,7 @@ fn firefox_installs_with_its_sha512_checked_against_sha512sums() {
         d["detected"].as_array().unwrap().iter().filter(|e| e["source"] == "managed").collect();
     assert_eq!(managed.len(), 1, "{d}");
     assert_eq!(managed[0]["version"], FIREFOX);
-    assert_eq!(managed[0]["devSessions"], false, "sessions run in Chromium-family browsers only");
+    assert_eq!(managed[0]["devSessions"], true, "{d}");
 }
 
 #[test]

@@ -57,9 +57,13 @@ fn network(url: &str, e: impl std::fmt::Display) -> ManagedError {
 
 impl Http {
     pub fn new() -> Http {
+        // The loopback agent never goes through a proxy from the environment: the mirror is
+        // on this machine.
         let agent = |https_only: bool| {
+            let proxy = if https_only { ureq::Proxy::try_from_env() } else { None };
             ureq::Agent::config_builder()
                 .https_only(https_only)
+                .proxy(proxy)
                 .timeout_connect(Some(Duration::from_secs(15)))
                 .timeout_recv_response(Some(Duration::from_secs(30)))
                 // A stalled transfer ends; a slow one goes on as long as bytes arrive.

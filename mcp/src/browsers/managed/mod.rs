@@ -288,6 +288,8 @@ mod tests {
             "NOT_INSTALLED"
         );
         assert!(for_session(Some("chromium"), r).is_none(), "a catalog name is the system's first");
+        let esr = for_session(Some("firefox-esr"), r).unwrap().unwrap_err();
+        assert!(esr.hint.unwrap().contains(r#"extension_install_browser with {"browser":"firefox-esr"}"#));
         plant(r, Managed::Chromium, "1496484");
         assert_eq!(fallback(None, r).unwrap().record.browser, Managed::Chromium);
         assert_eq!(fallback(Some("chromium"), r).unwrap().record.version, "1496484");

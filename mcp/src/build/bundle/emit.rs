@@ -13,6 +13,13 @@
 //! })();
 //! ```
 
+use std::path::Path;
+
+use oxc_allocator::Allocator;
+use oxc_codegen::{Codegen, CodegenOptions};
+
+use crate::build::js::{self, Goal};
+
 /// The runtime; `$wx_r` is the require of ids, with helpers as properties.
 const RUNTIME: &str = r#"var $wx_cache = [];
 function $wx_r(id) {
@@ -91,4 +98,35 @@ pub fn bundle_text(parts: &[Part<'_>]) -> String {
     out.push_str(RUNTIME);
     out.push_str("$wx_r(0);\n})();\n");
     out
+}
+
+/// `text` (a whole bundle) printed without whitespace and comments, for production builds;
+/// `None` when it cannot be (too large or deep for the parser's guard, or a parse error):
+/// the bundle is then shipped as it is. No renaming: names in stack traces stay the author's.
+pub fn minify(text: &str) -> Option<String> {
+    js::guarded(text, || {
+        let alloc = Allocator::default();
+        let program = js::parse(&alloc, text, Path::new("bundle.js"), Goal::Script)?;
+        Ok(Codegen::new().with_options(CodegenOptions::minify()).build(&program).code)
+    })
+    .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minified_bundles_keep_their_behaviour_words() {
+        let parts = [Part {
+            name: "a.js",
+            function: "function ($wx_e, $wx_r) {\n  // note\n  const long_name = 'x';\n  console.log(long_name);\n}",
+            esm: true,
+        }];
+        let text = bundle_text(&parts);
+        let small = minify(&text).unwrap();
+        assert!(small.len() * 10 < text.len() * 9 && !small.contains("\n\n"), "{small}");
+        assert!(small.contains("long_name") && !small.contains("// note"), "{small}");
+        assert_eq!(minify(&"[".repeat(5000)), None);
+    }
 }

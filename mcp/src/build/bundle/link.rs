@@ -93,6 +93,7 @@ fn link_unguarded(
         getters: Vec::new(),
         stars: Vec::new(),
         depth: 0,
+        esm,
     };
     for stmt in &program.body {
         l.top_level(stmt);
@@ -146,6 +147,8 @@ struct Linker<'s, 'r, 'x> {
     stars: Vec<String>,
     /// Function nesting (0 = module top level), for top-level `await`.
     depth: usize,
+    /// An ES module's function has no `require` parameter: its requires call `$wx_r`.
+    esm: bool,
 }
 
 impl Linker<'_, '_, '_> {
@@ -427,7 +430,12 @@ impl<'a> Visit<'a> for Linker<'_, '_, '_> {
             && let Some(spec) = literal_specifier(arg)
         {
             match (self.resolve)(&spec) {
-                Ok(id) => self.edits.push((arg.span(), id.to_string())),
+                Ok(id) => {
+                    if self.esm {
+                        self.edits.push((it.callee.span(), "$wx_r".into()));
+                    }
+                    self.edits.push((arg.span(), id.to_string()));
+                }
                 Err(why) => self.issues.push(Issue {
                     offset: arg.span().start,
                     specifier: Some(spec),
@@ -546,65 +554,4 @@ impl<'a> Visit<'a> for Linker<'_, '_, '_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn linked(src: &str) -> Linked {
-        let mut next = 0usize;
-        let mut resolve = |s: &str| {
-            if s == "missing" {
-                return Err(Unresolved::NotFound { package: Some("missing".into()) });
-            }
-            next += 1;
-            Ok(next)
-        };
-        link(src, Path::new("m.js"), "\"u\"", &mut resolve).unwrap()
-    }
-
-    #[test]
-    fn imports_become_live_reads_and_exports_getters() {
-        let l = linked(
-            "import d, { a as b, c } from './x';\nimport * as ns from './y';\nexport let n = b + c;\nexport function f() { return d(ns.z, { c }); }\nexport { n as m };\nexport default 42;\n",
-        );
-        let f = &l.function;
-        assert!(l.esm);
-        assert!(f.contains("var $wx_m0 = $wx_r.i(1);\nvar $wx_m1 = $wx_r.i(2);"), "{f}");
-        assert!(f.contains("let n = $wx_m0.a + $wx_m0.c;"), "{f}");
-        assert!(f.contains("return (0, $wx_m0.default)($wx_m1.z, { c: $wx_m0.c });"), "{f}");
-        assert!(
-            f.contains("\"n\": () => n, \"f\": () => f, \"m\": () => n, \"default\": () => $wx_default"),
-            "{f}"
-        );
-        assert!(f.contains("var $wx_default = 42;"), "{f}");
-        assert!(!f.contains("import ") && !f.contains("export "), "{f}");
-    }
-
-    #[test]
-    fn commonjs_requires_and_dead_env_branches() {
-        let l = linked(
-            "if (\"production\" === 'production') { module.exports = require('./prod.js'); } else { module.exports = require('./dev.js'); }\n",
-        );
-        assert!(!l.esm);
-        assert!(l.function.contains("module.exports = require(1);"), "{}", l.function);
-        assert!(!l.function.contains("dev.js"), "{}", l.function);
-    }
-
-    #[test]
-    fn problems_are_issues_with_offsets() {
-        let l = linked("import x from 'missing';\nawait x;\nimport(name);\n");
-        let kinds: Vec<_> = l.issues.iter().map(|i| (i.offset, &i.kind)).collect();
-        assert!(matches!(kinds[0], (14, IssueKind::Unresolved(_))), "{kinds:?}");
-        assert!(matches!(kinds[1], (25, IssueKind::TopLevelAwait)), "{kinds:?}");
-        assert!(matches!(kinds[2], (34, IssueKind::DynamicImport)), "{kinds:?}");
-    }
-
-    #[test]
-    fn dynamic_import_of_a_module_is_a_promise_of_it() {
-        let l = linked("document.onclick = () => import('./later.js').then((m) => m.go());\n");
-        assert!(
-            l.function.contains("Promise.resolve().then(function () { return $wx_r.i(1); })"),
-            "{}",
-            l.function
-        );
-    }
-}
+mod tests;

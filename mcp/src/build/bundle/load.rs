@@ -2,13 +2,14 @@
 //! asset, or something only the project's toolchain compiles), and every problem on the way
 //! as a finding with the file and position.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
 use super::link::{self, IssueKind};
+use super::resolve::ModuleResolver;
 use super::resolve::Unresolved;
-use super::{Context, Graph, MAX_MODULES, MAX_TOTAL_BYTES, css, transform};
+use super::{Context, Graph, MAX_MODULES, MAX_TOTAL_BYTES, cache, css, transform};
 use crate::build::inject;
 use crate::build::js::{self, Goal};
 use crate::build::needs::needs_compile;
@@ -163,6 +164,17 @@ impl Graph<'_> {
             }
         }
         let compiled = transform::needs_transform(path);
+        let url = format!("$wx_r.u({})", quote(&self.out));
+        let key = cache::key(path, &text, &format!("{compiled} {:?}", self.settings.jsx), &url);
+        if let Some(hit) = cache::get(key)
+            && self.reuse(id, &hit)
+        {
+            for issue in &hit.issues {
+                let at = position(&original, &text, compiled, issue.offset, issue.specifier.as_deref());
+                self.issue(id, &issue.kind, issue.specifier.as_deref(), at, dependency);
+            }
+            return;
+        }
         if compiled {
             match transform::to_js(&text, path, &self.settings.jsx) {
                 Ok(js) => text = js,
@@ -179,16 +191,15 @@ impl Graph<'_> {
                 }
             }
         }
-        let url = format!("$wx_r.u({})", quote(&self.out));
         let resolver = self.resolver;
         let mut deps: Vec<usize> = Vec::new();
+        let mut calls = Vec::new();
         let linked = {
             let mut resolve = |spec: &str| -> Result<usize, Unresolved> {
-                let found = resolver.resolve(path, spec)?;
-                if let Kind::Foreign(what) = kind(&found) {
-                    return Err(Unresolved::Foreign(what));
-                }
-                let dep = self.add(found);
+                let found = resolve_kind(resolver, path, spec);
+                let dep = found.clone().map(|p| self.add(p));
+                calls.push((spec.to_owned(), found, dep.as_ref().ok().copied()));
+                let dep = dep?;
                 if !deps.contains(&dep) {
                     deps.push(dep);
                 }
@@ -214,9 +225,54 @@ impl Graph<'_> {
             let at = position(&original, &text, compiled, issue.offset, issue.specifier.as_deref());
             self.issue(id, &issue.kind, issue.specifier.as_deref(), at, dependency);
         }
-        self.modules[id].function = linked.function;
+        self.modules[id].function = linked.function.clone();
         self.modules[id].esm = linked.esm;
         self.modules[id].deps = deps;
+        cache::put(
+            key,
+            cache::Entry { function: linked.function, esm: linked.esm, issues: linked.issues, calls },
+        );
+    }
+
+    /// Takes a cached link of module `id` when its imports resolve as they did and would get
+    /// the same ids in this graph; `false` (nothing changed) otherwise.
+    fn reuse(&mut self, id: usize, hit: &cache::Entry) -> bool {
+        let path = self.modules[id].path.clone();
+        let mut next = self.modules.len();
+        let mut fresh: Vec<&PathBuf> = Vec::new();
+        for (spec, was, was_id) in &hit.calls {
+            if &resolve_kind(self.resolver, &path, spec) != was {
+                return false;
+            }
+            let Ok(p) = was else { continue };
+            let now = match self.ids.get(p) {
+                Some(&i) => i,
+                None => match fresh.iter().position(|q| *q == p) {
+                    Some(k) => self.modules.len() + k,
+                    None => {
+                        fresh.push(p);
+                        next += 1;
+                        next - 1
+                    }
+                },
+            };
+            if Some(now) != *was_id {
+                return false;
+            }
+        }
+        let mut deps = Vec::new();
+        for (_, was, _) in &hit.calls {
+            if let Ok(p) = was {
+                let dep = self.add(p.clone());
+                if !deps.contains(&dep) {
+                    deps.push(dep);
+                }
+            }
+        }
+        self.modules[id].function = hit.function.clone();
+        self.modules[id].esm = hit.esm;
+        self.modules[id].deps = deps;
+        true
     }
 
     fn issue(
@@ -433,6 +489,16 @@ impl Graph<'_> {
             self.bundle.inputs.push(path.to_path_buf());
         }
         rel
+    }
+}
+
+/// What `spec` imported from `path` leads to, with files only the project's toolchain
+/// compiles refused as such.
+fn resolve_kind(resolver: &ModuleResolver, path: &Path, spec: &str) -> Result<PathBuf, Unresolved> {
+    let found = resolver.resolve(path, spec)?;
+    match kind(&found) {
+        Kind::Foreign(what) => Err(Unresolved::Foreign(what)),
+        _ => Ok(found),
     }
 }
 

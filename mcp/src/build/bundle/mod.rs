@@ -15,6 +15,7 @@
 //! can compile (Sass, Less, Vue, Svelte) is `MANIFEST_NEEDS_COMPILE`, which delegates.
 //! What is supported, and what is not: docs/design-notes-22.md.
 
+mod cache;
 pub mod css;
 pub mod emit;
 pub mod link;
@@ -58,6 +59,8 @@ pub struct Settings<'a> {
     pub jsx: JsxConfig,
     /// `chrome-extension` or `moz-extension`, for URLs in content-script CSS.
     pub scheme: &'static str,
+    /// Print bundles without whitespace and comments (production builds).
+    pub minify: bool,
 }
 
 /// One bundle's output.
@@ -178,7 +181,11 @@ impl Graph<'_> {
             .map(|m| emit::Part { name: &m.name, function: &m.function, esm: m.esm })
             .collect();
         if !self.bundle.findings.iter().any(Finding::is_error) {
-            self.bundle.code = emit::bundle_text(&parts);
+            let text = emit::bundle_text(&parts);
+            self.bundle.code = match self.settings.minify {
+                true => emit::minify(&text).unwrap_or(text),
+                false => text,
+            };
         }
         self.bundle
     }
@@ -198,4 +205,45 @@ pub fn display(project: &Path, path: &Path) -> String {
 /// JSX, or module syntax where the browser loads it as a classic script.
 pub fn entry_needs_bundle(path: &Path, text: &str, classic: bool) -> bool {
     transform::needs_transform(path) || (classic && crate::build::scan::find_esm(text).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(project: &Path) -> Bundle {
+        let boundary = Boundary::new(project);
+        let env = PublicEnv::default();
+        let settings = Settings {
+            project,
+            boundary: boundary.clone(),
+            env: &env,
+            jsx: JsxConfig::default(),
+            scheme: "chrome-extension",
+            minify: false,
+        };
+        let resolver = resolve::ModuleResolver::new(project, boundary);
+        bundle(&settings, &resolver, &project.join("a.js"), "a.js", Context::ContentScript)
+    }
+
+    /// The process-wide cache gives the same bundle again, and never a stale one: an edit two
+    /// imports deep, or a new file that changes what an import resolves to, shows.
+    #[test]
+    fn rebundling_reuses_only_what_did_not_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::write(p.join("a.js"), "import { b } from './b';\ndocument.title = b;\n").unwrap();
+        std::fs::write(p.join("b.js"), "import { c } from './c.js';\nexport const b = c + 1;\n").unwrap();
+        std::fs::write(p.join("c.js"), "export const c = 'one';\n").unwrap();
+        let first = run(p);
+        assert!(first.findings.is_empty(), "{:?}", first.findings);
+        assert_eq!(run(p).code, first.code);
+        std::fs::write(p.join("c.js"), "export const c = 'two';\n").unwrap();
+        let edited = run(p).code;
+        assert!(edited.contains("'two'") && !edited.contains("'one'"), "{edited}");
+        // `./b` now resolves to b.ts (tried before .js): same text in a.js, another module.
+        std::fs::write(p.join("b.ts"), "export const b: string = 'from-ts';\n").unwrap();
+        let retargeted = run(p).code;
+        assert!(retargeted.contains("from-ts") && !retargeted.contains("'two'"), "{retargeted}");
+    }
 }

@@ -135,6 +135,8 @@ impl<'a> Planner<'a> {
                 env: self.env,
                 jsx: JsxConfig::from_project(self.project),
                 scheme,
+                // Extension.js minifies production builds; dev builds stay readable.
+                minify: self.env.get("EXTENSION_PUBLIC_MODE") != Some("development"),
             },
             resolver: ModuleResolver::new(self.project, self.boundary.clone()),
         }
@@ -203,7 +205,7 @@ impl<'a> Planner<'a> {
             if mv2 {
                 items.extend(assets);
             } else {
-                let entry: crate::manifest::Object = [
+                let entry: crate::manifest::object::Object = [
                     ("resources".to_owned(), Json::Array(assets)),
                     ("matches".to_owned(), Json::Array(matches.into_iter().map(Json::String).collect())),
                 ]

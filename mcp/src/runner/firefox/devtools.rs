@@ -46,8 +46,9 @@ pub(super) struct Devtools {
     prefs_actor: String,
     /// Background page targets whose console resources go to an extension's log.
     routes: Arc<Mutex<HashMap<String, Arc<ExtensionLog>>>>,
-    /// Tab descriptor → its page target and console, while they answer.
-    tab_targets: Mutex<HashMap<String, (String, String)>>,
+    /// Tab descriptor → its page target and console, while they answer (dropped when the
+    /// debugger says their process connection ended).
+    tab_targets: Arc<Mutex<HashMap<String, (String, String)>>>,
     parent_console: tokio::sync::Mutex<Option<String>>,
 }
 
@@ -75,8 +76,18 @@ impl Devtools {
         let root = rdp.request("root", "getRoot", json!({}), REQUEST_TIMEOUT).await?;
         let actor = |key: &str| root[key].as_str().unwrap_or("").to_owned();
         let routes: Arc<Mutex<HashMap<String, Arc<ExtensionLog>>>> = Arc::default();
+        let tab_targets: Arc<Mutex<HashMap<String, (String, String)>>> = Arc::default();
         let table = routes.clone();
+        let tabs = tab_targets.clone();
         rdp.add_listener(move |packet| {
+            if packet["type"] == "forwardingCancelled"
+                && let Some(prefix) = packet["prefix"].as_str().filter(|p| !p.is_empty())
+            {
+                tabs.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .retain(|_, (t, _)| !t.starts_with(prefix));
+                return;
+            }
             if packet["type"] != "resources-available-array" {
                 return;
             }
@@ -93,7 +104,7 @@ impl Devtools {
             prefs_actor: actor("preferenceActor"),
             rdp,
             routes,
-            tab_targets: Mutex::new(HashMap::new()),
+            tab_targets,
             parent_console: tokio::sync::Mutex::new(None),
         })
     }
@@ -342,6 +353,8 @@ impl Devtools {
             let (target, _) = self.tab_target(descriptor, true).await?;
             self.request(&target, "navigateTo", json!({"url": url})).await?;
         }
+        // The page may move to another process: ask for its target again next time.
+        self.tab_targets.lock().unwrap_or_else(PoisonError::into_inner).remove(descriptor);
         Ok(())
     }
 

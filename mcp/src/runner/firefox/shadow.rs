@@ -7,7 +7,9 @@
 //!
 //! The extension sees tabs by its own ids, the debugger by its actors: the page is marked
 //! with a random value through the debugger first, and the content script answers only in
-//! the document carrying it.
+//! the document carrying it, among the tabs showing the URL the debugger reports for the
+//! tab (a page could copy the mark into another page of its own site, which tells nothing
+//! it could not already render into itself).
 
 use std::time::Duration;
 
@@ -46,6 +48,13 @@ impl FirefoxRunner {
         timeout: Duration,
     ) -> Result<Option<Value>, RunnerError> {
         let devtools = self.devtools("reaching closed shadow roots")?;
+        let url = devtools
+            .tabs()
+            .await?
+            .into_iter()
+            .find(|t| t.descriptor == tab)
+            .map(|t| t.url)
+            .unwrap_or_default();
         let nonce = nonce();
         let mark = format!(
             "void document.documentElement.setAttribute('data-webext-mcp-probe', {})",
@@ -55,16 +64,17 @@ impl FirefoxRunner {
         let probe =
             PROBE.replace("MAX", &MAX_CLOSED_ROOTS.to_string()).replace("FUNCTION", function.trim_end());
         let script = format!(
-            "(async (opts, nonce) => {{\n\
-               for (const t of await chrome.tabs.query({{}})) {{\n\
+            "(async (opts, nonce, url) => {{\n\
+               for (const t of (await chrome.tabs.query({{}})).filter((t) => t.url === url)) {{\n\
                  try {{\n\
                    const [r] = await chrome.scripting.executeScript({{ target: {{ tabId: t.id }}, func: {probe}, args: [opts, nonce] }});\n\
                    if (r && r.result) return r.result;\n\
                  }} catch (e) {{}}\n\
                }}\n\
                return null;\n\
-             }})({arg}, {})",
-            Value::String(nonce)
+             }})({arg}, {}, {})",
+            Value::String(nonce),
+            Value::String(url)
         );
         // The extensions loaded last first (a session loads the helper, with access to every
         // page, after the extension under development).

@@ -236,9 +236,10 @@ impl FirefoxRunner {
         }
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
-            // During the switch the old target is gone and the new one not there yet.
+            // During the switch the old target is gone and the new one not there yet; a
+            // target dying in the switch may not answer at all: short evaluations.
             let now =
-                devtools.evaluate_in_tab(tab, "performance.timeOrigin", Duration::from_secs(5)).await.ok();
+                devtools.evaluate_in_tab(tab, "performance.timeOrigin", Duration::from_secs(1)).await.ok();
             if now.is_some() && now != origin {
                 return Ok(());
             }

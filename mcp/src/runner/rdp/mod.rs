@@ -86,8 +86,10 @@ pub enum RdpError {
 }
 
 type Reply = Result<Value, RdpError>;
-/// Per actor, the requests waiting for a reply, oldest first: (packet type, the way back).
-type Waiting = HashMap<String, VecDeque<(String, oneshot::Sender<Reply>)>>;
+/// The requests waiting for one actor's replies, oldest first: (packet type, the way back).
+type Queue = VecDeque<(String, oneshot::Sender<Reply>)>;
+/// Per actor, its waiting requests.
+type Waiting = HashMap<String, Queue>;
 type Listener = Arc<dyn Fn(&Value) + Send + Sync>;
 
 struct Inner {
@@ -190,6 +192,27 @@ impl RdpClient {
     }
 
     fn dispatch(&self, mut packet: Value) {
+        // The actors under a prefix are gone (their process's connection ended, as when a
+        // navigation moves a tab to another process): their requests would never be answered.
+        if packet["type"] == "forwardingCancelled"
+            && let Some(prefix) = packet["prefix"].as_str().filter(|p| !p.is_empty())
+        {
+            let gone: Vec<(String, Queue)> = {
+                let mut pending = self.pending();
+                let keys: Vec<String> = pending.keys().filter(|k| k.starts_with(prefix)).cloned().collect();
+                keys.into_iter().filter_map(|k| pending.remove(&k).map(|q| (k, q))).collect()
+            };
+            for (to, queue) in gone {
+                for (kind, tx) in queue {
+                    let _ = tx.send(Err(RdpError::Actor {
+                        to: to.clone(),
+                        kind,
+                        error: "forwardingCancelled".into(),
+                        message: "the actor went away".into(),
+                    }));
+                }
+            }
+        }
         let from = packet.get("from").and_then(Value::as_str).unwrap_or("").to_owned();
         let is_event = packet.get("type").and_then(Value::as_str).is_some_and(|t| EVENT_TYPES.contains(&t));
         if !is_event {

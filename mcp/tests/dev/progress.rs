@@ -28,7 +28,8 @@ fn a_dev_session_reports_its_status_while_its_first_build_runs() {
     let home = tempfile::tempdir().unwrap();
     let project = home.path().join("slow");
     std::fs::create_dir_all(&project).unwrap();
-    // An ES-module content script: not for the native build, so the build script runs.
+    // A config that customizes the bundler: the project's own build script runs (an ES-module
+    // content script alone is bundled natively since issue 22).
     std::fs::write(
         project.join("manifest.json"),
         r#"{"manifest_version":3,"name":"Slow","version":"0.1.0","content_scripts":[{"matches":["<all_urls>"],"js":["content.js"]}]}"#,
@@ -36,6 +37,7 @@ fn a_dev_session_reports_its_status_while_its_first_build_runs() {
     .unwrap();
     std::fs::write(project.join("content.js"), "import { go } from './lib.js';\ngo();\n").unwrap();
     std::fs::write(project.join("lib.js"), "export function go() {}\n").unwrap();
+    std::fs::write(project.join("extension.config.mjs"), "export default { config: (c) => c }\n").unwrap();
     std::fs::write(
         project.join("package.json"),
         r#"{"name":"slow","private":true,"scripts":{"build":"sh ./slow-build.sh"}}"#,

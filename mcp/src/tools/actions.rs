@@ -234,17 +234,7 @@ async fn act(
             .call_tab(&tab, PAGE_SNAPSHOT, json!({ "diff": true }), Timeout::fixed(SNAPSHOT_TIMEOUT_MS))
             .await?;
         text.push_str(&format!("\nsnapshot {}: ", snap.snapshot_id));
-        match snap.extra.get("diff") {
-            Some(d) if d["full"] == false => text.push_str(&format!(
-                "{} added, {} removed, {} changed since {}\n",
-                d["added"],
-                d["removed"],
-                d["changed"],
-                d["since"].as_str().unwrap_or("?")
-            )),
-            Some(d) => text.push_str(&format!("full ({})\n", d["why"].as_str().unwrap_or("no baseline"))),
-            None => text.push('\n'),
-        }
+        text.push_str(&super::snapshot::diff_line(snap.extra.get("diff")));
         text.push_str(&snap.text);
         structured["snapshot"] = to_value(&snap)?;
     }

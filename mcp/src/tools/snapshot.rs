@@ -155,26 +155,28 @@ async fn take_snapshot(ctx: Ctx, args: Value) -> ToolResult {
         None if out.offset > 0 => text.push_str(&format!(" — last page, {} bytes in all\n", out.total_bytes)),
         None => text.push('\n'),
     }
-    match out.extra.get("diff") {
+    text.push_str(&diff_line(out.extra.get("diff")));
+    text.push_str(&out.text);
+    Ok(ToolOutput { structured: to_value(&out)?, text: Some(text.trim_end().to_owned()) })
+}
+
+/// The line that says what a `diff` snapshot holds (empty without `diff`).
+pub fn diff_line(diff: Option<&Value>) -> String {
+    match diff {
         Some(d) if d["full"] == false => {
-            let since = d["since"].as_str().unwrap_or("?");
-            text.push_str(&format!(
-                "changes since {since}: {} added, {} removed, {} changed{}\n",
+            let none = d["added"] == 0 && d["removed"] == 0 && d["changed"] == 0;
+            format!(
+                "changes since {}: {} added, {} removed, {} changed{}\n",
+                d["since"].as_str().unwrap_or("?"),
                 d["added"],
                 d["removed"],
                 d["changed"],
-                if d["added"] == 0 && d["removed"] == 0 && d["changed"] == 0 {
-                    " (nothing changed)"
-                } else {
-                    ""
-                }
-            ));
+                if none { " (nothing changed)" } else { "" }
+            )
         }
-        Some(d) => text.push_str(&format!("full snapshot: {}\n", d["why"].as_str().unwrap_or("no baseline"))),
-        None => {}
+        Some(d) => format!("full snapshot: {}\n", d["why"].as_str().unwrap_or("no baseline")),
+        None => String::new(),
     }
-    text.push_str(&out.text);
-    Ok(ToolOutput { structured: to_value(&out)?, text: Some(text.trim_end().to_owned()) })
 }
 
 async fn clear_snapshot(ctx: Ctx, args: Value) -> ToolResult {

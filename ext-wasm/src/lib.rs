@@ -31,6 +31,7 @@ pub mod collapse;
 pub mod dom;
 pub mod error;
 pub mod json;
+pub mod matcher;
 pub mod name;
 pub mod page;
 pub mod reading;

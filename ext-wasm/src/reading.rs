@@ -14,6 +14,7 @@
 
 use crate::collapse::display_role;
 use crate::dom::{Dom, TEXT};
+use crate::matcher::{Matcher, normalize};
 use crate::redact;
 use crate::table::{Find, Redact};
 use crate::text::truncate;
@@ -160,17 +161,8 @@ pub struct Hit {
 
 /// Elements matching `q`, in document order, deepest first among nested matches.
 pub fn find(dom: &Dom<'_>, q: &Find, level: Redact) -> Vec<Hit> {
-    let needle = normalize(&q.query);
-    if needle.is_empty() {
-        return Vec::new();
-    }
-    // ASCII case folding only: Unicode's tables would add a fifth to the engine's wasm.
-    let needle = if q.case_sensitive { needle } else { needle.to_ascii_lowercase() };
-    let matches = |hay: &str| {
-        let hay = normalize(hay);
-        let hay = if q.case_sensitive { hay } else { hay.to_ascii_lowercase() };
-        if q.exact { hay == needle } else { hay.contains(&needle) }
-    };
+    let Some(matcher) = Matcher::new(q) else { return Vec::new() };
+    let matches = |hay: &str| matcher.matches(hay);
     let viewport = crate::tree::viewport_keep(dom);
     // Whether a node or anything below it matched.
     let mut hit_below = vec![false; dom.nodes.len()];
@@ -246,10 +238,6 @@ fn post_order(dom: &Dom<'_>, id: usize, out: &mut Vec<usize>) {
         post_order(dom, c, out);
     }
     out.push(id);
-}
-
-fn normalize(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A line holding a list or heading marker and nothing else (an empty item or heading).

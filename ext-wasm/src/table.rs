@@ -58,6 +58,9 @@ pub struct Find {
     /// Whole (whitespace-normalized) text equal, else a substring.
     pub exact: bool,
     pub case_sensitive: bool,
+    /// A `/regex/flags` query: the pattern (JavaScript `RegExp` syntax) and its flags.
+    pub regex: Option<String>,
+    pub flags: String,
 }
 
 impl Default for Options {
@@ -238,6 +241,8 @@ impl Options {
                 "query" => o.find.query = string(v).unwrap_or_default(),
                 "exact" => o.find.exact = flag(&v),
                 "caseSensitive" => o.find.case_sensitive = flag(&v),
+                "regex" => o.find.regex = string(v),
+                "flags" => o.find.flags = string(v).unwrap_or_default(),
                 _ => {}
             }
         }

@@ -79,7 +79,7 @@ fn find_matches_text_names_and_attributes_deepest_first() {
     let exact = |q: &str, case_sensitive: bool| {
         let o = Options {
             mode: Mode::Find,
-            find: Find { query: q.into(), exact: true, case_sensitive },
+            find: Find { query: q.into(), exact: true, case_sensitive, ..Find::default() },
             ..Options::default()
         };
         run(vec![frame(0, &[], "https://top.test/", PAGE)], o).hits.unwrap().len()

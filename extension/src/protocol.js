@@ -364,7 +364,7 @@ export const METHOD_SPECS = Object.freeze({
         "type": "integer"
       },
       "query": {
-        "doc": "text to find (whitespace-normalized)",
+        "doc": "text to find (whitespace-normalized), or `/pattern/flags` (JavaScript RegExp)",
         "required": true,
         "type": "string"
       },

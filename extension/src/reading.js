@@ -57,6 +57,25 @@ function linkLines(text) {
   return out;
 }
 
+// `/pattern/flags`: a JavaScript regular expression, which the engine runs (ext-wasm
+// src/matcher.rs). Checked here so that a bad pattern is the agent's error, with its reason.
+const REGEX_QUERY = /^\/(.+)\/([a-z]*)$/s;
+
+function regexOf(query, params) {
+  const m = REGEX_QUERY.exec(query.trim());
+  if (!m) return {};
+  if (params.exact) {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "`exact` does not apply to a /regex/ query", "anchor the pattern instead: /^text$/");
+  }
+  const [, regex, flags] = m;
+  try {
+    new RegExp(regex, flags);
+  } catch (e) {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `\`${query}\` is not a valid regular expression: ${e.message}`, "use JavaScript RegExp syntax, e.g. /sign (in|up)/");
+  }
+  return { regex, flags };
+}
+
 export async function findText(params) {
   const tab = await resolveTab(params);
   const st = await stateOf(tab.id);
@@ -77,7 +96,7 @@ export async function findText(params) {
     const query = String(params.query ?? "");
     if (!query.trim()) throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "`query` is empty", "pass the text to find");
     const eng = await engine();
-    const options = { mode: "find", query, exact: Boolean(params.exact), caseSensitive: Boolean(params.caseSensitive), redact: redactOf(params) };
+    const options = { mode: "find", query, exact: Boolean(params.exact), caseSensitive: Boolean(params.caseSensitive), redact: redactOf(params), ...regexOf(query, params) };
     const { out } = await rendered(eng, tab, st, options);
     st.finds = (st.finds ?? 0) + 1;
     cached = { id: `q${st.finds}`, hits: out.hits ?? [], lines: out.text.split("\n").filter(Boolean) };

@@ -301,7 +301,12 @@ pub const METHODS: &[Method] = &[
         target: Target::Extension,
         doc: "Elements whose text, accessible name, placeholder, alt, title or aria-label match `query`; one line each with its ref.",
         params: tab_params![
-            p("query", "string", true, "text to find (whitespace-normalized)"),
+            p(
+                "query",
+                "string",
+                true,
+                "text to find (whitespace-normalized), or `/pattern/flags` (JavaScript RegExp)"
+            ),
             p("exact", "boolean", false, "whole text equal (whitespace-normalized), not a substring"),
             p("caseSensitive", "boolean", false, "match case"),
             p("limit", "integer", false, "most hits per page").or(DefaultValue::Int(50)),

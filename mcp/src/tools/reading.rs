@@ -38,7 +38,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "find_by_text",
             title: "Find elements by text",
             toolset: Toolset::Snapshot,
-            description: "Elements whose text, name, placeholder, alt, title or aria-label contain `query` (or equal it with exact), one line each with the ref the action tools take. No snapshot needed.",
+            description: "Elements whose text, name, placeholder, alt, title or aria-label contain `query` (or equal it with exact; `/regex/flags` for a JavaScript RegExp), one line each with the ref the action tools take. No snapshot needed.",
             effect: Effect::Read,
             input_schema: schema_with_target::<FindArgs>,
             run: |ctx, _call, args| Box::pin(find_by_text(ctx, args)),
@@ -70,7 +70,8 @@ pub struct TextArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FindArgs {
-    /// The text to find (whitespace-normalized; case-insensitive unless caseSensitive).
+    /// The text to find (whitespace-normalized; case-insensitive, Unicode case rules, unless
+    /// caseSensitive), or `/pattern/flags`: a JavaScript regular expression.
     #[serde(default)]
     pub query: Option<String>,
     /// Whole text equal, not a substring.

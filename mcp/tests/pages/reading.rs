@@ -78,6 +78,58 @@ fn find_by_text_gives_refs_the_action_tools_take() {
     }
 }
 
+/// `/regex/flags` queries (JavaScript's RegExp, run by the engine) and case folding beyond
+/// ASCII (the engine borrows Unicode's rules from RegExp `iu`), the same in both browsers.
+#[test]
+fn find_by_text_takes_regexes_and_folds_case_beyond_ascii() {
+    let server = TestServer::start();
+    server.page(
+        "/find.html",
+        "<!doctype html><title>Find</title><main><button>Sign in</button><button>Sign up</button>\
+         <button>Signal</button><button>GROSSER ÄRGER</button><input placeholder=\"Straße\">\
+         <a href=\"/o\">ΣΟΦΊΑ</a></main>",
+    );
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let f = agent.family();
+        let tab = agent.open(&server.url("/find.html"));
+        let names = |out: &serde_json::Value| -> Vec<String> {
+            out["hits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|h| h["name"].as_str().unwrap_or("").to_owned())
+                .collect()
+        };
+        let re = agent.ok("find_by_text", json!({ "tabId": tab, "query": "/^sign (in|up)$/" }));
+        assert_eq!(names(&re), ["Sign in", "Sign up"], "{f}: {re}");
+        // Case-insensitive unless caseSensitive, like literal queries.
+        let cased =
+            agent.ok("find_by_text", json!({ "tabId": tab, "query": "/^sign/", "caseSensitive": true }));
+        assert_eq!(cased["total"], 0, "{f}: {cased}");
+        let ger = agent.ok("find_by_text", json!({ "tabId": tab, "query": "großer ärger" }));
+        assert_eq!(ger["total"], 0, "{f}: ß is not SS under simple case folding: {ger}");
+        let umlaut = agent.ok("find_by_text", json!({ "tabId": tab, "query": "ärger" }));
+        assert_eq!(umlaut["total"], 1, "{f}: {umlaut}");
+        assert_eq!(umlaut["hits"][0]["context"], "GROSSER ÄRGER", "{f}: {umlaut}");
+        let greek = agent.ok("find_by_text", json!({ "tabId": tab, "query": "σοφία", "exact": true }));
+        assert_eq!(names(&greek), ["ΣΟΦΊΑ"], "{f}: {greek}");
+        let place = agent.ok("find_by_text", json!({ "tabId": tab, "query": "STRASSE" }));
+        assert_eq!(place["total"], 0, "{f}: {place}");
+        let place = agent.ok("find_by_text", json!({ "tabId": tab, "query": "STRAßE" }));
+        assert_eq!(place["hits"][0]["field"], "placeholder", "{f}: {place}");
+        // A bad pattern, or exact with a pattern, is the agent's error with what to do.
+        let bad = agent.err("find_by_text", json!({ "tabId": tab, "query": "/sign (in/" }));
+        assert!(
+            bad.to_string().contains("INVALID_ARGUMENT") && bad.to_string().contains("RegExp"),
+            "{f}: {bad}"
+        );
+        let exact = agent.err("find_by_text", json!({ "tabId": tab, "query": "/sign/", "exact": true }));
+        assert!(exact.to_string().contains("anchor the pattern"), "{f}: {exact}");
+        agent.close(tab);
+    }
+}
+
 #[test]
 fn no_planted_secret_reaches_page_text_or_find_results() {
     let server = TestServer::start();

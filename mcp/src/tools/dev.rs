@@ -236,7 +236,11 @@ async fn launch(
     }
     let binary = args.binary.as_deref().map(PathBuf::from);
     let (name, cache) = (args.browser.as_deref(), &ctx.paths.browsers_dir);
-    let mut choice = match crate::browsers::managed::for_session(name, cache) {
+    // A managed build the call names is what the caller asked for: a config binary does not
+    // replace it (it still replaces a managed build standing in for a missing browser).
+    let asked_managed = crate::browsers::managed::for_session(name, cache);
+    let named_managed = asked_managed.is_some();
+    let mut choice = match asked_managed {
         Some(managed) => managed_choice(managed?)?,
         None => match session::resolve_browser(name, binary.as_deref(), &ctx.env, &ctx.config) {
             // No such browser on the system: a managed build of it (or any) stands in.
@@ -249,6 +253,7 @@ async fn launch(
     // The project's extension.config.* run keys (issue 21), vetted; the call's own win.
     let from_config = RunConfig::read(&project, choice.target.name, choice.target.family, command);
     if binary.is_none()
+        && !named_managed
         && let Some(b) = &from_config.binary
     {
         choice = session::resolve_browser(Some(choice.target.name), Some(b), &ctx.env, &ctx.config)?;

@@ -52,6 +52,13 @@ fn chrome_for_testing_sessions_run_the_managed_build_or_say_how_to_install_it() 
     let marker = home.path().join("managed-build-ran");
     plant_managed(home.path(), "120.0.6099.0", &home.path().join("old-build-ran"));
     plant_managed(home.path(), "143.0.7499.40", &marker);
+    // The project's config names a binary of its own: the managed build the call asked for
+    // still wins.
+    std::fs::write(
+        project.join("extension.config.js"),
+        "module.exports = { browser: { chrome: { chromiumBinary: '/usr/lib/chromium/chromium' } } };\n",
+    )
+    .unwrap();
     let (code, out, err) =
         cli(home.path(), &["dev", p, "--browser", "chrome-for-testing", "--headless", "--detach", "--json"]);
     assert_eq!(code, 0, "dev --detach: {out}\n{err}");

@@ -87,7 +87,18 @@ pub fn snapshot_json(input_json: &str) -> Result<String, EngineError> {
 /// `{"error":…}` for an offset that is not a char boundary of `text`.
 #[wasm_bindgen(js_name = page)]
 pub fn page(text: &str, offset: u32, max_bytes: u32) -> String {
-    match page::page(text, offset as usize, max_bytes as usize) {
+    page_json(page::page(text, offset as usize, max_bytes as usize))
+}
+
+/// Like [`page()`], for read_page: pages end before a heading when one starts in their second
+/// half ([`page::page_by_sections`]).
+#[wasm_bindgen(js_name = pageBySections)]
+pub fn page_by_sections(text: &str, offset: u32, max_bytes: u32) -> String {
+    page_json(page::page_by_sections(text, offset as usize, max_bytes as usize))
+}
+
+fn page_json(result: Result<(&str, Option<usize>), EngineError>) -> String {
+    match result {
         Ok((chunk, next)) => {
             let mut out = String::with_capacity(chunk.len() + 32);
             out.push_str("{\"chunk\":");

@@ -37,6 +37,28 @@ pub fn page(text: &str, offset: usize, max_bytes: usize) -> Result<(&str, Option
     Ok((&text[offset..end], (end < text.len()).then_some(end)))
 }
 
+/// read_page's pages: like [`page`], but a page that would stop inside a chapter ends just
+/// before the last chapter heading (`# `, an `h1`) that starts in its second half, so the next
+/// page opens with it (a book on one page reads chapter by chapter). Deeper headings do not
+/// cut: the first page of a long document keeps as much as it can (a docs page's first
+/// methods). Concatenating the pages still gives the text back exactly.
+pub fn page_by_sections(
+    text: &str,
+    offset: usize,
+    max_bytes: usize,
+) -> Result<(&str, Option<usize>), EngineError> {
+    let (chunk, next) = page(text, offset, max_bytes)?;
+    if next.is_none() {
+        return Ok((chunk, next));
+    }
+    let bytes = chunk.as_bytes();
+    let chapter = |at: usize| bytes[at - 1] == b'\n' && bytes[at..].starts_with(b"# ");
+    match (chunk.len() / 2 + 1..chunk.len()).rev().find(|&at| chapter(at)) {
+        Some(cut) => Ok((&chunk[..cut], Some(offset + cut))),
+        None => Ok((chunk, next)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,5 +132,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn read_pages_open_with_their_chapter_heading() {
+        let text = "# Book\nintro\n# One\naaaa\n## deep\nbbbb\n# Two\ncccc dddd\n";
+        let mut pages = Vec::new();
+        let mut off = Some(0);
+        while let Some(o) = off {
+            let (chunk, next) = page_by_sections(text, o, 26).unwrap();
+            pages.push(chunk);
+            off = next;
+        }
+        assert_eq!(pages, ["# Book\nintro\n", "# One\naaaa\n## deep\nbbbb\n", "# Two\ncccc dddd\n"]);
+        assert_eq!(pages.concat(), text);
+        // Only chapters cut: a section heading in the second half does not.
+        let text = format!("{}\n## A\nbb\n{}\n", "a".repeat(20), "e".repeat(30));
+        assert_eq!(page_by_sections(&text, 0, 40).unwrap().0, format!("{}\n## A\nbb\n", "a".repeat(20)));
+        // No chapter in the second half: the plain line cut.
+        assert_eq!(page_by_sections("# A\nxxxxxxxxxx\nyyyyyyyyyy\n", 0, 20).unwrap().0, "# A\nxxxxxxxxxx\n");
+        // A `#` line that is no heading (`#[derive]`) does not count.
+        assert_eq!(
+            page_by_sections("aaaaaaaaaa\n#[x]\nbbbbbbbbbb\n", 0, 22).unwrap().0,
+            "aaaaaaaaaa\n#[x]\n"
+        );
     }
 }

@@ -276,7 +276,8 @@ pub fn main_root(dom: &Dom<'_>) -> Option<usize> {
 /// `-`/`1.` list items, `|` table rows, fenced code blocks, links as `[text](url)[ref]`,
 /// controls as `[ref] role "name"` lines — redacted, boilerplate landmarks dropped.
 pub fn read(dom: &Dom<'_>, root: Option<usize>, level: Redact) -> String {
-    let mut r = Reader { dom, level, out: String::new(), line: String::new(), lists: Vec::new() };
+    let mut r =
+        Reader { dom, level, out: String::new(), line: String::new(), lists: Vec::new(), in_heading: false };
     match root.or_else(|| main_root(dom)) {
         Some(id) => r.node(id, true),
         None => {
@@ -297,6 +298,8 @@ struct Reader<'d, 'a> {
     line: String,
     /// Open lists: ordered?, items so far.
     lists: Vec<(bool, usize)>,
+    /// Inside an `h1`–`h6`.
+    in_heading: bool,
 }
 
 impl Reader<'_, '_> {
@@ -355,7 +358,9 @@ impl Reader<'_, '_> {
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 let level = usize::from(tag.as_bytes()[1] - b'0');
                 self.start(&format!("{} ", "#".repeat(level)));
+                self.in_heading = true;
                 self.children(id, inside_main);
+                self.in_heading = false;
                 self.flush();
                 return;
             }
@@ -409,6 +414,16 @@ impl Reader<'_, '_> {
             "img" => {
                 if let Some(alt) = n.node.attr("alt").filter(|a| !a.trim().is_empty()) {
                     self.word(&format!("![{}]", alt.trim()));
+                }
+                return;
+            }
+            // A heading's own anchor (`<h2 id=x><a href="#x">Title</a>` in mdBook, `§` links
+            // in rustdoc): its text is the heading's, the link is noise.
+            "a" if self.in_heading && n.node.attr("href").is_some_and(|h| h.starts_with('#')) => {
+                let text = self.text_of(id);
+                // The glyphs anchors show alone are dropped (`§`, `¶`, `#`, 🔗, ⚓).
+                if !matches!(text.as_str(), "" | "§" | "¶" | "#" | "🔗" | "⚓") {
+                    self.word(&text);
                 }
                 return;
             }

@@ -156,3 +156,25 @@ fn read_page_is_the_main_content_as_structured_text() {
         out.text
     );
 }
+
+#[test]
+fn a_headings_own_anchor_reads_as_the_heading() {
+    let page = r#"
+main
+  h1
+    a href=#book !r=0,0,10,10
+      "The Book"
+  h2
+    a href=#part !r=0,0,10,10
+      "§"
+    "Part one"
+  p
+    "See "
+    a href=#part !r=0,0,10,10
+      "part one"
+"#;
+    let o = Options { mode: Mode::Read, ..Options::default() };
+    let out = run(vec![frame(0, &[], "https://top.test/", page)], o);
+    // Outside a heading a fragment link is still a link with its ref.
+    assert!(out.text.starts_with("# The Book\n## Part one\nSee [part one](#part)[e"), "{}", out.text);
+}

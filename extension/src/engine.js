@@ -19,6 +19,7 @@ export function engine() {
       // frame's texts as its world sent them, parsed and checked apart, never spliced.
       snapshotParts: ({ head, texts }) => unwrap(wasm.snapshotParts(head, texts)),
       page: (text, offset, maxBytes) => unwrap(wasm.page(text, offset, maxBytes)),
+      pageBySections: (text, offset, maxBytes) => unwrap(wasm.pageBySections(text, offset, maxBytes)),
     }))
     .catch((e) => {
       loading = null;

@@ -9,7 +9,8 @@ import { ERROR_CODES } from "./protocol.js";
  * (`cached.bytes`, the text's UTF-8 length, when the engine gave it).
  */
 export function pageOf(eng, cached, offset, maxBytes) {
-  const p = eng.page(cached.text, offset, maxBytes);
+  // read_page's text pages by sections: each page opens with its heading where it can.
+  const p = cached.sections ? eng.pageBySections(cached.text, offset, maxBytes) : eng.page(cached.text, offset, maxBytes);
   return {
     chunk: p.chunk,
     offset,

@@ -39,7 +39,7 @@ export async function readText(params) {
   }
   const { frames, out } = await rendered(eng, tab, st, { mode: kind.mode, root: params.root ?? null, redact: redactOf(params) });
   st.texts = (st.texts ?? 0) + 1;
-  const cached = { id: `${kind.prefix}${st.texts}`, text: out.text, bytes: out.bytes };
+  const cached = { id: `${kind.prefix}${st.texts}`, text: out.text, bytes: out.bytes, sections: kind.mode === "read" };
   st[kind.key] = cached;
   // read_page shows refs of links and controls: actions on them are checked against what it
   // showed (a link inline as `[text](url)[e8]` is remembered as the line `[e8] link "text"`).

@@ -245,6 +245,53 @@ fn read_page_reads_the_vec_docs_main_content() {
     assert_eq!(firsts[0], firsts[1], "Chromium and Firefox read the same main content");
 }
 
+/// The Rust book's `print.html` (every chapter on one page) reads chapter by chapter: the
+/// book's title first, the chapters in order, pages that open with their chapter where one
+/// starts in a page's second half, the same text in both browsers.
+#[test]
+fn read_page_reads_the_book_chapter_by_chapter() {
+    let c = corpus();
+    if crate::corpus::rust_docs().is_none() {
+        eprintln!("skipped: no Rust docs in this toolchain (rustup component add rust-docs)");
+        return;
+    }
+    let mut books = Vec::new();
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let f = agent.family();
+        let tab = agent.open(&c.main.url("/doc/book/print.html"));
+        let mut out = agent.ok("read_page", json!({ "tabId": tab, "timeoutMs": 50000 }));
+        let first = out["text"].as_str().unwrap().to_owned();
+        assert!(
+            first.starts_with(&format!("{HEAD}# The Rust Programming Language\n")),
+            "{f}: {}",
+            &first[..500.min(first.len())]
+        );
+        let mut pages = vec![first[HEAD.len()..].to_owned()];
+        while let Some(cursor) = out["nextCursor"].as_str().map(str::to_owned) {
+            out = agent.ok("read_page", json!({ "tabId": tab, "cursor": cursor }));
+            let page = out["text"].as_str().unwrap();
+            pages.push(page.strip_prefix(HEAD).unwrap_or(page).to_owned());
+        }
+        let book = pages.concat();
+        let at = |h: &str| book.find(&format!("\n# {h}\n")).unwrap_or_else(|| panic!("{f}: no chapter {h}"));
+        assert!(at("Foreword") < at("Introduction") && at("Introduction") < at("Getting Started"), "{f}");
+        assert!(book.ends_with(END), "{f}");
+        // A chapter that starts in a page's second half opens the next page instead: about
+        // half of them (by where they fall), against almost none with plain line cuts.
+        let chapters = book.matches("\n# ").count();
+        let opening = pages[1..].iter().filter(|p| p.starts_with("# ")).count();
+        assert!(
+            opening * 3 >= chapters,
+            "{f}: {opening} of {chapters} chapters open a page ({} pages)",
+            pages.len()
+        );
+        books.push(book);
+        agent.close(tab);
+    }
+    assert!(books[0] == books[1], "Chromium and Firefox read the same book");
+}
+
 /// The ref of the first inline link `[text](url)[e12]` of a read_page text.
 fn regex_free_link(text: &str) -> Option<String> {
     let at = text.find(")[e")?;

@@ -35,7 +35,7 @@ const NEEDS = { click: "enabled", hover: "any", fill: "fillable", type: "editabl
  * A locator string → where to look and what: a ref (`e12`, `f2e7`), `text=…`,
  * `role=button[name="Save"]` (matched against the engine's roles and names), or CSS.
  */
-async function target(tab, st, locator, nth) {
+export async function target(tab, st, locator, nth) {
   if (typeof locator !== "string" || locator.trim() === "") {
     throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "the locator is empty", "use a ref (e12), text=…, role=button[name=\"…\"] or a CSS selector");
   }
@@ -160,7 +160,7 @@ async function waitAndDispatch(tab, st, t, action, opts, deadline, locator, need
  * quiet for QUIET_MS (measured by the page's clock, polled from here, capped), then the
  * summary of what changed.
  */
-async function settle(tab, st, frameId, ordinal, nav, deadline, doc) {
+export async function settle(tab, st, frameId, ordinal, nav, deadline, doc) {
   // One deadline for the whole action (auto-wait, then settle): the page side answers within
   // the caller's timeoutMs, before the transport's own deadline.
   const started = Date.now();

@@ -8,6 +8,7 @@ import { evaluate } from "./evaluate.js";
 import { findText, readText } from "./reading.js";
 import { clearSnapshot, resolveRef, takeSnapshot } from "./snapshot.js";
 import { closeTab, listTabs, navigate, newTab, selectTab } from "./tabs.js";
+import { upload, uploadChunk } from "./upload.js";
 
 /**
  * @param {{browserInfo: () => Promise<object>}} helper what the handlers need from the background
@@ -41,6 +42,8 @@ export function methodTable(helper) {
     [METHODS.PAGE_FIND]: (params, meta) => (params.cursor != null ? findText(params) : find(params, meta)),
     [METHODS.PAGE_ACT]: page(act),
     [METHODS.PAGE_FILL_FORM]: page(fillForm),
+    [METHODS.PAGE_UPLOAD_CHUNK]: (params) => uploadChunk(params),
+    [METHODS.PAGE_UPLOAD]: page(upload),
     [METHODS.PAGE_EVALUATE]: page(evaluate),
     [METHODS.PAGE_WAIT_FOR]: page(waitFor),
     [METHODS.PAGE_DIALOG]: (params) => answerDialog(params),

@@ -27,6 +27,8 @@ export const PERMISSIONS = Object.freeze([
         "page.resolveRef",
         "page.act",
         "page.fillForm",
+        "page.uploadChunk",
+        "page.upload",
         "page.evaluate",
         "page.waitFor",
         "page.dialog"
@@ -58,6 +60,8 @@ export const PERMISSIONS = Object.freeze([
         "page.resolveRef",
         "page.act",
         "page.fillForm",
+        "page.uploadChunk",
+        "page.upload",
         "page.evaluate",
         "page.waitFor",
         "page.dialog"
@@ -89,6 +93,8 @@ export const PERMISSIONS = Object.freeze([
         "page.resolveRef",
         "page.act",
         "page.fillForm",
+        "page.uploadChunk",
+        "page.upload",
         "page.evaluate",
         "page.waitFor",
         "page.dialog"
@@ -137,6 +143,7 @@ export const PERMISSIONS = Object.freeze([
         "page.resolveRef",
         "page.act",
         "page.fillForm",
+        "page.upload",
         "page.evaluate",
         "page.waitFor",
         "page.dialog"
@@ -153,6 +160,8 @@ export const PERMISSIONS = Object.freeze([
         "fill_by_uid",
         "fill_form_by_uid",
         "drag_by_uid_to_uid",
+        "upload_file_by_uid",
+        "upload_file",
         "click",
         "hover",
         "fill",
@@ -233,6 +242,7 @@ export const PERMISSIONS = Object.freeze([
         "page.resolveRef",
         "page.act",
         "page.fillForm",
+        "page.upload",
         "page.evaluate",
         "page.waitFor",
         "page.dialog"
@@ -249,6 +259,8 @@ export const PERMISSIONS = Object.freeze([
         "fill_by_uid",
         "fill_form_by_uid",
         "drag_by_uid_to_uid",
+        "upload_file_by_uid",
+        "upload_file",
         "click",
         "hover",
         "fill",

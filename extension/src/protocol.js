@@ -54,6 +54,8 @@ export const METHODS = Object.freeze({
   "PAGE_RESOLVE_REF": "page.resolveRef",
   "PAGE_SNAPSHOT": "page.snapshot",
   "PAGE_TEXT": "page.text",
+  "PAGE_UPLOAD": "page.upload",
+  "PAGE_UPLOAD_CHUNK": "page.uploadChunk",
   "PAGE_WAIT_FOR": "page.waitFor",
   "PING": "ping",
   "SUBSCRIBE": "subscribe",
@@ -521,6 +523,103 @@ export const METHOD_SPECS = Object.freeze({
       }
     },
     "result": "{snapshotId: t<N> (m<N> with main), tab, text: this page, offset, nextCursor: string | null, totalBytes, nodes: lines, frames}",
+    "target": "extension"
+  },
+  "page.upload": {
+    "doc": "Sets staged files on an <input type=file> (input and change events), or drops them on an element (dragenter, dragover, drop), then settles.",
+    "params": {
+      "drop": {
+        "doc": "drop the files on the element instead of setting an input's files",
+        "required": false,
+        "type": "boolean"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "files": {
+        "doc": "[{name, type, size, lastModified}] in staging order",
+        "required": true,
+        "type": "array"
+      },
+      "locator": {
+        "doc": "a ref (e12, f2e7), text=…, role=…[name=\"…\"] or a CSS selector",
+        "required": true,
+        "type": "string"
+      },
+      "nth": {
+        "doc": "which match (0-based) when the locator matches several",
+        "required": false,
+        "type": "integer"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      },
+      "timeoutMs": {
+        "default": 10000,
+        "doc": "auto-wait and navigation deadline",
+        "max": 50000,
+        "min": 1,
+        "required": false,
+        "type": "integer"
+      },
+      "upload": {
+        "doc": "the id the pieces were staged under",
+        "required": true,
+        "type": "string"
+      }
+    },
+    "result": "{action: upload, ref, element, files: [{name, size, type}] as the page sees them, accept, warnings, input, settledMs, navigated, tab, changes}",
+    "target": "extension"
+  },
+  "page.uploadChunk": {
+    "doc": "Stages one piece of a file for page.upload, in the background's memory (pieces stay under the message cap; staged uploads expire after 60 s).",
+    "params": {
+      "data": {
+        "doc": "the piece, base64 (every piece but a file's last is a multiple of 3 bytes)",
+        "required": true,
+        "type": "string"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "file": {
+        "doc": "which file of the upload (0-based)",
+        "required": true,
+        "type": "integer"
+      },
+      "index": {
+        "doc": "which piece of that file (0-based, in order)",
+        "required": true,
+        "type": "integer"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      },
+      "upload": {
+        "doc": "the upload's id (8–64 of A-Z a-z 0-9 _ -), chosen by the caller",
+        "required": true,
+        "type": "string"
+      }
+    },
+    "result": "{upload, file, index, stagedBytes}",
     "target": "extension"
   },
   "page.waitFor": {

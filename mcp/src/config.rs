@@ -74,6 +74,20 @@ const KEYS: &[KeySpec] = &[
         help: "whether evaluate_script may run code in pages (false: it answers PERMISSION_DENIED)",
     },
     KeySpec {
+        key: "upload.roots",
+        env: "WEBEXT_MCP_UPLOAD_ROOTS",
+        kind: Kind::List,
+        default: "",
+        help: "folders upload_file_by_uid may send files from, besides running dev sessions' projects and the uploads folder (dotfiles and secret locations are refused anyway)",
+    },
+    KeySpec {
+        key: "upload.maxMegabytes",
+        env: "WEBEXT_MCP_UPLOAD_MAX_MEGABYTES",
+        kind: Kind::Text,
+        default: "50",
+        help: "largest upload (all files of one call together), in MiB",
+    },
+    KeySpec {
         key: "build.allowNpx",
         env: "WEBEXT_MCP_BUILD_ALLOW_NPX",
         kind: Kind::Bool,

@@ -27,4 +27,5 @@ pub mod runner;
 pub mod server;
 pub mod session;
 pub mod tools;
+pub mod upload;
 pub mod validation;

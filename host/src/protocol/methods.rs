@@ -111,6 +111,8 @@ pub const PAGE_TEXT: &str = "page.text";
 pub const PAGE_FIND: &str = "page.find";
 pub const PAGE_ACT: &str = "page.act";
 pub const PAGE_FILL_FORM: &str = "page.fillForm";
+pub const PAGE_UPLOAD_CHUNK: &str = "page.uploadChunk";
+pub const PAGE_UPLOAD: &str = "page.upload";
 pub const PAGE_EVALUATE: &str = "page.evaluate";
 pub const PAGE_WAIT_FOR: &str = "page.waitFor";
 pub const PAGE_DIALOG: &str = "page.dialog";
@@ -358,6 +360,37 @@ pub const METHODS: &[Method] = &[
             timeout_ms("deadline for the whole form", ACTION_TIMEOUT_MS),
         ],
         result: "{action: fill_form, filled: [{ref, element}], input, settledMs, navigated, tab, changes}",
+    },
+    Method {
+        name: PAGE_UPLOAD_CHUNK,
+        target: Target::Extension,
+        doc: "Stages one piece of a file for page.upload, in the background's memory (pieces stay under the message cap; staged uploads expire after 60 s).",
+        params: tab_params![
+            p("upload", "string", true, "the upload's id (8–64 of A-Z a-z 0-9 _ -), chosen by the caller"),
+            p("file", "integer", true, "which file of the upload (0-based)"),
+            p("index", "integer", true, "which piece of that file (0-based, in order)"),
+            p(
+                "data",
+                "string",
+                true,
+                "the piece, base64 (every piece but a file's last is a multiple of 3 bytes)"
+            ),
+        ],
+        result: "{upload, file, index, stagedBytes}",
+    },
+    Method {
+        name: PAGE_UPLOAD,
+        target: Target::Extension,
+        doc: "Sets staged files on an <input type=file> (input and change events), or drops them on an element (dragenter, dragover, drop), then settles.",
+        params: tab_params![
+            p("locator", "string", true, "a ref (e12, f2e7), text=…, role=…[name=\"…\"] or a CSS selector"),
+            p("nth", "integer", false, "which match (0-based) when the locator matches several"),
+            p("upload", "string", true, "the id the pieces were staged under"),
+            p("files", "array", true, "[{name, type, size, lastModified}] in staging order"),
+            p("drop", "boolean", false, "drop the files on the element instead of setting an input's files"),
+            timeout_ms("auto-wait and navigation deadline", ACTION_TIMEOUT_MS),
+        ],
+        result: "{action: upload, ref, element, files: [{name, size, type}] as the page sees them, accept, warnings, input, settledMs, navigated, tab, changes}",
     },
     Method {
         name: PAGE_EVALUATE,

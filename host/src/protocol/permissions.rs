@@ -29,7 +29,8 @@ use serde_json::{Map, Value, json};
 
 use super::methods::{
     METHODS, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_FIND, PAGE_RESOLVE_REF,
-    PAGE_SNAPSHOT, PAGE_TEXT, PAGE_WAIT_FOR, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT, Target,
+    PAGE_SNAPSHOT, PAGE_TEXT, PAGE_UPLOAD, PAGE_WAIT_FOR, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT,
+    Target,
 };
 
 pub use crate::browsers::Engine;
@@ -134,6 +135,7 @@ const SCRIPTED: &[&str] = &[
     PAGE_RESOLVE_REF,
     PAGE_ACT,
     PAGE_FILL_FORM,
+    PAGE_UPLOAD,
     PAGE_EVALUATE,
     PAGE_WAIT_FOR,
     PAGE_DIALOG,
@@ -152,6 +154,8 @@ const SCRIPTED_TOOLS: &[&str] = &[
     "fill_by_uid",
     "fill_form_by_uid",
     "drag_by_uid_to_uid",
+    "upload_file_by_uid",
+    "upload_file",
     "click",
     "hover",
     "fill",

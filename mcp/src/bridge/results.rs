@@ -157,6 +157,19 @@ pub struct Cleared {
     pub extra: Extra,
 }
 
+/// `page.uploadChunk`: one piece of an upload staged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Staged {
+    pub upload: String,
+    pub file: u32,
+    pub index: u32,
+    /// Bytes of this upload staged so far.
+    pub staged_bytes: u64,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
 /// `page.resolveRef`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -269,7 +282,8 @@ mod tests {
             PAGE_SNAPSHOT | PAGE_TEXT | PAGE_FIND => decode::<Snapshot>(method, value).map(drop),
             PAGE_CLEAR_SNAPSHOT => decode::<Cleared>(method, value).map(drop),
             PAGE_RESOLVE_REF => decode::<Resolved>(method, value).map(drop),
-            PAGE_ACT => decode::<Acted>(method, value).map(drop),
+            PAGE_ACT | PAGE_UPLOAD => decode::<Acted>(method, value).map(drop),
+            PAGE_UPLOAD_CHUNK => decode::<Staged>(method, value).map(drop),
             PAGE_FILL_FORM => decode::<FormFilled>(method, value).map(drop),
             PAGE_WAIT_FOR => decode::<Waited>(method, value).map(drop),
             PAGE_EVALUATE => decode::<Evaluated>(method, value).map(drop),

@@ -48,6 +48,9 @@ pub struct Ticket {
     /// session still starting can tell it exists and wait for its browser.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+    /// The project the session runs (its folder is an upload root while it runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<PathBuf>,
 }
 
 /// The name of the ticket of the session tagged `tag`.
@@ -73,6 +76,25 @@ pub fn session_alive(dirs: &[PathBuf], session_id: &str) -> bool {
                 .is_some_and(|t| t.session.as_deref() == Some(session_id) && super::pid_alive(t.pid))
         })
     })
+}
+
+/// The projects of the live sessions with a ticket in one of `dirs` (that pass the checks).
+pub fn running_projects(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for checked in dirs.iter().filter_map(|dir| PrivateDir::open(dir).ok()) {
+        for name in checked.names().iter().filter(|n| n.starts_with("d-") && n.ends_with(".json")) {
+            let ticket = checked
+                .read_private(name, MAX_TICKET)
+                .ok()
+                .and_then(|bytes| serde_json::from_slice::<Ticket>(&bytes).ok());
+            if let Some(Ticket { project: Some(p), pid, .. }) = ticket
+                && super::pid_alive(pid)
+            {
+                out.push(p);
+            }
+        }
+    }
+    out
 }
 
 /// A session found and proven: where to connect and what to present.

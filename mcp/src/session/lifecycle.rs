@@ -177,6 +177,7 @@ impl Session {
             token,
             pid: std::process::id(),
             session: Some(spec.session_id.clone()),
+            project: Some(spec.project.clone()),
         };
         control::publish(&runtime, &tag, &ticket).map_err(|e| {
             Platform::remove(&socket);

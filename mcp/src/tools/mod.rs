@@ -27,6 +27,7 @@ pub mod pages;
 pub mod reading;
 pub mod schema;
 pub mod snapshot;
+pub mod upload;
 pub mod validate;
 
 pub use schema::{decode, schema_of};
@@ -128,7 +129,7 @@ impl Toolset {
             Toolset::Browsers => "detect installed browsers, install and list managed ones",
             Toolset::Pages => "connected browsers, tabs, navigation",
             Toolset::Snapshot => "snapshots with refs, page text, find by text, ref to selector",
-            Toolset::Input => "click, hover, fill, type, drag, keys, scroll, wait, scripts",
+            Toolset::Input => "click, hover, fill, type, drag, keys, scroll, uploads, wait, scripts",
             Toolset::Debug => "echo and ping, for checking a client's wiring",
         }
     }
@@ -409,6 +410,7 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(snapshot::tools())
             .chain(reading::tools())
             .chain(actions::tools())
+            .chain(upload::tools())
             .chain(dialogs::tools())
             .chain(debug::tools())
             .collect()

@@ -20,6 +20,7 @@ mod snapshot_corpus;
 mod tabs;
 mod timeouts;
 mod trust;
+mod upload;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;

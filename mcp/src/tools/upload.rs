@@ -1,0 +1,211 @@
+//! `upload_file_by_uid` and `upload_file`: files from this machine into a page's
+//! `<input type=file>` (or dropped on a drop zone), without a privileged context.
+//!
+//! The upload rule ([`crate::upload`]) admits each path first; the files are read here and
+//! staged in the helper in pieces (`page.uploadChunk`), then `page.upload` sets them on the
+//! element and the action settles like a click. Paths and contents are never logged.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use base64::Engine as _;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use webext_mcp_host::protocol::ErrorBody;
+use webext_mcp_host::protocol::methods::{PAGE_UPLOAD, PAGE_UPLOAD_CHUNK};
+use webext_mcp_host::protocol::timeouts::ACTION_TIMEOUT_MS;
+
+use super::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
+use crate::bridge::results::{Acted, Staged, to_value};
+use crate::bridge::{TabTarget, Timeout, decode_with_target, schema_with_target};
+use crate::upload::{Admitted, DEFAULT_MAX_MEGABYTES, Rule, too_large};
+
+/// Raw bytes per staged piece: a multiple of 3 (pieces concatenate as base64), 4 MiB of
+/// base64 per request, which the host splits into frames under the 1 MiB cap.
+const PIECE: usize = 3 << 20;
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef {
+            name: "upload_file_by_uid",
+            title: "Upload files",
+            toolset: Toolset::Input,
+            description: "Set files from this machine (absolute paths under the allowed upload roots; never dotfiles or secret folders) on the <input type=file> a ref names, or drop them on it with drop: true.",
+            effect: Effect::Additive,
+            input_schema: schema_with_target::<UploadUidArgs>,
+            run: |ctx, call, args| Box::pin(upload_file_by_uid(ctx, call, args)),
+        },
+        ToolDef {
+            name: "upload_file",
+            title: "Upload files by locator",
+            toolset: Toolset::Input,
+            description: "upload_file_by_uid by locator: a ref, text=… or CSS (e.g. input[type=file]).",
+            effect: Effect::Additive,
+            input_schema: schema_with_target::<UploadArgs>,
+            run: |ctx, call, args| Box::pin(upload_file(ctx, call, args)),
+        },
+    ]
+}
+
+/// Arguments of `upload_file_by_uid` (plus the tab's address).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UploadUidArgs {
+    /// A ref (e12) of an <input type=file>, or of a drop zone with drop.
+    pub uid: String,
+    /// Absolute paths of the files, in order.
+    pub paths: Vec<String>,
+    /// Drop the files on the element (dragenter, dragover, drop) instead of setting an input.
+    #[serde(default)]
+    pub drop: bool,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// Arguments of `upload_file` (plus the tab's address).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UploadArgs {
+    pub locator: String,
+    /// 0-based match index.
+    #[serde(default)]
+    pub nth: Option<u32>,
+    pub paths: Vec<String>,
+    #[serde(default)]
+    pub drop: bool,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+async fn upload_file_by_uid(ctx: Ctx, call: Call, args: Value) -> ToolResult {
+    let (target, a) = decode_with_target::<UploadUidArgs>(args)?;
+    run(
+        ctx,
+        call,
+        target,
+        Upload { locator: a.uid, nth: None, paths: a.paths, drop: a.drop, timeout_ms: a.timeout_ms },
+    )
+    .await
+}
+
+async fn upload_file(ctx: Ctx, call: Call, args: Value) -> ToolResult {
+    let (target, a) = decode_with_target::<UploadArgs>(args)?;
+    run(
+        ctx,
+        call,
+        target,
+        Upload { locator: a.locator, nth: a.nth, paths: a.paths, drop: a.drop, timeout_ms: a.timeout_ms },
+    )
+    .await
+}
+
+struct Upload {
+    locator: String,
+    nth: Option<u32>,
+    paths: Vec<String>,
+    drop: bool,
+    timeout_ms: Option<u64>,
+}
+
+/// The upload rule for this server: config roots, running sessions' projects, the uploads
+/// folder; webext-mcp's own runtime and config folders are secret.
+pub fn rule(ctx: &Ctx) -> Result<Rule, ErrorBody> {
+    let mut roots: Vec<PathBuf> = ctx.config.list("upload.roots").into_iter().map(PathBuf::from).collect();
+    if let Some(bad) = roots.iter().find(|r| !r.is_absolute()) {
+        return Err(ErrorBody::invalid_argument(format!(
+            "upload root `{}` is not an absolute path",
+            bad.display()
+        ))
+        .with_hint("fix `upload.roots` in the config file (get_config shows where it is)"));
+    }
+    roots.extend(crate::session::control::running_projects(&ctx.paths.runtime_search));
+    let megabytes = match ctx.config.text("upload.maxMegabytes") {
+        None => DEFAULT_MAX_MEGABYTES,
+        Some(t) => t.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+            ErrorBody::invalid_argument(format!(
+                "`upload.maxMegabytes` must be a positive whole number, not `{t}`"
+            ))
+            .with_hint("fix it in the config file")
+        })?,
+    };
+    let private = [ctx.paths.runtime_dir.clone(), ctx.paths.config_dir.clone()];
+    Ok(Rule::new(&roots, &ctx.paths.data_dir.join("uploads"), &ctx.paths.home, &private, megabytes << 20))
+}
+
+async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {
+    if u.paths.is_empty() {
+        return Err(
+            ErrorBody::invalid_argument("`paths` is empty").with_hint("pass the absolute paths of the files")
+        );
+    }
+    if u.paths.len() > 100 {
+        return Err(ErrorBody::invalid_argument("at most 100 files per upload"));
+    }
+    let rule = rule(&ctx)?;
+    let files = u.paths.iter().map(|p| rule.check(p)).collect::<Result<Vec<Admitted>, _>>()?;
+    let total: u64 = files.iter().map(|f| f.size).sum();
+    if total > rule.max_bytes {
+        return Err(too_large("these files together", total, rule.max_bytes));
+    }
+    let timeout = Timeout::from_arg(u.timeout_ms, ACTION_TIMEOUT_MS)?;
+    let token = webext_mcp_host::descriptor::Token::generate()
+        .map_err(|e| ErrorBody::internal(format!("cannot draw an upload id: {e}")))?;
+    let id = format!("u{}", &token.as_str()[..24]);
+    let mut sent = 0u64;
+    for (k, f) in files.iter().enumerate() {
+        let mut file = std::fs::File::open(&f.path)
+            .map_err(|e| ErrorBody::not_found(format!("cannot open {}: {e}", f.name)))?;
+        let mut index = 0;
+        loop {
+            let mut buf = Vec::with_capacity(PIECE.min(f.size as usize + 1));
+            (&mut file)
+                .take(PIECE as u64)
+                .read_to_end(&mut buf)
+                .map_err(|e| ErrorBody::internal(format!("cannot read {}: {e}", f.name)))?;
+            if buf.is_empty() && index > 0 {
+                break;
+            }
+            let data = base64::engine::general_purpose::STANDARD.encode(&buf);
+            let params = json!({ "upload": id, "file": k, "index": index, "data": data });
+            let _: (_, Staged) = ctx.browser.call_tab(&target, PAGE_UPLOAD_CHUNK, params, timeout).await?;
+            sent += buf.len() as u64;
+            call.report(sent as f64, Some(total as f64), format!("staged {sent} of {total} bytes"));
+            index += 1;
+            if buf.len() < PIECE {
+                break;
+            }
+        }
+    }
+    let meta: Vec<Value> = files
+        .iter()
+        .map(|f| {
+            let modified = std::fs::metadata(&f.path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_millis() as u64);
+            json!({ "name": f.name, "type": f.mime, "size": f.size, "lastModified": modified })
+        })
+        .collect();
+    let params = json!({
+        "locator": u.locator, "nth": u.nth, "upload": id, "files": meta, "drop": u.drop, "timeoutMs": timeout.ms(),
+    });
+    let (_, out): (_, Acted) = ctx.browser.call_tab(&target, PAGE_UPLOAD, params, timeout).await?;
+    let names: Vec<String> = out
+        .extra
+        .get("files")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|f| format!("{} ({} B)", f["name"].as_str().unwrap_or("?"), f["size"]))
+        .collect();
+    let verb = if u.drop { "dropped" } else { "uploaded" };
+    let mut text = super::actions::summary(&format!("{verb} {}", names.join(", ")), &out);
+    for w in
+        out.extra.get("warnings").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
+    {
+        text.push_str(&format!("\nwarning: {w}"));
+    }
+    Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
+}

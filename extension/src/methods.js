@@ -7,7 +7,7 @@ import { answerDialog, guarded } from "./dialogs.js";
 import { evaluate } from "./evaluate.js";
 import { findText, readText } from "./reading.js";
 import { clearSnapshot, resolveRef, takeSnapshot } from "./snapshot.js";
-import { closeTab, listTabs, navigate, newTab, selectTab } from "./tabs.js";
+import { closeTab, listContainers, listTabs, navigate, newTab, selectTab } from "./tabs.js";
 import { upload, uploadChunk } from "./upload.js";
 
 /**
@@ -26,7 +26,8 @@ export function methodTable(helper) {
 
     [METHODS.BROWSER_INFO]: () => helper.browserInfo(),
 
-    [METHODS.TABS_LIST]: () => listTabs(),
+    [METHODS.TABS_LIST]: (params) => listTabs(params),
+    [METHODS.CONTAINERS_LIST]: () => listContainers(),
     [METHODS.TABS_NEW]: (params) => newTab(params),
     [METHODS.TABS_NAVIGATE]: page(navigate),
     [METHODS.TABS_SELECT]: (params) => selectTab(params),

@@ -16,6 +16,7 @@ export const PERMISSIONS = Object.freeze([
         "browser.info",
         "debug.digest",
         "tabs.list",
+        "containers.list",
         "tabs.new",
         "tabs.navigate",
         "tabs.select",
@@ -49,6 +50,7 @@ export const PERMISSIONS = Object.freeze([
         "browser.info",
         "debug.digest",
         "tabs.list",
+        "containers.list",
         "tabs.new",
         "tabs.navigate",
         "tabs.select",
@@ -82,6 +84,7 @@ export const PERMISSIONS = Object.freeze([
         "browser.info",
         "debug.digest",
         "tabs.list",
+        "containers.list",
         "tabs.new",
         "tabs.navigate",
         "tabs.select",
@@ -200,6 +203,49 @@ export const PERMISSIONS = Object.freeze([
       ]
     },
     "why": "Sees each new document of the tabs the agent opened or navigated, to install the dialog hook before the page's scripts run."
+  },
+  {
+    "chromium": "absent",
+    "gecko": "required",
+    "kind": "api",
+    "name": "contextualIdentities",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "containers.list",
+        "tabs.new"
+      ],
+      "tools": [
+        "list_containers",
+        "new_page_in_container",
+        "set_default_container",
+        "list_pages",
+        "new_page"
+      ]
+    },
+    "why": "Firefox containers: lists them for list_containers and opens tabs in them. Installing an extension with it turns Firefox's container feature on for the profile."
+  },
+  {
+    "chromium": "absent",
+    "gecko": "required",
+    "kind": "api",
+    "name": "cookies",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "containers.list",
+        "tabs.list",
+        "tabs.new"
+      ],
+      "tools": [
+        "list_containers",
+        "new_page_in_container",
+        "set_default_container",
+        "list_pages",
+        "new_page"
+      ]
+    },
+    "why": "Firefox: tells each tab's container (cookieStoreId), so a container-scoped server sees only its own tabs, and opens tabs in a container."
   },
   {
     "chromium": "required",

@@ -43,6 +43,7 @@ export const ERROR_CODES = Object.freeze({
 export const METHODS = Object.freeze({
   "BROWSER_INFO": "browser.info",
   "CLIENT_HELLO": "client.hello",
+  "CONTAINERS_LIST": "containers.list",
   "DEBUG_DIGEST": "debug.digest",
   "HOST_INFO": "host.info",
   "PAGE_ACT": "page.act",
@@ -91,6 +92,12 @@ export const METHOD_SPECS = Object.freeze({
     "result": "{protocol, host: descriptor, hello: the extension's hello}",
     "target": "host"
   },
+  "containers.list": {
+    "doc": "Firefox containers (contextual identities) with their tab counts; UNSUPPORTED in Chromium.",
+    "params": {},
+    "result": "{containers: [{name, color, icon, cookieStoreId, tabs}]}",
+    "target": "extension"
+  },
   "debug.digest": {
     "doc": "Diagnostic: what arrived in the extension, to check framing and chunk reassembly.",
     "params": {
@@ -115,6 +122,11 @@ export const METHOD_SPECS = Object.freeze({
       "action": {
         "doc": "click | hover | fill | type | select | press | scroll | drag",
         "required": true,
+        "type": "string"
+      },
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
         "type": "string"
       },
       "dx": {
@@ -202,6 +214,11 @@ export const METHOD_SPECS = Object.freeze({
   "page.clearSnapshot": {
     "doc": "Forgets the tab's cached snapshot and tables (refs stay valid: they name elements).",
     "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
       "expectTabSet": {
         "doc": "tab-set fingerprint the caller saw; STALE when it changed",
         "required": false,
@@ -228,6 +245,11 @@ export const METHOD_SPECS = Object.freeze({
         "doc": "true: OK (accept); false: Cancel (dismiss)",
         "required": true,
         "type": "boolean"
+      },
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
       },
       "expectTabSet": {
         "doc": "tab-set fingerprint the caller saw; STALE when it changed",
@@ -260,6 +282,11 @@ export const METHOD_SPECS = Object.freeze({
         "doc": "JSON arguments",
         "required": false,
         "type": "array"
+      },
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
       },
       "cursor": {
         "doc": "`<resultId>:<offset>` for the next page",
@@ -299,6 +326,11 @@ export const METHOD_SPECS = Object.freeze({
   "page.fillForm": {
     "doc": "Fills several fields by ref (each auto-waited), then settles once.",
     "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
       "expectTabSet": {
         "doc": "tab-set fingerprint the caller saw; STALE when it changed",
         "required": false,
@@ -338,6 +370,11 @@ export const METHOD_SPECS = Object.freeze({
         "doc": "match case",
         "required": false,
         "type": "boolean"
+      },
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
       },
       "cursor": {
         "doc": "`<findId>:<offset>` from a previous page",
@@ -388,6 +425,11 @@ export const METHOD_SPECS = Object.freeze({
   "page.resolveRef": {
     "doc": "A CSS selector that finds the element a ref names (through open shadow roots: one per host).",
     "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
       "expectTabSet": {
         "doc": "tab-set fingerprint the caller saw; STALE when it changed",
         "required": false,
@@ -415,6 +457,11 @@ export const METHOD_SPECS = Object.freeze({
   "page.snapshot": {
     "doc": "Snapshot of a tab's DOM as a text tree with refs (collector + engine); pages with `cursor`.",
     "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
       "cursor": {
         "doc": "`<snapshotId>:<offset>` from a previous page; STALE once superseded",
         "required": false,
@@ -479,6 +526,11 @@ export const METHOD_SPECS = Object.freeze({
   "page.text": {
     "doc": "The tab's visible text in reading order, one line per block (frames included, hidden text left out, redacted); pages with `cursor`.",
     "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
       "cursor": {
         "doc": "`<textId>:<offset>` from a previous page; STALE once superseded",
         "required": false,
@@ -528,6 +580,11 @@ export const METHOD_SPECS = Object.freeze({
   "page.upload": {
     "doc": "Sets staged files on an <input type=file> (input and change events), or drops them on an element (dragenter, dragover, drop), then settles.",
     "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
       "drop": {
         "doc": "drop the files on the element instead of setting an input's files",
         "required": false,
@@ -583,6 +640,11 @@ export const METHOD_SPECS = Object.freeze({
   "page.uploadChunk": {
     "doc": "Stages one piece of a file for page.upload, in the background's memory (pieces stay under the message cap; staged uploads expire after 60 s).",
     "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
       "data": {
         "doc": "the piece, base64 (every piece but a file's last is a multiple of 3 bytes)",
         "required": true,
@@ -625,6 +687,11 @@ export const METHOD_SPECS = Object.freeze({
   "page.waitFor": {
     "doc": "Waits until text, a selector or a ref appears (or is gone), or the URL matches.",
     "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
       "expectTabSet": {
         "doc": "tab-set fingerprint the caller saw; STALE when it changed",
         "required": false,
@@ -705,6 +772,11 @@ export const METHOD_SPECS = Object.freeze({
   "tabs.close": {
     "doc": "Closes a tab.",
     "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
       "expectTabSet": {
         "doc": "tab-set fingerprint the caller saw; STALE when it changed",
         "required": false,
@@ -726,13 +798,24 @@ export const METHOD_SPECS = Object.freeze({
   },
   "tabs.list": {
     "doc": "The tabs visible to the extension, in fingerprint order.",
-    "params": {},
+    "params": {
+      "container": {
+        "doc": "only this cookie store's tabs (a container-scoped server)",
+        "required": false,
+        "type": "string"
+      }
+    },
     "result": "{tabs: [{tabId, windowId, index, url, title, active, status, container}], fingerprint, activeTabId}",
     "target": "extension"
   },
   "tabs.navigate": {
     "doc": "Loads a URL, goes back/forward or reloads, then waits for the load.",
     "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
       "expectTabSet": {
         "doc": "tab-set fingerprint the caller saw; STALE when it changed",
         "required": false,
@@ -785,6 +868,11 @@ export const METHOD_SPECS = Object.freeze({
         "required": false,
         "type": "boolean"
       },
+      "cookieStoreId": {
+        "doc": "Firefox: open it in this container (UNSUPPORTED elsewhere)",
+        "required": false,
+        "type": "string"
+      },
       "timeoutMs": {
         "default": 15000,
         "doc": "load wait",
@@ -806,6 +894,11 @@ export const METHOD_SPECS = Object.freeze({
   "tabs.select": {
     "doc": "Brings a tab to the front (and its window); by address or by URL substring.",
     "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
       "expectTabSet": {
         "doc": "tab-set fingerprint the caller saw; STALE when it changed",
         "required": false,

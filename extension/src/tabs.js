@@ -1,7 +1,7 @@
 // Tabs as the MCP tools see them: the visible tab list in fingerprint order, how a request
 // names its tab (tabId, pageIdx, expectTabSet), and waiting for loads from the background
 // (page timers and rAF do not run in background tabs).
-import { api } from "./api.js";
+import { api, family } from "./api.js";
 import { HelperError } from "./errors.js";
 import { ERROR_CODES, FINGERPRINT, METHOD_SPECS } from "./protocol.js";
 import { CRASH_POLL_MS, adopt, collectDialogs, crashed, hookNow, tabCrashed, withHookFor } from "./dialogs.js";
@@ -10,11 +10,14 @@ export const DEFAULT_LOAD_TIMEOUT_MS = METHOD_SPECS["tabs.new"].params.timeoutMs
 /** How long a navigation an action started may take to show up as a loading tab. */
 const NAVIGATION_START_MS = 5000;
 
-/** Visible tabs: windows by ascending id, tabs by index (the fingerprint's order). */
-export async function visibleTabs() {
+/**
+ * Visible tabs: windows by ascending id, tabs by index (the fingerprint's order). With
+ * `container` (a scoped server's cookie store), only that container's tabs.
+ */
+export async function visibleTabs(container = null) {
   const tabs = await api.tabs.query({});
   return tabs
-    .filter((t) => Number.isInteger(t.id) && t.id >= 0)
+    .filter((t) => Number.isInteger(t.id) && t.id >= 0 && (container == null || t.cookieStoreId === container))
     .sort((a, b) => a.windowId - b.windowId || a.index - b.index);
 }
 
@@ -47,8 +50,8 @@ function containerOf(t) {
   return store;
 }
 
-export async function listTabs() {
-  const tabs = await visibleTabs();
+export async function listTabs({ container = null } = {}) {
+  const tabs = await visibleTabs(container);
   return {
     tabs: tabs.map(describeTab),
     fingerprint: await fingerprint(tabs),
@@ -61,13 +64,13 @@ export async function listTabs() {
  * The tab a per-tab request names. `tabId` wins; `pageIdx` is a position in the visible list
  * and is checked against `expectTabSet` when given. Never falls back to another tab.
  */
-export async function resolveTab({ tabId, pageIdx, expectTabSet }) {
+export async function resolveTab({ tabId, pageIdx, expectTabSet, container = null }) {
   if (tabId != null && pageIdx != null) {
     throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "give `tabId` or `pageIdx`, not both", "prefer `tabId`");
   }
   let tabs = null;
   if (expectTabSet != null) {
-    tabs = await visibleTabs();
+    tabs = await visibleTabs(container);
     const now = await fingerprint(tabs);
     if (now !== expectTabSet) {
       throw new HelperError(
@@ -79,14 +82,18 @@ export async function resolveTab({ tabId, pageIdx, expectTabSet }) {
     }
   }
   if (tabId != null) {
+    let tab;
     try {
-      return await api.tabs.get(tabId);
+      tab = await api.tabs.get(tabId);
     } catch {
       throw notFound(`tab ${tabId} does not exist (closed, or not visible to the extension)`);
     }
+    // A container-scoped server never touches another container's tab: to it, there is none.
+    if (container != null && tab.cookieStoreId !== container) throw notFound(`tab ${tabId} does not exist in this server's container`);
+    return tab;
   }
   if (pageIdx != null) {
-    tabs ??= await visibleTabs();
+    tabs ??= await visibleTabs(container);
     const tab = tabs[pageIdx];
     if (!tab) throw notFound(`pageIdx ${pageIdx} is out of range: ${tabs.length} tabs are visible`);
     return tab;
@@ -206,12 +213,15 @@ export function watchNavigation(tabId) {
   return w;
 }
 
-export async function newTab({ url, active = false, timeoutMs }) {
+export async function newTab({ url, active = false, timeoutMs, cookieStoreId = null }) {
   const target = url ?? "about:blank";
   checkUrl(target);
+  if (cookieStoreId != null && family !== "gecko") {
+    throw noContainers();
+  }
   // The agent's tab: its documents get the dialog hook, this first one before its scripts.
   return withHookFor(target, async () => {
-    const tab = await api.tabs.create({ url: target, active });
+    const tab = await api.tabs.create({ url: target, active, ...(cookieStoreId != null && { cookieStoreId }) });
     await adopt(tab.id);
     // Firefox reports the new tab complete at about:blank before it starts loading the URL.
     const blank = target === "about:blank";
@@ -281,7 +291,7 @@ export async function selectTab(params) {
     if (params.tabId != null || params.pageIdx != null) {
       throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "give `url` or `tabId`/`pageIdx`, not both");
     }
-    const tabs = await visibleTabs();
+    const tabs = await visibleTabs(params.container ?? null);
     const hits = tabs.filter((t) => (t.url ?? "").includes(params.url));
     if (hits.length === 0) throw notFound(`no tab's URL contains \`${params.url}\``);
     if (hits.length > 1) {
@@ -322,4 +332,31 @@ function checkUrl(url) {
       "use an http(s), file, data or about:blank URL",
     );
   }
+}
+
+/** Firefox containers with their tab counts; UNSUPPORTED elsewhere. */
+export async function listContainers() {
+  if (family !== "gecko" || !api.contextualIdentities) {
+    throw noContainers();
+  }
+  let identities;
+  try {
+    identities = await api.contextualIdentities.query({});
+  } catch (e) {
+    throw new HelperError(ERROR_CODES.UNSUPPORTED, `containers are turned off in this Firefox: ${e.message}`, "set privacy.userContext.enabled to true in about:config");
+  }
+  const tabs = await visibleTabs();
+  return {
+    containers: identities.map((c) => ({
+      name: c.name,
+      color: c.color,
+      icon: c.icon,
+      cookieStoreId: c.cookieStoreId,
+      tabs: tabs.filter((t) => t.cookieStoreId === c.cookieStoreId).length,
+    })),
+  };
+}
+
+function noContainers() {
+  return new HelperError(ERROR_CODES.UNSUPPORTED, "containers are a Firefox feature; this browser has none", "use a separate browser profile per identity (list_connected_browsers shows each)");
 }

@@ -60,6 +60,20 @@ const KEYS: &[KeySpec] = &[
         help: "browser the browser tools use by default (name, profile label or session id)",
     },
     KeySpec {
+        key: "container",
+        env: "WEBEXT_MCP_CONTAINER",
+        kind: Kind::Text,
+        default: "",
+        help: "Firefox container (name or cookieStoreId) this server's new tabs open in",
+    },
+    KeySpec {
+        key: "scope",
+        env: "WEBEXT_MCP_SCOPE",
+        kind: Kind::Text,
+        default: "all",
+        help: "`container`: this server lists and acts only on tabs of its `container` (others are NOT_FOUND); `all`: every tab",
+    },
+    KeySpec {
         key: "headless",
         env: "WEBEXT_MCP_HEADLESS",
         kind: Kind::Bool,

@@ -113,6 +113,7 @@ pub const PAGE_ACT: &str = "page.act";
 pub const PAGE_FILL_FORM: &str = "page.fillForm";
 pub const PAGE_UPLOAD_CHUNK: &str = "page.uploadChunk";
 pub const PAGE_UPLOAD: &str = "page.upload";
+pub const CONTAINERS_LIST: &str = "containers.list";
 pub const PAGE_EVALUATE: &str = "page.evaluate";
 pub const PAGE_WAIT_FOR: &str = "page.waitFor";
 pub const PAGE_DIALOG: &str = "page.dialog";
@@ -143,6 +144,7 @@ macro_rules! tab_params {
             p("tabId", "integer", false, "the tab (preferred)"),
             p("pageIdx", "integer", false, "position in the visible tab list of `tabs.list`"),
             p("expectTabSet", "string", false, "tab-set fingerprint the caller saw; STALE when it changed"),
+            p("container", "string", false, "a container-scoped server's cookie store: other tabs are NOT_FOUND"),
             $($extra),*
         ]
     };
@@ -211,8 +213,20 @@ pub const METHODS: &[Method] = &[
         name: TABS_LIST,
         target: Target::Extension,
         doc: "The tabs visible to the extension, in fingerprint order.",
-        params: &[],
+        params: &[p(
+            "container",
+            "string",
+            false,
+            "only this cookie store's tabs (a container-scoped server)",
+        )],
         result: "{tabs: [{tabId, windowId, index, url, title, active, status, container}], fingerprint, activeTabId}",
+    },
+    Method {
+        name: CONTAINERS_LIST,
+        target: Target::Extension,
+        doc: "Firefox containers (contextual identities) with their tab counts; UNSUPPORTED in Chromium.",
+        params: &[],
+        result: "{containers: [{name, color, icon, cookieStoreId, tabs}]}",
     },
     Method {
         name: TABS_NEW,
@@ -221,6 +235,7 @@ pub const METHODS: &[Method] = &[
         params: &[
             p("url", "string", false, "the page to open").or(DefaultValue::Str("about:blank")),
             p("active", "boolean", false, "bring it to the front").or(DefaultValue::Bool(false)),
+            p("cookieStoreId", "string", false, "Firefox: open it in this container (UNSUPPORTED elsewhere)"),
             timeout_ms("load wait", LOAD_TIMEOUT_MS),
         ],
         result: "{tab, loaded: bool}",

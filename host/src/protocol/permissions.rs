@@ -28,9 +28,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::methods::{
-    METHODS, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_FIND, PAGE_RESOLVE_REF,
-    PAGE_SNAPSHOT, PAGE_TEXT, PAGE_UPLOAD, PAGE_WAIT_FOR, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT,
-    Target,
+    CONTAINERS_LIST, METHODS, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_FIND,
+    PAGE_RESOLVE_REF, PAGE_SNAPSHOT, PAGE_TEXT, PAGE_UPLOAD, PAGE_WAIT_FOR, TABS_LIST, TABS_NAVIGATE,
+    TABS_NEW, TABS_SELECT, Target,
 };
 
 pub use crate::browsers::Engine;
@@ -178,6 +178,10 @@ const TAB_URLS: &[&str] = &[TABS_LIST, TABS_NEW, TABS_NAVIGATE, TABS_SELECT, PAG
 const TAB_URL_TOOLS: &[&str] =
     &["list_pages", "new_page", "navigate_page", "navigate_history", "select_page", "wait_for"];
 
+/// Tools that use or honour Firefox containers.
+const CONTAINER_TOOLS: &[&str] =
+    &["list_containers", "new_page_in_container", "set_default_container", "list_pages", "new_page"];
+
 /// Tools that use debugger mode when it is on (trusted input, CSP-proof evaluation).
 const DEBUGGER_TOOLS: &[&str] = &[
     "click_by_uid",
@@ -204,6 +208,8 @@ pub const PERMISSIONS: &[Permission] = &[
     api("tabs", REQUIRED, REQUIRED, "Reports tabs with their URLs and titles and finds a tab by URL.", TAB_URLS, TAB_URL_TOOLS),
     api("scripting", REQUIRED, REQUIRED, "Runs the snapshot collector, actions and evaluate_script in the page.", SCRIPTED, SCRIPTED_TOOLS),
     api("webNavigation", REQUIRED, REQUIRED, "Sees each new document of the tabs the agent opened or navigated, to install the dialog hook before the page's scripts run.", &[TABS_NEW, TABS_NAVIGATE, PAGE_DIALOG], &["new_page", "navigate_page", "navigate_history", "accept_dialog", "dismiss_dialog"]),
+    api("contextualIdentities", ABSENT, REQUIRED, "Firefox containers: lists them for list_containers and opens tabs in them. Installing an extension with it turns Firefox's container feature on for the profile.", &[CONTAINERS_LIST, TABS_NEW], CONTAINER_TOOLS),
+    api("cookies", ABSENT, REQUIRED, "Firefox: tells each tab's container (cookieStoreId), so a container-scoped server sees only its own tabs, and opens tabs in a container.", &[CONTAINERS_LIST, TABS_LIST, TABS_NEW], CONTAINER_TOOLS),
     api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE], DEBUGGER_TOOLS),
     host("<all_urls>", REQUIRED, REQUIRED, "Lets the helper script every page and read its URL and title.", SCRIPTED, SCRIPTED_TOOLS),
 ];
@@ -430,7 +436,10 @@ mod tests {
         let mut with_debugger = base.to_vec();
         with_debugger.push("debugger");
         assert_eq!(chromium, [("permissions", with_debugger), ("host_permissions", vec!["<all_urls>"])]);
-        assert_eq!(gecko, [("permissions", base.to_vec()), ("host_permissions", vec!["<all_urls>"])]);
+        // Firefox also: containers (issue 31), whose tabs' cookieStoreId needs `cookies`.
+        let mut with_containers = base.to_vec();
+        with_containers.extend(["contextualIdentities", "cookies"]);
+        assert_eq!(gecko, [("permissions", with_containers), ("host_permissions", vec!["<all_urls>"])]);
     }
 
     /// DESIGN "What extension APIs can and cannot do": Chromium cannot make `debugger`
@@ -500,8 +509,14 @@ mod tests {
             missing_required(Engine::Chromium, &gecko).iter().map(|p| p.name).collect::<Vec<_>>(),
             ["debugger"]
         );
-        assert!(missing_required(Engine::Gecko, &all(Engine::Chromium)).is_empty());
-        assert_eq!(missing_required(Engine::Gecko, &PermissionSet::default()).len(), 7);
+        assert_eq!(
+            missing_required(Engine::Gecko, &all(Engine::Chromium))
+                .iter()
+                .map(|p| p.name)
+                .collect::<Vec<_>>(),
+            ["contextualIdentities", "cookies"]
+        );
+        assert_eq!(missing_required(Engine::Gecko, &PermissionSet::default()).len(), 9);
     }
 
     #[test]

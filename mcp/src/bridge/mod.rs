@@ -18,6 +18,7 @@
 //!
 //! Tools never touch the hub or a client themselves (a test below reads their sources).
 
+pub mod containers;
 pub mod results;
 pub mod targeting;
 pub mod timeouts;
@@ -30,9 +31,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use webext_mcp_host::client::Hub;
 use webext_mcp_host::descriptor::{Descriptor, DirReport};
-use webext_mcp_host::protocol::methods::TABS_LIST;
+use webext_mcp_host::protocol::methods::{self as methods, CONTAINERS_LIST, TABS_LIST, TABS_NEW};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
+pub use containers::Containers;
 pub use targeting::{CurrentPages, TabTarget, decode_with_target, schema_with_target};
 pub use timeouts::Timeout;
 
@@ -42,6 +44,7 @@ pub struct BrowserState {
     hub: Hub,
     selected: Mutex<Option<String>>,
     pages: CurrentPages,
+    containers: Containers,
 }
 
 impl BrowserState {
@@ -51,7 +54,79 @@ impl BrowserState {
             hub: Hub::searching(dirs.to_vec()),
             selected: Mutex::new(initial.map(str::to_owned)),
             pages: Default::default(),
+            containers: Containers::default(),
         }
+    }
+
+    /// The same state with this server's container settings (`--container`, `scope`).
+    pub fn with_containers(mut self, containers: Containers) -> BrowserState {
+        self.containers = containers;
+        self
+    }
+
+    pub fn containers(&self) -> &Containers {
+        &self.containers
+    }
+
+    /// The Firefox containers of browser `d` (`UNSUPPORTED` from Chromium's helper).
+    pub async fn container_list(
+        &self,
+        d: &Descriptor,
+        timeout: Timeout,
+    ) -> Result<Vec<containers::Container>, ErrorBody> {
+        let list: containers::ContainerList =
+            self.call_in(d, CONTAINERS_LIST, serde_json::json!({}), timeout).await?;
+        Ok(list.containers)
+    }
+
+    /// The cookie store of the container this server was started with, in browser `d`.
+    async fn configured_store(&self, d: &Descriptor, timeout: Timeout) -> Result<Option<String>, ErrorBody> {
+        let Some(name) = self.containers.configured() else { return Ok(None) };
+        if let Some(store) = self.containers.resolved(d) {
+            return Ok(Some(store));
+        }
+        let list = self.container_list(d, timeout).await?;
+        let store = containers::resolve(&list, name)?.cookie_store_id.clone();
+        self.containers.remember(d, &store);
+        Ok(Some(store))
+    }
+
+    /// Applies this server's containers to a call: new tabs open in the default container
+    /// (`set_default_container`, else `--container`), and a scoped server names its container
+    /// on every method that takes one, so the helper refuses every other container's tab.
+    async fn contain(
+        &self,
+        d: &Descriptor,
+        method: &str,
+        params: &mut Value,
+        timeout: Timeout,
+    ) -> Result<(), ErrorBody> {
+        if self.containers.configured().is_none() && self.containers.default_for(d).is_none() {
+            return Ok(());
+        }
+        let scope = if self.containers.scoped() { self.configured_store(d, timeout).await? } else { None };
+        if method == TABS_NEW {
+            let asked = params.get("cookieStoreId").and_then(Value::as_str).map(str::to_owned);
+            if let (Some(scope), Some(asked)) = (&scope, &asked)
+                && scope != asked
+            {
+                return Err(ErrorBody::new(ErrorCode::PermissionDenied, "this server is scoped to its own container")
+                    .with_hint("open the tab there (omit the container), or use a server without `scope = \"container\"`"));
+            }
+            let store = match asked.or_else(|| self.containers.default_for(d)) {
+                Some(s) => Some(s),
+                None => self.configured_store(d, timeout).await?,
+            };
+            if let (Some(store), Some(obj)) = (store, params.as_object_mut()) {
+                obj.insert("cookieStoreId".into(), Value::String(store));
+            }
+        }
+        let takes_scope =
+            methods::find(method).is_some_and(|m| m.params.iter().any(|p| p.name == "container"));
+        if let (Some(scope), true, Some(obj)) = (scope, takes_scope, params.as_object_mut()) {
+            obj.insert("container".into(), Value::String(scope));
+        }
+        Ok(())
     }
 
     /// This server's current page per browser.
@@ -129,6 +204,8 @@ impl BrowserState {
         timeout: Timeout,
     ) -> Result<(Descriptor, R), ErrorBody> {
         let d = self.resolve_waiting(browser, timeout).await?;
+        let mut params = params;
+        self.contain(&d, method, &mut params, timeout).await?;
         let r = self.call_in(&d, method, params, timeout).await?;
         Ok((d, r))
     }
@@ -154,6 +231,7 @@ impl BrowserState {
             current = self.session_page(&d, timeout).await;
         }
         targeting::address(target, current, &d.browser, &mut params)?;
+        self.contain(&d, method, &mut params, timeout).await?;
         let r = self.call_in(&d, method, params, timeout).await?;
         Ok((d, r))
     }

@@ -288,6 +288,7 @@ mod tests {
             PAGE_WAIT_FOR => decode::<Waited>(method, value).map(drop),
             PAGE_EVALUATE => decode::<Evaluated>(method, value).map(drop),
             PAGE_DIALOG => decode::<DialogReply>(method, value).map(drop),
+            CONTAINERS_LIST => decode::<super::super::containers::ContainerList>(method, value).map(drop),
             _ => return None,
         })
     }

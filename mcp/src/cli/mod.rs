@@ -60,6 +60,10 @@ enum Command {
         /// Browser the browser tools use by default (name, profile label or session id).
         #[arg(long, value_name = "NAME")]
         browser: Option<String>,
+        /// Firefox container new tabs open in (name or cookieStoreId); with config
+        /// `scope = "container"` the server sees and acts only on that container's tabs.
+        #[arg(long, value_name = "NAME")]
+        container: Option<String>,
     },
     /// Run one tool, exactly as the MCP server would, and print its result.
     Call {
@@ -187,12 +191,15 @@ fn flags_of(cli: &Cli) -> Flags {
     if let Some(log) = &cli.global.log {
         flags.insert("log", log.clone());
     }
-    if let Command::Serve { toolsets, browser } = &cli.command {
+    if let Command::Serve { toolsets, browser, container } = &cli.command {
         if let Some(t) = toolsets {
             flags.insert("toolsets", t.clone());
         }
         if let Some(b) = browser {
             flags.insert("browser", b.clone());
+        }
+        if let Some(c) = container {
+            flags.insert("container", c.clone());
         }
     }
     flags
@@ -206,7 +213,9 @@ pub fn context(home: Option<&std::path::Path>, env: Env, flags: &Flags) -> Resul
     };
     let config = Config::load(&paths.config_file, &env, flags)?;
     let toolsets = std::sync::RwLock::new(Selection::parse(&config.list("toolsets"))?);
-    let browser = tools::browser::BrowserState::new(&paths.runtime_search, config.text("browser"));
+    let containers = crate::bridge::Containers::new(config.text("container"), config.text("scope"))?;
+    let browser = tools::browser::BrowserState::new(&paths.runtime_search, config.text("browser"))
+        .with_containers(containers);
     Ok(Arc::new(Context { paths, config, env, toolsets, browser }))
 }
 

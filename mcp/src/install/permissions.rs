@@ -112,8 +112,15 @@ mod tests {
         assert_eq!(p.code, CHANGED);
         assert!(p.message.contains("lacks debugger"), "{}", p.message);
         assert!(p.fix.contains("webext-mcp install") && p.fix.contains("chrome://extensions"), "{}", p.fix);
-        // Firefox never needs debugger.
-        assert_eq!(check_manifest(Family::Gecko, &m), None);
+        // Firefox never needs debugger; a Firefox helper from before containers (issue 31)
+        // lacks two permissions, and the fix says how to upgrade.
+        let mut gecko = full(Family::Gecko);
+        gecko["permissions"].as_array_mut().unwrap().retain(|p| p != "debugger");
+        assert_eq!(check_manifest(Family::Gecko, &gecko), None);
+        gecko["permissions"].as_array_mut().unwrap().retain(|p| p != "contextualIdentities" && p != "cookies");
+        let old = check_manifest(Family::Gecko, &gecko).unwrap();
+        assert!(old.message.contains("lacks contextualIdentities, cookies"), "{}", old.message);
+        assert!(old.fix.contains("about:addons"), "{}", old.fix);
         let none = check_manifest(Family::Gecko, &json!({})).unwrap();
         assert!(none.fix.contains("about:addons"), "{}", none.fix);
     }

@@ -15,6 +15,7 @@ pub mod actions;
 pub mod browser;
 pub mod browsers;
 pub mod catalog;
+pub mod containers;
 mod debug;
 pub mod dev;
 pub mod dialogs;
@@ -127,7 +128,7 @@ impl Toolset {
             Toolset::Build => "build per browser, validate the manifest, inspect a build",
             Toolset::Dev => "dev/start/preview sessions, wait, stop, source inspection",
             Toolset::Browsers => "detect installed browsers, install and list managed ones",
-            Toolset::Pages => "connected browsers, tabs, navigation",
+            Toolset::Pages => "connected browsers, tabs, navigation, Firefox containers",
             Toolset::Snapshot => "snapshots with refs, page text, find by text, ref to selector",
             Toolset::Input => "click, hover, fill, type, drag, keys, scroll, uploads, wait, scripts",
             Toolset::Debug => "echo and ping, for checking a client's wiring",
@@ -407,6 +408,7 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(catalog::tools())
             .chain(browser::tools())
             .chain(pages::tools())
+            .chain(containers::tools())
             .chain(snapshot::tools())
             .chain(reading::tools())
             .chain(actions::tools())

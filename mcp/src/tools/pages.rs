@@ -148,7 +148,7 @@ pub struct SelectPageArgs {
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
-fn tab_line(t: &Tab) -> String {
+pub(super) fn tab_line(t: &Tab) -> String {
     format!(
         "tabId={} {}\"{}\" {}",
         t.tab_id,

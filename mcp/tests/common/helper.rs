@@ -97,6 +97,8 @@ pub async fn launch_configured(
         Family::Gecko => {
             let home = dirs.path().join("home");
             opts.env.push(("HOME".into(), home.display().to_string()));
+            // Containers on, as in Zen and with Multi-Account Containers (issue 31's tests).
+            opts.preferences.insert("privacy.userContext.enabled".into(), serde_json::Value::Bool(true));
             home.join(".mozilla").join("native-messaging-hosts")
         }
     };

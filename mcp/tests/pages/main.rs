@@ -9,6 +9,7 @@
 mod common;
 
 mod actions;
+mod containers;
 mod corpus;
 mod dialogs;
 mod progress;

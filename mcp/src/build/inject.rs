@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use oxc_allocator::Allocator;
-use oxc_ast::ast::{ComputedMemberExpression, Expression, StaticMemberExpression};
+use oxc_ast::ast::{ComputedMemberExpression, Expression, Program, StaticMemberExpression};
 use oxc_ast_visit::{Visit, walk};
 use oxc_span::Span;
 
@@ -27,12 +27,16 @@ pub struct Leftover {
 }
 
 /// The result of injecting into one script.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Injected {
     /// The new text; `None` when nothing was replaced (the file is copied as is).
     pub text: Option<String>,
     pub replaced: usize,
     pub leftovers: Vec<Leftover>,
+    /// Where the new text's pieces come from in the old one (for source maps).
+    pub edits: Vec<crate::build::splice::Segment>,
+    /// Every env name looked up (what the result depends on).
+    pub names: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -44,7 +48,7 @@ enum Base {
 /// Replaces env accesses in `text` (a script at `path`, loaded as `goal`).
 pub fn inject(text: &str, path: &Path, goal: Goal, env: &PublicEnv) -> Result<Injected, SyntaxError> {
     if !text.contains("process") && !text.contains("import.meta") {
-        return Ok(Injected { text: None, replaced: 0, leftovers: Vec::new() });
+        return Ok(Injected::default());
     }
     js::guarded(text, || inject_parsed(text, path, goal, env))
 }
@@ -61,8 +65,36 @@ fn inject_parsed(text: &str, path: &Path, goal: Goal, env: &PublicEnv) -> Result
         },
         Err(e) => return Err(e),
     };
-    let mut finder = Finder { env, edits: Vec::new(), left: Vec::new() };
-    finder.visit_program(&program);
+    let found = find(&program, text, env);
+    let replaced = found.edits.len();
+    if replaced == 0 {
+        return Ok(Injected { leftovers: found.leftovers, names: found.names, ..Injected::default() });
+    }
+    let mut edits = found.edits;
+    let spliced = crate::build::splice::splice(text, &mut edits);
+    Ok(Injected {
+        text: Some(spliced.text),
+        replaced,
+        leftovers: found.leftovers,
+        edits: spliced.segments,
+        names: found.names,
+    })
+}
+
+/// The env accesses of an already parsed `program` (of `text`): what replaces each, what
+/// cannot be replaced, and every name looked up — the env values the result depends on (the
+/// bundler links `.js` modules with this on its own parse, and caches by those values).
+#[derive(Debug, Clone, Default)]
+pub struct Found {
+    pub edits: Vec<(Span, String)>,
+    pub leftovers: Vec<Leftover>,
+    pub names: Vec<String>,
+}
+
+/// [`Found`] in `program`, the parse of `text`.
+pub fn find(program: &Program<'_>, text: &str, env: &PublicEnv) -> Found {
+    let mut finder = Finder { env, edits: Vec::new(), left: Vec::new(), names: Vec::new() };
+    finder.visit_program(program);
     let leftovers = finder
         .left
         .iter()
@@ -71,24 +103,36 @@ fn inject_parsed(text: &str, path: &Path, goal: Goal, env: &PublicEnv) -> Result
             Leftover { what: slice(text, *span).to_owned(), why: why.clone(), line, column }
         })
         .collect();
-    let replaced = finder.edits.len();
-    if replaced == 0 {
-        return Ok(Injected { text: None, replaced, leftovers });
-    }
-    finder.edits.sort_by_key(|(s, _)| s.start);
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0usize;
-    for (span, with) in &finder.edits {
-        let (s, e) = (span.start as usize, span.end as usize);
-        if s < at {
-            continue;
+    Found { edits: finder.edits, leftovers, names: finder.names }
+}
+
+/// The value `e` reads when it is an env access that is replaced (`process.env.NODE_ENV`,
+/// `import.meta.env["X"]`): what lets the bundler drop `NODE_ENV` branches on a text it has
+/// not spliced yet.
+pub fn env_value<'e>(e: &Expression<'_>, env: &'e PublicEnv) -> Option<&'e str> {
+    match e.get_inner_expression() {
+        Expression::StaticMemberExpression(m) if env_base(&m.object).is_some() => {
+            env.get(m.property.name.as_str())
         }
-        out.push_str(&text[at..s]);
-        out.push_str(with);
-        at = e;
+        Expression::ComputedMemberExpression(m) if env_base(&m.object).is_some() => {
+            match m.expression.get_inner_expression() {
+                Expression::StringLiteral(s) => env.get(s.value.as_str()),
+                _ => None,
+            }
+        }
+        _ => None,
     }
-    out.push_str(&text[at..]);
-    Ok(Injected { text: Some(out), replaced, leftovers })
+}
+
+/// Whether `it` is an access into `process.env` or `import.meta.env` (`X.env.NAME`), which
+/// [`find`] handles as a whole.
+pub fn is_env_access_static(it: &StaticMemberExpression<'_>) -> bool {
+    env_base(&it.object).is_some()
+}
+
+/// [`is_env_access_static`] for `X.env[key]`.
+pub fn is_env_access_computed(it: &ComputedMemberExpression<'_>) -> bool {
+    env_base(&it.object).is_some()
 }
 
 fn slice(text: &str, span: Span) -> &str {
@@ -99,6 +143,7 @@ struct Finder<'e> {
     env: &'e PublicEnv,
     edits: Vec<(Span, String)>,
     left: Vec<(Span, String)>,
+    names: Vec<String>,
 }
 
 /// `process.env` or `import.meta.env`.
@@ -117,6 +162,9 @@ impl Finder<'_> {
             }
             return;
         };
+        if !self.names.iter().any(|n| n == name) {
+            self.names.push(name.to_owned());
+        }
         match self.env.get(name) {
             Some(v) => self.edits.push((span, json_string(v))),
             None if base == Base::ImportMeta => self.edits.push((span, "undefined".into())),
@@ -238,7 +286,7 @@ mod tests {
     #[test]
     fn files_without_env_are_not_parsed() {
         let out = run("this is not ( javascript", Goal::Script);
-        assert_eq!(out, Injected { text: None, replaced: 0, leftovers: Vec::new() });
+        assert_eq!(out, Injected::default());
         assert!(inject("process.env.X(", Path::new("a.js"), Goal::Script, &env()).is_err());
     }
 }

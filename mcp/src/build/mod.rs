@@ -26,6 +26,7 @@ pub mod needs;
 pub mod output;
 pub mod plan;
 pub mod scan;
+pub mod splice;
 pub mod workspace;
 
 use std::collections::BTreeMap;

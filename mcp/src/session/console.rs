@@ -1,6 +1,7 @@
 //! What the extension prints: every console event goes to `logs.ndjson` and the recent list
 //! `extension_source_inspect` reads; an uncaught exception (not one a reload causes by
-//! design) becomes an error of the session, named by the project file behind its URL.
+//! design) becomes an error of the session, named by the project file behind its URL — for
+//! a bundle, the module's file and line through the dev source map.
 
 use serde_json::json;
 
@@ -42,8 +43,20 @@ impl Live {
         if ev.kind != EventKind::Exception || reload::expected_after_reload(&ev.text) {
             return;
         }
-        let file = ev.url.as_deref().map(|u| self.source_of(u));
-        let entry = runtime_error(ev.text.clone(), file, ev.line, ev.column);
+        // A bundled output's position is the module's, through its dev source map.
+        let base = self.ext.as_ref().map(|e| e.base_url.clone()).unwrap_or_default();
+        let mapped = match (ev.url.as_deref().and_then(|u| u.strip_prefix(base.as_str())), ev.line) {
+            (Some(rel), Some(line)) if !base.is_empty() => {
+                let rel = rel.split(['?', '#']).next().unwrap_or(rel);
+                self.maps.locate(rel, line, ev.column.unwrap_or(1))
+            }
+            _ => None,
+        };
+        let text = self.maps.rewrite_stack(&ev.text, &base);
+        let entry = match mapped {
+            Some((file, line, column)) => runtime_error(text, Some(file), Some(line), Some(column)),
+            None => runtime_error(text, ev.url.as_deref().map(|u| self.source_of(u)), ev.line, ev.column),
+        };
         self.contract.event("error", json!({"error": entry}));
         if !self.errors.contains(&entry) {
             self.errors.push(entry);

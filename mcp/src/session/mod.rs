@@ -27,6 +27,7 @@ mod readiness;
 mod rebuild;
 mod reload;
 pub mod run_config;
+mod sourcemap;
 pub mod watch;
 
 use std::path::{Path, PathBuf};

@@ -110,6 +110,8 @@ pub(super) struct Live {
     pub roles: Roles,
     /// Output-relative path → project file.
     pub sources: BTreeMap<String, PathBuf>,
+    /// The dev build's source maps (bundled outputs), read when an error needs one.
+    pub maps: super::sourcemap::Maps,
     /// Content-script entries the dev build could not wrap (their tabs are reloaded).
     pub reload_entries: Vec<usize>,
     pub dev_changes: Vec<DevChange>,
@@ -143,6 +145,7 @@ impl Live {
             build_ok: false,
             roles: Roles::default(),
             sources: BTreeMap::new(),
+            maps: super::sourcemap::Maps::default(),
             reload_entries: Vec::new(),
             dev_changes: Vec::new(),
             recent: VecDeque::new(),
@@ -196,6 +199,7 @@ impl Live {
         self.roles = Roles::read(&self.dist, &built.sources);
         self.roles.add_bundle_inputs(&built.inputs);
         self.sources = built.sources;
+        self.maps = super::sourcemap::Maps::new(self.dist.clone());
         Ok(())
     }
 

@@ -12,6 +12,9 @@
 //! $wx_r(0);
 //! })();
 //! ```
+//!
+//! Production bundles are the same with each function minified on its own (cached with the
+//! module) and no comments or line breaks; dev bundles end with their source map's name.
 
 use std::path::Path;
 
@@ -74,36 +77,69 @@ pub struct Part<'a> {
     pub esm: bool,
 }
 
-/// The bundle's text: the modules (entry = id 0) and the runtime in one IIFE.
-pub fn bundle_text(parts: &[Part<'_>]) -> String {
+/// The bundle's text: the modules (entry = id 0) and the runtime in one IIFE, and the line
+/// each module's function starts on (0-based, for source maps). `minified`: the parts are
+/// minified and the bundle is printed without comments or line breaks.
+pub fn bundle_text(parts: &[Part<'_>], minified: bool) -> (String, Vec<u32>) {
     let size: usize = parts.iter().map(|p| p.function.len() + p.name.len() + 16).sum();
     let mut out = String::with_capacity(size + RUNTIME.len() + 256);
-    out.push_str("// Bundled by webext-mcp.\n(function () {\nvar $wx_esm = [");
-    for (i, p) in parts.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+    let esm: Vec<&str> = parts.iter().map(|p| if p.esm { "1" } else { "0" }).collect();
+    let mut starts = Vec::with_capacity(parts.len());
+    if minified {
+        out.push_str(&format!("(function(){{var $wx_esm=[{}];var $wx_defs=[", esm.join(",")));
+        for (i, p) in parts.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            starts.push(0);
+            out.push_str(p.function);
         }
-        out.push(if p.esm { '1' } else { '0' });
+        out.push_str("];");
+        out.push_str(runtime_minified());
+        out.push_str("$wx_r(0)})();\n");
+        return (out, starts);
     }
-    out.push_str("];\nvar $wx_defs = [\n");
+    out.push_str(&format!(
+        "// Bundled by webext-mcp.\n(function () {{\nvar $wx_esm = [{}];\nvar $wx_defs = [\n",
+        esm.join(",")
+    ));
+    let mut line = 4u32;
     for (i, p) in parts.iter().enumerate() {
         if i > 0 {
             out.push_str(",\n");
+            line += 1;
         }
-        // `*/` in a file name would end the comment early.
-        out.push_str(&format!("// {}\n", p.name.replace(['\n', '\r'], " ")));
+        // A line break in a file name would end the comment early.
+        out.push_str(&format!("// {}\n", p.name.replace(['\n', '\r', '\u{2028}', '\u{2029}'], " ")));
+        line += 1;
+        starts.push(line);
         out.push_str(p.function);
+        line += p.function.matches('\n').count() as u32;
     }
     out.push_str("\n];\n");
     out.push_str(RUNTIME);
     out.push_str("$wx_r(0);\n})();\n");
-    out
+    (out, starts)
 }
 
-/// `text` (a whole bundle) printed without whitespace and comments, for production builds;
-/// `None` when it cannot be (too large or deep for the parser's guard, or a parse error):
-/// the bundle is then shipped as it is. No renaming: names in stack traces stay the author's.
-pub fn minify(text: &str) -> Option<String> {
+/// The runtime minified once per process (as written when that fails).
+fn runtime_minified() -> &'static str {
+    static SMALL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SMALL.get_or_init(|| minify(RUNTIME).unwrap_or_else(|| RUNTIME.to_owned()))
+}
+
+/// One module's function (a function expression) printed without whitespace and comments,
+/// for production builds; `None` when it cannot be (over the parser's guard, or it does not
+/// parse): it is then shipped as it is. No renaming: names in stack traces stay the author's.
+pub fn minify_function(function: &str) -> Option<String> {
+    const HEAD: &str = "var $wx_f=";
+    let small = minify(&format!("{HEAD}{function};"))?;
+    let body = small.trim_end().strip_prefix(HEAD)?;
+    Some(body.strip_suffix(';').unwrap_or(body).to_owned())
+}
+
+/// `text` (a script) printed without whitespace and comments; `None` when it cannot be.
+fn minify(text: &str) -> Option<String> {
     js::guarded(text, || {
         let alloc = Allocator::default();
         let program = js::parse(&alloc, text, Path::new("bundle.js"), Goal::Script)?;
@@ -118,15 +154,29 @@ mod tests {
 
     #[test]
     fn minified_bundles_keep_their_behaviour_words() {
-        let parts = [Part {
-            name: "a.js",
-            function: "function ($wx_e, $wx_r) {\n  // note\n  const long_name = 'x';\n  console.log(long_name);\n}",
-            esm: true,
-        }];
-        let text = bundle_text(&parts);
-        let small = minify(&text).unwrap();
-        assert!(small.len() * 10 < text.len() * 9 && !small.contains("\n\n"), "{small}");
-        assert!(small.contains("long_name") && !small.contains("// note"), "{small}");
-        assert_eq!(minify(&"[".repeat(5000)), None);
+        let function =
+            "function ($wx_e, $wx_r) {\n  // note\n  const long_name = 'x';\n  console.log(long_name);\n}";
+        let small = minify_function(function).unwrap();
+        assert!(small.starts_with("function(") && small.ends_with('}'), "{small}");
+        assert!(
+            small.contains("long_name") && !small.contains("// note") && !small.contains('\n'),
+            "{small}"
+        );
+        let parts = [Part { name: "a.js", function: &small, esm: true }];
+        let (text, _) = bundle_text(&parts, true);
+        assert!(text.len() < 1500 && !text.contains("//") && text.contains(&small), "{text}");
+        assert_eq!(minify_function(&"[".repeat(5000)), None);
+    }
+
+    #[test]
+    fn modules_start_on_the_lines_a_source_map_names() {
+        let parts = [
+            Part { name: "a.js", function: "function () {\nA;\n}", esm: false },
+            Part { name: "b\njs", function: "function () {\nB;\n}", esm: false },
+        ];
+        let (text, starts) = bundle_text(&parts, false);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[starts[0] as usize + 1], "A;");
+        assert_eq!(lines[starts[1] as usize + 1], "B;");
     }
 }

@@ -13,10 +13,10 @@ use std::path::Path;
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
-    BinaryExpression, BindingPattern, CallExpression, ConditionalExpression, Declaration,
+    BinaryExpression, CallExpression, ComputedMemberExpression, ConditionalExpression,
     ExportDefaultDeclarationKind, Expression, IdentifierReference, IfStatement, ImportDeclarationSpecifier,
     ImportExpression, ImportMeta, ModuleDeclaration, ModuleExportName, ObjectProperty, Statement,
-    TaggedTemplateExpression,
+    StaticMemberExpression, TaggedTemplateExpression,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SemanticBuilder};
@@ -26,7 +26,11 @@ use oxc_syntax::scope::ScopeFlags;
 use oxc_syntax::symbol::SymbolId;
 
 use super::resolve::Unresolved;
+use crate::build::env::PublicEnv;
+use crate::build::inject::{self, Leftover};
 use crate::build::js::{self, Goal, SyntaxError};
+use crate::build::splice::{self, Segment};
+use syntax::{binds_require, declared_names, literal_specifier, member, quote};
 
 /// What a module asks for: `Ok(id)` of the bundled module, or why it cannot be had.
 pub type Resolve<'r> = dyn FnMut(&str) -> Result<usize, Unresolved> + Send + 'r;
@@ -56,37 +60,60 @@ pub struct Linked {
     /// ES module (strict, exports as getters) rather than CommonJS/script.
     pub esm: bool,
     pub issues: Vec<Issue>,
+    /// Where the module's own text starts in `function` (after the generated head), and where
+    /// each piece of it came from in the text given to [`link`] (for source maps).
+    pub body_start: u32,
+    pub segments: Vec<Segment>,
+    /// With an env: the `process.env` uses that stay (positions in the text given), and
+    /// every env name the module looked up (what its linked text depends on).
+    pub leftovers: Vec<Leftover>,
+    pub env_names: Vec<String>,
 }
 
 /// Links `text` (JavaScript, the module at `path`). `url` is what `import.meta.url` becomes
-/// (an expression).
-pub fn link(text: &str, path: &Path, url: &str, resolve: &mut Resolve<'_>) -> Result<Linked, SyntaxError> {
-    js::guarded(text, || link_unguarded(text, path, url, resolve))
+/// (an expression). With `env`, `process.env.X`/`import.meta.env.X` are replaced on the same
+/// parse (instead of a parse of its own before linking).
+pub fn link(
+    text: &str,
+    path: &Path,
+    url: &str,
+    env: Option<&PublicEnv>,
+    resolve: &mut Resolve<'_>,
+) -> Result<Linked, SyntaxError> {
+    // `path` names the module for the caller; the text is JavaScript by now (TypeScript and
+    // JSX were compiled), so it is parsed as such whatever its name.
+    let _ = path;
+    js::guarded(text, || link_unguarded(text, url, env, resolve))
 }
 
 fn link_unguarded(
     text: &str,
-    path: &Path,
     url: &str,
+    env: Option<&PublicEnv>,
     resolve: &mut Resolve<'_>,
 ) -> Result<Linked, SyntaxError> {
     let alloc = Allocator::default();
-    // The text is JavaScript by now (TypeScript and JSX were compiled): parse it as such.
-    let js_path = Path::new("module.js");
-    let _ = path;
-    let program = js::parse(&alloc, text, js_path, Goal::Module)?;
+    let program = js::parse(&alloc, text, Path::new("module.js"), Goal::Module)?;
     let esm = program
         .body
         .iter()
         .any(|s| matches!(s, Statement::ImportDeclaration(_)) || s.as_module_declaration().is_some());
-    let sem = SemanticBuilder::new().build(&program);
-    let scoping = sem.semantic.scoping();
+    // Scopes say which identifiers are imported bindings and whether `require` is the free
+    // one; a module with no imports that binds no `require` needs neither (most of
+    // node_modules: CommonJS), and semantic analysis costs as much as the parse.
+    let imports = program.body.iter().any(|s| matches!(s, Statement::ImportDeclaration(_)));
+    let sem = (imports || binds_require(&program, text)).then(|| SemanticBuilder::new().build(&program));
+    let scoping = sem.as_ref().map(|s| s.semantic.scoping());
+    let found = env
+        .filter(|_| text.contains("process") || text.contains("import.meta"))
+        .map(|e| inject::find(&program, text, e))
+        .unwrap_or_default();
     let mut l = Linker {
-        text,
         scoping,
+        env,
         resolve,
         url,
-        edits: Vec::new(),
+        edits: found.edits,
         issues: Vec::new(),
         imports: HashMap::new(),
         requires: Vec::new(),
@@ -98,8 +125,8 @@ fn link_unguarded(
     for stmt in &program.body {
         l.top_level(stmt);
     }
-    let body = l.spliced();
-    let mut function = String::with_capacity(body.len() + 256);
+    let body = splice::splice(text, &mut l.edits);
+    let mut function = String::with_capacity(body.text.len() + 256);
     if esm {
         function.push_str("function ($wx_e, $wx_r) {\n\"use strict\";\n");
         if !l.getters.is_empty() {
@@ -121,18 +148,25 @@ fn link_unguarded(
     } else {
         function.push_str("function (module, exports, require) {\n");
     }
-    function.push_str(&body);
+    let body_start = function.len() as u32;
+    function.push_str(&body.text);
     function.push_str("\n}");
-    Ok(Linked { function, esm, issues: l.issues })
-}
-
-fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+    Ok(Linked {
+        function,
+        esm,
+        issues: l.issues,
+        body_start,
+        segments: body.segments,
+        leftovers: found.leftovers,
+        env_names: found.names,
+    })
 }
 
 struct Linker<'s, 'r, 'x> {
-    text: &'s str,
-    scoping: &'s Scoping,
+    /// `None` when the module has no imports and binds no `require` (see [`binds_require`]).
+    scoping: Option<&'s Scoping>,
+    /// Env values the `NODE_ENV` checks compare (replaced on this parse), when given.
+    env: Option<&'s PublicEnv>,
     resolve: &'x mut Resolve<'r>,
     url: &'s str,
     edits: Vec<(Span, String)>,
@@ -290,112 +324,64 @@ impl Linker<'_, '_, '_> {
 
     /// What reads the imported binding `r` refers to, if it is one.
     fn imported(&self, r: &IdentifierReference<'_>) -> Option<String> {
-        let symbol = self.scoping.get_reference(r.reference_id.get()?).symbol_id()?;
+        if self.imports.is_empty() {
+            return None;
+        }
+        let symbol = self.scoping?.get_reference(r.reference_id.get()?).symbol_id()?;
         self.imports.get(&symbol).cloned()
     }
 
     /// A `require` that refers to no binding of the module (CommonJS's).
     fn is_free_require(&self, callee: &Expression<'_>) -> bool {
         let Expression::Identifier(r) = callee else { return false };
-        r.name == "require"
-            && r.reference_id.get().is_some_and(|id| self.scoping.get_reference(id).symbol_id().is_none())
-    }
-
-    fn spliced(&mut self) -> String {
-        self.edits.sort_by_key(|(s, _)| (s.start, s.end));
-        let mut out = String::with_capacity(self.text.len() + self.edits.len() * 16);
-        let mut at = 0usize;
-        for (span, with) in &self.edits {
-            let (start, end) = (span.start as usize, span.end as usize);
-            if start < at {
-                continue; // inside an edit already made (a removed branch)
-            }
-            out.push_str(&self.text[at..start]);
-            out.push_str(with);
-            at = end;
+        if r.name != "require" {
+            return false;
         }
-        out.push_str(&self.text[at..]);
-        out
-    }
-}
-
-/// `ns.name`, or `ns["name"]` when the name is not an identifier.
-fn member(ns: &str, name: &str) -> String {
-    if !name.is_empty()
-        && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-        && !name.starts_with(|c: char| c.is_ascii_digit())
-    {
-        format!("{ns}.{name}")
-    } else {
-        format!("{ns}[{}]", quote(name))
-    }
-}
-
-fn declared_names(decl: &Declaration<'_>, out: &mut Vec<String>) {
-    match decl {
-        Declaration::VariableDeclaration(v) => {
-            for d in &v.declarations {
-                pattern_names(&d.id, out);
-            }
+        match self.scoping {
+            Some(s) => r.reference_id.get().is_some_and(|id| s.get_reference(id).symbol_id().is_none()),
+            // Nothing in the module binds `require`.
+            None => true,
         }
-        Declaration::FunctionDeclaration(f) => out.extend(f.id.as_ref().map(|i| i.name.to_string())),
-        Declaration::ClassDeclaration(c) => out.extend(c.id.as_ref().map(|i| i.name.to_string())),
-        _ => {}
     }
-}
 
-fn pattern_names(p: &BindingPattern<'_>, out: &mut Vec<String>) {
-    match p {
-        BindingPattern::BindingIdentifier(i) => out.push(i.name.to_string()),
-        BindingPattern::ObjectPattern(o) => {
-            for prop in &o.properties {
-                pattern_names(&prop.value, out);
-            }
-            if let Some(r) = &o.rest {
-                pattern_names(&r.argument, out);
-            }
+    /// `"a" === "b"` and friends, with env accesses read as the values they are replaced
+    /// by: what `process.env.NODE_ENV` checks become.
+    fn constant(&self, e: &Expression<'_>) -> Option<bool> {
+        let Expression::BinaryExpression(b) = e.without_parentheses() else { return None };
+        let BinaryExpression { left, right, operator, .. } = &**b;
+        let same = self.string(left.without_parentheses())? == self.string(right.without_parentheses())?;
+        match operator {
+            BinaryOperator::StrictEquality | BinaryOperator::Equality => Some(same),
+            BinaryOperator::StrictInequality | BinaryOperator::Inequality => Some(!same),
+            _ => None,
         }
-        BindingPattern::ArrayPattern(a) => {
-            for e in a.elements.iter().flatten() {
-                pattern_names(e, out);
-            }
-            if let Some(r) = &a.rest {
-                pattern_names(&r.argument, out);
-            }
-        }
-        BindingPattern::AssignmentPattern(a) => pattern_names(&a.left, out),
     }
-}
 
-/// `"a" === "b"` and friends: what env replacement leaves of `process.env.NODE_ENV` checks.
-fn constant_test(e: &Expression<'_>) -> Option<bool> {
-    let Expression::BinaryExpression(b) = e.without_parentheses() else { return None };
-    let BinaryExpression { left, right, operator, .. } = &**b;
-    let (Expression::StringLiteral(l), Expression::StringLiteral(r)) =
-        (left.without_parentheses(), right.without_parentheses())
-    else {
-        return None;
-    };
-    let same = l.value == r.value;
-    match operator {
-        BinaryOperator::StrictEquality | BinaryOperator::Equality => Some(same),
-        BinaryOperator::StrictInequality | BinaryOperator::Inequality => Some(!same),
-        _ => None,
-    }
-}
-
-/// The literal text of a specifier argument (`"x"` or a template without substitutions).
-fn literal_specifier(e: &Expression<'_>) -> Option<String> {
-    match e {
-        Expression::StringLiteral(s) => Some(s.value.to_string()),
-        Expression::TemplateLiteral(t) if t.expressions.is_empty() => {
-            t.quasis.first().map(|q| q.value.cooked.unwrap_or(q.value.raw).to_string())
+    fn string<'b>(&'b self, e: &'b Expression<'_>) -> Option<&'b str> {
+        match e {
+            Expression::StringLiteral(s) => Some(s.value.as_str()),
+            other => self.env.and_then(|env| inject::env_value(other, env)),
         }
-        _ => None,
     }
 }
 
 impl<'a> Visit<'a> for Linker<'_, '_, '_> {
+    // An env access is replaced as a whole (by `inject::find`), when an env is given.
+    fn visit_static_member_expression(&mut self, it: &StaticMemberExpression<'a>) {
+        if self.env.is_some() && inject::is_env_access_static(it) {
+            return;
+        }
+        walk::walk_static_member_expression(self, it);
+    }
+
+    fn visit_computed_member_expression(&mut self, it: &ComputedMemberExpression<'a>) {
+        if self.env.is_some() && inject::is_env_access_computed(it) {
+            self.visit_expression(&it.expression);
+            return;
+        }
+        walk::walk_computed_member_expression(self, it);
+    }
+
     fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
         if let Some(read) = self.imported(it) {
             self.edits.push((it.span, read));
@@ -521,7 +507,7 @@ impl<'a> Visit<'a> for Linker<'_, '_, '_> {
     }
 
     fn visit_if_statement(&mut self, it: &IfStatement<'a>) {
-        match constant_test(&it.test) {
+        match self.constant(&it.test) {
             Some(true) => {
                 self.visit_statement(&it.consequent);
                 if let Some(alt) = &it.alternate {
@@ -539,7 +525,7 @@ impl<'a> Visit<'a> for Linker<'_, '_, '_> {
     }
 
     fn visit_conditional_expression(&mut self, it: &ConditionalExpression<'a>) {
-        match constant_test(&it.test) {
+        match self.constant(&it.test) {
             Some(true) => {
                 self.edits.push((it.alternate.span(), "void 0".into()));
                 self.visit_expression(&it.consequent);
@@ -552,6 +538,8 @@ impl<'a> Visit<'a> for Linker<'_, '_, '_> {
         }
     }
 }
+
+mod syntax;
 
 #[cfg(test)]
 mod tests;

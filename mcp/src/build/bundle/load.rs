@@ -3,17 +3,22 @@
 //! as a finding with the file and position.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use super::link::{self, IssueKind};
+use super::link;
+use super::map::{self, Token};
 use super::resolve::ModuleResolver;
 use super::resolve::Unresolved;
 use super::{Context, Graph, MAX_MODULES, MAX_TOTAL_BYTES, cache, css, transform};
-use crate::build::inject;
+use crate::build::inject::{self, Leftover};
 use crate::build::js::{self, Goal};
 use crate::build::needs::needs_compile;
+use crate::build::splice::Segment;
 use crate::manifest::{Finding, FindingCode, Severity};
+
+mod issues;
 
 /// What a module file is, by its extension.
 enum Kind {
@@ -113,7 +118,11 @@ impl Graph<'_> {
 
     fn read_text(&mut self, id: usize, path: &Path) -> Option<String> {
         match std::fs::read(path) {
-            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            // Valid UTF-8 (nearly always) is taken as it is, without a lossy copy.
+            Ok(bytes) => Some(
+                String::from_utf8(bytes)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            ),
             Err(e) => {
                 let name = self.modules[id].name.clone();
                 self.finding(
@@ -128,56 +137,75 @@ impl Graph<'_> {
         }
     }
 
+    /// A `process.env` use that stays: an error in project files, a warning in packages
+    /// (which guard their own accesses).
+    fn leftover(&mut self, id: usize, l: &Leftover, dependency: bool) {
+        let (sev, fix) = if dependency {
+            (
+                Severity::Warning,
+                "the package reads it at run time; check that it guards the access (typeof process)"
+                    .to_owned(),
+            )
+        } else {
+            (Severity::Error, "read EXTENSION_PUBLIC_* variables by name (process.env.EXTENSION_PUBLIC_X), set in .env; other names never reach extension code".to_owned())
+        };
+        let mut f = Finding::new(
+            FindingCode::ManifestProcessEnv,
+            format!("`{}` would stay in the output, where browsers have no `process`: {}", l.what, l.why),
+            fix,
+        )
+        .in_file(self.modules[id].name.clone())
+        .at_position(l.line, l.column);
+        f.severity = sev;
+        if !self.bundle.findings.contains(&f) {
+            self.bundle.findings.push(f);
+        }
+    }
+
+    /// A script module: from the cache when nothing it depends on changed, else env
+    /// injected, compiled (TypeScript/JSX) and linked. A `.js` module gets its env values on
+    /// the linker's own parse; TypeScript/JSX gets them on the source as written, before
+    /// compiling (positions stay the author's).
     fn load_script(&mut self, id: usize, path: &Path) {
         let Some(original) = self.read_text(id, path) else { return };
         let dependency = self.in_node_modules(id);
-        // Env values first, on the source as written (positions stay the author's).
-        let mut text = original.clone();
-        if let Ok(done) = inject::inject(&original, path, Goal::Script, self.settings.env) {
-            for l in &done.leftovers {
-                let (sev, fix) = if dependency {
-                    (
-                        Severity::Warning,
-                        "the package reads it at run time; check that it guards the access (typeof process)"
-                            .to_owned(),
-                    )
-                } else {
-                    (Severity::Error, "read EXTENSION_PUBLIC_* variables by name (process.env.EXTENSION_PUBLIC_X), set in .env; other names never reach extension code".to_owned())
-                };
-                let mut f = Finding::new(
-                    FindingCode::ManifestProcessEnv,
-                    format!(
-                        "`{}` would stay in the output, where browsers have no `process`: {}",
-                        l.what, l.why
-                    ),
-                    fix,
-                )
-                .in_file(self.modules[id].name.clone())
-                .at_position(l.line, l.column);
-                f.severity = sev;
-                if !self.bundle.findings.contains(&f) {
-                    self.bundle.findings.push(f);
-                }
-            }
-            if let Some(new) = done.text {
-                text = new;
-            }
-        }
         let compiled = transform::needs_transform(path);
+        let env = self.settings.env;
+        let maps = self.settings.source_maps;
         let url = format!("$wx_r.u({})", quote(&self.out));
-        let key = cache::key(path, &text, &format!("{compiled} {:?}", self.settings.jsx), &url);
-        if let Some(hit) = cache::get(key)
+        let compile = format!("{compiled} {:?} maps={maps}", self.settings.jsx);
+        let key = cache::key(path, &original, &compile, &url);
+        if maps {
+            self.modules[id].original = Some(original.clone());
+        }
+        if let Some(hit) = cache::get(key, env)
             && self.reuse(id, &hit)
         {
+            for l in &hit.leftovers {
+                self.leftover(id, l, dependency);
+            }
             for issue in &hit.issues {
-                let at = position(&original, &text, compiled, issue.offset, issue.specifier.as_deref());
+                let at = position(&original, &original, compiled, issue.offset, issue.specifier.as_deref());
                 self.issue(id, &issue.kind, issue.specifier.as_deref(), at, dependency);
             }
             return;
         }
+        self.bundle.linked += 1;
+        let mut leftovers = Vec::new();
+        let mut env_names = Vec::new();
+        let mut injected: Option<(String, Vec<Segment>)> = None;
+        let mut js_text: Option<(String, Vec<Token>)> = None;
         if compiled {
-            match transform::to_js(&text, path, &self.settings.jsx) {
-                Ok(js) => text = js,
+            if let Ok(done) = inject::inject(&original, path, Goal::Script, env) {
+                leftovers = done.leftovers;
+                env_names = done.names;
+                if let Some(text) = done.text {
+                    injected = Some((text, done.edits));
+                }
+            }
+            let source = injected.as_ref().map_or(original.as_str(), |(t, _)| t.as_str());
+            match transform::to_js(source, path, &self.settings.jsx, maps) {
+                Ok(js) => js_text = Some(js),
                 Err(e) => {
                     let name = self.modules[id].name.clone();
                     self.finding(
@@ -191,6 +219,7 @@ impl Graph<'_> {
                 }
             }
         }
+        let text = js_text.as_ref().map_or(original.as_str(), |(t, _)| t.as_str());
         let resolver = self.resolver;
         let mut deps: Vec<usize> = Vec::new();
         let mut calls = Vec::new();
@@ -205,7 +234,7 @@ impl Graph<'_> {
                 }
                 Ok(dep)
             };
-            link::link(&text, path, &url, &mut resolve)
+            link::link(text, path, &url, (!compiled).then_some(env), &mut resolve)
         };
         let linked = match linked {
             Ok(l) => l,
@@ -221,22 +250,61 @@ impl Graph<'_> {
                 return;
             }
         };
+        if !compiled {
+            leftovers = linked.leftovers.clone();
+            env_names = linked.env_names.clone();
+        }
+        for l in &leftovers {
+            self.leftover(id, l, dependency);
+        }
         for issue in &linked.issues {
-            let at = position(&original, &text, compiled, issue.offset, issue.specifier.as_deref());
+            let at = position(&original, text, compiled, issue.offset, issue.specifier.as_deref());
             self.issue(id, &issue.kind, issue.specifier.as_deref(), at, dependency);
         }
+        let tokens = if maps {
+            let steps = js_text.as_ref().map(|(js, tokens)| map::Compiled {
+                js,
+                tokens,
+                injected: injected.as_ref().map_or(original.as_str(), |(t, _)| t.as_str()),
+                injected_from: injected.as_ref().map_or(&[][..], |(_, s)| s.as_slice()),
+            });
+            map::module_tokens(
+                &linked.function,
+                linked.body_start,
+                &linked.segments,
+                &original,
+                steps.as_ref(),
+                !dependency,
+            )
+        } else {
+            Vec::new()
+        };
         self.modules[id].function = linked.function.clone();
         self.modules[id].esm = linked.esm;
         self.modules[id].deps = deps;
-        cache::put(
+        let env = env_names.into_iter().map(|n| {
+            let v = env.get(&n).map(str::to_owned);
+            (n, v)
+        });
+        let entry = cache::put(
             key,
-            cache::Entry { function: linked.function, esm: linked.esm, issues: linked.issues, calls },
+            cache::Entry {
+                function: linked.function,
+                esm: linked.esm,
+                issues: linked.issues,
+                leftovers,
+                calls,
+                env: env.collect(),
+                tokens,
+                minified: std::sync::OnceLock::new(),
+            },
         );
+        self.modules[id].entry = Some(entry);
     }
 
     /// Takes a cached link of module `id` when its imports resolve as they did and would get
     /// the same ids in this graph; `false` (nothing changed) otherwise.
-    fn reuse(&mut self, id: usize, hit: &cache::Entry) -> bool {
+    fn reuse(&mut self, id: usize, hit: &Arc<cache::Entry>) -> bool {
         let path = self.modules[id].path.clone();
         let mut next = self.modules.len();
         let mut fresh: Vec<&PathBuf> = Vec::new();
@@ -272,102 +340,8 @@ impl Graph<'_> {
         self.modules[id].function = hit.function.clone();
         self.modules[id].esm = hit.esm;
         self.modules[id].deps = deps;
+        self.modules[id].entry = Some(Arc::clone(hit));
         true
-    }
-
-    fn issue(
-        &mut self,
-        id: usize,
-        kind: &IssueKind,
-        spec: Option<&str>,
-        at: (usize, usize),
-        dependency: bool,
-    ) {
-        let name = self.modules[id].name.clone();
-        let spec = spec.unwrap_or("");
-        let (code, message, fix, warning) = match kind {
-            IssueKind::TopLevelAwait => (
-                FindingCode::ManifestBundle,
-                format!("`{name}` uses `await` at the top level, which a bundled script cannot"),
-                "move the code into an async function (`(async () => { … })()`)".to_owned(),
-                false,
-            ),
-            IssueKind::DynamicImport => (
-                FindingCode::ManifestBundle,
-                format!("`{name}` imports a computed specifier with import(); it is left to the browser, which resolves it against the page"),
-                "import a string literal so the bundler can include the module".to_owned(),
-                true,
-            ),
-            IssueKind::Unresolved(Unresolved::Builtin) => (
-                FindingCode::ManifestUnresolvedImport,
-                format!("`{name}` imports `{spec}`, a Node.js built-in that browsers do not have"),
-                "use a browser API instead, or a package written for browsers".to_owned(),
-                dependency,
-            ),
-            IssueKind::Unresolved(Unresolved::Outside(why)) => (
-                FindingCode::ManifestPathOutside,
-                format!("`{name}` imports `{spec}`: {why}"),
-                "copy the module into the project instead of importing it from outside".to_owned(),
-                false,
-            ),
-            IssueKind::Unresolved(Unresolved::Foreign(what)) => (
-                FindingCode::ManifestNeedsCompile,
-                format!("`{name}` imports `{spec}`, {what}, which the native bundler does not compile"),
-                "build with the project's toolchain (Extension.js: npm i -D extension; Node.js ≥ 22.12), or import CSS/JS instead".to_owned(),
-                false,
-            ),
-            IssueKind::Unresolved(Unresolved::Other(why)) => (
-                FindingCode::ManifestUnresolvedImport,
-                format!("`{name}` imports `{spec}`, which cannot be resolved: {why}"),
-                "fix the import (or the package's package.json / tsconfig.json paths)".to_owned(),
-                false,
-            ),
-            IssueKind::Unresolved(Unresolved::NotFound { package }) => {
-                let installed = package.as_ref().map(|p| self.settings.project.join("node_modules").join(p).is_dir());
-                match (package, installed) {
-                    (Some(p), Some(false)) => (
-                        FindingCode::ManifestUnresolvedImport,
-                        format!("`{name}` imports `{spec}`, but the package `{p}` is not installed (no node_modules/{p})"),
-                        if self.declared(p) {
-                            "run npm install (or pnpm install / yarn) in the project, then build again".to_owned()
-                        } else {
-                            format!("npm i {p}, then build again")
-                        },
-                        false,
-                    ),
-                    (Some(p), _) => (
-                        FindingCode::ManifestUnresolvedImport,
-                        format!("`{name}` imports `{spec}`, which the installed package `{p}` does not provide"),
-                        format!("check the path against node_modules/{p}/package.json (exports), or reinstall it"),
-                        false,
-                    ),
-                    (None, _) => (
-                        FindingCode::ManifestUnresolvedImport,
-                        format!("`{name}` imports `{spec}`, which does not exist"),
-                        "fix the path (relative to the importing file), or create the file".to_owned(),
-                        false,
-                    ),
-                }
-            }
-        };
-        let mut f = Finding::new(code, message, fix).in_file(name).at_position(at.0, at.1);
-        if warning {
-            f.severity = Severity::Warning;
-        }
-        if !self.bundle.findings.contains(&f) {
-            self.bundle.findings.push(f);
-        }
-    }
-
-    /// Whether package.json declares dependency `p`.
-    fn declared(&self, p: &str) -> bool {
-        let Ok(text) = std::fs::read_to_string(self.settings.project.join("package.json")) else {
-            return false;
-        };
-        let Ok(json) = crate::manifest::parse_jsonc(&text) else { return false };
-        ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"]
-            .iter()
-            .any(|s| json.get(s).and_then(|d| d.get(p)).is_some())
     }
 
     fn load_json(&mut self, id: usize, path: &Path) {

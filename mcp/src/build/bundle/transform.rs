@@ -10,6 +10,7 @@ use oxc_codegen::{Codegen, CodegenOptions};
 use oxc_semantic::SemanticBuilder;
 use oxc_transformer::{JsxRuntime, TransformOptions, Transformer};
 
+use super::map::Token;
 use crate::build::js::{self, Goal, SyntaxError};
 
 /// How JSX compiles, from `tsconfig.json` (`jsx`, `jsxImportSource`).
@@ -63,13 +64,24 @@ pub fn needs_transform(path: &Path) -> bool {
     )
 }
 
-/// `text` (TypeScript or JSX at `path`) as JavaScript. Errors carry the first problem's
-/// position in `text`.
-pub fn to_js(text: &str, path: &Path, jsx: &JsxConfig) -> Result<String, SyntaxError> {
-    js::guarded(text, || to_js_unguarded(text, path, jsx))
+/// `text` (TypeScript or JSX at `path`) as JavaScript, with the compiler's source-map
+/// tokens back to `text` when `maps` (dev builds; else none). Errors carry the first
+/// problem's position in `text`.
+pub fn to_js(
+    text: &str,
+    path: &Path,
+    jsx: &JsxConfig,
+    maps: bool,
+) -> Result<(String, Vec<Token>), SyntaxError> {
+    js::guarded(text, || to_js_unguarded(text, path, jsx, maps))
 }
 
-fn to_js_unguarded(text: &str, path: &Path, jsx: &JsxConfig) -> Result<String, SyntaxError> {
+fn to_js_unguarded(
+    text: &str,
+    path: &Path,
+    jsx: &JsxConfig,
+    maps: bool,
+) -> Result<(String, Vec<Token>), SyntaxError> {
     let alloc = Allocator::default();
     let mut program = js::parse(&alloc, text, path, Goal::Module)?;
     let sem = SemanticBuilder::new().with_excess_capacity(2.0).with_enum_eval(true).build(&program);
@@ -92,8 +104,18 @@ fn to_js_unguarded(text: &str, path: &Path, jsx: &JsxConfig) -> Result<String, S
         let (line, column) = js::line_column(text, offset as usize);
         return Err(SyntaxError { message: e.message.to_string(), line, column });
     }
-    let printed = Codegen::new().with_options(CodegenOptions::default()).build(&program);
-    Ok(printed.code)
+    let codegen =
+        CodegenOptions { source_map_path: maps.then(|| path.to_path_buf()), ..CodegenOptions::default() };
+    let printed = Codegen::new().with_options(codegen).build(&program);
+    let tokens = printed
+        .map
+        .map(|m| {
+            m.get_tokens()
+                .map(|t| [t.get_dst_line(), t.get_dst_col(), t.get_src_line(), t.get_src_col()])
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((printed.code, tokens))
 }
 
 #[cfg(test)]
@@ -103,19 +125,20 @@ mod tests {
     #[test]
     fn types_go_and_jsx_becomes_calls() {
         let ts = "import type { T } from './t';\nimport { used } from './u';\nenum E { A }\nexport const x: T = used(E.A);\n";
-        let out = to_js(ts, Path::new("a.ts"), &JsxConfig::default()).unwrap();
+        let (out, tokens) = to_js(ts, Path::new("a.ts"), &JsxConfig::default(), false).unwrap();
+        assert!(tokens.is_empty());
         assert!(!out.contains("./t"), "{out}");
         assert!(out.contains("./u") && out.contains("E[\"A\"]") || out.contains("E.A"), "{out}");
         let tsx = "export const App = () => <p class=\"x\">hi</p>;";
         let preact = JsxConfig { import_source: "preact".into(), ..JsxConfig::default() };
-        let out = to_js(tsx, Path::new("a.tsx"), &preact).unwrap();
+        let (out, _) = to_js(tsx, Path::new("a.tsx"), &preact, false).unwrap();
         assert!(out.contains("preact/jsx-runtime"), "{out}");
         assert!(!out.contains("<p"), "{out}");
     }
 
     #[test]
     fn errors_have_positions() {
-        let e = to_js("const a: = 1;", Path::new("a.ts"), &JsxConfig::default()).unwrap_err();
+        let e = to_js("const a: = 1;", Path::new("a.ts"), &JsxConfig::default(), false).unwrap_err();
         assert_eq!(e.line, 1);
     }
 }

@@ -73,7 +73,7 @@ impl<'a> Planner<'a> {
             _ => rel.to_owned(),
         };
         let state = self.bundler.take().unwrap_or_else(|| self.new_bundler());
-        let built = bundle::bundle(&state.settings, &state.resolver, src, &out, context);
+        let mut built = bundle::bundle(&state.settings, &state.resolver, src, &out, context);
         // Entries of one target share the resolver's caches.
         self.bundler = Some(state);
         for mut f in built.findings {
@@ -87,6 +87,9 @@ impl<'a> Planner<'a> {
         self.plan.files.remove(rel);
         if built.code.is_empty() {
             return; // the findings say why
+        }
+        if let Some(map) = built.map.take() {
+            self.plan.generated.insert(format!("{out}.map"), map);
         }
         self.plan.generated.insert(out.clone(), built.code);
         let css = match (built.css, context) {
@@ -126,6 +129,7 @@ impl<'a> Planner<'a> {
     }
 
     fn new_bundler(&self) -> Bundler<'a> {
+        let development = self.env.get("EXTENSION_PUBLIC_MODE") == Some("development");
         let scheme =
             if self.plan.target.family == Family::Gecko { "moz-extension" } else { "chrome-extension" };
         Bundler {
@@ -135,8 +139,10 @@ impl<'a> Planner<'a> {
                 env: self.env,
                 jsx: JsxConfig::from_project(self.project),
                 scheme,
-                // Extension.js minifies production builds; dev builds stay readable.
-                minify: self.env.get("EXTENSION_PUBLIC_MODE") != Some("development"),
+                // Extension.js minifies production builds; dev builds stay readable and get
+                // source maps (errors then name the module's file and line).
+                minify: !development,
+                source_maps: development,
             },
             resolver: ModuleResolver::new(self.project, self.boundary.clone()),
         }

@@ -1,6 +1,7 @@
 //! The linker on module texts written here.
 
 use super::*;
+use crate::build::env::PublicEnv;
 
 fn linked(src: &str) -> Linked {
     let mut next = 0usize;
@@ -11,7 +12,7 @@ fn linked(src: &str) -> Linked {
         next += 1;
         Ok(next)
     };
-    link(src, Path::new("m.js"), "\"u\"", &mut resolve).unwrap()
+    link(src, Path::new("m.js"), "\"u\"", None, &mut resolve).unwrap()
 }
 
 #[test]
@@ -65,4 +66,26 @@ fn dynamic_import_of_a_module_is_a_promise_of_it() {
         "{}",
         l.function
     );
+}
+
+/// With an env, the linker replaces `process.env.X` on its own parse and drops the dead
+/// `NODE_ENV` branch (with its require) as if the text had been injected first; a CommonJS
+/// module that binds no `require` is linked without scopes, one that does keeps its own.
+#[test]
+fn env_on_the_linkers_parse_and_commonjs_without_scopes() {
+    let mut env = PublicEnv::default();
+    env.vars.insert("NODE_ENV".into(), "production".into());
+    let mut next = 0usize;
+    let mut resolve = |_: &str| {
+        next += 1;
+        Ok(next)
+    };
+    let src = "if (process.env.NODE_ENV !== 'production') { module.exports = require('./dev.js'); } else { module.exports = require('./prod.js'); }\nconst mode = process.env.NODE_ENV;\n";
+    let l = link(src, Path::new("index.js"), "\"u\"", Some(&env), &mut resolve).unwrap();
+    assert!(l.function.contains("module.exports = require(1);"), "{}", l.function);
+    assert!(!l.function.contains("dev.js") && !l.function.contains("process"), "{}", l.function);
+    assert!(l.function.contains("const mode = \"production\";"), "{}", l.function);
+    assert_eq!(l.env_names, ["NODE_ENV"]);
+    let own = linked("function require(x) { return x; }\nmodule.exports = require('./y.js');\n");
+    assert!(own.function.contains("require('./y.js')"), "{}", own.function);
 }

@@ -1,0 +1,86 @@
+//! Syntax questions the linker asks of a module: the names a declaration binds, whether
+//! anything binds `require`, a specifier's literal text, and how a namespace member is
+//! written.
+
+use oxc_ast::ast::{BindingIdentifier, BindingPattern, Declaration, Expression, Program};
+use oxc_ast_visit::Visit;
+
+pub(super) fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// Whether `program` binds the name `require` anywhere (a parameter, a function, a
+/// variable): only then does telling CommonJS's free `require` apart need scopes.
+pub(super) fn binds_require(program: &Program<'_>, text: &str) -> bool {
+    struct Finder(bool);
+    impl<'a> Visit<'a> for Finder {
+        fn visit_binding_identifier(&mut self, it: &BindingIdentifier<'a>) {
+            self.0 |= it.name == "require";
+        }
+    }
+    if !text.contains("require") {
+        return false;
+    }
+    let mut f = Finder(false);
+    f.visit_program(program);
+    f.0
+}
+
+/// `ns.name`, or `ns["name"]` when the name is not an identifier.
+pub(super) fn member(ns: &str, name: &str) -> String {
+    if !name.is_empty()
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+    {
+        format!("{ns}.{name}")
+    } else {
+        format!("{ns}[{}]", quote(name))
+    }
+}
+
+pub(super) fn declared_names(decl: &Declaration<'_>, out: &mut Vec<String>) {
+    match decl {
+        Declaration::VariableDeclaration(v) => {
+            for d in &v.declarations {
+                pattern_names(&d.id, out);
+            }
+        }
+        Declaration::FunctionDeclaration(f) => out.extend(f.id.as_ref().map(|i| i.name.to_string())),
+        Declaration::ClassDeclaration(c) => out.extend(c.id.as_ref().map(|i| i.name.to_string())),
+        _ => {}
+    }
+}
+
+pub(super) fn pattern_names(p: &BindingPattern<'_>, out: &mut Vec<String>) {
+    match p {
+        BindingPattern::BindingIdentifier(i) => out.push(i.name.to_string()),
+        BindingPattern::ObjectPattern(o) => {
+            for prop in &o.properties {
+                pattern_names(&prop.value, out);
+            }
+            if let Some(r) = &o.rest {
+                pattern_names(&r.argument, out);
+            }
+        }
+        BindingPattern::ArrayPattern(a) => {
+            for e in a.elements.iter().flatten() {
+                pattern_names(e, out);
+            }
+            if let Some(r) = &a.rest {
+                pattern_names(&r.argument, out);
+            }
+        }
+        BindingPattern::AssignmentPattern(a) => pattern_names(&a.left, out),
+    }
+}
+
+/// The literal text of a specifier argument (`"x"` or a template without substitutions).
+pub(super) fn literal_specifier(e: &Expression<'_>) -> Option<String> {
+    match e {
+        Expression::StringLiteral(s) => Some(s.value.to_string()),
+        Expression::TemplateLiteral(t) if t.expressions.is_empty() => {
+            t.quasis.first().map(|q| q.value.cooked.unwrap_or(q.value.raw).to_string())
+        }
+        _ => None,
+    }
+}

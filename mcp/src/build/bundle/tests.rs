@@ -1,0 +1,150 @@
+//! The bundler's process-wide caches on projects written here: reused when nothing changed,
+//! never stale — an edit, a changed env value, a new file an import now resolves to, the
+//! minified text and the source map all follow the files on disk.
+
+use super::*;
+
+fn run_with(project: &Path, env: &PublicEnv, minify: bool, source_maps: bool) -> Bundle {
+    let boundary = Boundary::new(project);
+    let settings = Settings {
+        project,
+        boundary: boundary.clone(),
+        env,
+        jsx: JsxConfig::default(),
+        scheme: "chrome-extension",
+        minify,
+        source_maps,
+    };
+    let resolver = resolve::ModuleResolver::new(project, boundary);
+    bundle(&settings, &resolver, &project.join("a.js"), "a.js", Context::ContentScript)
+}
+
+fn run(project: &Path) -> Bundle {
+    run_with(project, &PublicEnv::default(), false, false)
+}
+
+fn browser(name: &str) -> PublicEnv {
+    let mut env = PublicEnv::default();
+    env.vars.insert("EXTENSION_PUBLIC_BROWSER".into(), name.into());
+    env
+}
+
+/// The process-wide cache gives the same bundle again, and never a stale one: an edit two
+/// imports deep, or a new file that changes what an import resolves to, shows.
+#[test]
+fn rebundling_reuses_only_what_did_not_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("a.js"), "import { b } from './b';\ndocument.title = b;\n").unwrap();
+    std::fs::write(p.join("b.js"), "import { c } from './c.js';\nexport const b = c + 1;\n").unwrap();
+    std::fs::write(p.join("c.js"), "export const c = 'one';\n").unwrap();
+    let first = run(p);
+    assert!(first.findings.is_empty(), "{:?}", first.findings);
+    assert_eq!(first.linked, 3);
+    let again = run(p);
+    assert_eq!((again.code.as_str(), again.linked), (first.code.as_str(), 0));
+    std::fs::write(p.join("c.js"), "export const c = 'two';\n").unwrap();
+    let edited = run(p);
+    assert!(edited.code.contains("'two'") && !edited.code.contains("'one'"), "{}", edited.code);
+    assert_eq!(edited.linked, 1, "only the edited module is linked again");
+    // `./b` now resolves to b.ts (tried before .js): same text in a.js, another module.
+    std::fs::write(p.join("b.ts"), "export const b: string = 'from-ts';\n").unwrap();
+    let retargeted = run(p).code;
+    assert!(retargeted.contains("from-ts") && !retargeted.contains("'two'"), "{retargeted}");
+}
+
+/// The two browsers of one build share every module that does not read a value that differs
+/// between them; one that reads `EXTENSION_PUBLIC_BROWSER` gets each browser's value, from
+/// the cache too once both were built.
+#[test]
+fn modules_reading_the_env_are_cached_per_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(
+        p.join("a.js"),
+        "import { name } from './which.js';\nimport './plain.js';\ndocument.title = name;\n",
+    )
+    .unwrap();
+    std::fs::write(p.join("which.js"), "export const name = process.env.EXTENSION_PUBLIC_BROWSER;\n")
+        .unwrap();
+    std::fs::write(p.join("plain.js"), "document.body.dataset.plain = '1';\n").unwrap();
+    let chrome = run_with(p, &browser("chrome"), false, false);
+    assert!(chrome.code.contains("\"chrome\"") && chrome.findings.is_empty(), "{chrome:?}");
+    let firefox = run_with(p, &browser("firefox"), false, false);
+    assert!(firefox.code.contains("\"firefox\"") && !firefox.code.contains("\"chrome\""), "{}", firefox.code);
+    assert_eq!(firefox.linked, 1, "only which.js reads the browser");
+    let chrome_again = run_with(p, &browser("chrome"), false, false);
+    assert_eq!((chrome_again.code.as_str(), chrome_again.linked), (chrome.code.as_str(), 0));
+    // A value that changes (an edited .env) is never served from the cache.
+    let edge = run_with(p, &browser("edge"), false, false);
+    assert!(edge.code.contains("\"edge\"") && edge.linked == 1, "{}", edge.code);
+}
+
+/// A production bundle is minified module by module, each once per process: the second
+/// build reuses the minified text, and an edit is minified afresh.
+#[test]
+fn minified_modules_follow_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("a.js"), "import { t } from './t.ts';\n// a comment\ndocument.title = t;\n")
+        .unwrap();
+    std::fs::write(p.join("t.ts"), "export const t: string = 'first' + ' text';\n").unwrap();
+    let env = PublicEnv::default();
+    let small = run_with(p, &env, true, false);
+    assert!(small.findings.is_empty(), "{:?}", small.findings);
+    assert!(
+        small.code.contains("first") && !small.code.contains("a comment") && !small.code.contains("\n\n"),
+        "{}",
+        small.code
+    );
+    assert_eq!(run_with(p, &env, true, false).code, small.code);
+    std::fs::write(p.join("t.ts"), "export const t: string = 'second' + ' text';\n").unwrap();
+    let edited = run_with(p, &env, true, false).code;
+    assert!(edited.contains("second") && !edited.contains("first"), "{edited}");
+}
+
+/// The token of the bundle line holding `needle`, read back through the map.
+fn mapped(bundle: &Bundle, needle: &str) -> (String, u32, u32) {
+    let map = oxc_sourcemap::SourceMap::from_json_string(bundle.map.as_deref().expect("a map")).unwrap();
+    let table = map.generate_lookup_table();
+    let (line, text) = bundle.code.lines().enumerate().find(|(_, l)| l.contains(needle)).expect(needle);
+    let column = text.find(needle).unwrap() as u32;
+    let t = map.lookup_token(&table, line as u32, column).expect("a token");
+    (
+        map.get_source(t.get_source_id().unwrap()).unwrap().to_owned(),
+        t.get_src_line() + 1,
+        t.get_src_col() + 1,
+    )
+}
+
+/// A dev bundle's map leads from the bundle to each module's file, line and column — a
+/// `.js` module through the linker's edits, a TypeScript one through the compiler too — and
+/// an edit that moves the code moves the mapping (a cached map is never stale).
+#[test]
+fn dev_source_maps_name_the_module_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("lib")).unwrap();
+    std::fs::write(p.join("a.js"), "import { boom } from './lib/deep.ts';\nimport { v } from './lib/v.js';\n\nif (v) boom(process.env.EXTENSION_PUBLIC_BROWSER);\n").unwrap();
+    std::fs::write(p.join("lib/v.js"), "export const v = 1;\n").unwrap();
+    std::fs::write(
+        p.join("lib/deep.ts"),
+        "type T = string;\n\nexport function boom(why: T): never {\n  throw new Error('deep ' + why);\n}\n",
+    )
+    .unwrap();
+    let env = browser("chrome");
+    let b = run_with(p, &env, false, true);
+    assert!(b.findings.is_empty(), "{:?}", b.findings);
+    assert!(b.code.ends_with("//# sourceMappingURL=a.js.map\n"), "{}", b.code);
+    assert_eq!(mapped(&b, "throw new Error"), ("lib/deep.ts".into(), 4, 3));
+    // In a.js, after the import lines the linker removed and the env value it injected.
+    assert_eq!(mapped(&b, "if (").0, "a.js");
+    assert_eq!(mapped(&b, "if (").1, 4);
+    let map: serde_json::Value = serde_json::from_str(b.map.as_deref().unwrap()).unwrap();
+    assert!(map["sourcesContent"].to_string().contains("type T = string"), "{map}");
+    std::fs::write(p.join("lib/deep.ts"), "type T = string;\n// moved\n\n\nexport function boom(why: T): never {\n    throw new Error('deep ' + why);\n}\n").unwrap();
+    let moved = run_with(p, &env, false, true);
+    assert_eq!(mapped(&moved, "throw new Error"), ("lib/deep.ts".into(), 6, 5));
+    // Production builds have no map.
+    assert!(run_with(p, &env, true, false).map.is_none());
+}

@@ -19,6 +19,7 @@ mod debug;
 pub mod dev;
 pub mod dialogs;
 pub mod extension;
+pub mod feature;
 pub mod inspect;
 pub mod install;
 mod jobs;
@@ -122,7 +123,9 @@ impl Toolset {
     pub const fn about(self) -> &'static str {
         match self {
             Toolset::Core => "server info, config, doctor, install/uninstall",
-            Toolset::Templates => "template catalogs, template sources, create a project",
+            Toolset::Templates => {
+                "template catalogs, template sources, create a project, add a feature surface"
+            }
             Toolset::Build => "build per browser, validate the manifest, inspect a build",
             Toolset::Dev => "dev/start/preview sessions, wait, stop, source inspection",
             Toolset::Browsers => "detect installed browsers, install and list managed ones",
@@ -404,6 +407,7 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(inspect::tools())
             .chain(browsers::tools())
             .chain(catalog::tools())
+            .chain(feature::tools())
             .chain(browser::tools())
             .chain(pages::tools())
             .chain(snapshot::tools())

@@ -15,26 +15,37 @@ use webext_mcp::tools::catalog::{ListArgs, list};
 
 const RUNS: usize = 2001;
 
+#[path = "bench_catalog/remote_bench.rs"]
+mod remote_bench;
+
 fn median_us(mut samples: Vec<f64>) -> f64 {
     samples.sort_by(f64::total_cmp);
     samples[samples.len() / 2]
 }
 
 fn main() -> ExitCode {
-    let home = match tempfile::tempdir() {
+    let temp = match tempfile::tempdir() {
         Ok(h) => h,
         Err(e) => {
             eprintln!("cannot make a temporary home: {e}");
             return ExitCode::from(1);
         }
     };
-    let ctx = match webext_mcp::cli::context(Some(home.path()), Env::capture(), &Flags::new()) {
+    // `WEBEXT_MCP_BENCH_HOME`: warm that home's catalog cache and leave it, for the CLI runs.
+    let home = std::env::var_os("WEBEXT_MCP_BENCH_HOME").map(std::path::PathBuf::from);
+    let home = home.as_deref().unwrap_or(temp.path());
+    let ctx = match webext_mcp::cli::context(Some(home), Env::capture(), &Flags::new()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("{}", e.line());
             return ExitCode::from(1);
         }
     };
+    if let Err(e) = remote_bench::warm(&ctx.paths.cache_dir) {
+        eprintln!("cannot warm the remote catalog cache: {e}");
+        return ExitCode::from(1);
+    }
+    remote_bench::add_feature();
     let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
         eprintln!("cannot start a runtime");
         return ExitCode::from(1);

@@ -129,6 +129,27 @@ const KEYS: &[KeySpec] = &[
         default: "",
         help: "base URL that extension_install_browser downloads from instead of the vendors: `<mirror>/<vendor host>/<path>` (the layout `wget --mirror` writes); https, or http for 127.0.0.1/localhost",
     },
+    KeySpec {
+        key: "catalog.sources",
+        env: "WEBEXT_MCP_CATALOG_SOURCES",
+        kind: Kind::List,
+        default: "https://github.com/extension-js/examples/releases/download/nightly/templates-meta.json",
+        help: "template catalogs (templates-meta.json v2) beside the embedded one: each `[name=]<https URL or local path>[#<commit>]`; empty = embedded only",
+    },
+    KeySpec {
+        key: "catalog.preferRemote",
+        env: "WEBEXT_MCP_CATALOG_PREFER_REMOTE",
+        kind: Kind::Bool,
+        default: "false",
+        help: "whether a template name without `source:` means the remote template rather than the embedded one of that name",
+    },
+    KeySpec {
+        key: "catalog.mirror",
+        env: "WEBEXT_MCP_CATALOG_MIRROR",
+        kind: Kind::Text,
+        default: "",
+        help: "base URL that template catalogs and archives are fetched from instead of their https hosts: `<mirror>/<host>/<path>`; https, or http for 127.0.0.1/localhost",
+    },
 ];
 
 /// Values given on the command line, keyed like the file (`toolsets`, `browser`, …).

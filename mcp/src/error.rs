@@ -8,6 +8,7 @@ use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 use crate::browsers::managed::ManagedError;
 use crate::build::{self, BuildError};
 use crate::catalog::CatalogError;
+use crate::catalog::feature::{Feature, FeatureError};
 use crate::config::ConfigError;
 use crate::helper::HelperError;
 use crate::install::InstallError;
@@ -283,12 +284,62 @@ impl From<CatalogError> for ErrorBody {
                 .with_data(json!({ "path": path })),
             CatalogError::ParentMissing { .. } => ErrorBody::new(ErrorCode::NotFound, message)
                 .with_hint("create the parent folder first, or pass a `path` inside an existing folder"),
+            CatalogError::Network { .. } => ErrorBody::new(ErrorCode::Network, message).with_hint(
+                "nothing was written; check the connection (or catalog.mirror / catalog.sources in `webext-mcp config`), or pick a template of the embedded catalog (`embedded:<slug>`)",
+            ),
+            CatalogError::Integrity { .. } => ErrorBody::new(ErrorCode::Integrity, message).with_hint(
+                "nothing was written; the archive differs from what the catalog (or the first download) promised: check the source, or pick `embedded:<slug>`",
+            ),
             CatalogError::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
                 ErrorBody::new(ErrorCode::PermissionDenied, message)
                     .with_hint("nothing was written; choose a folder you can write to")
             }
             CatalogError::Io { .. } => ErrorBody::new(ErrorCode::Internal, message)
                 .with_hint("nothing was left behind; check free disk space and retry"),
+        }
+    }
+}
+
+impl From<FeatureError> for ErrorBody {
+    fn from(e: FeatureError) -> Self {
+        let message = e.to_string();
+        match e {
+            FeatureError::UnknownFeature(_) => {
+                let known: Vec<&str> = Feature::ALL.iter().map(|f| f.name()).collect();
+                ErrorBody::new(ErrorCode::InvalidArgument, message)
+                    .with_hint(format!("use one of: {}", known.join(", ")))
+            }
+            FeatureError::Framework { .. } => ErrorBody::new(ErrorCode::Unsupported, message).with_hint(
+                "pass framework: \"vanilla\" for a plain-JavaScript surface, or read a framework template's pattern with extension_get_template_source",
+            ),
+            FeatureError::Manifest(f) => {
+                let code = if f.code == crate::manifest::FindingCode::ManifestNotFound {
+                    ErrorCode::NotFound
+                } else {
+                    ErrorCode::InvalidArgument
+                };
+                ErrorBody::new(code, message).with_hint(f.fix.clone())
+            }
+            FeatureError::Unsupported(_) => ErrorBody::new(ErrorCode::Unsupported, message)
+                .with_hint("extension_manifest_validate shows what the manifest needs"),
+            FeatureError::Exists { declared, file, .. } => ErrorBody::new(ErrorCode::AlreadyExists, message)
+                .with_hint("the project already has it: edit those files, or call extension_add_feature with another feature")
+                .with_data(json!({
+                    "declared": declared.iter().map(|(k, f)| json!({ "key": k, "file": f })).collect::<Vec<_>>(),
+                    "file": file,
+                })),
+            FeatureError::Changed => ErrorBody::new(ErrorCode::Busy, message)
+                .with_hint("call extension_add_feature again once the other edit is saved"),
+            FeatureError::OutsideProject(_) => ErrorBody::new(ErrorCode::PermissionDenied, message)
+                .with_hint("replace the symlink with a real folder inside the project"),
+            FeatureError::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
+                ErrorBody::new(ErrorCode::PermissionDenied, message)
+                    .with_hint("nothing was left behind; make the project writable")
+            }
+            FeatureError::Io { .. } => ErrorBody::new(ErrorCode::Internal, message)
+                .with_hint("nothing was left behind; check free disk space and retry"),
+            FeatureError::Internal(_) => ErrorBody::new(ErrorCode::Internal, message)
+                .with_hint("nothing was written; report this with the manifest"),
         }
     }
 }

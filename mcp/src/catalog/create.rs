@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{Catalog, CatalogError};
+use super::{Catalog, CatalogError, Provenance, Template};
 use crate::manifest::{self, Json};
 
 /// What to create. The caller resolves paths and tools; this module only decides and writes.
@@ -53,6 +53,9 @@ pub struct Created {
     pub next_steps: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Where a remote template's files came from (archive, commit, sha256, trust).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
 }
 
 /// Entries of the generated `.gitignore`.
@@ -105,12 +108,26 @@ pub fn package_name(project_name: &str) -> String {
 
 /// Creates the project (or, for a dry run, lists what it would write).
 pub fn create(catalog: &Catalog, req: &CreateRequest) -> Result<Created, CatalogError> {
+    create_with(catalog, req, &mut |_| {})
+}
+
+/// [`create`], reporting progress (a remote template's download) as text.
+pub fn create_with(
+    catalog: &Catalog,
+    req: &CreateRequest,
+    progress: &mut dyn FnMut(String),
+) -> Result<Created, CatalogError> {
     validate_project_name(&req.project_name)?;
     let (source, template) = catalog.lookup(&req.template)?;
     let pkg = package_name(&req.project_name);
+    // A remote template's files are downloaded and verified before anything is written.
+    let provenance = source.prepare(&template.slug, progress)?;
+    // The whole template folder when the source has it (the catalog's `files` can leave out
+    // package.json and config files), else the catalog's list.
+    let paths = source.list_files(&template.slug).unwrap_or_else(|| template.files.clone());
 
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    for path in &template.files {
+    for path in &paths {
         let bytes = source
             .read(&template.slug, path)?
             .ok_or_else(|| CatalogError::FilesUnavailable {
@@ -153,9 +170,18 @@ pub fn create(catalog: &Catalog, req: &CreateRequest) -> Result<Created, Catalog
         files: files.iter().map(|(p, _)| p.clone()).collect(),
         dry_run: req.dry_run,
         git_initialized: false,
-        next_steps: next_steps(&req.dest, needs_install && !req.install),
+        next_steps: next_steps(&req.dest, needs_install && !req.install, template),
         warnings: Vec::new(),
+        provenance,
     };
+    if let Some(p) = &created.provenance
+        && p.trust == "unpinned"
+    {
+        created.warnings.push(format!(
+            "the `{}` catalog names a branch, not a commit, so this archive is not pinned and cannot be checked against an earlier download; pin one with catalog.sources `…#<commit>`",
+            p.source
+        ));
+    }
     check_destination(&req.dest)?;
     if req.dry_run {
         return Ok(created);
@@ -374,11 +400,31 @@ fn retitle_readme(bytes: &[u8], project_name: &str) -> Vec<u8> {
     }
 }
 
-fn next_steps(dest: &Path, install_skipped: bool) -> Vec<String> {
+/// How a template builds: natively, or only through its own toolchain (DESIGN "Building
+/// extensions": Vue and Svelte components, Less and Sass are delegated).
+pub fn build_note(t: &Template) -> Option<String> {
+    let delegated = matches!(t.ui_framework.as_str(), "vue" | "svelte")
+        || matches!(t.css.as_str(), "less" | "sass" | "scss");
+    if delegated {
+        let what = if t.ui_framework.is_empty() { t.css.clone() } else { t.ui_framework.clone() };
+        return Some(format!(
+            "builds through the project's own toolchain ({what} is not bundled natively): npm install first, then extension_build runs it"
+        ));
+    }
+    let bundled =
+        !t.ui_framework.is_empty() || t.entrypoints.iter().any(|e| e.ends_with(".ts") || e.ends_with(".tsx"));
+    bundled.then(|| {
+        "builds natively (TypeScript, JSX and node_modules are bundled) once dependencies are installed"
+            .to_owned()
+    })
+}
+
+fn next_steps(dest: &Path, install_skipped: bool, template: &Template) -> Vec<String> {
     let mut steps = vec![format!("cd {}", dest.display())];
     if install_skipped {
         steps.push("npm install".into());
     }
+    steps.extend(build_note(template));
     steps.extend([
         "webext-mcp build . --browser chrome,firefox (tool extension_build; npm run build)".to_owned(),
         "load dist/chrome/ unpacked (chrome://extensions) or dist/firefox/manifest.json (about:debugging)"

@@ -16,7 +16,9 @@
 
 pub mod create;
 pub mod embedded;
+pub mod feature;
 pub mod model;
+pub mod remote;
 pub mod search;
 
 use std::borrow::Cow;
@@ -53,6 +55,12 @@ pub enum CatalogError {
     /// The destination's parent folder is missing.
     #[error("the folder {} does not exist", path.display())]
     ParentMissing { path: std::path::PathBuf },
+    /// A remote catalog or template archive could not be fetched.
+    #[error("cannot fetch {url}: {reason}")]
+    Network { url: String, reason: String },
+    /// A template archive failed its hash check, or holds an entry that is refused.
+    #[error("integrity check failed: {what}")]
+    Integrity { what: String },
     /// Writing the project failed; whatever was created has been removed.
     #[error("{context}: {source}")]
     Io {
@@ -75,6 +83,40 @@ pub trait TemplateSource: Send + Sync {
     fn templates(&self) -> &[Template];
     /// One file of a template, by its template-relative path; `Ok(None)` when absent.
     fn read(&self, slug: &str, path: &str) -> Result<Option<Cow<'static, [u8]>>, CatalogError>;
+    /// Makes the template's files readable (a remote source downloads and verifies its
+    /// archive once), reporting progress as text; says where the files came from. Sources
+    /// that always have their files answer `Ok(None)`.
+    fn prepare(
+        &self,
+        _slug: &str,
+        _progress: &mut dyn FnMut(String),
+    ) -> Result<Option<Provenance>, CatalogError> {
+        Ok(None)
+    }
+    /// Every file of the template's folder, when the source holds the folder itself (a
+    /// remote template after [`TemplateSource::prepare`]); `None`: the catalog's `files`.
+    fn list_files(&self, _slug: &str) -> Option<Vec<String>> {
+        None
+    }
+}
+
+/// Where a remote template's files came from and why they are trusted.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Provenance {
+    pub source: String,
+    pub archive_url: String,
+    /// The commit the archive is of, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// Whether the archive is of a fixed commit (else a branch, which moves).
+    pub pinned: bool,
+    pub sha256: String,
+    pub bytes: u64,
+    /// `catalog`: matched the catalog's own sha256; `first-use`: no hash known, this one is
+    /// now recorded (trust on first use); `recorded`: matched the hash recorded on first
+    /// use; `unpinned`: a branch archive, nothing to compare it with.
+    pub trust: String,
 }
 
 /// Several sources, searched in order.

@@ -61,9 +61,26 @@ pub struct Template {
     pub ai_recommend_for: Vec<String>,
     pub pattern_explanation: String,
     pub key_files: Vec<String>,
+    /// The template's own archive with its hash, when the catalog publishes one (the
+    /// published Extension.js catalog does not: its templates come from the repository
+    /// archive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archive: Option<ArchiveRef>,
     /// The catalog this entry came from (`embedded`, or a remote catalog's name). Not part
     /// of the v2 file: set by the source that loaded it.
     pub source: String,
+}
+
+/// A downloadable archive named by a catalog entry.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ArchiveRef {
+    pub url: String,
+    /// Lowercase hex SHA-256 of the archive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
 }
 
 /// The file wrapper: `{ "version": "2", "templates": [...] }`.

@@ -22,6 +22,7 @@ use crate::tools::browsers::{DetectArgs, InstallBrowserArgs, ListBrowsersArgs, U
 use crate::tools::catalog::{CreateArgs, ListArgs};
 use crate::tools::dev::{SessionArgs, StartArgs, StopArgs, WaitArgs};
 use crate::tools::extension::BuildArgs;
+use crate::tools::feature::AddFeatureArgs;
 use crate::tools::inspect::InspectArgs;
 use crate::tools::install::{DoctorArgs, InstallArgs, UninstallArgs};
 use crate::tools::validate::{InspectBuildArgs, ValidateArgs};
@@ -100,6 +101,10 @@ enum Command {
     Templates(Verb<ListArgs>),
     /// Create an extension project from a template; the `extension_create` tool.
     Create(Verb<CreateArgs>),
+    /// Add a surface (sidebar, popup, options, content-script, …) to the project; the
+    /// `extension_add_feature` tool.
+    #[command(name = "add-feature")]
+    AddFeature(Verb<AddFeatureArgs>),
     /// Register webext-mcp as the native-messaging host of every detected browser and unpack
     /// the helper extension; prints the next step per browser. The `install` tool.
     Install(Verb<InstallArgs>),
@@ -285,6 +290,7 @@ impl Command {
             Command::InspectBuild(v) => plain("extension_inspect", v),
             Command::Templates(v) => plain("extension_list_templates", v),
             Command::Create(v) => plain("extension_create", v),
+            Command::AddFeature(v) => plain("extension_add_feature", v),
             Command::Install(v) => plain("install", v),
             Command::Uninstall(v) => plain("uninstall", v),
             Command::Dev(v) => {
@@ -462,6 +468,7 @@ mod tests {
             &["inspect-build"],
             &["templates"],
             &["create", "x"],
+            &["add-feature", "popup"],
             &["install"],
             &["uninstall"],
             &["dev"],
@@ -521,6 +528,11 @@ mod tests {
             json!({"projectName": "named", "projectPath": "dir", "dryRun": false, "git": false})
         );
         decode::<CreateArgs>(args).unwrap();
+
+        let added = parse(&["add-feature", "sidebar", "--project-path", "p", "--dry-run"]);
+        let args = added.args.unwrap();
+        assert_eq!(args, json!({"feature": "sidebar", "projectPath": "p", "dryRun": true}));
+        decode::<AddFeatureArgs>(args).unwrap();
 
         let listed = parse(&["templates", "side panel", "--tag", "ai", "--tag", "chat", "--featured"]);
         let args = listed.args.unwrap();

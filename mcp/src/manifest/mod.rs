@@ -11,6 +11,7 @@
 //! Used by the build (`crate::build`), and meant for the catalog, the validator, dev sessions
 //! and add-feature.
 
+pub mod edit;
 pub mod findings;
 pub mod json;
 pub mod locale;

@@ -11,6 +11,9 @@ use webext_mcp_host::protocol::ErrorBody;
 use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 use crate::catalog::create::{self, CreateRequest};
 use crate::catalog::search::{self, Filters, SURFACES};
+use std::sync::Arc;
+
+use crate::catalog::remote::{self, Loaded, fetch::HttpFetch};
 use crate::catalog::{Catalog, DEFAULT_TEMPLATE, Template};
 use crate::paths::{find_executable, resolve_lexically};
 use crate::session::inspect::truncate_utf8;
@@ -33,7 +36,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "A template's file list and keyFiles, or with `files` their contents (capped).",
             effect: Effect::Read,
             input_schema: schema_of::<SourceArgs>,
-            run: |ctx, _call, args| Box::pin(get_template_source(ctx, args)),
+            run: |ctx, call, args| Box::pin(get_template_source(ctx, call, args)),
         },
         ToolDef {
             name: "extension_create",
@@ -160,9 +163,77 @@ pub fn list(catalog: &Catalog, args: &ListArgs) -> Result<Value, ErrorBody> {
     Ok(out)
 }
 
-async fn list_templates(_ctx: Ctx, args: Value) -> ToolResult {
+/// The catalogs this server answers from: the embedded one and the configured remote
+/// ones (cached; a cold, unreachable source is left out with a warning within 3 s).
+/// Blocking: call from a blocking thread.
+pub fn loaded(ctx: &Ctx) -> Result<Arc<Loaded>, ErrorBody> {
+    let settings = remote::Settings::from_config(&ctx.config, &ctx.paths)?;
+    let mirror = settings.mirror.clone();
+    Ok(remote::shared(
+        &settings,
+        move || Arc::new(HttpFetch::new(mirror.as_deref())) as Arc<dyn remote::fetch::Fetch>,
+        std::time::SystemTime::now(),
+    ))
+}
+
+/// The catalog to find one named template in: a bare name the embedded catalog has is
+/// answered by it without loading remote sources (offline and instant), unless
+/// `catalog.preferRemote` says otherwise.
+pub enum Answering {
+    Embedded,
+    All(Arc<Loaded>),
+}
+
+impl Answering {
+    pub fn catalog(&self) -> &Catalog {
+        match self {
+            Answering::Embedded => Catalog::embedded(),
+            Answering::All(l) => &l.catalog,
+        }
+    }
+
+    fn warnings(&self) -> &[String] {
+        match self {
+            Answering::Embedded => &[],
+            Answering::All(l) => &l.warnings,
+        }
+    }
+}
+
+/// Blocking: call from a blocking thread.
+pub fn answering(ctx: &Ctx, name: &str) -> Result<Answering, ErrorBody> {
+    if !name.contains(':')
+        && !ctx.config.flag("catalog.preferRemote")
+        && Catalog::embedded().lookup(name).is_ok()
+    {
+        return Ok(Answering::Embedded);
+    }
+    loaded(ctx).map(Answering::All)
+}
+
+async fn loaded_async(ctx: &Ctx) -> Result<Arc<Loaded>, ErrorBody> {
+    let ctx = Arc::clone(ctx);
+    tokio::task::spawn_blocking(move || loaded(&ctx))
+        .await
+        .map_err(|e| ErrorBody::internal(format!("loading the catalogs stopped: {e}")))?
+}
+
+/// Adds which catalogs answered (`source`), each remote source's state and the warnings.
+fn with_sources(out: &mut Value, loaded: &Loaded) {
+    out["source"] = json!(loaded.answered_by());
+    if !loaded.sources.is_empty() {
+        out["sources"] = json!(loaded.sources);
+    }
+    if !loaded.warnings.is_empty() {
+        out["warnings"] = json!(loaded.warnings);
+    }
+}
+
+async fn list_templates(ctx: Ctx, args: Value) -> ToolResult {
     let args: ListArgs = decode(args)?;
-    let out = list(Catalog::embedded(), &args)?;
+    let loaded = loaded_async(&ctx).await?;
+    let mut out = list(&loaded.catalog, &args)?;
+    with_sources(&mut out, &loaded);
     let mut text = String::new();
     for t in out["templates"].as_array().into_iter().flatten() {
         text.push_str(&format!(
@@ -181,6 +252,9 @@ async fn list_templates(_ctx: Ctx, args: Value) -> ToolResult {
     }
     if let Some(c) = out["nextCursor"].as_str() {
         text.push_str(&format!("{} in all; more with cursor \"{c}\"\n", out["total"]));
+    }
+    for w in &loaded.warnings {
+        text.push_str(&format!("warning: {w}\n"));
     }
     Ok(ToolOutput { structured: out, text: Some(text.trim_end().to_owned()) })
 }
@@ -287,9 +361,29 @@ fn clean_path(raw: &str) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("/"))
 }
 
-async fn get_template_source(_ctx: Ctx, args: Value) -> ToolResult {
+async fn get_template_source(ctx: Ctx, call: super::Call, args: Value) -> ToolResult {
     let args: SourceArgs = decode(args)?;
-    let out = template_source(Catalog::embedded(), &args)?;
+    let out = tokio::task::spawn_blocking(move || {
+        let loaded = answering(&ctx, &args.slug)?;
+        // Reading files of a remote template needs its archive: fetched and verified once.
+        let provenance = match &args.files {
+            Some(_) => {
+                let (source, t) = loaded.catalog().lookup(&args.slug)?;
+                source.prepare(&t.slug, &mut |m| call.status(m))?
+            }
+            None => None,
+        };
+        let mut out = template_source(loaded.catalog(), &args)?;
+        if let Some(p) = provenance {
+            out["provenance"] = json!(p);
+        }
+        if !loaded.warnings().is_empty() {
+            out["warnings"] = json!(loaded.warnings());
+        }
+        Ok::<Value, ErrorBody>(out)
+    })
+    .await
+    .map_err(|e| ErrorBody::internal(format!("reading the template stopped: {e}")))??;
     Ok(ToolOutput::json(out))
 }
 
@@ -380,8 +474,10 @@ async fn extension_create(ctx: Ctx, call: super::Call, args: Value) -> ToolResul
     // PATH is not part of the captured `Env` (it only holds webext-mcp's own variables).
     let path_env = ctx.env.get("PATH").map(str::to_owned).or_else(|| std::env::var("PATH").ok());
     let req = create_request(args, &cwd, path_env.as_deref())?;
-    let work: super::jobs::Work = Box::new(move |_cancel, _out| {
-        let created = create::create(Catalog::embedded(), &req)?;
+    let work: super::jobs::Work = Box::new(move |_cancel, out| {
+        let answering = answering(&ctx, &req.template)?;
+        let mut created = create::create_with(answering.catalog(), &req, &mut |m| out(&m))?;
+        created.warnings.extend(answering.warnings().iter().cloned());
         created_output(&created)
     });
     super::jobs::run_or_join(&call, "extension_create", key, work).await
@@ -397,6 +493,15 @@ fn created_output(created: &create::Created) -> ToolResult {
         created.template,
         created.files.len()
     );
+    if let Some(p) = &created.provenance {
+        text.push_str(&format!(
+            "files from {} ({}sha256 {}, trust: {})\n",
+            p.archive_url,
+            p.commit.as_ref().map(|c| format!("commit {c}, ")).unwrap_or_default(),
+            p.sha256,
+            p.trust
+        ));
+    }
     for w in &created.warnings {
         text.push_str(&format!("warning: {w}\n"));
     }

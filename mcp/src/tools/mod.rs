@@ -20,6 +20,7 @@ mod debug;
 pub mod dev;
 pub mod dialogs;
 pub mod extension;
+pub mod feature;
 pub mod inspect;
 pub mod install;
 mod jobs;
@@ -124,7 +125,9 @@ impl Toolset {
     pub const fn about(self) -> &'static str {
         match self {
             Toolset::Core => "server info, config, doctor, install/uninstall",
-            Toolset::Templates => "template catalogs, template sources, create a project",
+            Toolset::Templates => {
+                "template catalogs, template sources, create a project, add a feature surface"
+            }
             Toolset::Build => "build per browser, validate the manifest, inspect a build",
             Toolset::Dev => "dev/start/preview sessions, wait, stop, source inspection",
             Toolset::Browsers => "detect installed browsers, install and list managed ones",
@@ -406,6 +409,7 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(inspect::tools())
             .chain(browsers::tools())
             .chain(catalog::tools())
+            .chain(feature::tools())
             .chain(browser::tools())
             .chain(pages::tools())
             .chain(containers::tools())

@@ -2,12 +2,10 @@
 //! and every file it ships ends up in the output.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
-use webext_mcp::build::{self, BuildRequest, Pipeline};
+use webext_mcp::build::{self, Pipeline};
 use webext_mcp::catalog::Catalog;
 use webext_mcp::catalog::create::{CreateRequest, Created, create};
-use webext_mcp::manifest::parse_targets;
 
 /// Files of a project that are not part of the extension.
 fn project_only(path: &str) -> bool {
@@ -36,19 +34,7 @@ fn every_template_builds_natively_for_chrome_and_firefox() {
     let mut failures = Vec::new();
     for t in catalog.templates() {
         let (dest, created) = create_in(catalog, work.path(), &t.slug);
-        let breq = BuildRequest {
-            project: dest.clone(),
-            targets: parse_targets(&["chrome".into(), "firefox".into()]).unwrap(),
-            zip: true,
-            zip_source: false,
-            out_dir: dest.join("dist"),
-            session: None,
-            allow_delegation: false,
-            allow_npx: false,
-            node: None,
-            timeout: Duration::from_secs(60),
-            cancel: None,
-        };
+        let breq = crate::native_build(&dest, true);
         let builds = match build::build(&breq, &mut |_| {}) {
             Ok(b) => b,
             Err(e) => {

@@ -3,6 +3,10 @@
 //! embedded template built natively. One module per behaviour; helpers here.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../common/mod.rs"]
+mod common;
+
+mod add_feature;
 mod builds;
 mod create_bad_input;
 mod create_ok;
@@ -10,6 +14,7 @@ mod fixture_format;
 mod fixture_ranking;
 mod icons;
 mod list;
+mod remote;
 mod source;
 
 use std::borrow::Cow;
@@ -53,6 +58,23 @@ pub fn extension_js_catalog() -> Catalog {
     Catalog::new(vec![Box::new(MetaOnly { name: "extension-js".into(), templates })])
 }
 
+/// A native build of `project` for chrome and firefox into `project/dist`.
+pub fn native_build(project: &Path, zip: bool) -> webext_mcp::build::BuildRequest {
+    webext_mcp::build::BuildRequest {
+        project: project.to_path_buf(),
+        targets: webext_mcp::manifest::parse_targets(&["chrome".into(), "firefox".into()]).unwrap(),
+        zip,
+        zip_source: false,
+        out_dir: project.join("dist"),
+        session: None,
+        allow_delegation: false,
+        allow_npx: false,
+        node: None,
+        timeout: std::time::Duration::from_secs(60),
+        cancel: None,
+    }
+}
+
 /// Runs `webext-mcp call <tool> <args> --json` in `cwd` with a temporary home.
 pub fn call(cwd: &Path, tool: &str, args: Value) -> (i32, Value) {
     let home = tempfile::tempdir().unwrap();
@@ -60,6 +82,8 @@ pub fn call(cwd: &Path, tool: &str, args: Value) -> (i32, Value) {
         .args(["--home"])
         .arg(home.path())
         .args(["call", tool, &args.to_string(), "--json"])
+        // Only the embedded catalog: these tests never reach for the network.
+        .env("WEBEXT_MCP_CATALOG_SOURCES", "")
         .current_dir(cwd)
         .output()
         .unwrap();

@@ -51,25 +51,50 @@ fn create_and_build_all() -> Projects {
             git: None,
         };
         create(catalog, &req).unwrap();
-        let breq = BuildRequest {
-            project: dest.clone(),
-            targets: parse_targets(&["chrome".into(), "firefox".into()]).unwrap(),
-            zip: false,
-            zip_source: false,
-            out_dir: dest.join("dist"),
-            session: None,
-            allow_delegation: false,
-            allow_npx: false,
-            node: None,
-            timeout: DEADLINE,
-            cancel: None,
-        };
-        for b in build::build(&breq, &mut |_| {}).unwrap_or_else(|e| panic!("{}: {e:?}", t.slug)) {
-            assert_eq!(b.pipeline, Pipeline::Native, "{}", t.slug);
-        }
+        build_natively(&dest, &t.slug);
         built.push((t.slug.clone(), dest));
     }
     Projects { _dir: dir, built }
+}
+
+/// Builds `project` natively for chrome and firefox into `project/dist`.
+pub(crate) fn build_natively(project: &std::path::Path, label: &str) {
+    let breq = BuildRequest {
+        project: project.to_path_buf(),
+        targets: parse_targets(&["chrome".into(), "firefox".into()]).unwrap(),
+        zip: false,
+        zip_source: false,
+        out_dir: project.join("dist"),
+        session: None,
+        allow_delegation: false,
+        allow_npx: false,
+        node: None,
+        timeout: DEADLINE,
+        cancel: None,
+    };
+    for b in build::build(&breq, &mut |_| {}).unwrap_or_else(|e| panic!("{label}: {e:?}")) {
+        assert_eq!(b.pipeline, Pipeline::Native, "{label}");
+    }
+}
+
+/// Loads `dist/firefox` of each project in a Firefox of its own (Firefox attributes
+/// console calls only with one extension) and returns the problems seen, by label.
+pub(crate) async fn firefox_failures(
+    projects: impl Iterator<Item = (&str, &std::path::Path)>,
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    for (label, project) in projects {
+        let out = project.join("dist").join("firefox");
+        let browser = isolated(Family::Gecko, &[&out]).await;
+        let handle = browser.runner.extensions()[0].clone();
+        assert_eq!(handle.has_background, declares_background(&out), "{label}");
+        let found = problems(&handle).await;
+        browser.runner.shutdown().await;
+        if !found.is_empty() {
+            failures.push(format!("{label}: {found:#?}"));
+        }
+    }
+    failures
 }
 
 fn is_error(e: &ConsoleEvent) -> bool {
@@ -78,7 +103,7 @@ fn is_error(e: &ConsoleEvent) -> bool {
 
 /// Waits for the background (where declared), then watches for [`QUIET`]; returns every
 /// problem seen, the backlog included.
-async fn problems(handle: &ExtensionHandle) -> Vec<String> {
+pub(crate) async fn problems(handle: &ExtensionHandle) -> Vec<String> {
     let mut stream = handle.subscribe();
     let mut out = Vec::new();
     if handle.has_background
@@ -130,18 +155,7 @@ async fn chromium_loads_every_template_cleanly() {
 #[tokio::test]
 async fn firefox_loads_every_template_cleanly() {
     let projects = tokio::task::spawn_blocking(create_and_build_all).await.unwrap();
-    let mut failures = Vec::new();
-    for (slug, _) in &projects.built {
-        let out = projects.output(slug, "firefox");
-        let browser = isolated(Family::Gecko, &[&out]).await;
-        let handle = browser.runner.extensions()[0].clone();
-        assert_eq!(handle.has_background, declares_background(&out), "{slug}");
-        let found = problems(&handle).await;
-        browser.runner.shutdown().await;
-        if !found.is_empty() {
-            failures.push(format!("{slug}: {found:#?}"));
-        }
-    }
+    let failures = firefox_failures(projects.built.iter().map(|(s, p)| (s.as_str(), p.as_path()))).await;
     assert!(failures.is_empty(), "{failures:#?}");
 }
 

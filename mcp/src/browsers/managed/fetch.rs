@@ -57,6 +57,16 @@ fn network(url: &str, e: impl std::fmt::Display) -> ManagedError {
 
 impl Http {
     pub fn new() -> Http {
+        Http::build(None)
+    }
+
+    /// A client whose every request ends within `deadline`, answered or not (the template
+    /// catalog must fall back to the embedded one within seconds when the network stalls).
+    pub fn with_deadline(deadline: Duration) -> Http {
+        Http::build(Some(deadline))
+    }
+
+    fn build(deadline: Option<Duration>) -> Http {
         // The loopback agent never goes through a proxy from the environment: the mirror is
         // on this machine.
         let agent = |https_only: bool| {
@@ -64,6 +74,7 @@ impl Http {
             ureq::Agent::config_builder()
                 .https_only(https_only)
                 .proxy(proxy)
+                .timeout_global(deadline)
                 .timeout_connect(Some(Duration::from_secs(15)))
                 .timeout_recv_response(Some(Duration::from_secs(30)))
                 // A stalled transfer ends; a slow one goes on as long as bytes arrive.

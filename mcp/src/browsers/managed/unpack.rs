@@ -9,8 +9,23 @@ use std::path::{Component, Path, PathBuf};
 
 use super::ManagedError;
 
-/// The most an archive may unpack to (real browsers: under 1 GiB).
-const MAX_UNPACKED: u64 = 8 * 1024 * 1024 * 1024;
+/// What an archive may hold. Browsers: 8 GiB, links inside the archive allowed; templates
+/// (`crate::catalog::remote`) are far stricter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most the archive may unpack to.
+    pub max_total: u64,
+    /// The most one entry may unpack to.
+    pub max_entry: u64,
+    /// Whether symlinks (that stay inside) and hard links are unpacked; else refused.
+    pub links: bool,
+}
+
+impl Limits {
+    /// Browser archives (real ones: under 1 GiB, with symlinks in them).
+    pub const BROWSER: Limits =
+        Limits { max_total: 8 * 1024 * 1024 * 1024, max_entry: u64::MAX, links: true };
+}
 
 fn refuse(entry: &str, reason: &str) -> ManagedError {
     ManagedError::UnsafeArchive { entry: entry.chars().take(200).collect(), reason: reason.to_owned() }
@@ -75,11 +90,12 @@ struct Writer<'a> {
     root: &'a Path,
     links: Vec<PathBuf>,
     total: u64,
+    limits: Limits,
 }
 
 impl<'a> Writer<'a> {
-    fn new(root: &'a Path) -> Writer<'a> {
-        Writer { root, links: Vec::new(), total: 0 }
+    fn new(root: &'a Path, limits: Limits) -> Writer<'a> {
+        Writer { root, links: Vec::new(), total: 0, limits }
     }
 
     /// The destination of `rel`, creating its parent folders; refuses paths below a link.
@@ -112,6 +128,7 @@ impl<'a> Writer<'a> {
             }
         })?;
         let mut buf = vec![0u8; 64 * 1024];
+        let mut entry: u64 = 0;
         loop {
             let n = match data.read(&mut buf) {
                 Ok(0) => break,
@@ -121,8 +138,18 @@ impl<'a> Writer<'a> {
                 Err(e) => return Err(ManagedError::Integrity { what: format!("archive entry {name}: {e}") }),
             };
             self.total += n as u64;
-            if self.total > MAX_UNPACKED {
-                return Err(refuse(name, "the archive unpacks to more than 8 GiB"));
+            entry += n as u64;
+            if self.total > self.limits.max_total {
+                return Err(refuse(
+                    name,
+                    &format!("the archive unpacks to more than {} bytes", self.limits.max_total),
+                ));
+            }
+            if entry > self.limits.max_entry {
+                return Err(refuse(
+                    name,
+                    &format!("the entry is larger than {} bytes", self.limits.max_entry),
+                ));
             }
             out.write_all(&buf[..n]).map_err(|e| io(name, e))?;
         }
@@ -130,6 +157,9 @@ impl<'a> Writer<'a> {
     }
 
     fn symlink(&mut self, name: &str, rel: &Path, target: &str) -> Result<(), ManagedError> {
+        if !self.limits.links {
+            return Err(refuse(name, "the entry is a symlink"));
+        }
         if !link_stays_inside(rel, target) {
             return Err(refuse(name, "a symlink points outside the archive"));
         }
@@ -156,6 +186,9 @@ impl<'a> Writer<'a> {
     }
 
     fn hard_link(&mut self, name: &str, rel: &Path, target: &str) -> Result<(), ManagedError> {
+        if !self.limits.links {
+            return Err(refuse(name, "the entry is a hard link"));
+        }
         let source_rel =
             safe_relative(target).map_err(|_| refuse(name, "a hard link points outside the archive"))?;
         let source = self.root.join(&source_rel);
@@ -204,10 +237,15 @@ const S_IFLNK: u32 = 0o120000;
 
 /// Unpacks a zip archive into `into` (an empty folder).
 pub fn zip(archive: &Path, into: &Path) -> Result<(), ManagedError> {
+    zip_with(archive, into, Limits::BROWSER)
+}
+
+/// [`zip`] within `limits`.
+pub fn zip_with(archive: &Path, into: &Path, limits: Limits) -> Result<(), ManagedError> {
     let file = std::fs::File::open(archive).map_err(|e| io("the zip", e))?;
     let mut zip = ::zip::ZipArchive::new(std::io::BufReader::new(file))
         .map_err(|e| ManagedError::Integrity { what: format!("the zip archive: {e}") })?;
-    let mut w = Writer::new(into);
+    let mut w = Writer::new(into, limits);
     for i in 0..zip.len() {
         let mut entry =
             zip.by_index(i).map_err(|e| ManagedError::Integrity { what: format!("zip entry {i}: {e}") })?;
@@ -249,7 +287,7 @@ pub fn tar_xz(archive: &Path, scratch: &Path, into: &Path) -> Result<(), Managed
     }
     let file = std::fs::File::open(scratch).map_err(|e| io("the tar", e))?;
     let mut tar = ::tar::Archive::new(std::io::BufReader::new(file));
-    let mut w = Writer::new(into);
+    let mut w = Writer::new(into, Limits::BROWSER);
     let bad = |e: std::io::Error| ManagedError::Integrity { what: format!("the tar archive: {e}") };
     for entry in tar.entries().map_err(bad)? {
         let mut entry = entry.map_err(bad)?;

@@ -74,6 +74,13 @@ const KEYS: &[KeySpec] = &[
         help: "whether evaluate_script may run code in pages (false: it answers PERMISSION_DENIED)",
     },
     KeySpec {
+        key: "tools.extension_eval",
+        env: "WEBEXT_MCP_EXTENSION_EVAL",
+        kind: Kind::Bool,
+        default: "false",
+        help: "whether extension_eval may run code in the background of a dev session's extension (off: only sessions started with allowEval allow it)",
+    },
+    KeySpec {
         key: "build.allowNpx",
         env: "WEBEXT_MCP_BUILD_ALLOW_NPX",
         kind: Kind::Bool,

@@ -22,6 +22,7 @@ pub mod extension;
 pub mod inspect;
 pub mod install;
 mod jobs;
+pub mod live;
 mod meta;
 pub mod pages;
 pub mod reading;
@@ -124,7 +125,9 @@ impl Toolset {
             Toolset::Core => "server info, config, doctor, install/uninstall",
             Toolset::Templates => "template catalogs, template sources, create a project",
             Toolset::Build => "build per browser, validate the manifest, inspect a build",
-            Toolset::Dev => "dev/start/preview sessions, wait, stop, source inspection",
+            Toolset::Dev => {
+                "dev/start/preview sessions, wait, stop, source inspection; the session extension's logs, reload, eval, storage, pages"
+            }
             Toolset::Browsers => "detect installed browsers, install and list managed ones",
             Toolset::Pages => "connected browsers, tabs, navigation",
             Toolset::Snapshot => "snapshots with refs, page text, find by text, ref to selector",
@@ -402,6 +405,7 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(validate::tools())
             .chain(dev::tools())
             .chain(inspect::tools())
+            .chain(live::tools())
             .chain(browsers::tools())
             .chain(catalog::tools())
             .chain(browser::tools())

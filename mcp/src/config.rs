@@ -102,6 +102,13 @@ const KEYS: &[KeySpec] = &[
         help: "largest upload (all files of one call together), in MiB",
     },
     KeySpec {
+        key: "tools.extension_eval",
+        env: "WEBEXT_MCP_EXTENSION_EVAL",
+        kind: Kind::Bool,
+        default: "false",
+        help: "whether extension_eval may run code in the background of a dev session's extension (off: only sessions started with allowEval allow it)",
+    },
+    KeySpec {
         key: "build.allowNpx",
         env: "WEBEXT_MCP_BUILD_ALLOW_NPX",
         kind: Kind::Bool,

@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::ErrorBody;
 
+mod logs;
 mod session;
 
 use crate::config::{Config, Flags};
@@ -25,6 +26,7 @@ use crate::tools::extension::BuildArgs;
 use crate::tools::feature::AddFeatureArgs;
 use crate::tools::inspect::InspectArgs;
 use crate::tools::install::{DoctorArgs, InstallArgs, UninstallArgs};
+use crate::tools::live::LogsArgs;
 use crate::tools::validate::{InspectBuildArgs, ValidateArgs};
 use crate::tools::{self, Context, Ctx, Selection};
 
@@ -127,6 +129,9 @@ enum Command {
     /// Look inside the project's running session: injection, rendered roots, console, HTML;
     /// the `extension_source_inspect` tool. Prints NDJSON events.
     Inspect(Verb<InspectArgs>),
+    /// The project's session log (background, content scripts, pages, builds); the
+    /// `extension_logs` tool. `--follow` prints new entries until Ctrl-C or the session ends.
+    Logs(Verb<LogsArgs>),
     /// Internal: the session process that `dev`, `start` and `preview` spawn.
     #[command(name = "__session", hide = true)]
     SessionProcess {
@@ -252,6 +257,7 @@ async fn run(cli: Cli) -> ExitCode {
             Ok(spec) => crate::session::run(spec).await,
             Err(e) => usage_error(&format!("bad session spec: {e}")),
         },
+        Command::Logs(v) if v.args.follow => logs::follow(&ctx, v.args, v.json).await,
         command => match command.tool_call() {
             Some(ToolCall { tool, args: Ok(args), json, session: Some(detach) }) => {
                 session::verb(&ctx, tool, args, detach, json).await
@@ -310,6 +316,7 @@ impl Command {
             Command::Wait(v) => plain("extension_wait", v),
             Command::Stop(v) => plain("extension_stop", v),
             Command::Inspect(v) => plain("extension_source_inspect", v),
+            Command::Logs(v) => plain("extension_logs", v),
             Command::Doctor(v) => plain("doctor", v),
             Command::Browsers(BrowsersVerb::Detect(v)) => plain("extension_detect_browsers", v),
             Command::Browsers(BrowsersVerb::List(v)) => plain("extension_list_browsers", v),
@@ -578,6 +585,14 @@ mod tests {
         decode::<InstallBrowserArgs>(args).unwrap();
         let detect = parse(&["browsers", "detect", "--browsers", "chromium,firefox"]);
         assert_eq!(detect.args.unwrap(), json!({"browsers": ["chromium", "firefox"]}));
+
+        let logs = parse(&["logs", "p", "--context", "background,popup", "--level", "warn", "--follow"]);
+        let args = logs.args.unwrap();
+        assert_eq!(
+            args,
+            json!({"projectPath": "p", "context": ["background", "popup"], "level": "warn", "follow": true})
+        );
+        decode::<LogsArgs>(args).unwrap();
 
         let dev = parse(&["dev", "--browser", "chromium"]);
         assert_eq!(dev.session, Some(false));

@@ -254,9 +254,8 @@ pub trait Runner: Send + Sync {
     }
 
     /// What a tab's own scripts printed since its document loaded (not the extensions': those
-    /// are in [`ExtensionHandle::history`]; Firefox adds the content scripts' console calls,
-    /// which it files under the page, each naming its `moz-extension://` file), oldest
-    /// first, bounded.
+    /// are in [`ExtensionHandle::history`], content scripts' included, although Firefox files
+    /// their calls under the page), oldest first, bounded.
     fn page_console<'a>(&'a self, target_id: &'a str) -> BoxFuture<'a, Vec<ConsoleEvent>> {
         let _ = target_id;
         Box::pin(async { Vec::new() })

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::contract::runtime_error;
 use super::inspect;
+use super::logs;
 use super::rebuild::Live;
 use super::reload;
 use crate::runner::{ConsoleEvent, EventKind, LogStream};
@@ -28,13 +29,14 @@ impl Live {
 
     fn log_console(&mut self, ev: &ConsoleEvent) {
         inspect::remember(&mut self.recent, ev);
-        self.contract.log(
-            match ev.kind {
-                EventKind::Console => "console",
-                EventKind::Exception => "exception",
-            },
-            json!({"level": ev.level, "text": ev.text, "url": ev.url, "line": ev.line, "column": ev.column, "context": ev.context}),
-        );
+        let base = self.ext.as_ref().map(|e| e.base_url.clone());
+        let source = logs::source_of(&self.roles, base.as_deref(), ev);
+        let file = ev
+            .url
+            .as_deref()
+            .filter(|u| base.as_deref().is_some_and(|b| u.starts_with(b)))
+            .map(|u| self.source_of(u));
+        self.contract.log(logs::kind_name(ev.kind), logs::entry_fields(ev, source, file));
     }
 
     /// One console event; `write`: update `ready.json` at once when it is an error.

@@ -159,7 +159,12 @@ impl Contract {
     }
 
     /// Appends an event: `{"time": …, "type": …, …fields}`.
+    /// Builds, loads and reloads also go into `logs.ndjson`, the one stream of the session
+    /// (`logs.rs`).
     pub fn event(&self, kind: &str, fields: Value) {
+        if let Some(line) = super::logs::session_line(kind, &fields) {
+            append(&self.logs_path(), kind, line);
+        }
         append(&self.events_path(), kind, fields);
     }
 

@@ -6,6 +6,11 @@
 //! {"op":"evaluate","expression":"…",   → {"ok": <value>} evaluated in the first tab whose
 //!  "url":"<substring>"}                   URL contains `url` (default: the first http(s) tab)
 //! {"op":"inspect", …inspect::Request}  → {"ok": {sessionId, tab, events}} (extension_source_inspect)
+//! {"op":"reload","tabs":"reinject"}    → {"ok": {backgroundMs, tabs, errors, …}} (extension_reload)
+//! {"op":"eval","expression":"…",        → {"ok": <value>} in the background (extension_eval),
+//!  "allowed":bool}                        refused unless allowed or the session has allowEval
+//! {"op":"storage", …act::StorageRequest}→ {"ok": [[key, value], …] | count} (extension_storage)
+//! {"op":"open","context":"popup"}      → {"ok": {url, targetId, opened}} (extension_open)
 //! anything else / failures             → {"error": {code, message, hint}}
 //! ```
 //!
@@ -153,6 +158,26 @@ pub enum Request {
         url: Option<String>,
     },
     Inspect(super::inspect::Request),
+    /// Reload the extension now (`extension_reload`).
+    Reload {
+        #[serde(default)]
+        tabs: super::act::ReloadTabs,
+    },
+    /// Evaluate in the background (`extension_eval`). `allowed`: the caller's configuration
+    /// allows it (`tools.extension_eval`); else only a session started with `allowEval` does.
+    Eval {
+        expression: String,
+        #[serde(default)]
+        allowed: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Read or change the extension's storage (`extension_storage`).
+    Storage(super::act::StorageRequest),
+    /// Open one of the extension's pages as a tab (`extension_open`).
+    Open {
+        context: super::inspect::Context,
+    },
 }
 
 /// A request with the way back to its caller, and word once the answer is written (a

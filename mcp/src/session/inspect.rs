@@ -63,6 +63,10 @@ pub enum Context {
 }
 
 impl Context {
+    /// The extension's own pages, which a session opens as tabs.
+    pub const PAGES: [Context; 5] =
+        [Context::Popup, Context::Options, Context::Sidepanel, Context::Newtab, Context::Devtools];
+
     pub const fn as_str(self) -> &'static str {
         match self {
             Context::Page => "page",
@@ -76,7 +80,7 @@ impl Context {
     }
 
     /// The manifest key that names this context's page, for messages.
-    const fn manifest_key(self) -> &'static str {
+    pub const fn manifest_key(self) -> &'static str {
         match self {
             Context::Popup => "action.default_popup",
             Context::Options => "options_ui.page",
@@ -373,7 +377,7 @@ pub fn page_path(manifest: &Value, context: Context) -> Option<String> {
 
 /// Finds the tab showing the context's page, or opens one, and waits until it is the
 /// extension's page and loaded. Returns it and whether it was opened now.
-async fn extension_tab(inputs: &Inputs<'_>, context: Context) -> Result<(PageInfo, bool), ErrorBody> {
+pub async fn extension_tab(inputs: &Inputs<'_>, context: Context) -> Result<(PageInfo, bool), ErrorBody> {
     let ext = loaded(inputs)?;
     let manifest: Value = std::fs::read(inputs.dist.join("manifest.json"))
         .ok()

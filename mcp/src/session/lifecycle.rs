@@ -496,6 +496,10 @@ impl Session {
                 self.live.settle();
             }
         }
+        let req = match super::act::answer(&mut self.live, &self.spec, req).await {
+            Ok(answer) => return answer,
+            Err(req) => req,
+        };
         let runner = self
             .live
             .runner
@@ -530,6 +534,7 @@ impl Session {
                 };
                 inspect::inspect(inputs, req).await
             }
+            _ => Err(ErrorBody::internal("answered by session::act")),
         }
     }
 

@@ -15,6 +15,7 @@
 //! MCP it belongs to the server that started it (it reads its stdin, a pipe the server holds;
 //! end of file means the server exited) unless detached.
 
+mod act;
 mod choice;
 mod console;
 pub mod contract;
@@ -23,6 +24,7 @@ pub mod control;
 mod fakes;
 pub mod inspect;
 mod lifecycle;
+pub mod logs;
 mod readiness;
 mod rebuild;
 mod reload;
@@ -41,6 +43,7 @@ use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::manifest::{self, Target};
 
+pub use act::{Area, ReloadTabs, StorageOp, StorageRequest};
 pub use choice::{BrowserChoice, default_browser, default_browser_name, resolve_browser};
 pub use lifecycle::run;
 
@@ -97,6 +100,10 @@ pub struct Spec {
     /// What the project's `extension.config.*` sets for running this browser, vetted.
     #[serde(default)]
     pub run_config: run_config::RunConfig,
+    /// `extension_eval` may run in this session's background (`allowEval` at start, or
+    /// config `tools.extension_eval`).
+    #[serde(default)]
+    pub allow_eval: bool,
 }
 
 /// `dist/extension-js/<browser>/`: ready.json, events.ndjson, logs.ndjson, session.log.

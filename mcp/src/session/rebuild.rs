@@ -288,7 +288,7 @@ impl Live {
     /// Clears what the running copy rendered in its tabs and counts the coming injection
     /// (the browser's own, at the reload); answers one row per tab. A background that
     /// cannot be reached leaves the tabs as they are.
-    async fn clear_tabs(&mut self) -> Value {
+    pub(super) async fn clear_tabs(&mut self) -> Value {
         let (Some(runner), Some(ext)) = (&self.runner, &self.ext) else { return Value::Null };
         let script = reload::reinject_script(&[], true);
         match runner.evaluate_in_background(ext, &script, WORKER_TIMEOUT).await {

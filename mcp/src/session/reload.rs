@@ -41,6 +41,9 @@ pub struct Roles {
     pub page_assets: BTreeSet<String>,
     /// Source file → output-relative path (native builds).
     pub by_source: BTreeMap<PathBuf, String>,
+    /// Extension pages the manifest names → what they are (`popup`, `options`, …), as
+    /// `logs.ndjson` names their console's source.
+    pub surfaces: BTreeMap<String, &'static str>,
 }
 
 fn strings(v: &Value) -> impl Iterator<Item = String> + '_ {
@@ -72,6 +75,14 @@ impl Roles {
             roles.background.insert(sw.trim_start_matches('/').to_owned());
         }
         roles.background.extend(strings(&bg["scripts"]));
+        if let Some(page) = bg["page"].as_str() {
+            roles.background.insert(page.trim_start_matches("./").trim_start_matches('/').to_owned());
+        }
+        for context in super::inspect::Context::PAGES {
+            if let Some(path) = super::inspect::page_path(&manifest, context) {
+                roles.surfaces.entry(path).or_insert(context.as_str());
+            }
+        }
         for rel in sources.keys().filter(|r| r.ends_with(".html") || r.ends_with(".htm")) {
             let Ok(html) = std::fs::read_to_string(dist.join(rel)) else { continue };
             let base = rel.rsplit_once('/').map(|(d, _)| format!("{d}/")).unwrap_or_default();

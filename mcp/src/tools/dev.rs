@@ -107,6 +107,10 @@ pub struct SessionArgs {
     #[serde(default)]
     #[arg(long)]
     pub detach: bool,
+    /// Let extension_eval run in it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[arg(long)]
+    pub allow_eval: bool,
     /// Accepted for compatibility with Extension.js-style callers and not listed: sessions
     /// have no dev server, so there is no port to choose.
     #[serde(default, skip_serializing)]
@@ -309,6 +313,7 @@ async fn launch(
         allow_npx: ctx.config.flag("build.allowNpx"),
         home: ctx.paths.home.clone(),
         run_config: from_config.clone(),
+        allow_eval: args.allow_eval || ctx.config.flag("tools.extension_eval"),
     };
     let dir = session::contract_dir(&spec.out_dir, &spec.browser);
     let (call, browser) = (call.clone(), spec.browser.clone());

@@ -12,14 +12,14 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use webext_mcp_host::protocol::methods::{PAGE_SNAPSHOT, TABS_LIST};
-use webext_mcp_host::protocol::timeouts::{SNAPSHOT_TIMEOUT_MS, TAB_CALL_TIMEOUT_MS};
+use webext_mcp_host::protocol::methods::PAGE_SNAPSHOT;
+use webext_mcp_host::protocol::timeouts::SNAPSHOT_TIMEOUT_MS;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use super::schema::{display_as_word, word};
 use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 use crate::bridge::Timeout;
-use crate::bridge::results::{Snapshot, TabList};
+use crate::bridge::results::Snapshot;
 use crate::session::{self, control, inspect};
 
 /// Deadline of the session's answer (it may navigate and open pages).
@@ -267,26 +267,7 @@ async fn snapshot_of(
         )
         .with_hint("use extension_root_tree, selector_probe or page_html there"));
     }
-    let (d, tabs): (_, TabList) = ctx
-        .browser
-        .call(Some(session_id), TABS_LIST, json!({}), Timeout::fixed(TAB_CALL_TIMEOUT_MS))
-        .await
-        .map_err(|e| {
-            e.with_hint(format!(
-                "the session's helper extension is not connected (browser: {session_id}); see dist/extension-js/<browser>/events.ndjson for its `helper` event"
-            ))
-        })?;
-    let same_page = |u: &str| u.split('#').next() == url.split('#').next();
-    let tab_id = tabs
-        .tabs
-        .iter()
-        .find(|t| t.url == url)
-        .or_else(|| tabs.tabs.iter().find(|t| same_page(&t.url)))
-        .map(|t| t.tab_id)
-        .ok_or_else(|| {
-            ErrorBody::not_found(format!("the helper sees no tab at {url}"))
-                .with_hint("the page may have navigated since; inspect again")
-        })?;
+    let (d, tab_id) = super::live::act::helper_tab_id(ctx, session_id, url).await?;
     let redact = redact.as_str();
     let params = json!({"tabId": tab_id, "maxBytes": max_bytes, "redact": redact});
     ctx.browser.call_in(&d, PAGE_SNAPSHOT, params, Timeout::fixed(SNAPSHOT_TIMEOUT_MS)).await

@@ -24,6 +24,7 @@ pub mod feature;
 pub mod inspect;
 pub mod install;
 mod jobs;
+pub mod live;
 mod meta;
 pub mod pages;
 pub mod reading;
@@ -129,7 +130,9 @@ impl Toolset {
                 "template catalogs, template sources, create a project, add a feature surface"
             }
             Toolset::Build => "build per browser, validate the manifest, inspect a build",
-            Toolset::Dev => "dev/start/preview sessions, wait, stop, source inspection",
+            Toolset::Dev => {
+                "dev/start/preview sessions, wait, stop, source inspection; the session extension's logs, reload, eval, storage, pages"
+            }
             Toolset::Browsers => "detect installed browsers, install and list managed ones",
             Toolset::Pages => "connected browsers, tabs, navigation, Firefox containers",
             Toolset::Snapshot => "snapshots with refs, page text, find by text, ref to selector",
@@ -407,6 +410,7 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(validate::tools())
             .chain(dev::tools())
             .chain(inspect::tools())
+            .chain(live::tools())
             .chain(browsers::tools())
             .chain(catalog::tools())
             .chain(feature::tools())

@@ -16,6 +16,7 @@ mod cli_detach;
 mod dev_loop;
 mod first_hour;
 mod inspect;
+mod live_tools;
 mod managed_browser;
 mod owner_exit;
 mod page_reload;

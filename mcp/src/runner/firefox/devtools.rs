@@ -44,8 +44,9 @@ pub(super) struct Devtools {
     rdp: RdpClient,
     addons_actor: String,
     prefs_actor: String,
-    /// Background page targets whose console resources go to an extension's log.
-    routes: Arc<Mutex<HashMap<String, Arc<ExtensionLog>>>>,
+    /// Background page targets whose console resources go to an extension's log, with the
+    /// background page's URL (their context).
+    routes: Arc<Mutex<HashMap<String, Route>>>,
     /// Tab descriptor → its page target and console, while they answer (dropped when the
     /// debugger says their process connection ended).
     tab_targets: Arc<Mutex<HashMap<String, (String, String)>>>,
@@ -57,6 +58,9 @@ impl std::fmt::Debug for Devtools {
         f.debug_struct("Devtools").field("rdp", &self.rdp).finish()
     }
 }
+
+/// Where a background target's console goes: its extension's log, and the page's URL.
+type Route = (Arc<ExtensionLog>, String);
 
 /// An installed add-on as the debugger lists it.
 #[derive(Debug, Clone)]
@@ -75,7 +79,7 @@ impl Devtools {
         let (rdp, _greeting) = RdpClient::connect(socket, deadline).await?;
         let root = rdp.request("root", "getRoot", json!({}), REQUEST_TIMEOUT).await?;
         let actor = |key: &str| root[key].as_str().unwrap_or("").to_owned();
-        let routes: Arc<Mutex<HashMap<String, Arc<ExtensionLog>>>> = Arc::default();
+        let routes: Arc<Mutex<HashMap<String, Route>>> = Arc::default();
         let tab_targets: Arc<Mutex<HashMap<String, (String, String)>>> = Arc::default();
         let table = routes.clone();
         let tabs = tab_targets.clone();
@@ -92,10 +96,13 @@ impl Devtools {
                 return;
             }
             let from = packet["from"].as_str().unwrap_or("");
-            let Some(log) = table.lock().unwrap_or_else(PoisonError::into_inner).get(from).cloned() else {
+            let Some((log, page)) = table.lock().unwrap_or_else(PoisonError::into_inner).get(from).cloned()
+            else {
                 return;
             };
-            for event in resource_events(packet, true) {
+            for mut event in resource_events(packet, true) {
+                // The document, not the file: code evaluated there names no file of its own.
+                event.context = Some(page.clone());
                 log.push(event);
             }
         });
@@ -219,8 +226,8 @@ impl Devtools {
             .to_owned();
         {
             let mut routes = self.routes.lock().unwrap_or_else(PoisonError::into_inner);
-            routes.retain(|_, l| !Arc::ptr_eq(l, log));
-            routes.insert(target, log.clone());
+            routes.retain(|_, (l, _)| !Arc::ptr_eq(l, log));
+            routes.insert(target, (log.clone(), page.to_owned()));
         }
         self.request(&watcher, "watchResources", json!({"resourceTypes": ["console-message"]})).await?;
         Ok(console)
@@ -403,10 +410,10 @@ impl Devtools {
         }
     }
 
-    /// What the page in a tab printed since its document loaded, with the console calls of
-    /// content scripts (Firefox files them under the page; they name their
-    /// `moz-extension://` file). Content scripts' uncaught errors are left out: the
-    /// extension's own log has them, from the browser's error output.
+    /// What the page in a tab printed since its document loaded. Firefox files content
+    /// scripts' console calls and errors under the page too (they name their
+    /// `moz-extension://` file); those are left out: the extension's own log has them (the
+    /// tab follower of `tab_consoles.rs`, the browser's error output).
     pub(super) async fn page_messages(&self, descriptor: &str) -> Result<Vec<ConsoleEvent>, RunnerError> {
         let watcher = self.watcher(descriptor).await?;
         let forms = self.watch_targets(&watcher).await?;
@@ -424,10 +431,8 @@ impl Devtools {
         }
         self.rdp.notify(&watcher, "unwatchResources", types)?;
         self.rdp.notify(&watcher, "unwatchTargets", json!({"targetType": "frame"}))?;
-        out.retain(|e| {
-            e.kind == EventKind::Console
-                || !e.url.as_deref().is_some_and(|u| u.starts_with("moz-extension://"))
-        });
+        // Extensions' messages are in their own logs (`tab_consoles.rs`, `output.rs`).
+        out.retain(|e| !e.url.as_deref().is_some_and(|u| u.starts_with("moz-extension://")));
         let cut = out.len().saturating_sub(PAGE_MESSAGES);
         out.drain(..cut);
         Ok(out)
@@ -455,7 +460,7 @@ fn refused(dir: &std::path::Path, e: RdpError) -> RunnerError {
 /// The console events of a `resources-available-array` packet. `background`: console
 /// calls of a background page carry their file as their context (they count as the
 /// worker's in summaries).
-fn resource_events(packet: &Value, background: bool) -> Vec<ConsoleEvent> {
+pub(super) fn resource_events(packet: &Value, background: bool) -> Vec<ConsoleEvent> {
     let mut out = Vec::new();
     for entry in packet["array"].as_array().into_iter().flatten() {
         let kind = entry[0].as_str().unwrap_or("");

@@ -48,11 +48,13 @@ use super::read_manifest;
 use super::{BoxFuture, Family, PageInfo, Runner, RunnerError, RunnerOptions};
 use devtools::Devtools;
 use output::Router;
+use tab_consoles::TabConsoles;
 use temporary::Temporary;
 
 mod devtools;
 mod output;
 mod shadow;
+mod tab_consoles;
 mod temporary;
 
 /// The page Firefox generates for `background.scripts`.
@@ -71,6 +73,8 @@ pub struct FirefoxRunner {
     marionette: Option<Marionette>,
     /// With [`RunnerOptions::devtools`].
     devtools: Option<Devtools>,
+    /// With [`RunnerOptions::devtools`]: content scripts' and extension pages' consoles.
+    tab_consoles: Option<TabConsoles>,
     /// Temporary add-ons installed over the debugger.
     temporary: Mutex<Vec<Temporary>>,
 }
@@ -189,6 +193,7 @@ impl FirefoxRunner {
             temp: Mutex::new(Some(temp)),
             marionette: None,
             devtools: None,
+            tab_consoles: None,
             temporary: Mutex::new(Vec::new()),
         };
         let deadline = Instant::now() + opts.start_timeout;
@@ -199,6 +204,7 @@ impl FirefoxRunner {
                 }
                 if opts.devtools {
                     runner.devtools = Some(Devtools::connect(&socket, deadline).await?);
+                    runner.tab_consoles = Some(TabConsoles::start(&socket));
                 }
                 tracing::info!(pid = runner.process.pid(), "firefox started");
                 return Ok(runner);

@@ -174,6 +174,9 @@ impl FirefoxRunner {
         log: std::sync::Arc<ExtensionLog>,
     ) -> ExtensionHandle {
         let bg = &manifest["background"];
+        if let Some(tabs) = &self.tab_consoles {
+            tabs.own(base_url, log.clone());
+        }
         let handle = ExtensionHandle {
             dir: dir.to_owned(),
             id: id.unwrap_or_default(),

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::runner::{ConsoleEvent, EventKind, Level};
+use crate::session::logs::level_name;
 
 /// Distinct messages listed in a console summary.
 const TOP: usize = 5;
@@ -17,19 +18,13 @@ fn source_of(ev: &ConsoleEvent, base_url: Option<&str>) -> &'static str {
     match base_url {
         Some(base) if context.starts_with(base) => {
             let path = context.split(['?', '#']).next().unwrap_or(context);
-            if path.ends_with(".js") || path.ends_with(".mjs") { "worker" } else { "extension_page" }
+            // Firefox's background is a page it generates for `background.scripts`.
+            let worker = path.ends_with(".js")
+                || path.ends_with(".mjs")
+                || path.ends_with("/_generated_background_page.html");
+            if worker { "worker" } else { "extension_page" }
         }
         _ => "content_script",
-    }
-}
-
-fn level_name(level: Level) -> &'static str {
-    match level {
-        Level::Debug => "debug",
-        Level::Log => "log",
-        Level::Info => "info",
-        Level::Warn => "warn",
-        Level::Error => "error",
     }
 }
 

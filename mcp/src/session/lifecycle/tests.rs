@@ -56,6 +56,7 @@ async fn preview_boots_on_the_launched_browser_and_loads_dist() {
         allow_delegation: false,
         allow_npx: false,
         home: tmp.path().to_owned(),
+        allow_eval: false,
         run_config: RunConfig {
             file: Some("extension.config.mjs".into()),
             browser_flags: vec!["--lang=de".into()],
@@ -135,6 +136,7 @@ async fn a_firefox_session_preloads_the_helper_with_its_host_manifest_in_home() 
         allow_delegation: false,
         allow_npx: false,
         home: tmp.path().to_owned(),
+        allow_eval: false,
         // A project's Gecko preferences reach the browser's profile.
         run_config: RunConfig {
             file: Some("extension.config.js".into()),

@@ -274,3 +274,31 @@ async fn output_of_the_old_code_is_logged_not_counted_after_a_change() {
     assert_eq!(on_disk(&s.live).status, Status::Ready);
     assert_eq!(s.live.recent.len(), 1);
 }
+
+/// Issue 26: `extension_reload` rebuilds, reloads, then re-injects (or reloads the web
+/// tabs, never the extension's own pages), and the reload is in the log stream; a failed
+/// build reloads nothing and says where it failed.
+#[tokio::test]
+async fn requested_reload_rebuilds_reloads_and_reinjects_or_reloads_web_tabs() {
+    use super::super::act::ReloadTabs;
+    let mut s = booted(&[true], false, true).await;
+    let out = s.live.reload_now(ReloadTabs::Reinject, true).await.unwrap();
+    assert_eq!(calls(&s.calls), ["build", "load chromium", "reinject"]);
+    assert_eq!(out["tabs"][0]["action"], "reinjected", "{out}");
+    assert_eq!(out["backgroundMs"], Value::Null, "the fake extension has no background");
+    s.calls.lock().unwrap().clear();
+    s.live.reload_now(ReloadTabs::Reload, false).await.unwrap();
+    assert_eq!(calls(&s.calls), ["load chromium", "reload-page t-web"]);
+    let log = std::fs::read_to_string(s.live.contract.logs_path()).unwrap();
+    let reloads = log
+        .lines()
+        .filter(|l| l.contains("\"source\":\"session\"") && l.contains("reloaded (requested)"))
+        .count();
+    assert_eq!(reloads, 2, "{log}");
+
+    let mut s = booted(&[true, false], false, true).await;
+    let e = s.live.reload_now(ReloadTabs::Reinject, true).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::BuildFailed, "{e:?}");
+    assert_eq!(calls(&s.calls), ["build"], "nothing reloaded after a failed build");
+    assert_eq!(on_disk(&s.live).status, Status::Error);
+}

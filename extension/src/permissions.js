@@ -29,7 +29,14 @@ export const PERMISSIONS = Object.freeze([
         "page.fillForm",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "page.screenshot",
+        "cookies.get",
+        "cookies.set",
+        "cookies.clear",
+        "storage.get",
+        "storage.set",
+        "storage.clear"
       ],
       "tools": []
     },
@@ -60,7 +67,14 @@ export const PERMISSIONS = Object.freeze([
         "page.fillForm",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "page.screenshot",
+        "cookies.get",
+        "cookies.set",
+        "cookies.clear",
+        "storage.get",
+        "storage.set",
+        "storage.clear"
       ],
       "tools": []
     },
@@ -91,7 +105,14 @@ export const PERMISSIONS = Object.freeze([
         "page.fillForm",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "page.screenshot",
+        "cookies.get",
+        "cookies.set",
+        "cookies.clear",
+        "storage.get",
+        "storage.set",
+        "storage.clear"
       ],
       "tools": []
     },
@@ -139,7 +160,11 @@ export const PERMISSIONS = Object.freeze([
         "page.fillForm",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "page.screenshot",
+        "storage.get",
+        "storage.set",
+        "storage.clear"
       ],
       "tools": [
         "navigate_history",
@@ -165,7 +190,12 @@ export const PERMISSIONS = Object.freeze([
         "wait_for",
         "extension_source_inspect",
         "accept_dialog",
-        "dismiss_dialog"
+        "dismiss_dialog",
+        "screenshot_page",
+        "screenshot_by_uid",
+        "get_storage",
+        "set_storage",
+        "clear_storage"
       ]
     },
     "why": "Runs the snapshot collector, actions and evaluate_script in the page."
@@ -202,7 +232,8 @@ export const PERMISSIONS = Object.freeze([
       "methods": [
         "page.act",
         "page.fillForm",
-        "page.evaluate"
+        "page.evaluate",
+        "page.screenshot"
       ],
       "tools": [
         "click_by_uid",
@@ -213,10 +244,32 @@ export const PERMISSIONS = Object.freeze([
         "hover",
         "type",
         "press_key",
-        "evaluate_script"
+        "evaluate_script",
+        "screenshot_page",
+        "screenshot_by_uid"
       ]
     },
-    "why": "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger."
+    "why": "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger; screenshots of hidden tabs and full pages."
+  },
+  {
+    "chromium": "required",
+    "gecko": "required",
+    "kind": "api",
+    "name": "cookies",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "cookies.get",
+        "cookies.set",
+        "cookies.clear"
+      ],
+      "tools": [
+        "get_cookies",
+        "set_cookies",
+        "clear_cookies"
+      ]
+    },
+    "why": "Reads, sets and clears cookies for get_cookies, set_cookies and clear_cookies (values only when the server's policy allows)."
   },
   {
     "chromium": "required",
@@ -235,7 +288,11 @@ export const PERMISSIONS = Object.freeze([
         "page.fillForm",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "page.screenshot",
+        "storage.get",
+        "storage.set",
+        "storage.clear"
       ],
       "tools": [
         "navigate_history",
@@ -261,7 +318,12 @@ export const PERMISSIONS = Object.freeze([
         "wait_for",
         "extension_source_inspect",
         "accept_dialog",
-        "dismiss_dialog"
+        "dismiss_dialog",
+        "screenshot_page",
+        "screenshot_by_uid",
+        "get_storage",
+        "set_storage",
+        "clear_storage"
       ]
     },
     "why": "Lets the helper script every page and read its URL and title."

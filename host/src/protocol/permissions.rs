@@ -28,8 +28,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::methods::{
-    METHODS, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_FIND, PAGE_RESOLVE_REF,
-    PAGE_SNAPSHOT, PAGE_TEXT, PAGE_WAIT_FOR, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT, Target,
+    COOKIES_CLEAR, COOKIES_GET, COOKIES_SET, METHODS, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE, PAGE_FILL_FORM,
+    PAGE_FIND, PAGE_RESOLVE_REF, PAGE_SCREENSHOT, PAGE_SNAPSHOT, PAGE_TEXT, PAGE_WAIT_FOR, STORAGE_CLEAR,
+    STORAGE_GET, STORAGE_SET, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT, Target,
 };
 
 pub use crate::browsers::Engine;
@@ -137,6 +138,10 @@ const SCRIPTED: &[&str] = &[
     PAGE_EVALUATE,
     PAGE_WAIT_FOR,
     PAGE_DIALOG,
+    PAGE_SCREENSHOT,
+    STORAGE_GET,
+    STORAGE_SET,
+    STORAGE_CLEAR,
 ];
 
 /// Tools that call [`SCRIPTED`] methods.
@@ -165,6 +170,11 @@ const SCRIPTED_TOOLS: &[&str] = &[
     "extension_source_inspect",
     "accept_dialog",
     "dismiss_dialog",
+    "screenshot_page",
+    "screenshot_by_uid",
+    "get_storage",
+    "set_storage",
+    "clear_storage",
 ];
 
 /// Methods whose answers carry tab URLs and titles, or that find a tab by its URL.
@@ -185,7 +195,12 @@ const DEBUGGER_TOOLS: &[&str] = &[
     "type",
     "press_key",
     "evaluate_script",
+    "screenshot_page",
+    "screenshot_by_uid",
 ];
+
+/// Tools of the `cookies` permission.
+const COOKIE_TOOLS: &[&str] = &["get_cookies", "set_cookies", "clear_cookies"];
 
 /// Every permission of the helper, in manifest order; one line each (hence no rustfmt).
 ///
@@ -200,7 +215,8 @@ pub const PERMISSIONS: &[Permission] = &[
     api("tabs", REQUIRED, REQUIRED, "Reports tabs with their URLs and titles and finds a tab by URL.", TAB_URLS, TAB_URL_TOOLS),
     api("scripting", REQUIRED, REQUIRED, "Runs the snapshot collector, actions and evaluate_script in the page.", SCRIPTED, SCRIPTED_TOOLS),
     api("webNavigation", REQUIRED, REQUIRED, "Sees each new document of the tabs the agent opened or navigated, to install the dialog hook before the page's scripts run.", &[TABS_NEW, TABS_NAVIGATE, PAGE_DIALOG], &["new_page", "navigate_page", "navigate_history", "accept_dialog", "dismiss_dialog"]),
-    api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE], DEBUGGER_TOOLS),
+    api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger; screenshots of hidden tabs and full pages.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE, PAGE_SCREENSHOT], DEBUGGER_TOOLS),
+    api("cookies", REQUIRED, REQUIRED, "Reads, sets and clears cookies for get_cookies, set_cookies and clear_cookies (values only when the server's policy allows).", &[COOKIES_GET, COOKIES_SET, COOKIES_CLEAR], COOKIE_TOOLS),
     host("<all_urls>", REQUIRED, REQUIRED, "Lets the helper script every page and read its URL and title.", SCRIPTED, SCRIPTED_TOOLS),
 ];
 
@@ -422,9 +438,9 @@ mod tests {
     fn todays_permissions_are_kept() {
         let chromium = manifest_keys(Engine::Chromium);
         let gecko = manifest_keys(Engine::Gecko);
-        let base = ["nativeMessaging", "storage", "alarms", "tabs", "scripting", "webNavigation"];
+        let base = ["nativeMessaging", "storage", "alarms", "tabs", "scripting", "webNavigation", "cookies"];
         let mut with_debugger = base.to_vec();
-        with_debugger.push("debugger");
+        with_debugger.insert(6, "debugger");
         assert_eq!(chromium, [("permissions", with_debugger), ("host_permissions", vec!["<all_urls>"])]);
         assert_eq!(gecko, [("permissions", base.to_vec()), ("host_permissions", vec!["<all_urls>"])]);
     }
@@ -497,7 +513,7 @@ mod tests {
             ["debugger"]
         );
         assert!(missing_required(Engine::Gecko, &all(Engine::Chromium)).is_empty());
-        assert_eq!(missing_required(Engine::Gecko, &PermissionSet::default()).len(), 7);
+        assert_eq!(missing_required(Engine::Gecko, &PermissionSet::default()).len(), 8);
     }
 
     #[test]

@@ -39,6 +39,7 @@ pub mod redact;
 pub mod render;
 pub mod role;
 pub mod state;
+pub mod stored;
 pub mod table;
 pub mod text;
 pub mod tree;
@@ -75,6 +76,24 @@ pub fn snapshot_parts(head: &str, texts: Vec<String>) -> String {
         Ok(out) => out.to_json(),
         Err(e) => e.to_json(),
     }
+}
+
+/// A stored value (localStorage, sessionStorage) as the helper may show it: `level` is `safe`
+/// (secrets hidden, see [`stored`]), `strict` (every value hidden) or `off`. Answers
+/// `{"value": "…", "redacted": bool}`.
+#[wasm_bindgen(js_name = storedValue)]
+pub fn stored_value(key: &str, value: &str, level: &str) -> String {
+    let level = match level {
+        "off" => redact::Level::Off,
+        "strict" => redact::Level::Strict,
+        _ => redact::Level::Safe,
+    };
+    let (shown, redacted) = stored::stored_value(key, value, level);
+    let mut out = String::with_capacity(shown.len() + 32);
+    out.push_str("{\"value\":");
+    json::write_str(&mut out, &shown);
+    out.push_str(if redacted { ",\"redacted\":true}" } else { ",\"redacted\":false}" });
+    out
 }
 
 /// [`snapshot`] with the error kept as a value.

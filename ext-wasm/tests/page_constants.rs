@@ -79,3 +79,20 @@ fn the_agent_knows_exactly_the_engines_interactive_roles() {
         &set_literal("INTERACTIVE_ROLES", INTERACTIVE_ROLES),
     );
 }
+
+fn array_literal(name: &str, items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| format!("\"{i}\"")).collect();
+    format!("const {name} = [{}];", quoted.join(", "))
+}
+
+/// Screenshots mask the fields the engine treats as secrets (extension/src/mask.js).
+#[test]
+fn the_screenshot_mask_knows_exactly_the_engines_secret_fields() {
+    use webext_mcp_engine::redact::{FIELD_HINTS, SECRET_AUTOCOMPLETE};
+    check("extension/src/mask.js", "field-hints", &array_literal("FIELD_HINTS", &FIELD_HINTS));
+    check(
+        "extension/src/mask.js",
+        "secret-autocomplete",
+        &array_literal("SECRET_AUTOCOMPLETE", &SECRET_AUTOCOMPLETE),
+    );
+}

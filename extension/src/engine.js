@@ -20,6 +20,8 @@ export function engine() {
       snapshotParts: ({ head, texts }) => unwrap(wasm.snapshotParts(head, texts)),
       page: (text, offset, maxBytes) => unwrap(wasm.page(text, offset, maxBytes)),
       pageBySections: (text, offset, maxBytes) => unwrap(wasm.pageBySections(text, offset, maxBytes)),
+      // A localStorage/sessionStorage value as it may be shown (ext-wasm/src/stored.rs).
+      storedValue: (key, value, level) => JSON.parse(wasm.storedValue(key, value, level)),
     }))
     .catch((e) => {
       loading = null;

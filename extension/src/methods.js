@@ -3,10 +3,13 @@
 import { METHODS, METHOD_SPECS } from "./protocol.js";
 import { utf8Length } from "./bridge.js";
 import { act, fillForm, waitFor } from "./actions.js";
+import { screenshot } from "./capture.js";
+import { clearCookies, getCookies, setCookies } from "./cookies.js";
 import { answerDialog, guarded } from "./dialogs.js";
 import { evaluate } from "./evaluate.js";
 import { findText, readText } from "./reading.js";
 import { clearSnapshot, resolveRef, takeSnapshot } from "./snapshot.js";
+import { clearStorage, getStorage, setStorage } from "./storage.js";
 import { closeTab, listContainers, listTabs, navigate, newTab, selectTab } from "./tabs.js";
 import { upload, uploadChunk } from "./upload.js";
 
@@ -48,6 +51,14 @@ export function methodTable(helper) {
     [METHODS.PAGE_EVALUATE]: page(evaluate),
     [METHODS.PAGE_WAIT_FOR]: page(waitFor),
     [METHODS.PAGE_DIALOG]: (params) => answerDialog(params),
+    [METHODS.PAGE_SCREENSHOT]: page(screenshot, "none"),
+
+    [METHODS.COOKIES_GET]: (params) => getCookies(params),
+    [METHODS.COOKIES_SET]: (params) => setCookies(params),
+    [METHODS.COOKIES_CLEAR]: (params) => clearCookies(params),
+    [METHODS.STORAGE_GET]: page(getStorage, "none"),
+    [METHODS.STORAGE_SET]: page(setStorage),
+    [METHODS.STORAGE_CLEAR]: page(clearStorage),
 
     [METHODS.DEBUG_DIGEST]: async ({ payload }, meta) => ({
       length: payload.length,

@@ -32,7 +32,14 @@ export const PERMISSIONS = Object.freeze([
         "page.upload",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "page.screenshot",
+        "cookies.get",
+        "cookies.set",
+        "cookies.clear",
+        "storage.get",
+        "storage.set",
+        "storage.clear"
       ],
       "tools": []
     },
@@ -66,7 +73,14 @@ export const PERMISSIONS = Object.freeze([
         "page.upload",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "page.screenshot",
+        "cookies.get",
+        "cookies.set",
+        "cookies.clear",
+        "storage.get",
+        "storage.set",
+        "storage.clear"
       ],
       "tools": []
     },
@@ -100,7 +114,14 @@ export const PERMISSIONS = Object.freeze([
         "page.upload",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "page.screenshot",
+        "cookies.get",
+        "cookies.set",
+        "cookies.clear",
+        "storage.get",
+        "storage.set",
+        "storage.clear"
       ],
       "tools": []
     },
@@ -149,7 +170,11 @@ export const PERMISSIONS = Object.freeze([
         "page.upload",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "page.screenshot",
+        "storage.get",
+        "storage.set",
+        "storage.clear"
       ],
       "tools": [
         "navigate_history",
@@ -177,7 +202,12 @@ export const PERMISSIONS = Object.freeze([
         "wait_for",
         "extension_source_inspect",
         "accept_dialog",
-        "dismiss_dialog"
+        "dismiss_dialog",
+        "screenshot_page",
+        "screenshot_by_uid",
+        "get_storage",
+        "set_storage",
+        "clear_storage"
       ]
     },
     "why": "Runs the snapshot collector, actions and evaluate_script in the page."
@@ -226,28 +256,6 @@ export const PERMISSIONS = Object.freeze([
     "why": "Firefox containers: lists them for list_containers and opens tabs in them. Installing an extension with it turns Firefox's container feature on for the profile."
   },
   {
-    "chromium": "absent",
-    "gecko": "required",
-    "kind": "api",
-    "name": "cookies",
-    "neededBy": {
-      "everything": false,
-      "methods": [
-        "containers.list",
-        "tabs.list",
-        "tabs.new"
-      ],
-      "tools": [
-        "list_containers",
-        "new_page_in_container",
-        "set_default_container",
-        "list_pages",
-        "new_page"
-      ]
-    },
-    "why": "Firefox: tells each tab's container (cookieStoreId), so a container-scoped server sees only its own tabs, and opens tabs in a container."
-  },
-  {
     "chromium": "required",
     "gecko": "absent",
     "kind": "api",
@@ -257,7 +265,8 @@ export const PERMISSIONS = Object.freeze([
       "methods": [
         "page.act",
         "page.fillForm",
-        "page.evaluate"
+        "page.evaluate",
+        "page.screenshot"
       ],
       "tools": [
         "click_by_uid",
@@ -268,10 +277,40 @@ export const PERMISSIONS = Object.freeze([
         "hover",
         "type",
         "press_key",
-        "evaluate_script"
+        "evaluate_script",
+        "screenshot_page",
+        "screenshot_by_uid"
       ]
     },
-    "why": "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger."
+    "why": "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger; screenshots of hidden tabs and full pages."
+  },
+  {
+    "chromium": "required",
+    "gecko": "required",
+    "kind": "api",
+    "name": "cookies",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "cookies.get",
+        "cookies.set",
+        "cookies.clear",
+        "containers.list",
+        "tabs.list",
+        "tabs.new"
+      ],
+      "tools": [
+        "get_cookies",
+        "set_cookies",
+        "clear_cookies",
+        "list_containers",
+        "new_page_in_container",
+        "set_default_container",
+        "list_pages",
+        "new_page"
+      ]
+    },
+    "why": "Reads, sets and clears cookies for get_cookies, set_cookies and clear_cookies (values only when the server's policy allows); in Firefox also tells each tab's container (cookieStoreId), so a container-scoped server sees only its own tabs, and opens tabs in a container."
   },
   {
     "chromium": "required",
@@ -291,7 +330,11 @@ export const PERMISSIONS = Object.freeze([
         "page.upload",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "page.screenshot",
+        "storage.get",
+        "storage.set",
+        "storage.clear"
       ],
       "tools": [
         "navigate_history",
@@ -319,7 +362,12 @@ export const PERMISSIONS = Object.freeze([
         "wait_for",
         "extension_source_inspect",
         "accept_dialog",
-        "dismiss_dialog"
+        "dismiss_dialog",
+        "screenshot_page",
+        "screenshot_by_uid",
+        "get_storage",
+        "set_storage",
+        "clear_storage"
       ]
     },
     "why": "Lets the helper script every page and read its URL and title."

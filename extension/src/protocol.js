@@ -44,6 +44,9 @@ export const METHODS = Object.freeze({
   "BROWSER_INFO": "browser.info",
   "CLIENT_HELLO": "client.hello",
   "CONTAINERS_LIST": "containers.list",
+  "COOKIES_CLEAR": "cookies.clear",
+  "COOKIES_GET": "cookies.get",
+  "COOKIES_SET": "cookies.set",
   "DEBUG_DIGEST": "debug.digest",
   "HOST_INFO": "host.info",
   "PAGE_ACT": "page.act",
@@ -53,12 +56,16 @@ export const METHODS = Object.freeze({
   "PAGE_FILL_FORM": "page.fillForm",
   "PAGE_FIND": "page.find",
   "PAGE_RESOLVE_REF": "page.resolveRef",
+  "PAGE_SCREENSHOT": "page.screenshot",
   "PAGE_SNAPSHOT": "page.snapshot",
   "PAGE_TEXT": "page.text",
   "PAGE_UPLOAD": "page.upload",
   "PAGE_UPLOAD_CHUNK": "page.uploadChunk",
   "PAGE_WAIT_FOR": "page.waitFor",
   "PING": "ping",
+  "STORAGE_CLEAR": "storage.clear",
+  "STORAGE_GET": "storage.get",
+  "STORAGE_SET": "storage.set",
   "SUBSCRIBE": "subscribe",
   "TABS_CLOSE": "tabs.close",
   "TABS_LIST": "tabs.list",
@@ -96,6 +103,103 @@ export const METHOD_SPECS = Object.freeze({
     "doc": "Firefox containers (contextual identities) with their tab counts; UNSUPPORTED in Chromium.",
     "params": {},
     "result": "{containers: [{name, color, icon, cookieStoreId, tabs}]}",
+    "target": "extension"
+  },
+  "cookies.clear": {
+    "doc": "Removes the cookies matching the filters (at least one filter); dryRun only counts them.",
+    "params": {
+      "domain": {
+        "doc": "cookies of this domain and its subdomains",
+        "required": false,
+        "type": "string"
+      },
+      "dryRun": {
+        "doc": "count, remove nothing",
+        "required": false,
+        "type": "boolean"
+      },
+      "name": {
+        "doc": "only cookies of this name",
+        "required": false,
+        "type": "string"
+      },
+      "partitionKey": {
+        "doc": "CHIPS partition `{topLevelSite}`; `{}` = every partition",
+        "required": false,
+        "type": "object"
+      },
+      "storeId": {
+        "doc": "cookie store (Firefox container `firefox-container-N`, private store)",
+        "required": false,
+        "type": "string"
+      },
+      "url": {
+        "doc": "cookies the browser would send to this URL",
+        "required": false,
+        "type": "string"
+      }
+    },
+    "result": "{matched, removed, cookies: [{name, domain, path, storeId}]}",
+    "target": "extension"
+  },
+  "cookies.get": {
+    "doc": "Cookies matching the filters: names, attributes and sizes; values only with includeValues.",
+    "params": {
+      "cursor": {
+        "doc": "nextCursor of the previous page",
+        "required": false,
+        "type": "string"
+      },
+      "domain": {
+        "doc": "cookies of this domain and its subdomains",
+        "required": false,
+        "type": "string"
+      },
+      "includeValues": {
+        "doc": "with values (the server decides whether it may ask)",
+        "required": false,
+        "type": "boolean"
+      },
+      "maxBytes": {
+        "default": 16384,
+        "doc": "page size of the listing",
+        "required": false,
+        "type": "integer"
+      },
+      "name": {
+        "doc": "only cookies of this name",
+        "required": false,
+        "type": "string"
+      },
+      "partitionKey": {
+        "doc": "CHIPS partition `{topLevelSite}`; `{}` = every partition",
+        "required": false,
+        "type": "object"
+      },
+      "storeId": {
+        "doc": "cookie store (Firefox container `firefox-container-N`, private store)",
+        "required": false,
+        "type": "string"
+      },
+      "url": {
+        "doc": "cookies the browser would send to this URL",
+        "required": false,
+        "type": "string"
+      }
+    },
+    "result": "{cookies: [{name, domain, path, secure, httpOnly, sameSite, session, expirationDate?, hostOnly, storeId, partitionKey?, size, value?}], total, offset, nextCursor}",
+    "target": "extension"
+  },
+  "cookies.set": {
+    "doc": "Sets cookies (`cookies.set` details each: url or domain, name, value, path, secure, httpOnly, sameSite, expirationDate, storeId, partitionKey).",
+    "params": {
+      "cookies": {
+        "doc": "[{url?, domain?, name, value, …}]",
+        "required": true,
+        "type": "array"
+      }
+    },
+    "result": "{set: [{name, domain, path, storeId, size}]}",
     "target": "extension"
   },
   "debug.digest": {
@@ -454,6 +558,99 @@ export const METHOD_SPECS = Object.freeze({
     "result": "{ref, selector, shadowPath: [selector…], frame: {ordinal, frameId, url}, tag, unique: bool}",
     "target": "extension"
   },
+  "page.screenshot": {
+    "doc": "An image of the tab (viewport, full page, clip or one element), background tabs included, without activating the tab or focusing its window; fitted to the budget.",
+    "params": {
+      "clip": {
+        "doc": "{x, y, width, height} in CSS pixels of the page",
+        "required": false,
+        "type": "object"
+      },
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "format": {
+        "default": "auto",
+        "doc": "png | jpeg | auto (as captured when it fits, else JPEG)",
+        "required": false,
+        "type": "string"
+      },
+      "fullPage": {
+        "doc": "the whole page, not only the viewport",
+        "required": false,
+        "type": "boolean"
+      },
+      "maxBytes": {
+        "default": 204800,
+        "doc": "image size budget",
+        "max": 1048576,
+        "min": 1024,
+        "required": false,
+        "type": "integer"
+      },
+      "maxWidth": {
+        "default": 1568,
+        "doc": "longest side in pixels",
+        "max": 8192,
+        "min": 16,
+        "required": false,
+        "type": "integer"
+      },
+      "padding": {
+        "default": 8,
+        "doc": "with ref: CSS pixels around the element",
+        "max": 200,
+        "min": 0,
+        "required": false,
+        "type": "integer"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "quality": {
+        "doc": "JPEG quality",
+        "max": 100,
+        "min": 1,
+        "required": false,
+        "type": "integer"
+      },
+      "redact": {
+        "default": "safe",
+        "doc": "safe (mask password and secret fields) | off",
+        "required": false,
+        "type": "string"
+      },
+      "ref": {
+        "doc": "an element (a ref from take_snapshot) instead of the viewport",
+        "required": false,
+        "type": "string"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      },
+      "timeoutMs": {
+        "default": 15000,
+        "doc": "capture deadline",
+        "max": 50000,
+        "min": 1,
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{tab, mechanism: captureTab | visibleTab | debugger, format, width, height, bytes, scaled, masked, element?, truncated?, data: base64, timings: {captureMs, encodeMs, helperMs}}",
+    "target": "extension"
+  },
   "page.snapshot": {
     "doc": "Snapshot of a tab's DOM as a text tree with refs (collector + engine); pages with `cursor`.",
     "params": {
@@ -757,6 +954,147 @@ export const METHOD_SPECS = Object.freeze({
     "result": "{pong: true, payload?, time: ms since epoch}",
     "target": "extension"
   },
+  "storage.clear": {
+    "doc": "Removes keys (or every key) of the tab's localStorage and/or sessionStorage; dryRun only counts.",
+    "params": {
+      "area": {
+        "default": "all",
+        "doc": "local | session | all",
+        "required": false,
+        "type": "string"
+      },
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
+      "dryRun": {
+        "doc": "count, remove nothing",
+        "required": false,
+        "type": "boolean"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "keys": {
+        "doc": "only these keys (default: all)",
+        "required": false,
+        "type": "array"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{tab, origin, removed: [{area, key}], dryRun}",
+    "target": "extension"
+  },
+  "storage.get": {
+    "doc": "The tab's origin's localStorage / sessionStorage (keys, sizes, values with secrets redacted unless includeValues) and its IndexedDB databases with object-store counts; paged.",
+    "params": {
+      "area": {
+        "default": "all",
+        "doc": "local | session | all",
+        "required": false,
+        "type": "string"
+      },
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
+      "cursor": {
+        "doc": "nextCursor of the previous page",
+        "required": false,
+        "type": "string"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "includeValues": {
+        "doc": "secret-looking values too (the server decides whether it may ask)",
+        "required": false,
+        "type": "boolean"
+      },
+      "indexedDb": {
+        "default": true,
+        "doc": "list IndexedDB databases",
+        "required": false,
+        "type": "boolean"
+      },
+      "maxBytes": {
+        "default": 16384,
+        "doc": "page size of the listing",
+        "required": false,
+        "type": "integer"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "prefix": {
+        "doc": "only keys starting with this",
+        "required": false,
+        "type": "string"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{tab, origin, entries: [{area, key, size, value, redacted}], total, offset, nextCursor, indexedDb: [{name, version, stores: [{name, count}]}] | null}",
+    "target": "extension"
+  },
+  "storage.set": {
+    "doc": "Sets keys of the tab's localStorage or sessionStorage.",
+    "params": {
+      "area": {
+        "default": "local",
+        "doc": "local | session",
+        "required": false,
+        "type": "string"
+      },
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "items": {
+        "doc": "{key: string value}",
+        "required": true,
+        "type": "object"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{tab, origin, area, set: [key]}",
+    "target": "extension"
+  },
   "subscribe": {
     "doc": "Receive these extension events on this connection (`*` = all).",
     "params": {
@@ -884,6 +1222,12 @@ export const METHOD_SPECS = Object.freeze({
       "url": {
         "default": "about:blank",
         "doc": "the page to open",
+        "required": false,
+        "type": "string"
+      },
+      "window": {
+        "default": "current",
+        "doc": "current | agent (the agent's own unfocused window)",
         "required": false,
         "type": "string"
       }

@@ -1,6 +1,7 @@
 // Tabs as the MCP tools see them: the visible tab list in fingerprint order, how a request
 // names its tab (tabId, pageIdx, expectTabSet), and waiting for loads from the background
 // (page timers and rAF do not run in background tabs).
+import { openInAgentWindow } from "./agentwindow.js";
 import { api, family } from "./api.js";
 import { HelperError } from "./errors.js";
 import { ERROR_CODES, FINGERPRINT, METHOD_SPECS } from "./protocol.js";
@@ -213,15 +214,23 @@ export function watchNavigation(tabId) {
   return w;
 }
 
-export async function newTab({ url, active = false, timeoutMs, cookieStoreId = null }) {
+export async function newTab({ url, active = false, window: place = "current", timeoutMs, cookieStoreId = null }) {
   const target = url ?? "about:blank";
   checkUrl(target);
+  if (place !== "current" && place !== "agent") {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `unknown window \`${place}\``, "use current or agent");
+  }
+  if (place === "agent" && active) {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "`active` focuses the user's window; the agent window never takes focus", "leave out active, or window");
+  }
   if (cookieStoreId != null && family !== "gecko") {
     throw noContainers();
   }
+  const where = { url: target, ...(cookieStoreId != null && { cookieStoreId }) };
   // The agent's tab: its documents get the dialog hook, this first one before its scripts.
   return withHookFor(target, async () => {
-    const tab = await api.tabs.create({ url: target, active, ...(cookieStoreId != null && { cookieStoreId }) });
+    // A container tab opens in the user's window (the agent window holds default-store tabs).
+    const tab = place === "agent" && cookieStoreId == null ? await openInAgentWindow(target) : await api.tabs.create({ ...where, active });
     await adopt(tab.id);
     // Firefox reports the new tab complete at about:blank before it starts loading the URL.
     const blank = target === "about:blank";

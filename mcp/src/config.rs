@@ -109,6 +109,20 @@ const KEYS: &[KeySpec] = &[
         help: "whether extension_eval may run code in the background of a dev session's extension (off: only sessions started with allowEval allow it)",
     },
     KeySpec {
+        key: "pages.window",
+        env: "WEBEXT_MCP_PAGES_WINDOW",
+        kind: Kind::Text,
+        default: "current",
+        help: "where new_page opens tabs by default: current (the user's window, in the background) or agent (the agent's own unfocused window, where Chromium screenshots need no debugger)",
+    },
+    KeySpec {
+        key: "tools.cookie_values",
+        env: "WEBEXT_MCP_COOKIE_VALUES",
+        kind: Kind::Bool,
+        default: "false",
+        help: "whether get_cookies and get_storage may show cookie values and secret-looking storage values when asked (includeValues); left unset, only dev-session browsers show them, never the daily browser",
+    },
+    KeySpec {
         key: "build.allowNpx",
         env: "WEBEXT_MCP_BUILD_ALLOW_NPX",
         kind: Kind::Bool,
@@ -224,6 +238,11 @@ impl Config {
     /// A text setting; `None` when empty.
     pub fn text(&self, key: &str) -> Option<&str> {
         self.value(key).and_then(|v| v.as_str()).filter(|s| !s.is_empty())
+    }
+
+    /// Whether `key` has its default value because nothing set it.
+    pub fn is_unset(&self, key: &str) -> bool {
+        self.settings.iter().any(|s| s.key == key && s.source == Source::Default)
     }
 
     pub fn flag(&self, key: &str) -> bool {

@@ -164,8 +164,13 @@ fn progress_sink(context: &RequestContext<RoleServer>) -> Option<tools::Progress
 /// object in `structuredContent.error` and the text `CODE: message — hint`.
 pub fn to_call_result(result: ToolResult) -> CallToolResult {
     match result {
-        Ok(out) => {
-            let mut r = CallToolResult::success(vec![ContentBlock::text(out.text())]);
+        Ok(mut out) => {
+            let image = out.take_image();
+            let mut content = vec![ContentBlock::text(out.text())];
+            if let Some((mime, data)) = image {
+                content.push(ContentBlock::image(data, mime));
+            }
+            let mut r = CallToolResult::success(content);
             r.structured_content = Some(out.structured);
             r
         }
@@ -201,6 +206,17 @@ mod tests {
         let v = serde_json::to_value(&r).unwrap();
         assert_eq!(v["structuredContent"]["error"]["code"], "STALE");
         assert_eq!(v["content"][0]["text"], "STALE: tab set changed — call list_pages");
+    }
+
+    #[test]
+    fn an_image_becomes_an_image_block_and_leaves_the_structured_content() {
+        let out = ToolOutput::with_image(json!({"width": 2}), "2 px".into(), "image/png", "AAAA".into());
+        let v = serde_json::to_value(to_call_result(Ok(out))).unwrap();
+        assert_eq!(v["content"][0]["text"], "2 px");
+        assert_eq!(v["content"][1]["type"], "image");
+        assert_eq!(v["content"][1]["data"], "AAAA");
+        assert_eq!(v["content"][1]["mimeType"], "image/png");
+        assert_eq!(v["structuredContent"], json!({"width": 2}));
     }
 
     #[test]

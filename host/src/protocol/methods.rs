@@ -4,7 +4,9 @@
 
 use serde::Serialize;
 
-use super::timeouts::{ACTION_TIMEOUT_MS, LOAD_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS};
+use super::timeouts::{
+    ACTION_TIMEOUT_MS, LOAD_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, TAB_CALL_TIMEOUT_MS,
+};
 
 /// Who answers a method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -117,6 +119,13 @@ pub const CONTAINERS_LIST: &str = "containers.list";
 pub const PAGE_EVALUATE: &str = "page.evaluate";
 pub const PAGE_WAIT_FOR: &str = "page.waitFor";
 pub const PAGE_DIALOG: &str = "page.dialog";
+pub const PAGE_SCREENSHOT: &str = "page.screenshot";
+pub const COOKIES_GET: &str = "cookies.get";
+pub const COOKIES_SET: &str = "cookies.set";
+pub const COOKIES_CLEAR: &str = "cookies.clear";
+pub const STORAGE_GET: &str = "storage.get";
+pub const STORAGE_SET: &str = "storage.set";
+pub const STORAGE_CLEAR: &str = "storage.clear";
 
 /// The extension's first event.
 pub const EVENT_HELLO: &str = "hello";
@@ -145,6 +154,29 @@ macro_rules! tab_params {
             p("pageIdx", "integer", false, "position in the visible tab list of `tabs.list`"),
             p("expectTabSet", "string", false, "tab-set fingerprint the caller saw; STALE when it changed"),
             p("container", "string", false, "a container-scoped server's cookie store: other tabs are NOT_FOUND"),
+            $($extra),*
+        ]
+    };
+}
+
+/// Screenshot budget: the default byte size, the hard cap, and the default long side (what
+/// vision models read well).
+pub const SCREENSHOT_MAX_BYTES: i64 = 204_800;
+pub const SCREENSHOT_HARD_MAX_BYTES: i64 = 1_048_576;
+pub const SCREENSHOT_MAX_WIDTH: i64 = 1568;
+
+/// Page size of cookie and storage listings.
+pub const LISTING_MAX_BYTES: i64 = 16_384;
+
+/// Cookie filters shared by `cookies.get` and `cookies.clear` (the `cookies.getAll` details).
+macro_rules! cookie_filters {
+    ($($extra:expr),* $(,)?) => {
+        &[
+            p("url", "string", false, "cookies the browser would send to this URL"),
+            p("domain", "string", false, "cookies of this domain and its subdomains"),
+            p("name", "string", false, "only cookies of this name"),
+            p("storeId", "string", false, "cookie store (Firefox container `firefox-container-N`, private store)"),
+            p("partitionKey", "object", false, "CHIPS partition `{topLevelSite}`; `{}` = every partition"),
             $($extra),*
         ]
     };
@@ -236,6 +268,8 @@ pub const METHODS: &[Method] = &[
             p("url", "string", false, "the page to open").or(DefaultValue::Str("about:blank")),
             p("active", "boolean", false, "bring it to the front").or(DefaultValue::Bool(false)),
             p("cookieStoreId", "string", false, "Firefox: open it in this container (UNSUPPORTED elsewhere)"),
+            p("window", "string", false, "current | agent (the agent's own unfocused window)")
+                .or(DefaultValue::Str("current")),
             timeout_ms("load wait", LOAD_TIMEOUT_MS),
         ],
         result: "{tab, loaded: bool}",
@@ -444,6 +478,105 @@ pub const METHODS: &[Method] = &[
             p("promptText", "string", false, "prompt(): the text to answer with when accepting"),
         ],
         result: "{tab, armed: {action, promptText?}, dialogs: [{type, message, answered}]}",
+    },
+    Method {
+        name: PAGE_SCREENSHOT,
+        target: Target::Extension,
+        doc: "An image of the tab (viewport, full page, clip or one element), background tabs included, \
+              without activating the tab or focusing its window; fitted to the budget.",
+        params: tab_params![
+            p("format", "string", false, "png | jpeg | auto (as captured when it fits, else JPEG)")
+                .or(DefaultValue::Str("auto")),
+            p("quality", "integer", false, "JPEG quality").within(1, 100),
+            p("maxWidth", "integer", false, "longest side in pixels")
+                .or(DefaultValue::Int(SCREENSHOT_MAX_WIDTH))
+                .within(16, 8192),
+            p("maxBytes", "integer", false, "image size budget")
+                .or(DefaultValue::Int(SCREENSHOT_MAX_BYTES))
+                .within(1024, SCREENSHOT_HARD_MAX_BYTES),
+            p("fullPage", "boolean", false, "the whole page, not only the viewport"),
+            p("clip", "object", false, "{x, y, width, height} in CSS pixels of the page"),
+            p("ref", "string", false, "an element (a ref from take_snapshot) instead of the viewport"),
+            p("padding", "integer", false, "with ref: CSS pixels around the element")
+                .or(DefaultValue::Int(8))
+                .within(0, 200),
+            p("redact", "string", false, "safe (mask password and secret fields) | off")
+                .or(DefaultValue::Str("safe")),
+            timeout_ms("capture deadline", TAB_CALL_TIMEOUT_MS),
+        ],
+        result: "{tab, mechanism: captureTab | visibleTab | debugger, format, width, height, bytes, scaled, masked, \
+                 element?, truncated?, data: base64, timings: {captureMs, encodeMs, helperMs}}",
+    },
+    Method {
+        name: COOKIES_GET,
+        target: Target::Extension,
+        doc: "Cookies matching the filters: names, attributes and sizes; values only with includeValues.",
+        params: cookie_filters![
+            p("includeValues", "boolean", false, "with values (the server decides whether it may ask)"),
+            p("maxBytes", "integer", false, "page size of the listing")
+                .or(DefaultValue::Int(LISTING_MAX_BYTES)),
+            p("cursor", "string", false, "nextCursor of the previous page"),
+        ],
+        result: "{cookies: [{name, domain, path, secure, httpOnly, sameSite, session, expirationDate?, hostOnly, \
+                 storeId, partitionKey?, size, value?}], total, offset, nextCursor}",
+    },
+    Method {
+        name: COOKIES_SET,
+        target: Target::Extension,
+        doc: "Sets cookies (`cookies.set` details each: url or domain, name, value, path, secure, httpOnly, \
+              sameSite, expirationDate, storeId, partitionKey).",
+        params: &[p("cookies", "array", true, "[{url?, domain?, name, value, …}]")],
+        result: "{set: [{name, domain, path, storeId, size}]}",
+    },
+    Method {
+        name: COOKIES_CLEAR,
+        target: Target::Extension,
+        doc: "Removes the cookies matching the filters (at least one filter); dryRun only counts them.",
+        params: cookie_filters![p("dryRun", "boolean", false, "count, remove nothing")],
+        result: "{matched, removed, cookies: [{name, domain, path, storeId}]}",
+    },
+    Method {
+        name: STORAGE_GET,
+        target: Target::Extension,
+        doc: "The tab's origin's localStorage / sessionStorage (keys, sizes, values with secrets redacted \
+              unless includeValues) and its IndexedDB databases with object-store counts; paged.",
+        params: tab_params![
+            p("area", "string", false, "local | session | all").or(DefaultValue::Str("all")),
+            p("prefix", "string", false, "only keys starting with this"),
+            p(
+                "includeValues",
+                "boolean",
+                false,
+                "secret-looking values too (the server decides whether it may ask)"
+            ),
+            p("indexedDb", "boolean", false, "list IndexedDB databases").or(DefaultValue::Bool(true)),
+            p("maxBytes", "integer", false, "page size of the listing")
+                .or(DefaultValue::Int(LISTING_MAX_BYTES)),
+            p("cursor", "string", false, "nextCursor of the previous page"),
+        ],
+        result: "{tab, origin, entries: [{area, key, size, value, redacted}], total, offset, nextCursor, \
+                 indexedDb: [{name, version, stores: [{name, count}]}] | null}",
+    },
+    Method {
+        name: STORAGE_SET,
+        target: Target::Extension,
+        doc: "Sets keys of the tab's localStorage or sessionStorage.",
+        params: tab_params![
+            p("area", "string", false, "local | session").or(DefaultValue::Str("local")),
+            p("items", "object", true, "{key: string value}"),
+        ],
+        result: "{tab, origin, area, set: [key]}",
+    },
+    Method {
+        name: STORAGE_CLEAR,
+        target: Target::Extension,
+        doc: "Removes keys (or every key) of the tab's localStorage and/or sessionStorage; dryRun only counts.",
+        params: tab_params![
+            p("area", "string", false, "local | session | all").or(DefaultValue::Str("all")),
+            p("keys", "array", false, "only these keys (default: all)"),
+            p("dryRun", "boolean", false, "count, remove nothing"),
+        ],
+        result: "{tab, origin, removed: [{area, key}], dryRun}",
     },
 ];
 

@@ -28,9 +28,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::methods::{
-    CONTAINERS_LIST, METHODS, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_FIND,
-    PAGE_RESOLVE_REF, PAGE_SNAPSHOT, PAGE_TEXT, PAGE_UPLOAD, PAGE_WAIT_FOR, TABS_LIST, TABS_NAVIGATE,
-    TABS_NEW, TABS_SELECT, Target,
+    CONTAINERS_LIST, COOKIES_CLEAR, COOKIES_GET, COOKIES_SET, METHODS, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE,
+    PAGE_FILL_FORM, PAGE_FIND, PAGE_RESOLVE_REF, PAGE_SCREENSHOT, PAGE_SNAPSHOT, PAGE_TEXT, PAGE_UPLOAD,
+    PAGE_WAIT_FOR, STORAGE_CLEAR, STORAGE_GET, STORAGE_SET, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT,
+    Target,
 };
 
 pub use crate::browsers::Engine;
@@ -139,6 +140,10 @@ const SCRIPTED: &[&str] = &[
     PAGE_EVALUATE,
     PAGE_WAIT_FOR,
     PAGE_DIALOG,
+    PAGE_SCREENSHOT,
+    STORAGE_GET,
+    STORAGE_SET,
+    STORAGE_CLEAR,
 ];
 
 /// Tools that call [`SCRIPTED`] methods.
@@ -169,6 +174,11 @@ const SCRIPTED_TOOLS: &[&str] = &[
     "extension_source_inspect",
     "accept_dialog",
     "dismiss_dialog",
+    "screenshot_page",
+    "screenshot_by_uid",
+    "get_storage",
+    "set_storage",
+    "clear_storage",
 ];
 
 /// Methods whose answers carry tab URLs and titles, or that find a tab by its URL.
@@ -193,6 +203,20 @@ const DEBUGGER_TOOLS: &[&str] = &[
     "type",
     "press_key",
     "evaluate_script",
+    "screenshot_page",
+    "screenshot_by_uid",
+];
+
+/// Tools of the `cookies` permission: the cookie tools, and (Firefox) the container tools.
+const COOKIE_AND_CONTAINER_TOOLS: &[&str] = &[
+    "get_cookies",
+    "set_cookies",
+    "clear_cookies",
+    "list_containers",
+    "new_page_in_container",
+    "set_default_container",
+    "list_pages",
+    "new_page",
 ];
 
 /// Every permission of the helper, in manifest order; one line each (hence no rustfmt).
@@ -209,8 +233,8 @@ pub const PERMISSIONS: &[Permission] = &[
     api("scripting", REQUIRED, REQUIRED, "Runs the snapshot collector, actions and evaluate_script in the page.", SCRIPTED, SCRIPTED_TOOLS),
     api("webNavigation", REQUIRED, REQUIRED, "Sees each new document of the tabs the agent opened or navigated, to install the dialog hook before the page's scripts run.", &[TABS_NEW, TABS_NAVIGATE, PAGE_DIALOG], &["new_page", "navigate_page", "navigate_history", "accept_dialog", "dismiss_dialog"]),
     api("contextualIdentities", ABSENT, REQUIRED, "Firefox containers: lists them for list_containers and opens tabs in them. Installing an extension with it turns Firefox's container feature on for the profile.", &[CONTAINERS_LIST, TABS_NEW], CONTAINER_TOOLS),
-    api("cookies", ABSENT, REQUIRED, "Firefox: tells each tab's container (cookieStoreId), so a container-scoped server sees only its own tabs, and opens tabs in a container.", &[CONTAINERS_LIST, TABS_LIST, TABS_NEW], CONTAINER_TOOLS),
-    api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE], DEBUGGER_TOOLS),
+    api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger; screenshots of hidden tabs and full pages.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE, PAGE_SCREENSHOT], DEBUGGER_TOOLS),
+    api("cookies", REQUIRED, REQUIRED, "Reads, sets and clears cookies for get_cookies, set_cookies and clear_cookies (values only when the server's policy allows); in Firefox also tells each tab's container (cookieStoreId), so a container-scoped server sees only its own tabs, and opens tabs in a container.", &[COOKIES_GET, COOKIES_SET, COOKIES_CLEAR, CONTAINERS_LIST, TABS_LIST, TABS_NEW], COOKIE_AND_CONTAINER_TOOLS),
     host("<all_urls>", REQUIRED, REQUIRED, "Lets the helper script every page and read its URL and title.", SCRIPTED, SCRIPTED_TOOLS),
 ];
 
@@ -432,13 +456,13 @@ mod tests {
     fn todays_permissions_are_kept() {
         let chromium = manifest_keys(Engine::Chromium);
         let gecko = manifest_keys(Engine::Gecko);
-        let base = ["nativeMessaging", "storage", "alarms", "tabs", "scripting", "webNavigation"];
+        let base = ["nativeMessaging", "storage", "alarms", "tabs", "scripting", "webNavigation", "cookies"];
         let mut with_debugger = base.to_vec();
-        with_debugger.push("debugger");
+        with_debugger.insert(6, "debugger");
         assert_eq!(chromium, [("permissions", with_debugger), ("host_permissions", vec!["<all_urls>"])]);
-        // Firefox also: containers (issue 31), whose tabs' cookieStoreId needs `cookies`.
+        // Firefox also: containers (issue 31).
         let mut with_containers = base.to_vec();
-        with_containers.extend(["contextualIdentities", "cookies"]);
+        with_containers.insert(6, "contextualIdentities");
         assert_eq!(gecko, [("permissions", with_containers), ("host_permissions", vec!["<all_urls>"])]);
     }
 
@@ -510,11 +534,8 @@ mod tests {
             ["debugger"]
         );
         assert_eq!(
-            missing_required(Engine::Gecko, &all(Engine::Chromium))
-                .iter()
-                .map(|p| p.name)
-                .collect::<Vec<_>>(),
-            ["contextualIdentities", "cookies"]
+            missing_required(Engine::Gecko, &all(Engine::Chromium)).iter().map(|p| p.name).collect::<Vec<_>>(),
+            ["contextualIdentities"]
         );
         assert_eq!(missing_required(Engine::Gecko, &PermissionSet::default()).len(), 9);
     }

@@ -14,8 +14,10 @@ use crate::paths::{Env, Paths};
 pub mod actions;
 pub mod browser;
 pub mod browsers;
+pub mod capture;
 pub mod catalog;
 pub mod containers;
+pub mod cookies;
 mod debug;
 pub mod dev;
 pub mod dialogs;
@@ -31,6 +33,7 @@ pub mod reading;
 pub mod schema;
 pub mod snapshot;
 pub mod upload;
+pub mod storage;
 pub mod validate;
 
 pub use schema::{decode, schema_of};
@@ -56,6 +59,10 @@ pub enum Toolset {
     Snapshot,
     /// Acting on pages: clicks, fills, keys, waits, scripts.
     Input,
+    /// Screenshots of pages and elements.
+    Capture,
+    /// Cookies and web storage.
+    Storage,
     /// Diagnostics for developing webext-mcp.
     Debug,
 }
@@ -96,7 +103,7 @@ pub const DEFAULT_TOOLS: &[&str] = &[
 ];
 
 impl Toolset {
-    pub const ALL: [Toolset; 9] = [
+    pub const ALL: [Toolset; 11] = [
         Toolset::Core,
         Toolset::Templates,
         Toolset::Build,
@@ -105,6 +112,8 @@ impl Toolset {
         Toolset::Pages,
         Toolset::Snapshot,
         Toolset::Input,
+        Toolset::Capture,
+        Toolset::Storage,
         Toolset::Debug,
     ];
 
@@ -118,6 +127,8 @@ impl Toolset {
             Toolset::Pages => "pages",
             Toolset::Snapshot => "snapshot",
             Toolset::Input => "input",
+            Toolset::Capture => "capture",
+            Toolset::Storage => "storage",
             Toolset::Debug => "debug",
         }
     }
@@ -137,6 +148,12 @@ impl Toolset {
             Toolset::Pages => "connected browsers, tabs, navigation, Firefox containers",
             Toolset::Snapshot => "snapshots with refs, page text, find by text, ref to selector",
             Toolset::Input => "click, hover, fill, type, drag, keys, scroll, uploads, wait, scripts",
+            Toolset::Capture => {
+                "screenshots of a tab or an element, background tabs included, within a size budget"
+            }
+            Toolset::Storage => {
+                "cookies (values hidden by default) and a tab's localStorage, sessionStorage, IndexedDB"
+            }
             Toolset::Debug => "echo and ping, for checking a client's wiring",
         }
     }
@@ -225,6 +242,26 @@ impl ToolOutput {
             || self.structured.get("valid") == Some(&Value::Bool(false))
     }
 
+    /// A result that carries an image: MCP shows it as an image content block after the text
+    /// (the structured value keeps everything but the data); the CLI twin's `--json` keeps it
+    /// under [`IMAGE_FIELD`] as `{mimeType, data}`.
+    pub fn with_image(mut structured: Value, text: String, mime_type: &str, data: String) -> Self {
+        if let Value::Object(map) = &mut structured {
+            map.insert(IMAGE_FIELD.to_owned(), serde_json::json!({ "mimeType": mime_type, "data": data }));
+        }
+        ToolOutput { structured, text: Some(text) }
+    }
+
+    /// Takes the image [`with_image`](Self::with_image) put in: `(mimeType, base64 data)`.
+    pub fn take_image(&mut self) -> Option<(String, String)> {
+        let Value::Object(map) = &mut self.structured else { return None };
+        let image = map.get(IMAGE_FIELD)?;
+        let mime = image.get("mimeType")?.as_str()?.to_owned();
+        let data = image.get("data")?.as_str()?.to_owned();
+        map.remove(IMAGE_FIELD);
+        Some((mime, data))
+    }
+
     /// The text content block: the tool's own text, or compact JSON.
     pub fn text(&self) -> String {
         match &self.text {
@@ -233,6 +270,9 @@ impl ToolOutput {
         }
     }
 }
+
+/// Where [`ToolOutput::with_image`] keeps an image in the structured value.
+pub const IMAGE_FIELD: &str = "imageContent";
 
 pub type ToolResult = Result<ToolOutput, ErrorBody>;
 pub type ToolFuture = Pin<Box<dyn Future<Output = ToolResult> + Send>>;
@@ -284,8 +324,10 @@ impl ToolDef {
     pub fn open_world(&self) -> bool {
         // Installing a browser downloads from the vendor: the one open-world tool outside
         // the page groups.
-        matches!(self.toolset, Toolset::Pages | Toolset::Snapshot | Toolset::Input)
-            || self.name == "extension_install_browser"
+        matches!(
+            self.toolset,
+            Toolset::Pages | Toolset::Snapshot | Toolset::Input | Toolset::Capture | Toolset::Storage
+        ) || self.name == "extension_install_browser"
     }
 }
 
@@ -422,6 +464,9 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(actions::tools())
             .chain(upload::tools())
             .chain(dialogs::tools())
+            .chain(capture::tools())
+            .chain(cookies::tools())
+            .chain(storage::tools())
             .chain(debug::tools())
             .collect()
     })

@@ -93,9 +93,20 @@ pub struct NewPageArgs {
     pub url: Option<String>,
     #[serde(default)]
     pub active: bool,
+    /// agent: the agent's own unfocused window (default: config pages.window, else current).
+    #[serde(default)]
+    pub window: Option<PageWindow>,
     /// Default 15000.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+}
+
+/// Where `new_page` opens its tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PageWindow {
+    Current,
+    Agent,
 }
 
 /// What `navigate_page` does.
@@ -194,9 +205,16 @@ async fn list_pages(ctx: Ctx, args: Value) -> ToolResult {
 }
 
 async fn new_page(ctx: Ctx, args: Value) -> ToolResult {
-    let NewPageArgs { browser, url, active, timeout_ms } = decode(args)?;
+    let NewPageArgs { browser, url, active, window, timeout_ms } = decode(args)?;
     let timeout = Timeout::from_arg(timeout_ms, LOAD_TIMEOUT_MS)?;
-    let params = json!({ "url": url, "active": active, "timeoutMs": timeout.ms() });
+    let window = match window {
+        Some(PageWindow::Agent) => "agent",
+        Some(PageWindow::Current) => "current",
+        // The configured default, unless the call asks for the user's front (active).
+        None if !active && ctx.config.text("pages.window") == Some("agent") => "agent",
+        None => "current",
+    };
+    let params = json!({ "url": url, "active": active, "window": window, "timeoutMs": timeout.ms() });
     let (d, out): (_, TabReply) = ctx.browser.call(browser.as_deref(), TABS_NEW, params, timeout).await?;
     ctx.browser.pages().set(&d, out.tab.tab_id);
     let text = format!("opened {} (current page)", tab_line(&out.tab));

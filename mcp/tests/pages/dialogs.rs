@@ -56,7 +56,7 @@ fn agent_tabs_answer_dialogs_by_policy_and_report_them_in_foreground_tabs() {
 }
 
 /// A helper browser for one test, closed when the test binary exits.
-fn own_browser(family: Family) -> &'static crate::common::helper::HelperBrowser {
+pub fn own_browser(family: Family) -> &'static crate::common::helper::HelperBrowser {
     let rt = Box::leak(Box::new(tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()));
     let browser = rt.block_on(async {
         let b = crate::common::helper::launch(family, crate::common::helper::Host::Installed).await;

@@ -9,15 +9,19 @@
 mod common;
 
 mod actions;
+mod capture;
+mod capture_bench;
 mod containers;
 mod corpus;
 mod dialogs;
+mod png;
 mod progress;
 mod reading;
 mod secrets;
 mod snapshot_basics;
 mod snapshot_bench;
 mod snapshot_corpus;
+mod storage;
 mod tabs;
 mod timeouts;
 mod trust;

@@ -25,8 +25,14 @@ function maskInPage(on, hints, autocompletes) {
     const names = `${el.name ?? ""} ${el.id ?? ""}`.toLowerCase();
     return hints.some((h) => names.includes(h));
   };
+  // Fields in open shadow roots too: a page cannot keep a password unmasked by nesting it.
+  const fields = (root, out = []) => {
+    out.push(...root.querySelectorAll("input, textarea"));
+    for (const el of root.querySelectorAll("*")) if (el.shadowRoot) fields(el.shadowRoot, out);
+    return out;
+  };
   if (on === true) {
-    for (const el of document.querySelectorAll("input, textarea")) {
+    for (const el of fields(document)) {
       if (masked.has(el) || !sensitive(el)) continue;
       masked.set(el, props.map((p) => [p, el.style.getPropertyValue(p), el.style.getPropertyPriority(p)]));
       for (const p of props) el.style.setProperty(p, p === "text-shadow" ? "none" : "transparent", "important");

@@ -289,6 +289,14 @@ mod tests {
             PAGE_EVALUATE => decode::<Evaluated>(method, value).map(drop),
             PAGE_DIALOG => decode::<DialogReply>(method, value).map(drop),
             CONTAINERS_LIST => decode::<super::super::containers::ContainerList>(method, value).map(drop),
+            // Issue 29's replies live beside their tools.
+            PAGE_SCREENSHOT => decode::<crate::tools::capture::Screenshot>(method, value).map(drop),
+            COOKIES_GET => decode::<crate::tools::cookies::CookieList>(method, value).map(drop),
+            COOKIES_SET => decode::<crate::tools::cookies::SetReply>(method, value).map(drop),
+            COOKIES_CLEAR => decode::<crate::tools::cookies::ClearReply>(method, value).map(drop),
+            STORAGE_GET => decode::<crate::tools::storage::Listing>(method, value).map(drop),
+            STORAGE_SET => decode::<crate::tools::storage::SetReply>(method, value).map(drop),
+            STORAGE_CLEAR => decode::<crate::tools::storage::ClearReply>(method, value).map(drop),
             _ => return None,
         })
     }

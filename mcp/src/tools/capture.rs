@@ -288,14 +288,8 @@ pub fn save_target(path: &Path, roots: &[PathBuf]) -> Result<PathBuf, ErrorBody>
     if !path.is_absolute() {
         return Err(refuse("not an absolute path"));
     }
-    for c in path.components() {
-        match c {
-            Component::Normal(name) if name.to_string_lossy().starts_with('.') => {
-                return Err(refuse("dot-files and dot-directories are off limits"));
-            }
-            Component::ParentDir => return Err(refuse("`..` is not allowed")),
-            _ => {}
-        }
+    if path.components().any(|c| c == Component::ParentDir) {
+        return Err(refuse("`..` is not allowed"));
     }
     let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
     if !matches!(ext.as_deref(), Some("png" | "jpg" | "jpeg")) {
@@ -304,11 +298,27 @@ pub fn save_target(path: &Path, roots: &[PathBuf]) -> Result<PathBuf, ErrorBody>
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
         return Err(refuse("no file name"));
     };
+    if name.to_string_lossy().starts_with('.') {
+        return Err(refuse("dot-files and dot-directories are off limits"));
+    }
+    // A dot-directory on the way is refused before asking whether it exists.
+    let dotted = |p: &Path| {
+        p.components().any(|c| matches!(c, Component::Normal(n) if n.to_string_lossy().starts_with('.')))
+    };
+    let canonical_roots: Vec<PathBuf> = roots.iter().filter_map(|r| std::fs::canonicalize(r).ok()).collect();
+    let below =
+        |p: &Path| canonical_roots.iter().find_map(|root| p.strip_prefix(root).ok().map(Path::to_path_buf));
+    if let Some(rest) = roots.iter().find_map(|r| parent.strip_prefix(r).ok())
+        && dotted(rest)
+    {
+        return Err(refuse("dot-files and dot-directories are off limits"));
+    }
     let parent = std::fs::canonicalize(parent).map_err(|_| refuse("its directory does not exist"))?;
-    let inside =
-        roots.iter().filter_map(|r| std::fs::canonicalize(r).ok()).any(|root| parent.starts_with(&root));
-    if !inside {
-        return Err(refuse("outside the allowed directories"));
+    // Dot-directories count below the root only (a root may itself sit under one).
+    match below(&parent) {
+        None => return Err(refuse("outside the allowed directories")),
+        Some(rest) if dotted(&rest) => return Err(refuse("dot-files and dot-directories are off limits")),
+        Some(_) => {}
     }
     let target = parent.join(name);
     if std::fs::symlink_metadata(&target).is_ok() {
@@ -360,6 +370,7 @@ mod tests {
 
     #[test]
     fn save_paths_stay_in_the_roots_and_out_of_dot_directories() {
+        // A root under a dot-directory (tempfile's own `.tmpXXXX`) is fine; below it, not.
         let root = tempfile::tempdir().unwrap();
         let roots = vec![root.path().to_path_buf()];
         let ok = root.path().join("shot.png");
@@ -368,7 +379,10 @@ mod tests {
             std::fs::canonicalize(root.path()).unwrap().join("shot.png")
         );
         std::fs::create_dir(root.path().join(".ssh")).unwrap();
-        let other = tempfile::tempdir_in(std::env::current_dir().unwrap()).unwrap();
+        let other = tempfile::Builder::new()
+            .prefix("wxm-other-")
+            .tempdir_in(std::env::current_dir().unwrap())
+            .unwrap();
         for (path, why) in [
             (PathBuf::from("shot.png"), "absolute"),
             (root.path().join(".ssh/shot.png"), "dot-"),

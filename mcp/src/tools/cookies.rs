@@ -206,11 +206,18 @@ pub struct CookieList {
     pub next_cursor: Option<String>,
 }
 
-/// `cookies.set` / `cookies.clear`: counts and the cookies named (no values).
+/// `cookies.set`: the cookies set, named (no values).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Changed {
-    #[serde(flatten)]
-    pub fields: Extra,
+pub struct SetReply {
+    pub set: Vec<Value>,
+}
+
+/// `cookies.clear`: counts and the cookies matched, named (no values).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ClearReply {
+    pub matched: u64,
+    pub removed: u64,
+    pub cookies: Vec<Value>,
 }
 
 /// Whether secret values (cookie values, secret-looking storage values) may be shown for
@@ -297,31 +304,24 @@ async fn set_cookies(ctx: Ctx, args: Value) -> ToolResult {
     if a.cookies.is_empty() {
         return Err(ErrorBody::invalid_argument("`cookies` is empty").with_hint("pass [{url, name, value}]"));
     }
-    let (_, out): (_, Changed) = ctx
+    let (_, out): (_, SetReply) = ctx
         .browser
         .call(a.browser.as_deref(), COOKIES_SET, json!({ "cookies": a.cookies }), timeout())
         .await?;
-    let n = out.fields.get("set").and_then(Value::as_array).map_or(0, Vec::len);
-    Ok(ToolOutput {
-        text: Some(format!("set {}", super::counted(n, "cookie", "cookies"))),
-        structured: to_value(&out)?,
-    })
+    let text = format!("set {}", super::counted(out.set.len(), "cookie", "cookies"));
+    Ok(ToolOutput { text: Some(text), structured: to_value(&out)? })
 }
 
 async fn clear_cookies(ctx: Ctx, args: Value) -> ToolResult {
     let a: ClearArgs = decode(args)?;
     let mut params = a.filters();
     params["dryRun"] = json!(a.dry_run);
-    let (_, out): (_, Changed) =
+    let (_, out): (_, ClearReply) =
         ctx.browser.call(a.browser.as_deref(), COOKIES_CLEAR, params, timeout()).await?;
-    let count = |k: &str| out.fields.get(k).and_then(Value::as_u64).unwrap_or(0);
     let text = if a.dry_run {
-        format!(
-            "{} would be removed (dry run)",
-            super::counted(count("matched") as usize, "cookie", "cookies")
-        )
+        format!("{} would be removed (dry run)", super::counted(out.matched as usize, "cookie", "cookies"))
     } else {
-        format!("removed {} of {} matching", count("removed"), count("matched"))
+        format!("removed {} of {} matching", out.removed, out.matched)
     };
     Ok(ToolOutput { text: Some(text), structured: to_value(&out)? })
 }

@@ -135,13 +135,23 @@ pub struct Listing {
     pub indexed_db: Option<Vec<Value>>,
 }
 
-/// `storage.set` / `storage.clear`.
+/// `storage.set`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Changed {
+pub struct SetReply {
     pub tab: Tab,
     pub origin: String,
-    #[serde(flatten)]
-    pub extra: Extra,
+    pub area: String,
+    pub set: Vec<String>,
+}
+
+/// `storage.clear`: the keys removed (or, with dryRun, that would be).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClearReply {
+    pub tab: Tab,
+    pub origin: String,
+    pub removed: Vec<Value>,
+    pub dry_run: bool,
 }
 
 fn timeout() -> Timeout {
@@ -239,7 +249,7 @@ async fn set_storage(ctx: Ctx, args: Value) -> ToolResult {
         .with_hint("JSON-encode structured values first"));
     }
     let params = json!({ "area": area_word(area), "items": a.items });
-    let (_, out): (_, Changed) = ctx.browser.call_tab(&target, STORAGE_SET, params, timeout()).await?;
+    let (_, out): (_, SetReply) = ctx.browser.call_tab(&target, STORAGE_SET, params, timeout()).await?;
     let text = format!(
         "tabId={} {}: set {} in {}Storage",
         out.tab.tab_id,
@@ -256,8 +266,8 @@ async fn clear_storage(ctx: Ctx, args: Value) -> ToolResult {
     if let Some(keys) = &a.keys {
         params["keys"] = json!(keys);
     }
-    let (_, out): (_, Changed) = ctx.browser.call_tab(&target, STORAGE_CLEAR, params, timeout()).await?;
-    let n = out.extra.get("removed").and_then(Value::as_array).map_or(0, Vec::len);
+    let (_, out): (_, ClearReply) = ctx.browser.call_tab(&target, STORAGE_CLEAR, params, timeout()).await?;
+    let n = out.removed.len();
     let verb = if a.dry_run { "would remove" } else { "removed" };
     let text =
         format!("tabId={} {}: {verb} {}", out.tab.tab_id, out.origin, super::counted(n, "key", "keys"));

@@ -3,8 +3,10 @@
 import { METHODS, METHOD_SPECS } from "./protocol.js";
 import { utf8Length } from "./bridge.js";
 import { act, fillForm, waitFor } from "./actions.js";
+import { clearConsole, listConsole } from "./consolelog.js";
 import { answerDialog, guarded } from "./dialogs.js";
 import { evaluate } from "./evaluate.js";
+import { getNetwork, listNetwork } from "./netlog.js";
 import { findText, readText } from "./reading.js";
 import { clearSnapshot, resolveRef, takeSnapshot } from "./snapshot.js";
 import { closeTab, listTabs, navigate, newTab, selectTab } from "./tabs.js";
@@ -44,6 +46,11 @@ export function methodTable(helper) {
     [METHODS.PAGE_EVALUATE]: page(evaluate),
     [METHODS.PAGE_WAIT_FOR]: page(waitFor),
     [METHODS.PAGE_DIALOG]: (params) => answerDialog(params),
+    // What was captured in the background: no page script runs, so no guard.
+    [METHODS.CONSOLE_LIST]: (params) => listConsole(params),
+    [METHODS.CONSOLE_CLEAR]: (params) => clearConsole(params),
+    [METHODS.NETWORK_LIST]: (params) => listNetwork(params),
+    [METHODS.NETWORK_GET]: (params) => getNetwork(params),
 
     [METHODS.DEBUG_DIGEST]: async ({ payload }, meta) => ({
       length: payload.length,

@@ -29,7 +29,11 @@ export const PERMISSIONS = Object.freeze([
         "page.fillForm",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "console.list",
+        "console.clear",
+        "network.list",
+        "network.get"
       ],
       "tools": []
     },
@@ -60,7 +64,11 @@ export const PERMISSIONS = Object.freeze([
         "page.fillForm",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "console.list",
+        "console.clear",
+        "network.list",
+        "network.get"
       ],
       "tools": []
     },
@@ -91,7 +99,11 @@ export const PERMISSIONS = Object.freeze([
         "page.fillForm",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "console.list",
+        "console.clear",
+        "network.list",
+        "network.get"
       ],
       "tools": []
     },
@@ -109,7 +121,11 @@ export const PERMISSIONS = Object.freeze([
         "tabs.new",
         "tabs.navigate",
         "tabs.select",
-        "page.waitFor"
+        "page.waitFor",
+        "console.list",
+        "console.clear",
+        "network.list",
+        "network.get"
       ],
       "tools": [
         "list_pages",
@@ -117,7 +133,11 @@ export const PERMISSIONS = Object.freeze([
         "navigate_page",
         "navigate_history",
         "select_page",
-        "wait_for"
+        "wait_for",
+        "list_console_messages",
+        "clear_console_messages",
+        "list_network_requests",
+        "get_network_request"
       ]
     },
     "why": "Reports tabs with their URLs and titles and finds a tab by URL."
@@ -139,7 +159,8 @@ export const PERMISSIONS = Object.freeze([
         "page.fillForm",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "console.list"
       ],
       "tools": [
         "navigate_history",
@@ -165,7 +186,8 @@ export const PERMISSIONS = Object.freeze([
         "wait_for",
         "extension_source_inspect",
         "accept_dialog",
-        "dismiss_dialog"
+        "dismiss_dialog",
+        "list_console_messages"
       ]
     },
     "why": "Runs the snapshot collector, actions and evaluate_script in the page."
@@ -202,7 +224,9 @@ export const PERMISSIONS = Object.freeze([
       "methods": [
         "page.act",
         "page.fillForm",
-        "page.evaluate"
+        "page.evaluate",
+        "network.list",
+        "network.get"
       ],
       "tools": [
         "click_by_uid",
@@ -213,10 +237,62 @@ export const PERMISSIONS = Object.freeze([
         "hover",
         "type",
         "press_key",
-        "evaluate_script"
+        "evaluate_script",
+        "list_network_requests",
+        "get_network_request"
       ]
     },
-    "why": "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger."
+    "why": "Debugger mode only (off by default): trusted input, CSP-proof evaluation and response bodies through chrome.debugger."
+  },
+  {
+    "chromium": "required",
+    "gecko": "required",
+    "kind": "api",
+    "name": "webRequest",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "network.list",
+        "network.get"
+      ],
+      "tools": [
+        "list_network_requests",
+        "get_network_request"
+      ]
+    },
+    "why": "Sees the requests of the tabs the agent opened or asked about (method, URL, status, headers, timings) for list_network_requests; observational only in Chromium."
+  },
+  {
+    "chromium": "absent",
+    "gecko": "required",
+    "kind": "api",
+    "name": "webRequestBlocking",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "network.get"
+      ],
+      "tools": [
+        "get_network_request"
+      ]
+    },
+    "why": "Firefox: lets the helper attach a response filter to the requests of agent tabs, to keep their response bodies for get_network_request."
+  },
+  {
+    "chromium": "absent",
+    "gecko": "required",
+    "kind": "api",
+    "name": "webRequestFilterResponse",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "network.get"
+      ],
+      "tools": [
+        "get_network_request"
+      ]
+    },
+    "why": "Firefox (Manifest V3): webRequest.filterResponseData, which reads response bodies as they arrive (the page still gets every byte)."
   },
   {
     "chromium": "required",
@@ -235,7 +311,8 @@ export const PERMISSIONS = Object.freeze([
         "page.fillForm",
         "page.evaluate",
         "page.waitFor",
-        "page.dialog"
+        "page.dialog",
+        "console.list"
       ],
       "tools": [
         "navigate_history",
@@ -261,7 +338,8 @@ export const PERMISSIONS = Object.freeze([
         "wait_for",
         "extension_source_inspect",
         "accept_dialog",
-        "dismiss_dialog"
+        "dismiss_dialog",
+        "list_console_messages"
       ]
     },
     "why": "Lets the helper script every page and read its URL and title."

@@ -28,8 +28,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::methods::{
-    METHODS, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_FIND, PAGE_RESOLVE_REF,
-    PAGE_SNAPSHOT, PAGE_TEXT, PAGE_WAIT_FOR, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT, Target,
+    CONSOLE_CLEAR, CONSOLE_LIST, METHODS, NETWORK_GET, NETWORK_LIST, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE,
+    PAGE_FILL_FORM, PAGE_FIND, PAGE_RESOLVE_REF, PAGE_SNAPSHOT, PAGE_TEXT, PAGE_WAIT_FOR, TABS_LIST,
+    TABS_NAVIGATE, TABS_NEW, TABS_SELECT, Target,
 };
 
 pub use crate::browsers::Engine;
@@ -137,6 +138,7 @@ const SCRIPTED: &[&str] = &[
     PAGE_EVALUATE,
     PAGE_WAIT_FOR,
     PAGE_DIALOG,
+    CONSOLE_LIST,
 ];
 
 /// Tools that call [`SCRIPTED`] methods.
@@ -165,14 +167,35 @@ const SCRIPTED_TOOLS: &[&str] = &[
     "extension_source_inspect",
     "accept_dialog",
     "dismiss_dialog",
+    "list_console_messages",
 ];
 
 /// Methods whose answers carry tab URLs and titles, or that find a tab by its URL.
-const TAB_URLS: &[&str] = &[TABS_LIST, TABS_NEW, TABS_NAVIGATE, TABS_SELECT, PAGE_WAIT_FOR];
+const TAB_URLS: &[&str] = &[
+    TABS_LIST,
+    TABS_NEW,
+    TABS_NAVIGATE,
+    TABS_SELECT,
+    PAGE_WAIT_FOR,
+    CONSOLE_LIST,
+    CONSOLE_CLEAR,
+    NETWORK_LIST,
+    NETWORK_GET,
+];
 
 /// Tools that call [`TAB_URLS`] methods.
-const TAB_URL_TOOLS: &[&str] =
-    &["list_pages", "new_page", "navigate_page", "navigate_history", "select_page", "wait_for"];
+const TAB_URL_TOOLS: &[&str] = &[
+    "list_pages",
+    "new_page",
+    "navigate_page",
+    "navigate_history",
+    "select_page",
+    "wait_for",
+    "list_console_messages",
+    "clear_console_messages",
+    "list_network_requests",
+    "get_network_request",
+];
 
 /// Tools that use debugger mode when it is on (trusted input, CSP-proof evaluation).
 const DEBUGGER_TOOLS: &[&str] = &[
@@ -185,7 +208,13 @@ const DEBUGGER_TOOLS: &[&str] = &[
     "type",
     "press_key",
     "evaluate_script",
+    "list_network_requests",
+    "get_network_request",
 ];
+
+/// Methods and tools that read the requests webRequest reports (`extension/src/netlog.js`).
+const NETWORK: &[&str] = &[NETWORK_LIST, NETWORK_GET];
+const NETWORK_TOOLS: &[&str] = &["list_network_requests", "get_network_request"];
 
 /// Every permission of the helper, in manifest order; one line each (hence no rustfmt).
 ///
@@ -200,7 +229,10 @@ pub const PERMISSIONS: &[Permission] = &[
     api("tabs", REQUIRED, REQUIRED, "Reports tabs with their URLs and titles and finds a tab by URL.", TAB_URLS, TAB_URL_TOOLS),
     api("scripting", REQUIRED, REQUIRED, "Runs the snapshot collector, actions and evaluate_script in the page.", SCRIPTED, SCRIPTED_TOOLS),
     api("webNavigation", REQUIRED, REQUIRED, "Sees each new document of the tabs the agent opened or navigated, to install the dialog hook before the page's scripts run.", &[TABS_NEW, TABS_NAVIGATE, PAGE_DIALOG], &["new_page", "navigate_page", "navigate_history", "accept_dialog", "dismiss_dialog"]),
-    api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE], DEBUGGER_TOOLS),
+    api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input, CSP-proof evaluation and response bodies through chrome.debugger.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE, NETWORK_LIST, NETWORK_GET], DEBUGGER_TOOLS),
+    api("webRequest", REQUIRED, REQUIRED, "Sees the requests of the tabs the agent opened or asked about (method, URL, status, headers, timings) for list_network_requests; observational only in Chromium.", NETWORK, NETWORK_TOOLS),
+    api("webRequestBlocking", ABSENT, REQUIRED, "Firefox: lets the helper attach a response filter to the requests of agent tabs, to keep their response bodies for get_network_request.", &[NETWORK_GET], &["get_network_request"]),
+    api("webRequestFilterResponse", ABSENT, REQUIRED, "Firefox (Manifest V3): webRequest.filterResponseData, which reads response bodies as they arrive (the page still gets every byte).", &[NETWORK_GET], &["get_network_request"]),
     host("<all_urls>", REQUIRED, REQUIRED, "Lets the helper script every page and read its URL and title.", SCRIPTED, SCRIPTED_TOOLS),
 ];
 
@@ -424,9 +456,11 @@ mod tests {
         let gecko = manifest_keys(Engine::Gecko);
         let base = ["nativeMessaging", "storage", "alarms", "tabs", "scripting", "webNavigation"];
         let mut with_debugger = base.to_vec();
-        with_debugger.push("debugger");
+        with_debugger.extend(["debugger", "webRequest"]);
+        let mut with_filters = base.to_vec();
+        with_filters.extend(["webRequest", "webRequestBlocking", "webRequestFilterResponse"]);
         assert_eq!(chromium, [("permissions", with_debugger), ("host_permissions", vec!["<all_urls>"])]);
-        assert_eq!(gecko, [("permissions", base.to_vec()), ("host_permissions", vec!["<all_urls>"])]);
+        assert_eq!(gecko, [("permissions", with_filters), ("host_permissions", vec!["<all_urls>"])]);
     }
 
     /// DESIGN "What extension APIs can and cannot do": Chromium cannot make `debugger`
@@ -490,14 +524,21 @@ mod tests {
                 ["<all_urls>"]
             );
         }
-        // Chromium needs debugger, Gecko does not.
+        // Chromium needs debugger, Gecko does not; Gecko needs the response filter, Chromium
+        // has none.
         let gecko = all(Engine::Gecko);
         assert_eq!(
             missing_required(Engine::Chromium, &gecko).iter().map(|p| p.name).collect::<Vec<_>>(),
             ["debugger"]
         );
-        assert!(missing_required(Engine::Gecko, &all(Engine::Chromium)).is_empty());
-        assert_eq!(missing_required(Engine::Gecko, &PermissionSet::default()).len(), 7);
+        assert_eq!(
+            missing_required(Engine::Gecko, &all(Engine::Chromium))
+                .iter()
+                .map(|p| p.name)
+                .collect::<Vec<_>>(),
+            ["webRequestBlocking", "webRequestFilterResponse"]
+        );
+        assert_eq!(missing_required(Engine::Gecko, &PermissionSet::default()).len(), 10);
     }
 
     #[test]

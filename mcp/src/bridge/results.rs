@@ -274,6 +274,10 @@ mod tests {
             PAGE_WAIT_FOR => decode::<Waited>(method, value).map(drop),
             PAGE_EVALUATE => decode::<Evaluated>(method, value).map(drop),
             PAGE_DIALOG => decode::<DialogReply>(method, value).map(drop),
+            CONSOLE_LIST => decode::<crate::tools::console::ConsoleList>(method, value).map(drop),
+            CONSOLE_CLEAR => decode::<crate::tools::console::ConsoleCleared>(method, value).map(drop),
+            NETWORK_LIST => decode::<crate::tools::network::NetworkList>(method, value).map(drop),
+            NETWORK_GET => decode::<crate::tools::network::Got>(method, value).map(drop),
             _ => return None,
         })
     }

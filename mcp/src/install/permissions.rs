@@ -112,8 +112,11 @@ mod tests {
         assert_eq!(p.code, CHANGED);
         assert!(p.message.contains("lacks debugger"), "{}", p.message);
         assert!(p.fix.contains("webext-mcp install") && p.fix.contains("chrome://extensions"), "{}", p.fix);
-        // Firefox never needs debugger.
-        assert_eq!(check_manifest(Family::Gecko, &m), None);
+        // Firefox never needs debugger (it needs its response filter, which Chromium lacks).
+        let mut g = full(Family::Gecko);
+        g["permissions"].as_array_mut().unwrap().retain(|p| p != "debugger");
+        assert_eq!(check_manifest(Family::Gecko, &g), None);
+        assert!(check_manifest(Family::Gecko, &m).unwrap().message.contains("webRequestBlocking"));
         let none = check_manifest(Family::Gecko, &json!({})).unwrap();
         assert!(none.fix.contains("about:addons"), "{}", none.fix);
     }

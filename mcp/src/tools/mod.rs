@@ -15,6 +15,7 @@ pub mod actions;
 pub mod browser;
 pub mod browsers;
 pub mod catalog;
+pub mod console;
 mod debug;
 pub mod dev;
 pub mod dialogs;
@@ -23,6 +24,7 @@ pub mod inspect;
 pub mod install;
 mod jobs;
 mod meta;
+pub mod network;
 pub mod pages;
 pub mod reading;
 pub mod schema;
@@ -52,6 +54,8 @@ pub enum Toolset {
     Snapshot,
     /// Acting on pages: clicks, fills, keys, waits, scripts.
     Input,
+    /// What pages logged and fetched: console messages and network requests.
+    Observe,
     /// Diagnostics for developing webext-mcp.
     Debug,
 }
@@ -92,7 +96,7 @@ pub const DEFAULT_TOOLS: &[&str] = &[
 ];
 
 impl Toolset {
-    pub const ALL: [Toolset; 9] = [
+    pub const ALL: [Toolset; 10] = [
         Toolset::Core,
         Toolset::Templates,
         Toolset::Build,
@@ -101,6 +105,7 @@ impl Toolset {
         Toolset::Pages,
         Toolset::Snapshot,
         Toolset::Input,
+        Toolset::Observe,
         Toolset::Debug,
     ];
 
@@ -114,6 +119,7 @@ impl Toolset {
             Toolset::Pages => "pages",
             Toolset::Snapshot => "snapshot",
             Toolset::Input => "input",
+            Toolset::Observe => "observe",
             Toolset::Debug => "debug",
         }
     }
@@ -129,6 +135,9 @@ impl Toolset {
             Toolset::Pages => "connected browsers, tabs, navigation",
             Toolset::Snapshot => "snapshots with refs, page text, find by text, ref to selector",
             Toolset::Input => "click, hover, fill, type, drag, keys, scroll, wait, scripts",
+            Toolset::Observe => {
+                "console messages and network requests of a tab (both browsers, no debug port)"
+            }
             Toolset::Debug => "echo and ping, for checking a client's wiring",
         }
     }
@@ -276,7 +285,7 @@ impl ToolDef {
     pub fn open_world(&self) -> bool {
         // Installing a browser downloads from the vendor: the one open-world tool outside
         // the page groups.
-        matches!(self.toolset, Toolset::Pages | Toolset::Snapshot | Toolset::Input)
+        matches!(self.toolset, Toolset::Pages | Toolset::Snapshot | Toolset::Input | Toolset::Observe)
             || self.name == "extension_install_browser"
     }
 }
@@ -410,6 +419,8 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(reading::tools())
             .chain(actions::tools())
             .chain(dialogs::tools())
+            .chain(console::tools())
+            .chain(network::tools())
             .chain(debug::tools())
             .collect()
     })

@@ -9,8 +9,11 @@
 mod common;
 
 mod actions;
+mod console;
 mod corpus;
 mod dialogs;
+mod network;
+mod observe_bench;
 mod progress;
 mod reading;
 mod secrets;

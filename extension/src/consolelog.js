@@ -200,8 +200,9 @@ async function watch(tab) {
   const log = logOf(tab.id);
   const st = existingState(tab.id) ?? (await stateOf(tab.id));
   if (!st.agent) observed.add(tab.id);
-  // Not awaited: a tab a native dialog blocks never settles a script, and a list must answer.
-  injectConsole(tab.id, null, true);
+  // Awaited, so what the page says after this answer is captured; but at most a second: a tab
+  // a native dialog blocks never settles a script, and the list must answer.
+  await Promise.race([injectConsole(tab.id, null, true), new Promise((r) => setTimeout(r, 1000))]);
   return log;
 }
 

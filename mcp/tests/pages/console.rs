@@ -246,12 +246,12 @@ fn a_navigation_marks_the_old_documents_messages_and_spa_routes_keep_capturing()
 /// were not captured. And with the status page's `capture` setting off, nothing is recorded.
 #[tokio::test]
 async fn a_tab_the_agent_did_not_open_is_hooked_late_and_capture_can_be_switched_off() {
-    use crate::observe_bench::{remote_browser, set_capture, status_page};
+    use crate::observe_bench::{remote_browser, set_capture, status_page, user_tab};
     let server = server();
     for family in BOTH {
         let b = remote_browser(family).await;
         let url = server.url("/second.html");
-        b.runner.open_page(&url).await.unwrap();
+        user_tab(b, &url).await;
         let (console_url, f) = (server.url("/console.html"), family.name());
         let mut agent = tokio::task::spawn_blocking(move || {
             let mut agent = Agent::on(b);

@@ -43,22 +43,35 @@ pub async fn remote_browser(family: Family) -> &'static HelperBrowser {
     Box::leak(Box::new(b))
 }
 
-/// The helper's status page, opened over the runner (CDP or Marionette); its target id.
+/// A tab showing `url` that the agent did not open: a new one over CDP in Chromium; in
+/// Firefox the browser's first tab, navigated over Marionette (the only tab it can reach).
+pub async fn user_tab(b: &HelperBrowser, url: &str) -> String {
+    match b.family {
+        Family::Chromium => b.runner.open_page(url).await.unwrap().target_id,
+        Family::Gecko => {
+            let handle = b.runner.pages().await.unwrap().remove(0).target_id;
+            b.runner.navigate_page(&handle, url).await.unwrap();
+            handle
+        }
+    }
+}
+
+/// The helper's status page in a [`user_tab`]; its target id.
 pub async fn status_page(b: &HelperBrowser) -> String {
     let url = format!("{}status.html", b.runner.extensions()[0].base_url);
-    let page = b.runner.open_page(&url).await.unwrap();
+    let page = user_tab(b, &url).await;
     let deadline = Instant::now() + DEADLINE;
     loop {
         let ready = b
             .runner
             .evaluate_in_page(
-                &page.target_id,
+                &page,
                 "location.pathname === '/status.html' && !!document.getElementById('capture')",
                 DEADLINE,
             )
             .await;
         if matches!(ready, Ok(v) if v == json!(true)) {
-            return page.target_id;
+            return page;
         }
         assert!(Instant::now() < deadline, "the status page did not load");
         tokio::time::sleep(Duration::from_millis(100)).await;

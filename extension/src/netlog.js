@@ -350,7 +350,11 @@ export function watchAgentTab(tabId) {
 
 /** The tab's log; a tab not watched yet is watched from now on (its earlier requests are not seen). */
 function watch(tabId) {
-  if (!watched(tabId)) observed.add(tabId);
+  if (!watched(tabId)) {
+    // What the tab did before a client asked stays unseen (the hold is for agent tabs only).
+    held.delete(tabId);
+    observed.add(tabId);
+  }
   return netFor(tabId, Date.now());
 }
 

@@ -267,6 +267,9 @@ async fn a_tab_the_agent_did_not_open_is_hooked_late_and_capture_can_be_switched
             };
             let first = agent.ok("list_console_messages", json!({ "tabId": tab }));
             assert!(!has_text(first["entries"].as_array().unwrap(), "from the second page"), "{f}: said before the hook: {first}");
+            // Its requests before the first look are not seen either.
+            let net = agent.ok("list_network_requests", json!({ "tabId": tab }));
+            assert_eq!(net["entries"], json!([]), "{f}: {net}");
             agent.ok("evaluate_script", json!({ "tabId": tab, "function": "() => { console.warn('said after the first look'); return 1; }" }));
             let out = list_until(&mut agent, json!({ "tabId": tab }), |e| has_text(e, "said after the first look"));
             let doc = out["entries"][0]["doc"].clone();

@@ -139,6 +139,45 @@ pub fn attr_value<'s>(name: &str, value: &'s str, level: Level) -> Option<Cow<'s
     Some(scrub(value))
 }
 
+/// HTTP headers whose whole value is a credential, compared case-insensitively; a name
+/// ending in `-token`, `-key` or containing `secret` counts too.
+pub const SECRET_HEADERS: [&str; 5] =
+    ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"];
+
+/// An HTTP header's value at `level` (network requests): credentials hidden whole, every
+/// other value scrubbed like any rendered string; `strict` hides every value.
+pub fn header_value<'s>(name: &str, value: &'s str, level: Level) -> Cow<'s, str> {
+    let n = name.to_ascii_lowercase();
+    match level {
+        Level::Off => Cow::Borrowed(value),
+        Level::Strict => Cow::Borrowed(REDACTED),
+        Level::Safe
+            if SECRET_HEADERS.contains(&n.as_str())
+                || n.ends_with("-token")
+                || n.ends_with("-key")
+                || n.contains("secret")
+                || looks_secret(value) =>
+        {
+            Cow::Borrowed(REDACTED)
+        }
+        Level::Safe => scrub(value),
+    }
+}
+
+/// A form field's value sent in a request body, by the field's name (the [`FIELD_HINTS`]
+/// of `is_sensitive_field`) and its look; `strict` hides every value.
+pub fn form_value<'s>(name: &str, value: &'s str, level: Level) -> Cow<'s, str> {
+    let n = name.to_ascii_lowercase();
+    match level {
+        Level::Off => Cow::Borrowed(value),
+        Level::Strict => Cow::Borrowed(REDACTED),
+        Level::Safe if FIELD_HINTS.iter().any(|h| n.contains(h)) || looks_secret(value) => {
+            Cow::Borrowed(REDACTED)
+        }
+        Level::Safe => scrub(value),
+    }
+}
+
 /// Whether a whole value looks like a secret: a known key prefix, a JWT, or one long word of
 /// letters and digits (see [`is_token`]).
 pub fn looks_secret(value: &str) -> bool {
@@ -507,5 +546,25 @@ mod tests {
         assert!(is_sensitive_field(&node("input", &[("autocomplete", "current-password")])));
         assert!(is_sensitive_field(&node("input", &[("name", "api_token")])));
         assert!(!is_sensitive_field(&node("input", &[])));
+    }
+
+    #[test]
+    fn credential_headers_are_hidden_whole_and_others_scrubbed() {
+        use Level::*;
+        assert_eq!(header_value("Authorization", "Bearer abc", Safe), REDACTED);
+        assert_eq!(header_value("cookie", "sid=1", Safe), REDACTED);
+        assert_eq!(header_value("Set-Cookie", "sid=1; HttpOnly", Safe), REDACTED);
+        assert_eq!(header_value("X-CSRF-Token", "short", Safe), REDACTED);
+        assert_eq!(header_value("Content-Type", "application/json", Safe), "application/json");
+        assert_eq!(
+            header_value("Referer", "http://a.test/?token=abc&x=1", Safe),
+            "http://a.test/?token=<redacted>&x=1"
+        );
+        assert_eq!(header_value("Authorization", "Bearer abc", Off), "Bearer abc");
+        assert_eq!(header_value("Content-Type", "text/html", Strict), REDACTED);
+        assert_eq!(form_value("password", "hunter2", Safe), REDACTED);
+        assert_eq!(form_value("name", "Ada", Safe), "Ada");
+        assert_eq!(form_value("name", "Ada", Strict), REDACTED);
+        assert_eq!(form_value("password", "hunter2", Off), "hunter2");
     }
 }

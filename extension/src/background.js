@@ -177,6 +177,7 @@ async function fullStatus() {
     capabilities: capabilities(current),
     debuggerAvailable: hasDebugger,
     debuggerMode: current.debuggerMode,
+    capture: current.capture,
     alarmPeriodSeconds: current.alarmPeriodSeconds,
     permissions: await grantedPermissions(),
     ...(await engineStatus()),

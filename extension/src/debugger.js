@@ -6,6 +6,8 @@ import { api, hasDebugger } from "./api.js";
 
 /** Tabs the helper is attached to right now (browser.info reports the count). */
 const attached = new Set();
+/** Tabs whose session stays attached between operations (netbodies.js: response bodies). */
+const holds = new Set();
 
 export function debuggerSessions() {
   return attached.size;
@@ -29,9 +31,35 @@ export async function withDebugger(tabId, fn) {
   try {
     return await fn((method, params = {}) => api.debugger.sendCommand(target, method, params));
   } finally {
-    attached.delete(tabId);
-    await api.debugger.detach(target).catch(() => {});
+    // A hold taken meanwhile keeps the session (and its Network domain) for the tab.
+    if (!holds.has(tabId)) {
+      attached.delete(tabId);
+      await api.debugger.detach(target).catch(() => {});
+    }
   }
+}
+
+/**
+ * Keeps the debugger attached to the tab until released (response bodies need the Network
+ * domain enabled before the load); withDebugger then works through the same session.
+ */
+export async function holdDebugger(tabId) {
+  holds.add(tabId);
+  if (attached.has(tabId)) return;
+  try {
+    await api.debugger.attach({ tabId }, "1.3");
+  } catch (e) {
+    holds.delete(tabId);
+    throw e;
+  }
+  attached.add(tabId);
+}
+
+/** Ends a hold: detaches (unless the session is gone already). */
+export async function releaseDebugger(tabId, detach = true) {
+  if (!holds.delete(tabId)) return;
+  attached.delete(tabId);
+  if (detach) await api.debugger.detach({ tabId }).catch(() => {});
 }
 
 /** A left click at viewport coordinates of the top document. */

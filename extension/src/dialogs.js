@@ -20,7 +20,9 @@
 // (not `discarded`); in Firefox executeScript resolves without the script's result while the
 // tabs API still shows the page (see docs/design-notes-18b.md).
 import { api } from "./api.js";
+import { CONSOLE_HOOK, CONSOLE_RELAY, captureOn, injectConsole, logOf } from "./consolelog.js";
 import { HelperError } from "./errors.js";
+import { watchAgentTab } from "./netlog.js";
 import { ERROR_CODES } from "./protocol.js";
 import { describeTab, resolveTab } from "./tabs.js";
 import { existingState, persist, stateOf } from "./tabstate.js";
@@ -158,13 +160,18 @@ export async function withHookFor(url, load) {
   const pattern = matchPattern(url);
   if (!pattern || !api.scripting.registerContentScripts) return load();
   const id = `webext-mcp-dialogs-${Date.now()}-${++registrations}`;
+  // The console hook (consolelog.js) rides along: the same documents, the same first moment.
+  const early = { matches: [pattern], runAt: "document_start", allFrames: true, persistAcrossSessions: false };
+  const scripts = captureOn()
+    ? [{ id, ...early, js: [HOOK_FILE, CONSOLE_HOOK], world: "MAIN" }, { id: `${id}-relay`, ...early, js: [CONSOLE_RELAY] }]
+    : [{ id, ...early, js: [HOOK_FILE], world: "MAIN" }];
   const registered = await api.scripting
-    .registerContentScripts([{ id, matches: [pattern], js: [HOOK_FILE], runAt: "document_start", world: "MAIN", allFrames: true, persistAcrossSessions: false }])
+    .registerContentScripts(scripts)
     .then(() => true, () => false);
   try {
     return await load();
   } finally {
-    if (registered) await api.scripting.unregisterContentScripts({ ids: [id] }).catch(() => {});
+    if (registered) await api.scripting.unregisterContentScripts({ ids: scripts.map((s) => s.id) }).catch(() => {});
   }
 }
 
@@ -183,7 +190,10 @@ function matchPattern(url) {
 /** Installs the hook in the tab's current documents (after a load; onCommitted may have lost the race). */
 export async function hookNow(tabId) {
   const st = await adopt(tabId);
+  logOf(tabId);
+  watchAgentTab(tabId);
   await injectHook(tabId, null, st.dialogPolicy);
+  await injectConsole(tabId);
 }
 
 // A new document in an agent tab (a redirect, a link the page followed): the hook goes in as
@@ -192,7 +202,11 @@ export async function hookNow(tabId) {
 api.webNavigation?.onCommitted.addListener(async ({ tabId, frameId, url }) => {
   if (frameId === 0) committed.set(tabId, url);
   const st = existingState(tabId) ?? (await stateOf(tabId));
-  if (st.agent) injectHook(tabId, [frameId], st.dialogPolicy);
+  if (st.agent) {
+    logOf(tabId);
+    injectHook(tabId, [frameId], st.dialogPolicy);
+    injectConsole(tabId, [frameId]);
+  }
 });
 
 /** The dialogs the tab's documents answered since the last look; clears a used armed answer. */

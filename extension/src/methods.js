@@ -5,8 +5,10 @@ import { utf8Length } from "./bridge.js";
 import { act, fillForm, waitFor } from "./actions.js";
 import { screenshot } from "./capture.js";
 import { clearCookies, getCookies, setCookies } from "./cookies.js";
+import { clearConsole, listConsole } from "./consolelog.js";
 import { answerDialog, guarded } from "./dialogs.js";
 import { evaluate } from "./evaluate.js";
+import { getNetwork, listNetwork } from "./netlog.js";
 import { findText, readText } from "./reading.js";
 import { clearSnapshot, resolveRef, takeSnapshot } from "./snapshot.js";
 import { clearStorage, getStorage, setStorage } from "./storage.js";
@@ -59,6 +61,11 @@ export function methodTable(helper) {
     [METHODS.STORAGE_GET]: page(getStorage, "none"),
     [METHODS.STORAGE_SET]: page(setStorage),
     [METHODS.STORAGE_CLEAR]: page(clearStorage),
+    // What was captured in the background: no page script runs, so no guard.
+    [METHODS.CONSOLE_LIST]: (params) => listConsole(params),
+    [METHODS.CONSOLE_CLEAR]: (params) => clearConsole(params),
+    [METHODS.NETWORK_LIST]: (params) => listNetwork(params),
+    [METHODS.NETWORK_GET]: (params) => getNetwork(params),
 
     [METHODS.DEBUG_DIGEST]: async ({ payload }, meta) => ({
       length: payload.length,

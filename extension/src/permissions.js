@@ -39,7 +39,11 @@ export const PERMISSIONS = Object.freeze([
         "cookies.clear",
         "storage.get",
         "storage.set",
-        "storage.clear"
+        "storage.clear",
+        "console.list",
+        "console.clear",
+        "network.list",
+        "network.get"
       ],
       "tools": []
     },
@@ -80,7 +84,11 @@ export const PERMISSIONS = Object.freeze([
         "cookies.clear",
         "storage.get",
         "storage.set",
-        "storage.clear"
+        "storage.clear",
+        "console.list",
+        "console.clear",
+        "network.list",
+        "network.get"
       ],
       "tools": []
     },
@@ -121,7 +129,11 @@ export const PERMISSIONS = Object.freeze([
         "cookies.clear",
         "storage.get",
         "storage.set",
-        "storage.clear"
+        "storage.clear",
+        "console.list",
+        "console.clear",
+        "network.list",
+        "network.get"
       ],
       "tools": []
     },
@@ -139,7 +151,11 @@ export const PERMISSIONS = Object.freeze([
         "tabs.new",
         "tabs.navigate",
         "tabs.select",
-        "page.waitFor"
+        "page.waitFor",
+        "console.list",
+        "console.clear",
+        "network.list",
+        "network.get"
       ],
       "tools": [
         "list_pages",
@@ -147,7 +163,11 @@ export const PERMISSIONS = Object.freeze([
         "navigate_page",
         "navigate_history",
         "select_page",
-        "wait_for"
+        "wait_for",
+        "list_console_messages",
+        "clear_console_messages",
+        "list_network_requests",
+        "get_network_request"
       ]
     },
     "why": "Reports tabs with their URLs and titles and finds a tab by URL."
@@ -174,7 +194,8 @@ export const PERMISSIONS = Object.freeze([
         "page.screenshot",
         "storage.get",
         "storage.set",
-        "storage.clear"
+        "storage.clear",
+        "console.list"
       ],
       "tools": [
         "navigate_history",
@@ -207,7 +228,8 @@ export const PERMISSIONS = Object.freeze([
         "screenshot_by_uid",
         "get_storage",
         "set_storage",
-        "clear_storage"
+        "clear_storage",
+        "list_console_messages"
       ]
     },
     "why": "Runs the snapshot collector, actions and evaluate_script in the page."
@@ -266,7 +288,9 @@ export const PERMISSIONS = Object.freeze([
         "page.act",
         "page.fillForm",
         "page.evaluate",
-        "page.screenshot"
+        "page.screenshot",
+        "network.list",
+        "network.get"
       ],
       "tools": [
         "click_by_uid",
@@ -282,7 +306,7 @@ export const PERMISSIONS = Object.freeze([
         "screenshot_by_uid"
       ]
     },
-    "why": "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger; screenshots of hidden tabs and full pages."
+    "why": "Debugger mode only (off by default): trusted input, CSP-proof evaluation, screenshots of hidden tabs and full pages, and response bodies through chrome.debugger."
   },
   {
     "chromium": "required",
@@ -307,10 +331,62 @@ export const PERMISSIONS = Object.freeze([
         "new_page_in_container",
         "set_default_container",
         "list_pages",
-        "new_page"
+        "new_page",
+        "list_network_requests",
+        "get_network_request"
       ]
     },
     "why": "Reads, sets and clears cookies for get_cookies, set_cookies and clear_cookies (values only when the server's policy allows); in Firefox also tells each tab's container (cookieStoreId), so a container-scoped server sees only its own tabs, and opens tabs in a container."
+  },
+  {
+    "chromium": "required",
+    "gecko": "required",
+    "kind": "api",
+    "name": "webRequest",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "network.list",
+        "network.get"
+      ],
+      "tools": [
+        "list_network_requests",
+        "get_network_request"
+      ]
+    },
+    "why": "Sees the requests of the tabs the agent opened or asked about (method, URL, status, headers, timings) for list_network_requests; observational only in Chromium."
+  },
+  {
+    "chromium": "absent",
+    "gecko": "required",
+    "kind": "api",
+    "name": "webRequestBlocking",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "network.get"
+      ],
+      "tools": [
+        "get_network_request"
+      ]
+    },
+    "why": "Firefox: lets the helper attach a response filter to the requests of agent tabs, to keep their response bodies for get_network_request."
+  },
+  {
+    "chromium": "absent",
+    "gecko": "required",
+    "kind": "api",
+    "name": "webRequestFilterResponse",
+    "neededBy": {
+      "everything": false,
+      "methods": [
+        "network.get"
+      ],
+      "tools": [
+        "get_network_request"
+      ]
+    },
+    "why": "Firefox (Manifest V3): webRequest.filterResponseData, which reads response bodies as they arrive (the page still gets every byte)."
   },
   {
     "chromium": "required",
@@ -334,7 +410,8 @@ export const PERMISSIONS = Object.freeze([
         "page.screenshot",
         "storage.get",
         "storage.set",
-        "storage.clear"
+        "storage.clear",
+        "console.list"
       ],
       "tools": [
         "navigate_history",
@@ -367,7 +444,8 @@ export const PERMISSIONS = Object.freeze([
         "screenshot_by_uid",
         "get_storage",
         "set_storage",
-        "clear_storage"
+        "clear_storage",
+        "list_console_messages"
       ]
     },
     "why": "Lets the helper script every page and read its URL and title."

@@ -43,12 +43,16 @@ export const ERROR_CODES = Object.freeze({
 export const METHODS = Object.freeze({
   "BROWSER_INFO": "browser.info",
   "CLIENT_HELLO": "client.hello",
+  "CONSOLE_CLEAR": "console.clear",
+  "CONSOLE_LIST": "console.list",
   "CONTAINERS_LIST": "containers.list",
   "COOKIES_CLEAR": "cookies.clear",
   "COOKIES_GET": "cookies.get",
   "COOKIES_SET": "cookies.set",
   "DEBUG_DIGEST": "debug.digest",
   "HOST_INFO": "host.info",
+  "NETWORK_GET": "network.get",
+  "NETWORK_LIST": "network.list",
   "PAGE_ACT": "page.act",
   "PAGE_CLEAR_SNAPSHOT": "page.clearSnapshot",
   "PAGE_DIALOG": "page.dialog",
@@ -98,6 +102,88 @@ export const METHOD_SPECS = Object.freeze({
     },
     "result": "{protocol, host: descriptor, hello: the extension's hello}",
     "target": "host"
+  },
+  "console.clear": {
+    "doc": "Forgets the tab's captured console entries (capture goes on; seq numbers are not reused).",
+    "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{tab, cleared: number of entries}",
+    "target": "extension"
+  },
+  "console.list": {
+    "doc": "The tab's captured console messages, uncaught errors, rejections, CSP violations and failed loads, oldest first; starts capturing in a tab the helper had not seen yet.",
+    "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
+      "contains": {
+        "doc": "only entries whose text contains this",
+        "required": false,
+        "type": "string"
+      },
+      "cursor": {
+        "doc": "`nextCursor` of the previous page",
+        "required": false,
+        "type": "string"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "level": {
+        "doc": "least severe level shown: debug | log | info | warn | error",
+        "required": false,
+        "type": "string"
+      },
+      "maxBytes": {
+        "default": 16384,
+        "doc": "page size (JSON of the entries)",
+        "max": 1048576,
+        "min": 256,
+        "required": false,
+        "type": "integer"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "since": {
+        "doc": "only entries after this seq (`lastSeq` of an earlier answer)",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{tab, via: hook, capturedSince: ms | null, entries: [{seq, level, source, text, url?, line?, column?, stack?, time, count, doc, frameId}], documents: [{doc, url, frameId, current}], total: matching entries, dropped: older entries dropped by the bounds, lastSeq, nextCursor}",
+    "target": "extension"
   },
   "containers.list": {
     "doc": "Firefox containers (contextual identities) with their tab counts; UNSUPPORTED in Chromium.",
@@ -219,6 +305,111 @@ export const METHOD_SPECS = Object.freeze({
     "params": {},
     "result": "{descriptor, hello, clients, pending}",
     "target": "host"
+  },
+  "network.get": {
+    "doc": "One request of the tab in full: headers both ways, request body, response body when captured.",
+    "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "id": {
+        "doc": "the request's `id` from network.list",
+        "required": true,
+        "type": "string"
+      },
+      "maxBytes": {
+        "default": 16384,
+        "doc": "most bytes of each body returned",
+        "max": 1048576,
+        "min": 0,
+        "required": false,
+        "type": "integer"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      }
+    },
+    "result": "{tab, request: the list entry plus requestHeaders, responseHeaders: [{name, value}], requestBody?: {text | formData, bytes, truncated}, responseBody: {available, text?, base64?, bytes, truncated, why?}}",
+    "target": "extension"
+  },
+  "network.list": {
+    "doc": "The tab's requests seen through webRequest, oldest first (method, URL, status, type, timings, sizes, cache, failure); starts capturing in a tab the helper had not seen yet.",
+    "params": {
+      "captureBodies": {
+        "doc": "Chromium with debugger mode: keep response bodies of the tab's next loads (true) or stop (false)",
+        "required": false,
+        "type": "boolean"
+      },
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
+      "cursor": {
+        "doc": "`nextCursor` of the previous page",
+        "required": false,
+        "type": "string"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "maxBytes": {
+        "default": 16384,
+        "doc": "page size (JSON of the entries)",
+        "max": 1048576,
+        "min": 256,
+        "required": false,
+        "type": "integer"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "since": {
+        "doc": "only entries after this seq (`lastSeq` of an earlier answer)",
+        "required": false,
+        "type": "integer"
+      },
+      "status": {
+        "doc": "200, 4xx, 5xx, ok (2xx/3xx), failed (no response)",
+        "required": false,
+        "type": "string"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      },
+      "type": {
+        "doc": "resource type: document, script, stylesheet, image, font, fetch (XHR and fetch), media, websocket, other",
+        "required": false,
+        "type": "string"
+      },
+      "url": {
+        "doc": "URL substring, or a pattern with *",
+        "required": false,
+        "type": "string"
+      }
+    },
+    "result": "{tab, capturedSince, bodies: {captured: bool, via?, why?}, entries: [{seq, id, method, url, type, status?, statusText?, fromCache, failed, error?, initiator?, frameId, doc, timings, sizes, body}], total, dropped, lastSeq, nextCursor}",
+    "target": "extension"
   },
   "page.act": {
     "doc": "One action with auto-wait (attached, visible, enabled, stable box, hit test), then settle.",
@@ -1347,4 +1538,14 @@ export const FINGERPRINT = Object.freeze({
   "doc": "first 12 hex of sha256 over `${windowId}:${tabId}` joined with ',' (windows by ascending id, tabs by index)",
   "length": 12,
   "separator": ","
+});
+
+export const CAPTURE = Object.freeze({
+  "bodyBytes": 1048576,
+  "consoleBytes": 1048576,
+  "consoleEntries": 1000,
+  "networkBytes": 2097152,
+  "networkEntries": 1000,
+  "requestBodyBytes": 65536,
+  "tabBodyBytes": 8388608
 });

@@ -8,6 +8,8 @@ export const DEFAULTS = Object.freeze({
   label: "",
   // Chromium only: whether the helper may attach chrome.debugger (trusted input, CDP eval).
   debuggerMode: false,
+  // Whether console messages and network requests of watched tabs are recorded (consolelog.js).
+  capture: true,
   // Period of the reconnect alarm. Timers die with a suspended service worker; alarms do not.
   alarmPeriodSeconds: 30,
 });
@@ -61,6 +63,7 @@ function normalize(s) {
     profileId: s.profileId,
     label: cleanLabel(s.label),
     debuggerMode: s.debuggerMode === true,
+    capture: s.capture !== false,
     alarmPeriodSeconds: Number.isFinite(period) && period > 0 ? period : DEFAULTS.alarmPeriodSeconds,
   };
 }

@@ -30,6 +30,7 @@ function render(s) {
   if (!labelDirty) $("label-input").value = s.customLabel;
   $("debugger-setting").hidden = !s.debuggerAvailable;
   $("debugger-mode").checked = s.debuggerMode;
+  $("capture").checked = s.capture !== false;
   renderPermissions(s.permissions);
 }
 
@@ -142,6 +143,10 @@ $("reset-label").addEventListener("click", () => {
 
 $("debugger-mode").addEventListener("change", (ev) => {
   api.storage.local.set({ debuggerMode: ev.target.checked }).catch(showError);
+});
+
+$("capture").addEventListener("change", (ev) => {
+  api.storage.local.set({ capture: ev.target.checked }).catch(showError);
 });
 
 $("reconnect").addEventListener("click", () => {

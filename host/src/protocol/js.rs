@@ -105,6 +105,7 @@ pub fn protocol_js() -> String {
         ("EVENT_SPECS", Value::Object(event_specs)),
         ("CHUNK", chunk),
         ("FINGERPRINT", fingerprint),
+        ("CAPTURE", super::capture::capture_js()),
     ] {
         out.push_str(&format!("export const {name} = Object.freeze({});\n\n", pretty(&value)));
     }

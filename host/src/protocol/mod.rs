@@ -11,6 +11,7 @@
 //! host → browser payloads into chunk frames; [`methods`] is the table of method names and
 //! parameter schemas from which `extension/src/protocol.js` is generated ([`js`]).
 
+pub mod capture;
 pub mod codec;
 mod error;
 pub mod js;

@@ -28,10 +28,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::methods::{
-    CONTAINERS_LIST, COOKIES_CLEAR, COOKIES_GET, COOKIES_SET, METHODS, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE,
-    PAGE_FILL_FORM, PAGE_FIND, PAGE_RESOLVE_REF, PAGE_SCREENSHOT, PAGE_SNAPSHOT, PAGE_TEXT, PAGE_UPLOAD,
-    PAGE_WAIT_FOR, STORAGE_CLEAR, STORAGE_GET, STORAGE_SET, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT,
-    Target,
+    CONSOLE_CLEAR, CONSOLE_LIST, CONTAINERS_LIST, COOKIES_CLEAR, COOKIES_GET, COOKIES_SET, METHODS,
+    NETWORK_GET, NETWORK_LIST, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_FIND,
+    PAGE_RESOLVE_REF, PAGE_SCREENSHOT, PAGE_SNAPSHOT, PAGE_TEXT, PAGE_UPLOAD, PAGE_WAIT_FOR, STORAGE_CLEAR,
+    STORAGE_GET, STORAGE_SET, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT, Target,
 };
 
 pub use crate::browsers::Engine;
@@ -144,6 +144,7 @@ const SCRIPTED: &[&str] = &[
     STORAGE_GET,
     STORAGE_SET,
     STORAGE_CLEAR,
+    CONSOLE_LIST,
 ];
 
 /// Tools that call [`SCRIPTED`] methods.
@@ -179,14 +180,35 @@ const SCRIPTED_TOOLS: &[&str] = &[
     "get_storage",
     "set_storage",
     "clear_storage",
+    "list_console_messages",
 ];
 
 /// Methods whose answers carry tab URLs and titles, or that find a tab by its URL.
-const TAB_URLS: &[&str] = &[TABS_LIST, TABS_NEW, TABS_NAVIGATE, TABS_SELECT, PAGE_WAIT_FOR];
+const TAB_URLS: &[&str] = &[
+    TABS_LIST,
+    TABS_NEW,
+    TABS_NAVIGATE,
+    TABS_SELECT,
+    PAGE_WAIT_FOR,
+    CONSOLE_LIST,
+    CONSOLE_CLEAR,
+    NETWORK_LIST,
+    NETWORK_GET,
+];
 
 /// Tools that call [`TAB_URLS`] methods.
-const TAB_URL_TOOLS: &[&str] =
-    &["list_pages", "new_page", "navigate_page", "navigate_history", "select_page", "wait_for"];
+const TAB_URL_TOOLS: &[&str] = &[
+    "list_pages",
+    "new_page",
+    "navigate_page",
+    "navigate_history",
+    "select_page",
+    "wait_for",
+    "list_console_messages",
+    "clear_console_messages",
+    "list_network_requests",
+    "get_network_request",
+];
 
 /// Tools that use or honour Firefox containers.
 const CONTAINER_TOOLS: &[&str] =
@@ -217,7 +239,13 @@ const COOKIE_AND_CONTAINER_TOOLS: &[&str] = &[
     "set_default_container",
     "list_pages",
     "new_page",
+    "list_network_requests",
+    "get_network_request",
 ];
+
+/// Methods and tools that read the requests webRequest reports (`extension/src/netlog.js`).
+const NETWORK: &[&str] = &[NETWORK_LIST, NETWORK_GET];
+const NETWORK_TOOLS: &[&str] = &["list_network_requests", "get_network_request"];
 
 /// Every permission of the helper, in manifest order; one line each (hence no rustfmt).
 ///
@@ -233,8 +261,11 @@ pub const PERMISSIONS: &[Permission] = &[
     api("scripting", REQUIRED, REQUIRED, "Runs the snapshot collector, actions and evaluate_script in the page.", SCRIPTED, SCRIPTED_TOOLS),
     api("webNavigation", REQUIRED, REQUIRED, "Sees each new document of the tabs the agent opened or navigated, to install the dialog hook before the page's scripts run.", &[TABS_NEW, TABS_NAVIGATE, PAGE_DIALOG], &["new_page", "navigate_page", "navigate_history", "accept_dialog", "dismiss_dialog"]),
     api("contextualIdentities", ABSENT, REQUIRED, "Firefox containers: lists them for list_containers and opens tabs in them. Installing an extension with it turns Firefox's container feature on for the profile.", &[CONTAINERS_LIST, TABS_NEW], CONTAINER_TOOLS),
-    api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input and CSP-proof evaluation through chrome.debugger; screenshots of hidden tabs and full pages.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE, PAGE_SCREENSHOT], DEBUGGER_TOOLS),
+    api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input, CSP-proof evaluation, screenshots of hidden tabs and full pages, and response bodies through chrome.debugger.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE, PAGE_SCREENSHOT, NETWORK_LIST, NETWORK_GET], DEBUGGER_TOOLS),
     api("cookies", REQUIRED, REQUIRED, "Reads, sets and clears cookies for get_cookies, set_cookies and clear_cookies (values only when the server's policy allows); in Firefox also tells each tab's container (cookieStoreId), so a container-scoped server sees only its own tabs, and opens tabs in a container.", &[COOKIES_GET, COOKIES_SET, COOKIES_CLEAR, CONTAINERS_LIST, TABS_LIST, TABS_NEW], COOKIE_AND_CONTAINER_TOOLS),
+    api("webRequest", REQUIRED, REQUIRED, "Sees the requests of the tabs the agent opened or asked about (method, URL, status, headers, timings) for list_network_requests; observational only in Chromium.", NETWORK, NETWORK_TOOLS),
+    api("webRequestBlocking", ABSENT, REQUIRED, "Firefox: lets the helper attach a response filter to the requests of agent tabs, to keep their response bodies for get_network_request.", &[NETWORK_GET], &["get_network_request"]),
+    api("webRequestFilterResponse", ABSENT, REQUIRED, "Firefox (Manifest V3): webRequest.filterResponseData, which reads response bodies as they arrive (the page still gets every byte).", &[NETWORK_GET], &["get_network_request"]),
     host("<all_urls>", REQUIRED, REQUIRED, "Lets the helper script every page and read its URL and title.", SCRIPTED, SCRIPTED_TOOLS),
 ];
 
@@ -456,14 +487,20 @@ mod tests {
     fn todays_permissions_are_kept() {
         let chromium = manifest_keys(Engine::Chromium);
         let gecko = manifest_keys(Engine::Gecko);
-        let base = ["nativeMessaging", "storage", "alarms", "tabs", "scripting", "webNavigation", "cookies"];
+        let base = ["nativeMessaging", "storage", "alarms", "tabs", "scripting", "webNavigation"];
         let mut with_debugger = base.to_vec();
-        with_debugger.insert(6, "debugger");
+        with_debugger.extend(["debugger", "cookies", "webRequest"]);
         assert_eq!(chromium, [("permissions", with_debugger), ("host_permissions", vec!["<all_urls>"])]);
-        // Firefox also: containers (issue 31).
-        let mut with_containers = base.to_vec();
-        with_containers.insert(6, "contextualIdentities");
-        assert_eq!(gecko, [("permissions", with_containers), ("host_permissions", vec!["<all_urls>"])]);
+        // Firefox also: containers (issue 31) and the response filter (issue 30).
+        let mut gecko_wants = base.to_vec();
+        gecko_wants.extend([
+            "contextualIdentities",
+            "cookies",
+            "webRequest",
+            "webRequestBlocking",
+            "webRequestFilterResponse",
+        ]);
+        assert_eq!(gecko, [("permissions", gecko_wants), ("host_permissions", vec!["<all_urls>"])]);
     }
 
     /// DESIGN "What extension APIs can and cannot do": Chromium cannot make `debugger`
@@ -527,17 +564,21 @@ mod tests {
                 ["<all_urls>"]
             );
         }
-        // Chromium needs debugger, Gecko does not.
+        // Chromium needs debugger, Gecko does not; Gecko needs the response filter, Chromium
+        // has none.
         let gecko = all(Engine::Gecko);
         assert_eq!(
             missing_required(Engine::Chromium, &gecko).iter().map(|p| p.name).collect::<Vec<_>>(),
             ["debugger"]
         );
         assert_eq!(
-            missing_required(Engine::Gecko, &all(Engine::Chromium)).iter().map(|p| p.name).collect::<Vec<_>>(),
-            ["contextualIdentities"]
+            missing_required(Engine::Gecko, &all(Engine::Chromium))
+                .iter()
+                .map(|p| p.name)
+                .collect::<Vec<_>>(),
+            ["contextualIdentities", "webRequestBlocking", "webRequestFilterResponse"]
         );
-        assert_eq!(missing_required(Engine::Gecko, &PermissionSet::default()).len(), 9);
+        assert_eq!(missing_required(Engine::Gecko, &PermissionSet::default()).len(), 12);
     }
 
     #[test]

@@ -297,6 +297,10 @@ mod tests {
             STORAGE_GET => decode::<crate::tools::storage::Listing>(method, value).map(drop),
             STORAGE_SET => decode::<crate::tools::storage::SetReply>(method, value).map(drop),
             STORAGE_CLEAR => decode::<crate::tools::storage::ClearReply>(method, value).map(drop),
+            CONSOLE_LIST => decode::<crate::tools::console::ConsoleList>(method, value).map(drop),
+            CONSOLE_CLEAR => decode::<crate::tools::console::ConsoleCleared>(method, value).map(drop),
+            NETWORK_LIST => decode::<crate::tools::network::NetworkList>(method, value).map(drop),
+            NETWORK_GET => decode::<crate::tools::network::Got>(method, value).map(drop),
             _ => return None,
         })
     }

@@ -117,10 +117,14 @@ mod tests {
         let mut gecko = full(Family::Gecko);
         gecko["permissions"].as_array_mut().unwrap().retain(|p| p != "debugger");
         assert_eq!(check_manifest(Family::Gecko, &gecko), None);
-        gecko["permissions"].as_array_mut().unwrap().retain(|p| p != "contextualIdentities" && p != "cookies");
+        gecko["permissions"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|p| p != "contextualIdentities" && p != "cookies");
         let old = check_manifest(Family::Gecko, &gecko).unwrap();
         assert!(old.message.contains("lacks contextualIdentities, cookies"), "{}", old.message);
         assert!(old.fix.contains("about:addons"), "{}", old.fix);
+        assert!(check_manifest(Family::Gecko, &m).unwrap().message.contains("webRequestBlocking"));
         let none = check_manifest(Family::Gecko, &json!({})).unwrap();
         assert!(none.fix.contains("about:addons"), "{}", none.fix);
     }

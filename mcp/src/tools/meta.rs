@@ -38,7 +38,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "enable_toolsets",
             title: "Show more tools",
             toolset: Toolset::Core,
-            description: "Turn tool groups on for this session (tools/list then shows them; clients are told through tools/list_changed). Groups: core, templates, build, dev, pages, snapshot, input, debug; `extension` and `browser` name several. Hidden tools are callable anyway.",
+            description: "Turn tool groups on for this session (tools/list then shows them; clients are told through tools/list_changed). Groups: core, templates, build, dev, pages, snapshot, input, observe, debug; `extension` and `browser` name several. Hidden tools are callable anyway.",
             effect: Effect::Idempotent,
             input_schema: schema_of::<EnableArgs>,
             run: |ctx, _call, args| Box::pin(enable_toolsets(ctx, args)),

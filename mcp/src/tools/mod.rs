@@ -16,6 +16,7 @@ pub mod browser;
 pub mod browsers;
 pub mod capture;
 pub mod catalog;
+pub mod console;
 pub mod containers;
 pub mod cookies;
 mod debug;
@@ -28,12 +29,13 @@ pub mod install;
 mod jobs;
 pub mod live;
 mod meta;
+pub mod network;
 pub mod pages;
 pub mod reading;
 pub mod schema;
 pub mod snapshot;
-pub mod upload;
 pub mod storage;
+pub mod upload;
 pub mod validate;
 
 pub use schema::{decode, schema_of};
@@ -63,6 +65,8 @@ pub enum Toolset {
     Capture,
     /// Cookies and web storage.
     Storage,
+    /// What pages logged and fetched: console messages and network requests.
+    Observe,
     /// Diagnostics for developing webext-mcp.
     Debug,
 }
@@ -103,7 +107,7 @@ pub const DEFAULT_TOOLS: &[&str] = &[
 ];
 
 impl Toolset {
-    pub const ALL: [Toolset; 11] = [
+    pub const ALL: [Toolset; 12] = [
         Toolset::Core,
         Toolset::Templates,
         Toolset::Build,
@@ -114,6 +118,7 @@ impl Toolset {
         Toolset::Input,
         Toolset::Capture,
         Toolset::Storage,
+        Toolset::Observe,
         Toolset::Debug,
     ];
 
@@ -129,6 +134,7 @@ impl Toolset {
             Toolset::Input => "input",
             Toolset::Capture => "capture",
             Toolset::Storage => "storage",
+            Toolset::Observe => "observe",
             Toolset::Debug => "debug",
         }
     }
@@ -153,6 +159,9 @@ impl Toolset {
             }
             Toolset::Storage => {
                 "cookies (values hidden by default) and a tab's localStorage, sessionStorage, IndexedDB"
+            }
+            Toolset::Observe => {
+                "console messages and network requests of a tab (both browsers, no debug port)"
             }
             Toolset::Debug => "echo and ping, for checking a client's wiring",
         }
@@ -326,7 +335,12 @@ impl ToolDef {
         // the page groups.
         matches!(
             self.toolset,
-            Toolset::Pages | Toolset::Snapshot | Toolset::Input | Toolset::Capture | Toolset::Storage
+            Toolset::Pages
+                | Toolset::Snapshot
+                | Toolset::Input
+                | Toolset::Capture
+                | Toolset::Storage
+                | Toolset::Observe
         ) || self.name == "extension_install_browser"
     }
 }
@@ -467,6 +481,8 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(capture::tools())
             .chain(cookies::tools())
             .chain(storage::tools())
+            .chain(console::tools())
+            .chain(network::tools())
             .chain(debug::tools())
             .collect()
     })

@@ -173,3 +173,10 @@ async fn an_older_helper_in_the_browser_is_reported_as_version_skew() {
 async fn a_helper_without_a_required_permission_is_reported_as_permissions_changed() {
     installed_helper_connects(Family::Chromium, "chromium", Altered::Without("debugger")).await;
 }
+
+/// A Firefox helper from before issue 30 (no response filter) loads and connects; doctor says
+/// it must be reinstalled for network bodies (the permission table's upgrade path).
+#[tokio::test]
+async fn a_firefox_helper_without_the_response_filter_is_reported_as_permissions_changed() {
+    installed_helper_connects(Family::Gecko, "firefox", Altered::Without("webRequestFilterResponse")).await;
+}

@@ -484,13 +484,7 @@ fn a_remote_create_reports_the_download_as_progress() {
         json!({"name": "extension_create", "arguments": args, "_meta": {"progressToken": "t1"}}),
     );
     assert_ne!(r["result"]["isError"], true, "{r}");
-    let progress: Vec<String> = mcp
-        .stdout_lines
-        .iter()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|m| m["method"] == "notifications/progress")
-        .filter_map(|m| m["params"]["message"].as_str().map(str::to_owned))
-        .collect();
+    let progress = mcp.progress_messages();
     assert!(
         progress.iter().any(|m| m.contains("downloading") && m.contains("codeload.github.com")),
         "{progress:?}"

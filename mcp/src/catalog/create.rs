@@ -468,6 +468,21 @@ mod tests {
     }
 
     #[test]
+    fn the_next_step_says_how_a_template_builds() {
+        let t = |framework: &str, css: &str, entry: &str| Template {
+            ui_framework: framework.into(),
+            css: css.into(),
+            entrypoints: vec![entry.into()],
+            ..Template::default()
+        };
+        assert!(build_note(&t("vue", "css", "a.ts")).unwrap().contains("toolchain"));
+        assert!(build_note(&t("", "sass", "a.js")).unwrap().contains("sass"));
+        assert!(build_note(&t("react", "css", "a.tsx")).unwrap().contains("natively"));
+        assert!(build_note(&t("", "css", "background.ts")).unwrap().contains("natively"));
+        assert_eq!(build_note(&t("", "css", "background.js")), None);
+    }
+
+    #[test]
     fn install_only_with_dependencies() {
         assert!(!needs_install(None));
         assert!(!needs_install(Some(br#"{"scripts":{}}"#)));

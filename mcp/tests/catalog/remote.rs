@@ -281,6 +281,35 @@ fn create_from_the_published_catalog_pins_the_commit_and_trusts_on_first_use() {
     assert!(!work.path().join("c").exists());
 }
 
+/// `extension_get_template_source` with `files` fetches and verifies the archive, then
+/// reads from it; without `files` it answers from the catalog alone.
+#[test]
+fn template_source_of_a_remote_template_reads_its_archive() {
+    let server = github_mirror();
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mirror = server.url("");
+    let env = [("WEBEXT_MCP_CATALOG_MIRROR", mirror.as_str())];
+    let (code, out) = cli(
+        home.path(),
+        work.path(),
+        &env,
+        "extension_get_template_source",
+        json!({"slug": "extension-js:action"}),
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out["files"].to_string().contains("src/manifest.json"), "{out}");
+    assert_eq!(hits(&server, &archive_path(SHA)), 0, "a listing needs no archive");
+    let args = json!({"slug": "extension-js:action", "files": ["src/manifest.json", "../../etc/passwd"]});
+    let (code, out) = cli(home.path(), work.path(), &env, "extension_get_template_source", args);
+    assert_eq!((code, out["error"]["code"].as_str()), (1, Some("INVALID_ARGUMENT")), "{out}");
+    let args = json!({"slug": "extension-js:action", "files": ["src/manifest.json"]});
+    let (code, out) = cli(home.path(), work.path(), &env, "extension_get_template_source", args);
+    assert_eq!(code, 0, "{out}");
+    assert!(out["files"][0]["content"].as_str().unwrap().contains("\"Action\""), "{out}");
+    assert_eq!(out["provenance"]["commit"], SHA);
+}
+
 #[test]
 fn a_branch_that_cannot_be_resolved_is_flagged_unpinned() {
     let server = github_mirror();
@@ -436,4 +465,30 @@ fn the_default_page_with_the_published_catalog_is_under_8_kb() {
         let page = list(&loaded.catalog, &args).unwrap().to_string();
         assert!(page.len() <= 8 * 1024, "{} bytes", page.len());
     }
+}
+
+/// Over MCP with a `progressToken`, creating from a remote template reports its download.
+#[test]
+fn a_remote_create_reports_the_download_as_progress() {
+    let server = github_mirror();
+    server.quirk(&archive_path(SHA), Quirk { declared_len: None, pause: Duration::from_millis(1500) });
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mut cmd = crate::common::mcp_client::command(home.path());
+    cmd.env("WEBEXT_MCP_CATALOG_MIRROR", server.url("")).current_dir(work.path()).arg("serve");
+    let mut mcp = crate::common::mcp_client::Server::spawn(cmd);
+    mcp.initialize();
+    let args = json!({"projectPath": work.path().join("p"), "template": "extension-js:action", "install": false, "git": false});
+    let r = mcp.request(
+        "tools/call",
+        json!({"name": "extension_create", "arguments": args, "_meta": {"progressToken": "t1"}}),
+    );
+    assert_ne!(r["result"]["isError"], true, "{r}");
+    let progress = mcp.progress_messages();
+    assert!(
+        progress.iter().any(|m| m.contains("downloading") && m.contains("codeload.github.com")),
+        "{progress:?}"
+    );
+    assert!(work.path().join("p/src/manifest.json").is_file());
+    mcp.close();
 }

@@ -146,6 +146,16 @@ impl Server {
         }
     }
 
+    /// The messages of the `notifications/progress` read so far, in order.
+    pub fn progress_messages(&self) -> Vec<String> {
+        self.stdout_lines
+            .iter()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|m| m["method"] == "notifications/progress")
+            .filter_map(|m| m["params"]["message"].as_str().map(str::to_owned))
+            .collect()
+    }
+
     pub fn initialize(&mut self) -> Value {
         let r = self.request(
             "initialize",

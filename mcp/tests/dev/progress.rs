@@ -5,7 +5,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::common::mcp_client::Server;
 use crate::support::*;
@@ -55,13 +55,7 @@ fn a_dev_session_reports_its_status_while_its_first_build_runs() {
     );
     let answer = server.wait_message(Duration::from_secs(60), |m| m["id"] == json!(id));
     let answer = answer.unwrap_or_else(|| panic!("extension_dev did not answer: {:?}", server.stdout_lines));
-    let progress: Vec<String> = server
-        .stdout_lines
-        .iter()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|m| m["method"] == "notifications/progress")
-        .filter_map(|m| m["params"]["message"].as_str().map(str::to_owned))
-        .collect();
+    let progress = server.progress_messages();
     println!("progress while starting: {progress:?}");
     assert!(
         progress.iter().any(|p| p.starts_with("chromium session starting")),

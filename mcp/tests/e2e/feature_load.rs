@@ -3,6 +3,8 @@
 //! they lack (in one project, in order; the page overrides exclude each other), plus one
 //! project each for the Chromium-only history and bookmarks overrides. Each is built
 //! natively for chrome and firefox, loaded, and watched as `catalog_load` watches templates.
+//! (The content-script pattern is the `content` template's script: `catalog_load` injects it
+//! twice.)
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +38,8 @@ fn grow(work: &Path, base: &str, label: &str, features: &[Feature]) -> (String, 
     for &feature in features {
         let req = AddRequest { project: dest.clone(), feature, framework: None, dry_run: false };
         match add(&req) {
+            // Already there as the pattern makes it (the content template's script).
+            Ok(out) if !out.changed => {}
             Ok(out) => {
                 let v = out.validation.unwrap();
                 assert!(v.valid, "{label} + {}: {:?}", feature.name(), v.errors);
@@ -85,24 +89,4 @@ async fn firefox_loads_projects_grown_with_every_feature() {
     let grown = tokio::task::spawn_blocking(grow_all).await.unwrap();
     let failures = firefox_failures(grown.projects.iter().map(|(l, p, _)| (l.as_str(), p.as_path()))).await;
     assert!(failures.is_empty(), "{failures:#?}");
-}
-
-/// The content-script pattern puts UI in the page: run twice in a real page it leaves one
-/// root, marked `data-extension-root` with `data-extension-generation` 2, and no error.
-#[tokio::test]
-async fn the_content_script_pattern_is_safe_to_inject_twice() {
-    let (_, code) = Feature::ContentScript.files()[0];
-    let code = serde_json::to_string(code).unwrap();
-    let browser = shared(Family::Chromium);
-    let tab =
-        crate::common::browser::Tab::open(browser.runner.as_chromium().unwrap().cdp(), "about:blank").await;
-    let program = format!(
-        "(() => {{ const errors = []; for (let i = 0; i < 2; i++) {{ try {{ (0, eval)({code}); }} catch (e) {{ errors.push(String(e)); }} }} \
-         const roots = document.querySelectorAll('[data-extension-root]'); \
-         return {{ errors, count: roots.length, generation: roots[0]?.getAttribute('data-extension-generation') }}; }})()"
-    );
-    let result = tab.evaluate(&program).await;
-    assert_eq!(result["errors"], serde_json::json!([]), "{result}");
-    assert_eq!(result["count"], 1, "{result}");
-    assert_eq!(result["generation"], "2", "{result}");
 }

@@ -501,6 +501,16 @@ mod tests {
         assert_eq!(Feature::parse("toolbar-thing"), None);
     }
 
+    /// The content-script pattern is the embedded `content` template's script, whose
+    /// injection twice into a real page `e2e::catalog_load` checks.
+    #[test]
+    fn the_content_script_pattern_is_the_content_templates_script() {
+        let source = crate::catalog::Catalog::embedded().sources().next().unwrap();
+        let script = source.read("content", "src/content/content.js").unwrap().unwrap();
+        assert_eq!(Feature::ContentScript.files()[0].1.as_bytes(), &*script);
+        assert!(Feature::ContentScript.files()[0].1.contains("'data-extension-root'"));
+    }
+
     #[test]
     fn chromium_only_permissions_carry_the_plain_list_over() {
         let root = object(json!({"permissions": ["storage", "tabs"]}));

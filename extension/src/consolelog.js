@@ -208,8 +208,11 @@ async function watch(tab) {
 
 const DEFAULT_PAGE_BYTES = METHOD_SPECS["console.list"].params.maxBytes.default;
 
-/** Entries after `after` that pass `keep`, cut to about `maxBytes` of JSON (at least one). */
-export function pageOf(entries, after, keep, maxBytes) {
+/**
+ * Entries after `after` that pass `keep`, in their wire form (`shape`), cut to about
+ * `maxBytes` of JSON (at least one). Only the page's entries are shaped and measured.
+ */
+export function pageOf(entries, after, keep, maxBytes, shape = (e) => e) {
   const out = [];
   let total = 0;
   let bytes = 0;
@@ -218,13 +221,14 @@ export function pageOf(entries, after, keep, maxBytes) {
     if (e.seq <= after || !keep(e)) continue;
     total++;
     if (more) continue;
-    const size = JSON.stringify(e).length + 1;
+    const wire = shape(e);
+    const size = JSON.stringify(wire).length + 1;
     if (out.length > 0 && bytes + size > maxBytes) {
       more = true;
       continue;
     }
     bytes += size;
-    out.push(e);
+    out.push(wire);
   }
   return { out, total, nextCursor: more ? String(out[out.length - 1].seq) : null };
 }

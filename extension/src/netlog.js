@@ -406,8 +406,7 @@ export async function listNetwork(params) {
   const types = params.type == null ? null : (TYPES[params.type] ?? [params.type]);
   const byStatus = statusFilter(params.status);
   const keep = (e) => (!types || types.includes(e.type)) && byStatus(e) && (params.url == null || globMatch(params.url, e.url));
-  const summaries = net.entries.map(summary);
-  const { out, total, nextCursor } = pageOf(summaries, afterOf(params), keep, params.maxBytes ?? DEFAULT_PAGE_BYTES);
+  const { out, total, nextCursor } = pageOf(net.entries, afterOf(params), keep, params.maxBytes ?? DEFAULT_PAGE_BYTES, summary);
   return { tab: describeTab(tab), capturedSince: net.since, bodies: bodiesNote(tab.id, why), entries: out, total, dropped: net.dropped, lastSeq: net.seq, nextCursor };
 }
 

@@ -117,9 +117,14 @@ fn lists(agent: &mut Agent) {
             total = out["total"].as_u64().unwrap_or(0);
             bytes = out.to_string().len();
         }
+        // The same call answering nothing new (since = lastSeq): the fixed cost of a call.
+        let last = agent.ok(tool, json!({ "tabId": tab }))["lastSeq"].clone();
+        let empty: Vec<f64> =
+            (0..RUNS).map(|_| timed(agent, tool, json!({ "tabId": tab, "since": last })).0).collect();
         println!(
-            "{f} {tool} default call, tab holding {total} entries: median {:.1} ms (n={RUNS}), {bytes} B structured",
-            median(times)
+            "{f} {tool} default call, tab holding {total} entries: median {:.1} ms (n={RUNS}), {bytes} B structured; an empty answer {:.1} ms",
+            median(times),
+            median(empty)
         );
     }
     agent.close(tab);
@@ -167,8 +172,13 @@ async fn observe_bench() {
     println!("load average before: {}", load.trim());
     for family in BOTH {
         let b = remote_browser(family).await;
-        tokio::task::spawn_blocking(move || lists(&mut Agent::on(b))).await.unwrap();
-        if rust_docs().is_some() {
+        if std::env::var("WEBEXT_MCP_BENCH_ONLY").map_or(true, |only| "list".contains(&only)) {
+            tokio::task::spawn_blocking(move || lists(&mut Agent::on(b))).await.unwrap();
+        }
+        // WEBEXT_MCP_BENCH_ONLY=list: only the list figures (as in snapshot_bench).
+        if rust_docs().is_some()
+            && std::env::var("WEBEXT_MCP_BENCH_ONLY").map_or(true, |only| "Vec load".contains(&only))
+        {
             let status = status_page(b).await;
             page_load(b, &status).await;
         } else {

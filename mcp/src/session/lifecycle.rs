@@ -31,6 +31,7 @@ use crate::build::{BuildOptions, BuildRequest};
 use crate::manifest::{self, Target};
 use crate::paths::Env;
 use crate::runner::{self, BoxFuture, Family, Runner, RunnerError, RunnerOptions};
+use waits::{owner_watch, recv, recv_signal, recv_unbounded, signal};
 
 /// Runs a session until it is stopped; the exit code says whether it started.
 pub async fn run(spec: Spec) -> ExitCode {
@@ -320,6 +321,14 @@ impl Session {
             devtools: true,
             ..RunnerOptions::default()
         };
+        // Firefox runs an add-on's content scripts in the open tabs when it installs it, so it
+        // opens the starting page itself, which then loads while the browser comes up and the
+        // add-on installs (issue 25: about 1.5 s of a cold start). Chromium injects nothing at
+        // a load: it navigates once the extension is in.
+        let opens_start = self.family() == Family::Gecko;
+        if opens_start {
+            opts.start_url = self.spec.starting_url.clone();
+        }
         // Firefox starts the helper with the browser (an xpi in the profile: no install
         // round trip, about a second less to ready); it connects at once, so its host
         // manifest is in the browser's private HOME before the start. Firefox reads it only
@@ -367,10 +376,13 @@ impl Session {
         if let Some(url) = self.spec.starting_url.clone()
             && let Some(runner) = &self.live.runner
         {
-            let first = runner.pages().await.ok().and_then(|p| p.into_iter().next());
+            let first = readiness::first_page(runner.as_ref(), deadline).await;
             if let Some(page) = first {
-                runner.navigate_page(&page.target_id, &url).await.map_err(ErrorBody::from)?;
-                readiness::wait_loaded(runner.as_ref(), &page.target_id, &self.live.contract, deadline).await;
+                if !opens_start {
+                    runner.navigate_page(&page.target_id, &url).await.map_err(ErrorBody::from)?;
+                }
+                readiness::wait_loaded(runner.as_ref(), &page.target_id, &url, &self.live.contract, deadline)
+                    .await;
             }
         }
         // Ready means usable: page tools addressed to this session reach it at once.
@@ -560,61 +572,7 @@ impl Session {
     }
 }
 
-async fn recv<T>(rx: &mut Option<mpsc::Receiver<T>>) -> Option<T>
-where
-    T: Send,
-{
-    match rx {
-        Some(rx) => rx.recv().await,
-        None => std::future::pending().await,
-    }
-}
-
-async fn recv_unbounded<T>(rx: &mut Option<mpsc::UnboundedReceiver<T>>) -> Option<T> {
-    match rx {
-        Some(rx) => rx.recv().await,
-        None => std::future::pending().await,
-    }
-}
-
-fn signal(kind: tokio::signal::unix::SignalKind) -> Option<tokio::signal::unix::Signal> {
-    tokio::signal::unix::signal(kind).ok()
-}
-
-async fn recv_signal(sig: &mut Option<tokio::signal::unix::Signal>) {
-    match sig {
-        Some(s) => {
-            s.recv().await;
-        }
-        None => std::future::pending().await,
-    }
-}
-
-/// Fires when stdin reaches end of file (the owner exited), for owned sessions.
-fn owner_watch(owned: bool) -> Option<mpsc::Receiver<()>> {
-    if !owned {
-        return None;
-    }
-    let (tx, rx) = mpsc::channel(1);
-    {
-        let spawned = std::thread::Builder::new().name("session-owner".into()).spawn(move || {
-            let mut buf = [0u8; 256];
-            let mut stdin = std::io::stdin().lock();
-            loop {
-                match std::io::Read::read(&mut stdin, &mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
-                }
-            }
-            let _ = tx.blocking_send(());
-        });
-        if let Err(e) = spawned {
-            tracing::warn!(error = %e, "cannot watch the owner; the session will run until stopped");
-            return None;
-        }
-    }
-    Some(rx)
-}
+mod waits;
 
 #[cfg(test)]
 mod tests;

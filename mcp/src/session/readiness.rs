@@ -16,7 +16,7 @@ use webext_mcp_host::client::Hub;
 use webext_mcp_host::protocol::methods::TABS_LIST;
 
 use super::contract::Contract;
-use crate::runner::Runner;
+use crate::runner::{PageInfo, Runner};
 
 /// How long a session waits for its helper and its starting page before saying ready.
 pub const USABLE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -48,17 +48,22 @@ pub async fn wait_helper(
     }
 }
 
-/// Waits until the page `target_id` has loaded (`document.readyState` is `complete`), then
-/// one more task, so that scripts the browser queued at the load have run.
+/// Waits until the page `target_id` has loaded `url` (`document.readyState` is `complete`
+/// in a document other than the blank one a tab starts with), then one more task, so that
+/// scripts the browser queued at the load have run.
 pub async fn wait_loaded(
     runner: &dyn Runner,
     target_id: &str,
+    url: &str,
     contract: &Contract,
     deadline: Instant,
 ) -> bool {
-    let probe = "document.readyState";
+    let probe = format!(
+        "(location.href === 'about:blank' && {} !== 'about:blank') ? 'blank' : document.readyState",
+        Value::String(url.to_owned())
+    );
     loop {
-        let state = runner.evaluate_in_page(target_id, probe, Duration::from_secs(5)).await.ok();
+        let state = runner.evaluate_in_page(target_id, &probe, Duration::from_secs(5)).await.ok();
         if state.as_ref().and_then(Value::as_str) == Some("complete") {
             let settle = "new Promise((r) => setTimeout(() => r(document.readyState), 0))";
             let _ = runner.evaluate_in_page(target_id, settle, Duration::from_secs(5)).await;
@@ -68,6 +73,20 @@ pub async fn wait_loaded(
         if Instant::now() >= deadline {
             contract.event("page", json!({"status": "loading", "readyState": state}));
             return false;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// The browser's first tab, once it has one (a Firefox session is up before its first
+/// window: `runner/firefox`).
+pub async fn first_page(runner: &dyn Runner, deadline: Instant) -> Option<PageInfo> {
+    loop {
+        if let Some(page) = runner.pages().await.ok().and_then(|p| p.into_iter().next()) {
+            return Some(page);
+        }
+        if Instant::now() >= deadline {
+            return None;
         }
         tokio::time::sleep(POLL).await;
     }

@@ -205,6 +205,42 @@ fn run(browser: &str) {
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("background bg.js:1:") || stdout.contains("background bg.js:1 "), "{stdout}");
 
+    // `logs --follow` prints a line printed after it started, then goes on until stopped.
+    let mut follow = command(home.path())
+        .args([
+            "logs",
+            project.to_str().unwrap(),
+            "--browser",
+            browser,
+            "--follow",
+            "--contains",
+            "cli followed",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = follow.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let first = wait_for(&project, "a line from `logs --follow`", || {
+        control(
+            &project,
+            json!({"op": "eval", "expression": "console.log('cli followed')", "allowed": true}),
+        );
+        rx.recv_timeout(Duration::from_secs(3)).ok()
+    });
+    assert!(first.contains("background") && first.ends_with("cli followed"), "{first}");
+    assert!(follow.try_wait().unwrap().is_none(), "`logs --follow` ended by itself");
+    follow.kill().unwrap();
+    follow.wait().unwrap();
+
     ok(&server.call("extension_stop", json!({"projectPath": project})), "extension_stop");
     assert_all_gone(&project, ids.pid, ids.browser_pid, &ids.profile, Duration::from_secs(10));
 }

@@ -197,8 +197,12 @@ impl FirefoxRunner {
             temporary: Mutex::new(Vec::new()),
         };
         let deadline = Instant::now() + opts.start_timeout;
+        // With the debugger, the browser is up once its socket exists: the server starts
+        // before the first window has loaded its page, and installs need no window (a
+        // starting page then loads while extensions install).
+        let early = opts.devtools && !opts.remote_control;
         loop {
-            if *started_rx.borrow_and_update() {
+            if *started_rx.borrow_and_update() || (early && socket.exists()) {
                 if opts.remote_control {
                     runner.marionette = Some(Marionette::connect(&runner.profile, deadline).await?);
                 }
@@ -225,7 +229,8 @@ impl FirefoxRunner {
                     stderr: process::read_tail(&tail),
                 });
             }
-            let _ = tokio::time::timeout(Duration::from_millis(100), started_rx.changed()).await;
+            let poll = Duration::from_millis(if early { 20 } else { 100 });
+            let _ = tokio::time::timeout(poll, started_rx.changed()).await;
         }
     }
 

@@ -50,16 +50,21 @@ pub fn inject(text: &str, path: &Path, goal: Goal, env: &PublicEnv) -> Result<In
     if !text.contains("process") && !text.contains("import.meta") {
         return Ok(Injected::default());
     }
-    js::guarded(text, || inject_parsed(text, path, goal, env))
+    js::guarded(text, || js::with_arena(|alloc| inject_parsed(alloc, text, path, goal, env)))
 }
 
-fn inject_parsed(text: &str, path: &Path, goal: Goal, env: &PublicEnv) -> Result<Injected, SyntaxError> {
-    let alloc = Allocator::default();
+fn inject_parsed(
+    alloc: &Allocator,
+    text: &str,
+    path: &Path,
+    goal: Goal,
+    env: &PublicEnv,
+) -> Result<Injected, SyntaxError> {
     // A classic script may still say `import.meta.env.X` (replaced away here), which only
     // parses as a module; a sloppy-mode script only parses as a script. Try both.
-    let program = match js::parse(&alloc, text, path, goal) {
+    let program = match js::parse(alloc, text, path, goal) {
         Ok(p) => p,
-        Err(first) if goal == Goal::Script => match js::parse(&alloc, text, path, Goal::Module) {
+        Err(first) if goal == Goal::Script => match js::parse(alloc, text, path, Goal::Module) {
             Ok(p) => p,
             Err(_) => return Err(first),
         },

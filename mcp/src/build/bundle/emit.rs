@@ -18,7 +18,6 @@
 
 use std::path::Path;
 
-use oxc_allocator::Allocator;
 use oxc_codegen::{Codegen, CodegenOptions};
 
 use crate::build::js::{self, Goal};
@@ -141,9 +140,10 @@ pub fn minify_function(function: &str) -> Option<String> {
 /// `text` (a script) printed without whitespace and comments; `None` when it cannot be.
 fn minify(text: &str) -> Option<String> {
     js::guarded(text, || {
-        let alloc = Allocator::default();
-        let program = js::parse(&alloc, text, Path::new("bundle.js"), Goal::Script)?;
-        Ok(Codegen::new().with_options(CodegenOptions::minify()).build(&program).code)
+        js::with_arena(|alloc| {
+            let program = js::parse(alloc, text, Path::new("bundle.js"), Goal::Script)?;
+            Ok(Codegen::new().with_options(CodegenOptions::minify()).build(&program).code)
+        })
     })
     .ok()
 }

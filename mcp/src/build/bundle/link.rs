@@ -83,17 +83,17 @@ pub fn link(
     // `path` names the module for the caller; the text is JavaScript by now (TypeScript and
     // JSX were compiled), so it is parsed as such whatever its name.
     let _ = path;
-    js::guarded(text, || link_unguarded(text, url, env, resolve))
+    js::guarded(text, || js::with_arena(|alloc| link_unguarded(alloc, text, url, env, resolve)))
 }
 
 fn link_unguarded(
+    alloc: &Allocator,
     text: &str,
     url: &str,
     env: Option<&PublicEnv>,
     resolve: &mut Resolve<'_>,
 ) -> Result<Linked, SyntaxError> {
-    let alloc = Allocator::default();
-    let program = js::parse(&alloc, text, Path::new("module.js"), Goal::Module)?;
+    let program = js::parse(alloc, text, Path::new("module.js"), Goal::Module)?;
     let esm = program
         .body
         .iter()

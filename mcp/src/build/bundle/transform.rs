@@ -73,17 +73,17 @@ pub fn to_js(
     jsx: &JsxConfig,
     maps: bool,
 ) -> Result<(String, Vec<Token>), SyntaxError> {
-    js::guarded(text, || to_js_unguarded(text, path, jsx, maps))
+    js::guarded(text, || js::with_arena(|alloc| to_js_unguarded(alloc, text, path, jsx, maps)))
 }
 
 fn to_js_unguarded(
+    alloc: &Allocator,
     text: &str,
     path: &Path,
     jsx: &JsxConfig,
     maps: bool,
 ) -> Result<(String, Vec<Token>), SyntaxError> {
-    let alloc = Allocator::default();
-    let mut program = js::parse(&alloc, text, path, Goal::Module)?;
+    let mut program = js::parse(alloc, text, path, Goal::Module)?;
     let sem = SemanticBuilder::new().with_excess_capacity(2.0).with_enum_eval(true).build(&program);
     if let Some(e) = sem.diagnostics.first() {
         let offset = e.labels.first().map_or(0, |l| l.offset());
@@ -98,7 +98,7 @@ fn to_js_unguarded(
         options.jsx.pragma = jsx.factory.clone();
         options.jsx.pragma_frag = jsx.fragment.clone();
     }
-    let ret = Transformer::new(&alloc, path, &options).build_with_scoping(scoping, &mut program);
+    let ret = Transformer::new(alloc, path, &options).build_with_scoping(scoping, &mut program);
     if let Some(e) = ret.diagnostics.first() {
         let offset = e.labels.first().map_or(0, |l| l.offset());
         let (line, column) = js::line_column(text, offset as usize);

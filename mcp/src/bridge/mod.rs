@@ -31,7 +31,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use webext_mcp_host::client::Hub;
 use webext_mcp_host::descriptor::{Descriptor, DirReport};
-use webext_mcp_host::protocol::methods::{self as methods, CONTAINERS_LIST, TABS_LIST, TABS_NEW};
+use webext_mcp_host::protocol::methods::{
+    self as methods, CONTAINERS_LIST, COOKIES_CLEAR, COOKIES_GET, COOKIES_SET, TABS_LIST, TABS_NEW,
+};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 pub use containers::Containers;
@@ -119,6 +121,30 @@ impl BrowserState {
             };
             if let (Some(store), Some(obj)) = (store, params.as_object_mut()) {
                 obj.insert("cookieStoreId".into(), Value::String(store));
+            }
+        }
+        // Cookies: a scoped server reads, sets and clears its container's store only.
+        if let Some(scope) = &scope {
+            let cookies: Vec<&mut Value> = match method {
+                COOKIES_GET | COOKIES_CLEAR => vec![params],
+                COOKIES_SET => params
+                    .get_mut("cookies")
+                    .and_then(Value::as_array_mut)
+                    .map(|c| c.iter_mut().collect())
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            for c in cookies {
+                if c.get("storeId").and_then(Value::as_str).is_some_and(|s| s != scope) {
+                    return Err(ErrorBody::new(
+                        ErrorCode::PermissionDenied,
+                        "this server is scoped to its own container's cookie store",
+                    )
+                    .with_hint("leave storeId out, or use a server without `scope = \"container\"`"));
+                }
+                if let Some(obj) = c.as_object_mut() {
+                    obj.insert("storeId".into(), Value::String(scope.clone()));
+                }
             }
         }
         let takes_scope =

@@ -262,7 +262,9 @@ async fn get_cookies(ctx: Ctx, args: Value) -> ToolResult {
     if let Some(c) = &a.cursor {
         params["cursor"] = json!(c);
     }
-    let list: CookieList = ctx.browser.call_in(&d, COOKIES_GET, params, timeout()).await?;
+    // Through `call`, like every browser call: a container-scoped server's store applies.
+    let (_, list): (_, CookieList) =
+        ctx.browser.call(a.browser.as_deref(), COOKIES_GET, params, timeout()).await?;
     let mut text = format!(
         "{} of {} cookies{}",
         list.cookies.len(),

@@ -82,6 +82,26 @@ fn containers_open_list_and_scope_tabs_in_firefox() {
         !server.requests().iter().any(|r| r.contains("/clicked")),
         "a scoped server's click landed in another container"
     );
+    // Cookies: the scoped server reads and clears its own container's store only.
+    let url = "http://scope.test/";
+    agent.ok(
+        "set_cookies",
+        json!({ "cookies": [
+        { "url": url, "name": "work", "value": "w", "storeId": work_store },
+        { "url": url, "name": "personal", "value": "p", "storeId": personal_store },
+    ] }),
+    );
+    let names = |out: &serde_json::Value| -> Vec<String> {
+        out["cookies"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let theirs = scoped.ok("get_cookies", json!({ "domain": "scope.test" }));
+    assert_eq!(names(&theirs), ["personal"], "{theirs}");
+    let peek = scoped.err("get_cookies", json!({ "domain": "scope.test", "storeId": work_store }));
+    assert_eq!(peek["code"], "PERMISSION_DENIED", "{peek}");
+    scoped.ok("clear_cookies", json!({ "domain": "scope.test" }));
+    let left = agent.ok("get_cookies", json!({ "domain": "scope.test", "storeId": work_store }));
+    assert_eq!(names(&left), ["work"], "the scoped clear reached another container: {left}");
+    agent.ok("clear_cookies", json!({ "domain": "scope.test", "storeId": work_store }));
     // The unscoped server still reaches the Work tab.
     agent.ok("click", json!({ "tabId": work_tab, "locator": "text=Delete account" }));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);

@@ -75,7 +75,17 @@ pub enum Toolset {
 /// `enable_toolsets`.
 const ALIASES: [(&str, &[Toolset]); 2] = [
     ("extension", &[Toolset::Templates, Toolset::Build, Toolset::Dev]),
-    ("browser", &[Toolset::Pages, Toolset::Snapshot, Toolset::Input]),
+    (
+        "browser",
+        &[
+            Toolset::Pages,
+            Toolset::Snapshot,
+            Toolset::Input,
+            Toolset::Capture,
+            Toolset::Storage,
+            Toolset::Observe,
+        ],
+    ),
 ];
 
 /// The tools `tools/list` shows when no group is turned on: what a first session needs for
@@ -572,7 +582,14 @@ mod tests {
         );
         assert_eq!(
             parse(&["browser"]).unwrap().groups,
-            vec![Toolset::Pages, Toolset::Snapshot, Toolset::Input]
+            vec![
+                Toolset::Pages,
+                Toolset::Snapshot,
+                Toolset::Input,
+                Toolset::Capture,
+                Toolset::Storage,
+                Toolset::Observe
+            ]
         );
         let err = parse(&["pages2"]).unwrap_err();
         assert!(err.message.contains("pages2") && err.hint.unwrap().contains("core"));

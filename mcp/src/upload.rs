@@ -245,25 +245,5 @@ pub fn mime_of(name: &str) -> &'static str {
     }
 }
 
-/// Whether a file matches an `<input accept>` list (`.png,image/*,text/plain`); an empty
-/// list accepts everything.
-pub fn accepts(accept: &str, name: &str, mime: &str) -> bool {
-    let tokens: Vec<String> =
-        accept.split(',').map(|t| t.trim().to_ascii_lowercase()).filter(|t| !t.is_empty()).collect();
-    if tokens.is_empty() {
-        return true;
-    }
-    let lower = name.to_ascii_lowercase();
-    tokens.iter().any(|t| {
-        if t.starts_with('.') {
-            lower.ends_with(t.as_str())
-        } else if let Some(major) = t.strip_suffix("/*") {
-            mime.split('/').next() == Some(major)
-        } else {
-            t == mime
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests;

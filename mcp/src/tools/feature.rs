@@ -17,7 +17,7 @@ pub fn tools() -> Vec<ToolDef> {
         name: "extension_add_feature",
         title: "Add a feature surface",
         toolset: Toolset::Templates,
-        description: "Add sidebar, popup, options, content-script, background, newtab, devtools, history or bookmarks (last two Chromium-only) to a project: writes the pattern's files (vanilla JS), edits manifest.json keeping comments and browser prefixes, validates. Never overwrites; a surface already declared is ALREADY_EXISTS. `dryRun` returns files + manifest diff.",
+        description: "Add sidebar, popup, options, content-script, background, newtab, devtools, history or bookmarks (last two Chromium-only) to a project: writes the pattern's files (vanilla JS, or React/Preact JSX: `framework`, default from package.json), edits manifest.json keeping comments and browser prefixes, validates. Never overwrites; a surface already declared is ALREADY_EXISTS. `dryRun` returns files + manifest diff.",
         effect: Effect::Idempotent,
         input_schema: schema_of::<AddFeatureArgs>,
         run: |ctx, call, args| Box::pin(extension_add_feature(ctx, call, args)),
@@ -39,7 +39,8 @@ pub struct AddFeatureArgs {
     #[serde(default = "dot")]
     #[arg(long, value_name = "PATH", default_value = ".")]
     pub project_path: String,
-    /// vanilla (default: the project's framework, else vanilla). Only vanilla is generated yet.
+    /// vanilla, react or preact (default: the project's framework from package.json, else
+    /// vanilla); vue and svelte are refused (their components need the project's compiler).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[arg(long)]
     pub framework: Option<String>,

@@ -234,19 +234,66 @@ fn hostile_projects_are_refused_without_writing() {
     assert!(!mv2.join("popup").exists());
 }
 
-/// Only vanilla patterns exist: a React project (or `framework: react`) is told so plainly.
+/// React and Preact surfaces are JSX (asked for, or the project's framework from
+/// `package.json`); the manifest names the same pages, a content script's `.jsx`; the next
+/// step names the packages to install; a second call changes nothing. Vue and Svelte are
+/// refused plainly, an unknown name is an invalid argument. (They build and render in real
+/// browsers in `e2e::feature_load`.)
 #[test]
-fn frameworks_without_patterns_are_unsupported_not_guessed() {
+fn react_and_preact_surfaces_are_jsx_and_vue_is_refused() {
     let work = tempfile::tempdir().unwrap();
     let dir = project(work.path(), "content", "c");
+    let react = |feature| AddRequest { framework: Some("React".into()), ..request(&dir, feature) };
+    let popup = add(&react(Feature::Popup)).unwrap();
+    assert_eq!(popup.framework, "react");
+    assert_eq!(popup.files, ["src/popup/popup.html", "src/popup/popup.jsx", "src/popup/popup.css"]);
+    assert!(popup.validation.as_ref().unwrap().valid, "{:?}", popup.validation);
+    let html = std::fs::read_to_string(dir.join("src/popup/popup.html")).unwrap();
+    assert!(html.contains(r#"<script type="module" src="popup.jsx"></script>"#), "{html}");
+    let jsx = std::fs::read_to_string(dir.join("src/popup/popup.jsx")).unwrap();
+    assert!(jsx.contains("from 'react-dom/client'") && jsx.contains("<Popup />"), "{jsx}");
+    assert!(popup.next_steps[0].starts_with("npm install react react-dom"), "{:?}", popup.next_steps);
+    assert!(
+        popup.manifest_diff.contains(r#""default_popup": "popup/popup.html""#),
+        "{}",
+        popup.manifest_diff
+    );
+    assert!(!add(&react(Feature::Popup)).unwrap().changed, "a second call changes nothing");
+
+    let starter = project(work.path(), "newtab", "n");
+    std::fs::write(starter.join("package.json"), r#"{"dependencies": {"preact": "10"}}"#).unwrap();
+    let content = add(&request(&starter, Feature::ContentScript)).unwrap();
+    assert_eq!(
+        (content.framework, content.files.as_slice()),
+        ("preact", &["src/content/content.jsx".to_owned()][..])
+    );
+    assert!(content.manifest_diff.contains(r#""content/content.jsx""#), "{}", content.manifest_diff);
+    let script = std::fs::read_to_string(starter.join("src/content/content.jsx")).unwrap();
+    assert!(script.starts_with("/** @jsxImportSource preact */") && script.contains("'data-extension-root'"));
+    assert!(!add(&request(&starter, Feature::ContentScript)).unwrap().changed);
+    // The background has no UI: vanilla whatever the framework.
+    let background = add(&request(&starter, Feature::Background)).unwrap();
+    assert_eq!(
+        (background.framework, background.files.as_slice()),
+        ("preact", &["src/background.js".to_owned()][..])
+    );
+    assert!(background.next_steps[0].starts_with("npm install preact"), "{:?}", background.next_steps);
+
     let err =
-        add(&AddRequest { framework: Some("react".into()), ..request(&dir, Feature::Popup) }).unwrap_err();
-    assert_eq!(ErrorBody::from(err).code.as_str(), "UNSUPPORTED");
-    std::fs::write(dir.join("package.json"), r#"{"dependencies": {"preact": "10"}}"#).unwrap();
-    let err = add(&request(&dir, Feature::Popup)).unwrap_err();
-    assert!(err.to_string().contains("preact"), "{err}");
-    let ok = add(&AddRequest { framework: Some("vanilla".into()), ..request(&dir, Feature::Popup) }).unwrap();
-    assert_eq!(ok.framework, "vanilla");
+        add(&AddRequest { framework: Some("vue".into()), ..request(&dir, Feature::Options) }).unwrap_err();
+    let body = ErrorBody::from(err);
+    assert_eq!(body.code.as_str(), "UNSUPPORTED");
+    assert!(body.message.contains("vue surfaces are not generated"), "{}", body.message);
+    std::fs::write(dir.join("package.json"), r#"{"dependencies": {"svelte": "5"}}"#).unwrap();
+    let err = add(&request(&dir, Feature::Options)).unwrap_err();
+    assert!(err.to_string().contains("svelte") && err.to_string().contains("the project uses it"), "{err}");
+    let err = add(&AddRequest { framework: Some("angular".into()), ..request(&dir, Feature::Options) })
+        .unwrap_err();
+    assert_eq!(ErrorBody::from(err).code.as_str(), "INVALID_ARGUMENT");
+    assert!(!dir.join("src/options").exists(), "a refused framework writes nothing");
+    let ok =
+        add(&AddRequest { framework: Some("vanilla".into()), ..request(&dir, Feature::Options) }).unwrap();
+    assert_eq!((ok.framework, ok.files[1].as_str()), ("vanilla", "src/options/options.js"));
 }
 
 /// The CLI twins: `webext-mcp add-feature` and `call extension_add_feature` run the same

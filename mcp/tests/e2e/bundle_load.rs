@@ -44,7 +44,7 @@ fn ts_expected() -> Value {
 }
 
 /// Polls `eval` until it gives `want` (other values are kept for the failure message).
-async fn wait_value<F, Fut>(what: &str, want: &Value, mut eval: F)
+pub(crate) async fn wait_value<F, Fut>(what: &str, want: &Value, mut eval: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Value>,
@@ -61,7 +61,7 @@ where
 }
 
 /// A Firefox of its own with one extension, its tabs driven over Marionette.
-async fn firefox_with(
+pub(crate) async fn firefox_with(
     extension: &std::path::Path,
     runtime_dir: &std::path::Path,
     session: &str,
@@ -127,7 +127,7 @@ async fn firefox_runs_bundled_content_scripts_workers_and_pages() {
 
 /// `node_modules` with react, react-dom and preact: `scripts/setup` installs them (pinned) in
 /// `~/.cache/webext-mcp-ci/jsx-deps`; `WEBEXT_MCP_TEST_JSX_DEPS` names another such folder.
-fn jsx_deps() -> Option<std::path::PathBuf> {
+pub(crate) fn jsx_deps() -> Option<std::path::PathBuf> {
     let dir = match std::env::var_os("WEBEXT_MCP_TEST_JSX_DEPS") {
         Some(d) => std::path::PathBuf::from(d),
         None => {

@@ -9,6 +9,7 @@ mod common;
 mod build_load;
 mod bundle_load;
 mod catalog_load;
+mod feature_frameworks;
 mod feature_load;
 mod helper_bench;
 mod helper_connect;

@@ -19,6 +19,7 @@
 use std::path::Path;
 
 use oxc_codegen::{Codegen, CodegenOptions};
+use oxc_minifier::{CompressOptions, MangleOptions, Minifier, MinifierOptions};
 
 use crate::build::js::{self, Goal};
 
@@ -127,9 +128,11 @@ fn runtime_minified() -> &'static str {
     SMALL.get_or_init(|| minify(RUNTIME).unwrap_or_else(|| RUNTIME.to_owned()))
 }
 
-/// One module's function (a function expression) printed without whitespace and comments,
-/// for production builds; `None` when it cannot be (over the parser's guard, or it does not
-/// parse): it is then shipped as it is. No renaming: names in stack traces stay the author's.
+/// One module's function (a function expression) minified for production builds: dead
+/// code dropped, constants folded, local names shortened, no whitespace or comments; `None`
+/// when it cannot be (over the parser's guard, or it does not parse): it is then shipped as
+/// it is. Only names local to the function are renamed — its parameters are positional, and
+/// the bundle's own `$wx_` names live outside it.
 pub fn minify_function(function: &str) -> Option<String> {
     const HEAD: &str = "var $wx_f=";
     let small = minify(&format!("{HEAD}{function};"))?;
@@ -137,12 +140,20 @@ pub fn minify_function(function: &str) -> Option<String> {
     Some(body.strip_suffix(';').unwrap_or(body).to_owned())
 }
 
-/// `text` (a script) printed without whitespace and comments; `None` when it cannot be.
+/// `text` (a script) minified: top-level names are kept (the bundle's pieces refer to each
+/// other by them), everything below them compressed and renamed; `None` when it cannot be.
 fn minify(text: &str) -> Option<String> {
     js::guarded(text, || {
         js::with_arena(|alloc| {
-            let program = js::parse(alloc, text, Path::new("bundle.js"), Goal::Script)?;
-            Ok(Codegen::new().with_options(CodegenOptions::minify()).build(&program).code)
+            let mut program = js::parse(alloc, text, Path::new("bundle.js"), Goal::Script)?;
+            let options = MinifierOptions {
+                mangle: Some(MangleOptions { top_level: Some(false), ..MangleOptions::default() }),
+                mangle_properties: None,
+                compress: Some(CompressOptions::default()),
+            };
+            let scoping = Minifier::new(options).minify(alloc, &mut program).scoping;
+            let codegen = Codegen::new().with_options(CodegenOptions::minify());
+            Ok(codegen.with_scoping(scoping).build(&program).code)
         })
     })
     .ok()
@@ -159,7 +170,7 @@ mod tests {
         let small = minify_function(function).unwrap();
         assert!(small.starts_with("function(") && small.ends_with('}'), "{small}");
         assert!(
-            small.contains("long_name") && !small.contains("// note") && !small.contains('\n'),
+            !small.contains("long_name") && !small.contains("// note") && !small.contains('\n'),
             "{small}"
         );
         let parts = [Part { name: "a.js", function: &small, esm: true }];

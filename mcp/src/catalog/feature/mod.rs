@@ -16,6 +16,7 @@
 //! failure removes what this call created.
 
 pub mod diff;
+pub mod framework;
 pub mod surfaces;
 
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
+pub use framework::{FRAMEWORKS, Framework};
 pub use surfaces::{Change, Feature};
 
 use crate::manifest::{self, Family, Finding, Json, Target, edit};
@@ -79,9 +81,10 @@ pub enum FeatureError {
     /// Not one of the features.
     #[error("unknown feature `{0}`")]
     UnknownFeature(String),
-    /// A framework whose patterns this version does not generate.
-    #[error("{framework} surfaces are not generated yet{}", detected_note(.detected))]
-    Framework { framework: String, detected: bool },
+    /// A framework whose patterns this version does not generate (vue, svelte) or does not
+    /// know.
+    #[error("{}", framework_message(.framework, .detected, .known))]
+    Framework { framework: String, detected: bool, known: bool },
     /// The manifest is missing, too large or not JSON.
     #[error("{}", finding_message(.0))]
     Manifest(Box<Finding>),
@@ -108,8 +111,14 @@ pub enum FeatureError {
     Internal(String),
 }
 
-fn detected_note(detected: &bool) -> &'static str {
-    if *detected { " (the project uses it, so it is the default)" } else { "" }
+fn framework_message(framework: &str, detected: &bool, known: &bool) -> String {
+    if !known {
+        return format!("unknown framework `{framework}`; use one of: {}", FRAMEWORKS.join(", "));
+    }
+    let detected = if *detected { " (the project uses it, so it is the default)" } else { "" };
+    format!(
+        "{framework} surfaces are not generated{detected}: their single-file components need the project's own compiler"
+    )
 }
 
 fn finding_message(f: &Finding) -> &str {
@@ -119,12 +128,10 @@ fn finding_message(f: &Finding) -> &str {
 const CHROME: Target = Target { name: "chrome", family: Family::Chromium };
 const FIREFOX: Target = Target { name: "firefox", family: Family::Gecko };
 
-/// The frameworks `framework` accepts.
-pub const FRAMEWORKS: [&str; 5] = ["vanilla", "react", "preact", "vue", "svelte"];
-
 /// Adds the feature (or, for a dry run, says what it would write).
 pub fn add(req: &AddRequest) -> Result<Added, FeatureError> {
     let framework = framework(&req.project, req.framework.as_deref())?;
+    let entry = framework.entry(req.feature);
     let source = manifest::load(&req.project).map_err(FeatureError::Manifest)?;
     let manifest_rel = rel(&req.project, &source.path);
     if let Some(f) = crate::build::boundary::Boundary::new(&req.project).check(&source.path) {
@@ -143,26 +150,26 @@ pub fn add(req: &AddRequest) -> Result<Added, FeatureError> {
         )));
     }
     let (chromium, gecko) = resolved(&source.json);
-    let files = pattern_files(req.feature, &chromium);
+    let files = pattern_files(req.feature, framework, &chromium);
     let place = |p: &str| surfaces::destination(&req.project, &source.root, p);
     let project_files: Vec<String> = files.iter().map(|(p, _)| rel(&req.project, &place(p))).collect();
     let mut added = Added {
         project_path: req.project.clone(),
         manifest_path: manifest_rel.clone(),
         feature: req.feature.name(),
-        framework,
+        framework: framework.name(),
         changed: true,
         dry_run: req.dry_run,
         files: project_files,
         manifest_diff: String::new(),
         warnings: warnings(req.feature),
-        next_steps: next_steps(&req.project, req.feature),
+        next_steps: next_steps(&req.project, req.feature, framework),
         validation: None,
     };
 
     let declared = req.feature.declared(&chromium, &gecko);
     if !declared.is_empty() {
-        let ours = declared.iter().all(|(_, file)| same_path(file, req.feature.entry()))
+        let ours = declared.iter().all(|(_, file)| same_path(file, entry))
             && files.iter().all(|(p, bytes)| std::fs::read(place(p)).is_ok_and(|have| have == *bytes));
         if ours {
             added.changed = false;
@@ -208,10 +215,10 @@ pub fn add(req: &AddRequest) -> Result<Added, FeatureError> {
     let root_object = source.json.to_serde();
     let root_object = root_object.as_object().cloned().unwrap_or_default();
     let mut new = old.clone();
-    for change in surfaces::changes(req.feature, &root_object) {
+    for change in surfaces::changes(req.feature, entry, &root_object) {
         new = apply(&new, &change).map_err(|e| FeatureError::Unsupported(format!("{manifest_rel}: {e}")))?;
     }
-    check_declares(req.feature, &new)?;
+    check_declares(req.feature, entry, &new)?;
     added.manifest_diff = diff::unified(&manifest_rel, &old, &new);
     if req.dry_run {
         return Ok(added);
@@ -228,33 +235,21 @@ pub fn add(req: &AddRequest) -> Result<Added, FeatureError> {
 }
 
 /// The framework to generate for: the one asked for, else the project's (from
-/// `package.json`), else vanilla. Only vanilla patterns exist in this version.
-fn framework(project: &Path, asked: Option<&str>) -> Result<&'static str, FeatureError> {
-    let (name, detected) = match asked.map(|s| s.trim().to_ascii_lowercase()) {
-        Some(n) if !n.is_empty() => {
-            let n = if matches!(n.as_str(), "none" | "javascript" | "js" | "plain") {
-                "vanilla".to_owned()
-            } else {
-                n
-            };
-            (n, false)
+/// `package.json`), else vanilla.
+fn framework(project: &Path, asked: Option<&str>) -> Result<Framework, FeatureError> {
+    let (name, detected) = match asked.map(str::trim) {
+        Some(n) if !n.is_empty() => (n.to_owned(), false),
+        _ => (Framework::detect(project).unwrap_or("vanilla").to_owned(), true),
+    };
+    match Framework::parse(&name) {
+        framework::Asked::Generated(f) => Ok(f),
+        framework::Asked::NotGenerated(framework) => {
+            Err(FeatureError::Framework { framework, detected, known: true })
         }
-        _ => (detect_framework(project).unwrap_or("vanilla").to_owned(), true),
-    };
-    match name.as_str() {
-        "vanilla" => Ok("vanilla"),
-        other => Err(FeatureError::Framework { framework: other.to_owned(), detected }),
+        framework::Asked::Unknown(framework) => {
+            Err(FeatureError::Framework { framework, detected, known: false })
+        }
     }
-}
-
-/// The UI framework a project's `package.json` depends on.
-pub fn detect_framework(project: &Path) -> Option<&'static str> {
-    let bytes = manifest::read_capped(&project.join("package.json"), manifest::MAX_JSON_BYTES).ok()??;
-    let pkg: Value = serde_json::from_slice(&bytes).ok()?;
-    let has = |name: &str| {
-        ["dependencies", "devDependencies"].iter().any(|k| pkg.get(*k).and_then(|d| d.get(name)).is_some())
-    };
-    ["preact", "react", "vue", "svelte"].into_iter().find(|f| has(f))
 }
 
 fn resolved(json: &Json) -> (Value, Value) {
@@ -265,7 +260,7 @@ fn resolved(json: &Json) -> (Value, Value) {
 }
 
 /// The pattern's files with the project's details filled in (the DevTools panel's icon).
-fn pattern_files(feature: Feature, chromium: &Value) -> Vec<(&'static str, Vec<u8>)> {
+fn pattern_files(feature: Feature, framework: Framework, chromium: &Value) -> Vec<(&'static str, Vec<u8>)> {
     let icon = chromium
         .get("icons")
         .and_then(Value::as_object)
@@ -276,10 +271,10 @@ fn pattern_files(feature: Feature, chromium: &Value) -> Vec<(&'static str, Vec<u
         .filter(|p| p.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-".contains(&b)))
         .unwrap_or_default();
     let icon = format!("'{icon}'");
-    feature
-        .files()
-        .iter()
-        .map(|(path, text)| (*path, text.replace("ICON_PATH", &icon).into_bytes()))
+    framework
+        .files(feature)
+        .into_iter()
+        .map(|(path, text)| (path, text.replace("ICON_PATH", &icon).into_bytes()))
         .collect()
 }
 
@@ -318,14 +313,14 @@ fn apply(text: &str, change: &Change) -> Result<String, edit::EditError> {
 }
 
 /// The edited text must parse and declare the surface for each browser it is for.
-fn check_declares(feature: Feature, text: &str) -> Result<(), FeatureError> {
+fn check_declares(feature: Feature, entry: &str, text: &str) -> Result<(), FeatureError> {
     let json = manifest::parse_jsonc(text)
         .map_err(|e| FeatureError::Internal(format!("the edited manifest does not parse: {e}")))?;
     let (chromium, gecko) = resolved(&json);
     let declared = feature.declared(&chromium, &gecko);
     // The sidebar is declared twice: `side_panel` (Chromium) and `sidebar_action` (Firefox).
     let wanted = if feature == Feature::Sidebar { 2 } else { 1 };
-    if declared.len() < wanted || !declared.iter().all(|(_, f)| same_path(f, feature.entry())) {
+    if declared.len() < wanted || !declared.iter().all(|(_, f)| same_path(f, entry)) {
         return Err(FeatureError::Internal(format!(
             "the edited manifest does not declare {} as planned: {declared:?}",
             feature.name()
@@ -433,7 +428,7 @@ fn warnings(feature: Feature) -> Vec<String> {
     }
 }
 
-fn next_steps(project: &Path, feature: Feature) -> Vec<String> {
+fn next_steps(project: &Path, feature: Feature, framework: Framework) -> Vec<String> {
     let try_it = match feature {
         Feature::Popup => "click the extension's toolbar button: the popup opens",
         Feature::Options => "open the extension's options (its menu in the toolbar, or the extensions page)",
@@ -449,8 +444,22 @@ fn next_steps(project: &Path, feature: Feature) -> Vec<String> {
         Feature::History => "Chromium: open chrome://history",
         Feature::Bookmarks => "Chromium: open chrome://bookmarks",
     };
-    vec![
-        format!("webext-mcp build {} --browser chrome,firefox (tool extension_build)", project.display()),
-        try_it.to_owned(),
-    ]
+    let mut steps = Vec::new();
+    let packages = framework.packages();
+    if !packages.is_empty()
+        && !packages.iter().all(|p| project.join("node_modules").join(p).join("package.json").is_file())
+    {
+        steps.push(format!(
+            "npm install {} (in {}): the {} surface imports them; the native build bundles them",
+            packages.join(" "),
+            project.display(),
+            framework.name()
+        ));
+    }
+    steps.push(format!(
+        "webext-mcp build {} --browser chrome,firefox (tool extension_build)",
+        project.display()
+    ));
+    steps.push(try_it.to_owned());
+    steps
 }

@@ -370,11 +370,11 @@ fn ensure_permission(
 
 /// The manifest changes that declare `feature` in a manifest that does not have it yet.
 /// `root` is the source manifest (prefixes unresolved).
-pub fn changes(feature: Feature, root: &serde_json::Map<String, Value>) -> Vec<Change> {
+pub fn changes(feature: Feature, entry: &str, root: &serde_json::Map<String, Value>) -> Vec<Change> {
     let mut out = Vec::new();
     let mut root = root.clone();
     let root = &mut root;
-    let entry = json!(feature.entry());
+    let (entry_path, entry) = (entry, json!(entry));
     match feature {
         Feature::Popup => {
             step(root, &mut out, |r, o| ensure_member(r, "action", "default_popup", &entry, None, o))
@@ -387,7 +387,7 @@ pub fn changes(feature: Feature, root: &serde_json::Map<String, Value>) -> Vec<C
                 out.push(Change::Member {
                     path: vec![],
                     key: "options_ui".into(),
-                    value: json!({ "page": feature.entry(), "open_in_tab": false }),
+                    value: json!({ "page": entry_path, "open_in_tab": false }),
                 });
             }
             step(root, &mut out, |r, o| ensure_permission(r, "storage", None, o));
@@ -405,7 +405,7 @@ pub fn changes(feature: Feature, root: &serde_json::Map<String, Value>) -> Vec<C
         Feature::ContentScript => {
             let script = json!({
                 "matches": ["https://*/*", "http://*/*"],
-                "js": [feature.entry()],
+                "js": [entry_path],
                 "run_at": "document_idle"
             });
             let arrays: Vec<&str> = variants(root, "content_scripts")
@@ -428,8 +428,8 @@ pub fn changes(feature: Feature, root: &serde_json::Map<String, Value>) -> Vec<C
             path: vec![],
             key: "background".into(),
             value: json!({
-                "chromium:service_worker": feature.entry(),
-                "firefox:scripts": [feature.entry()]
+                "chromium:service_worker": entry_path,
+                "firefox:scripts": [entry_path]
             }),
         }),
         Feature::Newtab => {
@@ -537,10 +537,11 @@ mod tests {
     #[test]
     fn members_go_into_every_variant_that_lacks_them() {
         let root = object(json!({"chromium:action": {"default_title": "x"}}));
-        let out = changes(Feature::Popup, &root);
+        let out = changes(Feature::Popup, Feature::Popup.entry(), &root);
         assert_eq!(out.len(), 2, "{out:?}");
         assert!(matches!(&out[1], Change::Member { key, .. } if key == "action"));
-        let out = changes(Feature::History, &object(json!({"chrome_url_overrides": {}})));
+        let out =
+            changes(Feature::History, Feature::History.entry(), &object(json!({"chrome_url_overrides": {}})));
         assert!(
             matches!(&out[0], Change::Member { path, key, .. } if path.is_empty() && key == "chromium:chrome_url_overrides"),
             "{out:?}"

@@ -309,11 +309,8 @@ impl From<FeatureError> for ErrorBody {
                 ErrorBody::new(ErrorCode::InvalidArgument, message)
                     .with_hint(format!("use one of: {}", known.join(", ")))
             }
-            FeatureError::Framework { known: false, .. } => ErrorBody::new(ErrorCode::InvalidArgument, message)
-                .with_hint("framework is one of vanilla, react, preact (generated), vue, svelte (not generated)"),
-            FeatureError::Framework { .. } => ErrorBody::new(ErrorCode::Unsupported, message).with_hint(
-                "pass framework: \"vanilla\" (plain JavaScript), \"react\" or \"preact\" (JSX the native build bundles); for a Vue or Svelte surface read a template's own with extension_get_template_source (extension_list_templates {framework: \"vue\"})",
-            ),
+            FeatureError::Framework { .. } => ErrorBody::new(ErrorCode::InvalidArgument, message)
+                .with_hint("pass framework: vanilla, react, preact, vue or svelte (or leave it out: the project's own)"),
             FeatureError::Manifest(f) => {
                 let code = if f.code == crate::manifest::FindingCode::ManifestNotFound {
                     ErrorCode::NotFound

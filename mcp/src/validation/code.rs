@@ -103,12 +103,27 @@ pub fn scan(root: &Path, boundary: &Boundary, scripts: &[Script]) -> Usage {
             let joined = if spec.starts_with('/') { spec.clone() } else { format!("{dir}/{spec}") };
             let Some(rel) = normalize(&joined) else { continue };
             let path = root.join(&rel);
-            if path.is_file() && boundary.check(&path).is_none() {
+            if is_script(&rel) && path.is_file() && boundary.check(&path).is_none() {
                 queue.push(Script { rel, path, module: true });
             }
         }
     }
     usage
+}
+
+/// Whether an imported file is JavaScript (or TypeScript/JSX) to scan: a stylesheet, JSON,
+/// an image or a Vue/Svelte component a bundler imports is not parsed as a script.
+fn is_script(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    match name.rsplit_once('.') {
+        None => true,
+        Some((_, ext)) => {
+            matches!(
+                ext.to_ascii_lowercase().as_str(),
+                "js" | "mjs" | "cjs" | "jsx" | "ts" | "tsx" | "mts" | "cts"
+            )
+        }
+    }
 }
 
 /// Parses one script (as it is loaded; a classic script that only parses as a module is

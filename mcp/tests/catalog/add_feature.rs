@@ -236,11 +236,12 @@ fn hostile_projects_are_refused_without_writing() {
 
 /// React and Preact surfaces are JSX (asked for, or the project's framework from
 /// `package.json`); the manifest names the same pages, a content script's `.jsx`; the next
-/// step names the packages to install; a second call changes nothing. Vue and Svelte are
-/// refused plainly, an unknown name is an invalid argument. (They build and render in real
-/// browsers in `e2e::feature_load`.)
+/// step names the packages to install; a second call changes nothing. Vue and Svelte
+/// surfaces are single-file components with a mount module, built by the project's
+/// toolchain; an unknown name is an invalid argument. (JSX surfaces build and render in
+/// real browsers in `e2e::feature_frameworks`; the components compile below.)
 #[test]
-fn react_and_preact_surfaces_are_jsx_and_vue_is_refused() {
+fn framework_surfaces_are_components_in_the_projects_framework() {
     let work = tempfile::tempdir().unwrap();
     let dir = project(work.path(), "content", "c");
     let react = |feature| AddRequest { framework: Some("React".into()), ..request(&dir, feature) };
@@ -279,21 +280,88 @@ fn react_and_preact_surfaces_are_jsx_and_vue_is_refused() {
     );
     assert!(background.next_steps[0].starts_with("npm install preact"), "{:?}", background.next_steps);
 
-    let err =
-        add(&AddRequest { framework: Some("vue".into()), ..request(&dir, Feature::Options) }).unwrap_err();
-    let body = ErrorBody::from(err);
-    assert_eq!(body.code.as_str(), "UNSUPPORTED");
-    assert!(body.message.contains("vue surfaces are not generated"), "{}", body.message);
+    let vue = add(&AddRequest { framework: Some("vue".into()), ..request(&dir, Feature::Options) }).unwrap();
+    assert_eq!(
+        vue.files,
+        [
+            "src/options/options.html",
+            "src/options/options.js",
+            "src/options/Options.vue",
+            "src/options/options.css"
+        ]
+    );
+    assert!(vue.validation.as_ref().unwrap().valid, "{:?}", vue.validation);
+    assert!(
+        vue.next_steps[0].contains("npm install vue") && vue.next_steps[0].contains("toolchain"),
+        "{:?}",
+        vue.next_steps
+    );
     std::fs::write(dir.join("package.json"), r#"{"dependencies": {"svelte": "5"}}"#).unwrap();
-    let err = add(&request(&dir, Feature::Options)).unwrap_err();
-    assert!(err.to_string().contains("svelte") && err.to_string().contains("the project uses it"), "{err}");
-    let err = add(&AddRequest { framework: Some("angular".into()), ..request(&dir, Feature::Options) })
-        .unwrap_err();
+    let svelte = add(&request(&dir, Feature::Sidebar)).unwrap();
+    assert_eq!(svelte.framework, "svelte");
+    assert!(svelte.files.contains(&"src/sidebar/Sidebar.svelte".to_owned()), "{:?}", svelte.files);
+    let err =
+        add(&AddRequest { framework: Some("angular".into()), ..request(&dir, Feature::Newtab) }).unwrap_err();
     assert_eq!(ErrorBody::from(err).code.as_str(), "INVALID_ARGUMENT");
-    assert!(!dir.join("src/options").exists(), "a refused framework writes nothing");
-    let ok =
-        add(&AddRequest { framework: Some("vanilla".into()), ..request(&dir, Feature::Options) }).unwrap();
-    assert_eq!((ok.framework, ok.files[1].as_str()), ("vanilla", "src/options/options.js"));
+    assert!(!dir.join("src/newtab").exists(), "a refused framework writes nothing");
+}
+
+/// Every Vue and Svelte component `extension_add_feature` writes compiles, with no warning,
+/// by the official compilers (`vue/compiler-sfc`, `svelte/compiler`, which `scripts/setup`
+/// installs from the npm registry; skipped with the reason when they or Node are missing).
+#[test]
+fn generated_vue_and_svelte_components_compile() {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap();
+    let modules = cache.join("webext-mcp-ci/sfc-deps/node_modules");
+    if !modules.join("vue/package.json").is_file() || !modules.join("svelte/package.json").is_file() {
+        eprintln!("skipped: no vue/svelte in {} (run scripts/setup online)", modules.display());
+        return;
+    }
+    let work = tempfile::tempdir().unwrap();
+    let mut components = Vec::new();
+    for framework in ["vue", "svelte"] {
+        for (base, features) in [
+            (
+                "newtab",
+                &[
+                    Feature::Popup,
+                    Feature::Options,
+                    Feature::Sidebar,
+                    Feature::Devtools,
+                    Feature::ContentScript,
+                ][..],
+            ),
+            ("starter", &[Feature::Newtab][..]),
+            ("popup", &[Feature::History][..]),
+            ("options", &[Feature::Bookmarks][..]),
+        ] {
+            let dir = project(work.path(), base, &format!("{framework}-{base}"));
+            for &feature in features {
+                let req = AddRequest { framework: Some(framework.into()), ..request(&dir, feature) };
+                let out = add(&req).unwrap_or_else(|e| panic!("{framework} {}: {e}", feature.name()));
+                assert!(out.validation.as_ref().unwrap().valid, "{:?}", out.validation);
+                let ext = format!(".{framework}");
+                components.extend(out.files.iter().filter(|f| f.ends_with(&ext)).map(|f| dir.join(f)));
+            }
+        }
+    }
+    assert_eq!(components.len(), 16, "{components:?}");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/catalog/sfc-check.mjs");
+    let run = std::process::Command::new("node")
+        .arg(&script)
+        .args(&components)
+        .env("SFC_MODULES", &modules)
+        .output();
+    let Ok(run) = run else {
+        eprintln!("skipped: node not found");
+        return;
+    };
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{text}{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(text.lines().filter(|l| l.ends_with(": ok")).count(), 16, "{text}");
 }
 
 /// The CLI twins: `webext-mcp add-feature` and `call extension_add_feature` run the same

@@ -1,12 +1,16 @@
-//! Surfaces written in a UI framework. React and Preact pages and content scripts are JSX
-//! that the native build bundles (issue 22): each page is the vanilla pattern's HTML shell
-//! with a `#root` and a module script, its stylesheet is the vanilla one, and the component
-//! keeps the vanilla script's behaviour and element ids. Both frameworks share one source
-//! per surface: a framework head (imports, `mount`, `typing`) is put before it. The
-//! background and the DevTools page itself have no UI, so they stay vanilla.
+//! Surfaces written in a UI framework. Each page is the vanilla pattern's HTML shell with a
+//! `#root` and a module script, its stylesheet the vanilla one; each component keeps the
+//! vanilla script's behaviour and element ids. The background and the DevTools page itself
+//! have no UI, so they stay vanilla.
 //!
-//! Vue and Svelte need single-file-component compilers the native build does not have, so
-//! their surfaces are not generated (the error says so and names the alternatives).
+//! - React and Preact: JSX the native build bundles (issue 22). Both share one source per
+//!   surface; a framework head (imports, `mount`, `typing`) is put before it.
+//! - Vue and Svelte: a single-file component per surface and a small module that mounts it.
+//!   Their compilers are the project's toolchain (Extension.js): a project depending on
+//!   them is built by it, so the result says so and names the packages to install.
+//!
+//! Content scripts in every framework share the host (`patterns/content-host.js`): an open
+//! shadow root on a `data-extension-root` element, replaced on re-injection.
 
 use std::path::Path;
 
@@ -21,18 +25,50 @@ pub enum Framework {
     Vanilla,
     React,
     Preact,
+    Vue,
+    Svelte,
 }
 
-/// What `framework` names, read leniently.
-pub enum Asked {
-    Generated(Framework),
-    /// A framework known to the catalog whose surfaces are not generated (vue, svelte).
-    NotGenerated(String),
-    Unknown(String),
-}
-
-/// The frameworks `framework` accepts (the last two are refused with a reason).
+/// The frameworks `framework` accepts.
 pub const FRAMEWORKS: [&str; 5] = ["vanilla", "react", "preact", "vue", "svelte"];
+
+/// A page surface: where it goes and its component in each framework.
+struct Page {
+    /// `popup/popup` (the html, the script and the stylesheet share it).
+    base: &'static str,
+    title: &'static str,
+    /// The Vue/Svelte component's file name (without extension).
+    component: &'static str,
+    jsx: &'static str,
+    vue: &'static str,
+    svelte: &'static str,
+}
+
+macro_rules! page {
+    ($base:literal, $title:literal, $component:literal, $stem:literal) => {
+        Page {
+            base: $base,
+            title: $title,
+            component: $component,
+            jsx: include_str!(concat!("patterns/jsx/", $stem, ".jsx")),
+            vue: include_str!(concat!("patterns/vue/", $component, ".vue")),
+            svelte: include_str!(concat!("patterns/svelte/", $component, ".svelte")),
+        }
+    };
+}
+
+fn page(feature: Feature) -> Option<Page> {
+    Some(match feature {
+        Feature::Popup => page!("popup/popup", "Popup", "Popup", "popup"),
+        Feature::Options => page!("options/options", "Options", "Options", "options"),
+        Feature::Sidebar => page!("sidebar/sidebar", "Sidebar", "Sidebar", "sidebar"),
+        Feature::Newtab => page!("newtab/newtab", "New Tab", "Newtab", "newtab"),
+        Feature::History => page!("history/history", "History", "History", "history"),
+        Feature::Bookmarks => page!("bookmarks/bookmarks", "Bookmarks", "Bookmarks", "bookmarks"),
+        Feature::Devtools => page!("pages/devtools-panel", "DevTools panel", "Panel", "devtools-panel"),
+        Feature::ContentScript | Feature::Background => return None,
+    })
+}
 
 impl Framework {
     pub const fn name(self) -> &'static str {
@@ -40,18 +76,21 @@ impl Framework {
             Framework::Vanilla => "vanilla",
             Framework::React => "react",
             Framework::Preact => "preact",
+            Framework::Vue => "vue",
+            Framework::Svelte => "svelte",
         }
     }
 
-    pub fn parse(name: &str) -> Asked {
-        let n = name.trim().to_ascii_lowercase();
-        match n.as_str() {
-            "vanilla" | "none" | "javascript" | "js" | "plain" => Asked::Generated(Framework::Vanilla),
-            "react" => Asked::Generated(Framework::React),
-            "preact" => Asked::Generated(Framework::Preact),
-            "vue" | "svelte" => Asked::NotGenerated(n),
-            _ => Asked::Unknown(n),
-        }
+    /// A framework by name (`none`, `js`, `plain`, `javascript` mean vanilla).
+    pub fn parse(name: &str) -> Option<Framework> {
+        Some(match name.trim().to_ascii_lowercase().as_str() {
+            "vanilla" | "none" | "javascript" | "js" | "plain" => Framework::Vanilla,
+            "react" => Framework::React,
+            "preact" => Framework::Preact,
+            "vue" => Framework::Vue,
+            "svelte" => Framework::Svelte,
+            _ => return None,
+        })
     }
 
     /// The UI framework a project's `package.json` depends on (Preact first: Preact projects
@@ -73,100 +112,130 @@ impl Framework {
             Framework::Vanilla => &[],
             Framework::React => &["react", "react-dom"],
             Framework::Preact => &["preact"],
+            Framework::Vue => &["vue"],
+            Framework::Svelte => &["svelte"],
         }
     }
 
-    /// The file the manifest names for `feature`: only a content script's differs (JSX).
+    /// Whether the native build compiles this framework's files (else the project's
+    /// toolchain does).
+    pub const fn native(self) -> bool {
+        !matches!(self, Framework::Vue | Framework::Svelte)
+    }
+
+    const fn jsx(self) -> bool {
+        matches!(self, Framework::React | Framework::Preact)
+    }
+
+    /// The file the manifest names for `feature`: only a JSX content script's differs.
     pub const fn entry(self, feature: Feature) -> &'static str {
-        match (self, feature) {
-            (Framework::React | Framework::Preact, Feature::ContentScript) => "content/content.jsx",
+        match feature {
+            Feature::ContentScript if self.jsx() => "content/content.jsx",
             _ => feature.entry(),
         }
     }
 
     /// The pattern's files in this framework: (path relative to the manifest's folder, or
     /// to the project for `pages/…`; contents).
-    pub fn files(self, feature: Feature) -> Vec<(&'static str, String)> {
-        let vanilla = || feature.files().iter().map(|(p, t)| (*p, (*t).to_owned())).collect();
-        let head = match self {
-            Framework::Vanilla => return vanilla(),
-            Framework::React => include_str!("patterns/jsx/react.head.jsx"),
-            Framework::Preact => include_str!("patterns/jsx/preact.head.jsx"),
+    pub fn files(self, feature: Feature) -> Vec<(String, String)> {
+        let vanilla = |keep: &dyn Fn(&str) -> bool| -> Vec<(String, String)> {
+            feature
+                .files()
+                .iter()
+                .filter(|(p, _)| keep(p))
+                .map(|(p, t)| ((*p).to_owned(), (*t).to_owned()))
+                .collect()
         };
-        let component = |source: &str| format!("{head}{source}");
-        // (html, script, stylesheet, title, the component's source)
-        let (html, jsx, css, title, source) = match feature {
-            Feature::Background => return vanilla(),
-            Feature::ContentScript => {
-                return vec![("content/content.jsx", component(include_str!("patterns/jsx/content.jsx")))];
-            }
-            Feature::Popup => (
-                "popup/popup.html",
-                "popup/popup.jsx",
-                "popup/popup.css",
-                "Popup",
-                include_str!("patterns/jsx/popup.jsx"),
-            ),
-            Feature::Options => (
-                "options/options.html",
-                "options/options.jsx",
-                "options/options.css",
-                "Options",
-                include_str!("patterns/jsx/options.jsx"),
-            ),
-            Feature::Sidebar => (
-                "sidebar/sidebar.html",
-                "sidebar/sidebar.jsx",
-                "sidebar/sidebar.css",
-                "Sidebar",
-                include_str!("patterns/jsx/sidebar.jsx"),
-            ),
-            Feature::Newtab => (
-                "newtab/newtab.html",
-                "newtab/newtab.jsx",
-                "newtab/newtab.css",
-                "New Tab",
-                include_str!("patterns/jsx/newtab.jsx"),
-            ),
-            Feature::History => (
-                "history/history.html",
-                "history/history.jsx",
-                "history/history.css",
-                "History",
-                include_str!("patterns/jsx/history.jsx"),
-            ),
-            Feature::Bookmarks => (
-                "bookmarks/bookmarks.html",
-                "bookmarks/bookmarks.jsx",
-                "bookmarks/bookmarks.css",
-                "Bookmarks",
-                include_str!("patterns/jsx/bookmarks.jsx"),
-            ),
-            Feature::Devtools => (
-                "pages/devtools-panel.html",
-                "pages/devtools-panel.jsx",
-                "pages/devtools-panel.css",
-                "DevTools panel",
-                include_str!("patterns/jsx/devtools-panel.jsx"),
-            ),
-        };
-        let mut out: Vec<(&'static str, String)> = Vec::new();
-        if feature == Feature::Devtools {
-            // The DevTools page only adds the panel: the vanilla one.
-            out.extend(
-                feature
-                    .files()
-                    .iter()
-                    .filter(|(p, _)| p.starts_with("devtools/"))
-                    .map(|(p, t)| (*p, (*t).to_owned())),
-            );
+        if self == Framework::Vanilla || feature == Feature::Background {
+            return vanilla(&|_| true);
         }
-        let stylesheet =
-            feature.files().iter().find(|(p, _)| *p == css).map(|(_, t)| (*t).to_owned()).unwrap_or_default();
-        out.push((html, shell(title, file_name(css), file_name(jsx))));
-        out.push((jsx, component(source)));
+        if feature == Feature::ContentScript {
+            return self.content_script();
+        }
+        let Some(page) = page(feature) else { return vanilla(&|_| true) };
+        // The DevTools page only adds the panel: the vanilla one.
+        let mut out = vanilla(&|p| p.starts_with("devtools/"));
+        let css = format!("{}.css", page.base);
+        let stylesheet = feature
+            .files()
+            .iter()
+            .find(|(p, _)| **p == css)
+            .map(|(_, t)| (*t).to_owned())
+            .unwrap_or_default();
+        let dir = page.base.rsplit_once('/').map_or("", |(d, _)| d);
+        let script = if self.jsx() { format!("{}.jsx", page.base) } else { format!("{}.js", page.base) };
+        out.push((format!("{}.html", page.base), shell(page.title, file_name(&css), file_name(&script))));
+        match self {
+            Framework::React | Framework::Preact => {
+                out.push((script, format!("{}{}", self.jsx_head(), page.jsx)))
+            }
+            Framework::Vue | Framework::Svelte => {
+                let (ext, source) =
+                    if self == Framework::Vue { ("vue", page.vue) } else { ("svelte", page.svelte) };
+                let component = format!("{}.{ext}", page.component);
+                out.push((script, self.mount_module(page.title, page.component, &component)));
+                out.push((format!("{dir}/{component}"), source.to_owned()));
+            }
+            Framework::Vanilla => {}
+        }
         out.push((css, stylesheet));
         out
+    }
+
+    fn jsx_head(self) -> &'static str {
+        match self {
+            Framework::Preact => include_str!("patterns/jsx/preact.head.jsx"),
+            _ => include_str!("patterns/jsx/react.head.jsx"),
+        }
+    }
+
+    /// A Vue or Svelte page's module: mounts its component on `#root`.
+    fn mount_module(self, title: &str, name: &str, file: &str) -> String {
+        let (import, mount) = if self == Framework::Vue {
+            ("import { createApp } from 'vue';", format!("createApp({name}).mount('#root');"))
+        } else {
+            (
+                "import { mount } from 'svelte';",
+                format!("mount({name}, {{ target: document.getElementById('root') }});"),
+            )
+        };
+        format!(
+            "// The {title} page: mounts its component. Added by extension_add_feature.\n{import}\nimport {name} from './{file}';\n\n{mount}\n"
+        )
+    }
+
+    /// The content script: the shared host, with the panel component mounted in its
+    /// shadow root.
+    fn content_script(self) -> Vec<(String, String)> {
+        const HOST: &str = include_str!("patterns/content-host.js");
+        const TELL: &str = "\napi.runtime.sendMessage({ type: 'words', count: words }).catch(() => {});\n";
+        let (head, mount) = match self {
+            Framework::Vue => (
+                "import { createApp } from 'vue';\nimport Content from './Content.vue';\n\n".to_owned(),
+                "createApp(Content, { words, onClose: () => root.remove() }).mount(container);\n",
+            ),
+            Framework::Svelte => (
+                "import { mount } from 'svelte';\nimport Content from './Content.svelte';\n\n".to_owned(),
+                "mount(Content, { target: container, props: { words, onclose: () => root.remove() } });\n",
+            ),
+            _ => (
+                format!("{}{}", self.jsx_head(), include_str!("patterns/jsx/content.jsx")),
+                "mount(<Panel words={words} onClose={() => root.remove()} />, container);\n",
+            ),
+        };
+        let script = (self.entry(Feature::ContentScript).to_owned(), format!("{head}{HOST}{mount}{TELL}"));
+        match self {
+            Framework::Vue => {
+                vec![script, ("content/Content.vue".into(), include_str!("patterns/vue/Content.vue").into())]
+            }
+            Framework::Svelte => {
+                vec![
+                    script,
+                    ("content/Content.svelte".into(), include_str!("patterns/svelte/Content.svelte").into()),
+                ]
+            }
+            _ => vec![script],
+        }
     }
 }
 
@@ -187,12 +256,16 @@ fn shell(title: &str, css: &str, script: &str) -> String {
 mod tests {
     use super::*;
 
+    const ALL: [Framework; 5] =
+        [Framework::Vanilla, Framework::React, Framework::Preact, Framework::Vue, Framework::Svelte];
+
     #[test]
     fn every_surface_has_its_entry_in_every_framework() {
-        for fw in [Framework::Vanilla, Framework::React, Framework::Preact] {
+        for fw in ALL {
+            assert_eq!(Framework::parse(fw.name()), Some(fw));
             for f in Feature::ALL {
                 let files = fw.files(f);
-                assert!(files.iter().any(|(p, _)| *p == fw.entry(f)), "{} {}", fw.name(), f.name());
+                assert!(files.iter().any(|(p, _)| p == fw.entry(f)), "{} {}", fw.name(), f.name());
                 assert!(
                     files.iter().all(|(_, t)| !t.is_empty()),
                     "{} {}: an empty file",
@@ -205,9 +278,22 @@ mod tests {
         assert!(popup[0].1.contains("<script type=\"module\" src=\"popup.jsx\">"), "{}", popup[0].1);
         assert!(popup[1].1.starts_with("/** @jsxImportSource preact */"), "{}", popup[1].1);
         assert!(Framework::React.files(Feature::Popup)[1].1.contains("from 'react-dom/client'"));
+        let vue = Framework::Vue.files(Feature::Popup);
+        let names: Vec<&str> = vue.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(names, ["popup/popup.html", "popup/popup.js", "popup/Popup.vue", "popup/popup.css"]);
+        assert!(
+            vue[1].1.contains("import Popup from './Popup.vue';")
+                && vue[1].1.contains("createApp(Popup).mount('#root')")
+        );
+        let svelte = Framework::Svelte.files(Feature::ContentScript);
+        assert_eq!(svelte[0].0, "content/content.js");
+        assert!(
+            svelte[0].1.starts_with("import { mount } from 'svelte';")
+                && svelte[0].1.contains("'data-extension-root'")
+        );
         // The DevTools page stays vanilla and still names the panel's HTML.
         let devtools = Framework::React.files(Feature::Devtools);
-        let names: Vec<&str> = devtools.iter().map(|(p, _)| *p).collect();
+        let names: Vec<&str> = devtools.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(
             names,
             [
@@ -222,9 +308,8 @@ mod tests {
 
     #[test]
     fn names_parse_leniently() {
-        assert!(matches!(Framework::parse(" React "), Asked::Generated(Framework::React)));
-        assert!(matches!(Framework::parse("plain"), Asked::Generated(Framework::Vanilla)));
-        assert!(matches!(Framework::parse("vue"), Asked::NotGenerated(_)));
-        assert!(matches!(Framework::parse("angular"), Asked::Unknown(_)));
+        assert_eq!(Framework::parse(" React "), Some(Framework::React));
+        assert_eq!(Framework::parse("plain"), Some(Framework::Vanilla));
+        assert_eq!(Framework::parse("angular"), None);
     }
 }

@@ -81,10 +81,9 @@ pub enum FeatureError {
     /// Not one of the features.
     #[error("unknown feature `{0}`")]
     UnknownFeature(String),
-    /// A framework whose patterns this version does not generate (vue, svelte) or does not
-    /// know.
-    #[error("{}", framework_message(.framework, .detected, .known))]
-    Framework { framework: String, detected: bool, known: bool },
+    /// A framework this version does not know.
+    #[error("unknown framework `{name}`; use one of: {}", FRAMEWORKS.join(", "))]
+    Framework { name: String },
     /// The manifest is missing, too large or not JSON.
     #[error("{}", finding_message(.0))]
     Manifest(Box<Finding>),
@@ -109,16 +108,6 @@ pub enum FeatureError {
     /// The edit did not declare the surface as planned (a bug).
     #[error("{0}")]
     Internal(String),
-}
-
-fn framework_message(framework: &str, detected: &bool, known: &bool) -> String {
-    if !known {
-        return format!("unknown framework `{framework}`; use one of: {}", FRAMEWORKS.join(", "));
-    }
-    let detected = if *detected { " (the project uses it, so it is the default)" } else { "" };
-    format!(
-        "{framework} surfaces are not generated{detected}: their single-file components need the project's own compiler"
-    )
 }
 
 fn finding_message(f: &Finding) -> &str {
@@ -225,7 +214,7 @@ pub fn add(req: &AddRequest) -> Result<Added, FeatureError> {
     }
 
     let mut made = Made::default();
-    let placed: Vec<(PathBuf, Vec<u8>)> = files.into_iter().map(|(p, bytes)| (place(p), bytes)).collect();
+    let placed: Vec<(PathBuf, Vec<u8>)> = files.into_iter().map(|(p, bytes)| (place(&p), bytes)).collect();
     if let Err(e) = write_all(&source.path, &old, &new, &placed, &mut made) {
         made.undo();
         return Err(e);
@@ -237,19 +226,11 @@ pub fn add(req: &AddRequest) -> Result<Added, FeatureError> {
 /// The framework to generate for: the one asked for, else the project's (from
 /// `package.json`), else vanilla.
 fn framework(project: &Path, asked: Option<&str>) -> Result<Framework, FeatureError> {
-    let (name, detected) = match asked.map(str::trim) {
-        Some(n) if !n.is_empty() => (n.to_owned(), false),
-        _ => (Framework::detect(project).unwrap_or("vanilla").to_owned(), true),
+    let name = match asked.map(str::trim) {
+        Some(n) if !n.is_empty() => n.to_owned(),
+        _ => Framework::detect(project).unwrap_or("vanilla").to_owned(),
     };
-    match Framework::parse(&name) {
-        framework::Asked::Generated(f) => Ok(f),
-        framework::Asked::NotGenerated(framework) => {
-            Err(FeatureError::Framework { framework, detected, known: true })
-        }
-        framework::Asked::Unknown(framework) => {
-            Err(FeatureError::Framework { framework, detected, known: false })
-        }
-    }
+    Framework::parse(&name).ok_or(FeatureError::Framework { name })
 }
 
 fn resolved(json: &Json) -> (Value, Value) {
@@ -260,7 +241,7 @@ fn resolved(json: &Json) -> (Value, Value) {
 }
 
 /// The pattern's files with the project's details filled in (the DevTools panel's icon).
-fn pattern_files(feature: Feature, framework: Framework, chromium: &Value) -> Vec<(&'static str, Vec<u8>)> {
+fn pattern_files(feature: Feature, framework: Framework, chromium: &Value) -> Vec<(String, Vec<u8>)> {
     let icon = chromium
         .get("icons")
         .and_then(Value::as_object)
@@ -449,8 +430,13 @@ fn next_steps(project: &Path, feature: Feature, framework: Framework) -> Vec<Str
     if !packages.is_empty()
         && !packages.iter().all(|p| project.join("node_modules").join(p).join("package.json").is_file())
     {
+        let builder = if framework.native() {
+            "the native build bundles them"
+        } else {
+            "the project's toolchain (Extension.js: npm install -D extension) compiles its components"
+        };
         steps.push(format!(
-            "npm install {} (in {}): the {} surface imports them; the native build bundles them",
+            "npm install {} (in {}): the {} surface imports them; {builder}",
             packages.join(" "),
             project.display(),
             framework.name()

@@ -4,7 +4,8 @@
 //! `extension_storage` (set from the tool, read by the popup, seen with `take_snapshot` on
 //! the tab `extension_open` gives), `extension_open` for each page the project has,
 //! `extension_eval` (refused unless enabled, then a value from the background) and
-//! `extension_reload` (a changed background's new line, content scripts run again).
+//! `extension_reload` (a changed background's new line, content scripts run again, their
+//! entries naming the tab and frame).
 
 use std::path::Path;
 use std::time::Duration;
@@ -196,7 +197,15 @@ fn run(browser: &str) {
     assert!(reloaded["backgroundMs"].is_u64(), "{reloaded}");
     let newer = json!({"projectPath": project, "since": since});
     wait_entry(&mut server, &project, &newer, "bg started v2");
-    wait_entry(&mut server, &project, &newer, "cs says hello");
+    let cs = wait_entry(&mut server, &project, &newer, "cs says hello");
+    // With its tab as the page tools number it, and its frame (the top document: 0).
+    let listed = ok(&server.call("list_pages", json!({"browser": session})), "list_pages");
+    let start_tab = listed["tabs"].as_array().unwrap().iter().find(|t| t["url"] == start.as_str());
+    assert_eq!(
+        (cs["tabId"].as_i64(), cs["frameId"].as_i64()),
+        (start_tab.and_then(|t| t["tabId"].as_i64()), Some(0)),
+        "{cs} {listed}"
+    );
     assert!(events(&project).iter().any(|e| e["type"] == "reload" && e["kind"] == "requested"));
 
     // The CLI twin prints the same log.

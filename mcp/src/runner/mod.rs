@@ -268,6 +268,13 @@ pub trait Runner: Send + Sync {
         Box::pin(async { Vec::new() })
     }
 
+    /// The URLs of the extension popups the browser shows now (opened by
+    /// `action.openPopup()`). Chromium: a popup is a page target, so [`Runner::pages`] lists
+    /// it; Firefox overrides this (a popup is no tab).
+    fn popups(&self) -> BoxFuture<'_, Result<Vec<String>, RunnerError>> {
+        Box::pin(async move { Ok(self.pages().await?.into_iter().map(|p| p.url).collect()) })
+    }
+
     /// Evaluates `expression` in the extension's background (its service worker, woken when
     /// stopped), awaiting a promise, as the extension itself: with its `chrome.*` APIs.
     fn evaluate_in_background<'a>(

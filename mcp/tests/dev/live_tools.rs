@@ -2,7 +2,8 @@
 //! both browsers: `extension_logs` (every context with its source and line, repeats,
 //! `follow` delivering a line printed after the call started, the CLI twin),
 //! `extension_storage` (set from the tool, read by the popup, seen with `take_snapshot` on
-//! the tab `extension_open` gives), `extension_open` for each page the project has,
+//! the tab `extension_open` gives), `extension_open` for each page the project has (and
+//! the real action popup),
 //! `extension_eval` (refused unless enabled, then a value from the background) and
 //! `extension_reload` (a changed background's new line, content scripts run again, their
 //! entries naming the tab and frame).
@@ -153,6 +154,19 @@ fn run(browser: &str) {
     assert!(options["tabId"].is_i64(), "{options}");
     let none = server.call("extension_open", json!({"projectPath": project, "page": "newtab"}));
     assert_eq!(err_code(&none, "extension_open of a page the project lacks"), "NOT_FOUND");
+    // The real action popup (no tab): answered once the browser shows it (the popup tab
+    // closed first, so Chromium's page list has only the real popup at that URL).
+    ok(&server.call("close_page", json!({"browser": session, "tabId": tab})), "close_page of the popup tab");
+    let real = json!({"projectPath": project, "page": "popup", "popup": true});
+    let shown = ok(&server.call("extension_open", real), "extension_open popup: true");
+    assert_eq!(
+        (shown["popup"].as_bool(), shown["url"].as_str()),
+        (Some(true), opened["url"].as_str()),
+        "{shown}"
+    );
+    let wrong =
+        server.call("extension_open", json!({"projectPath": project, "page": "options", "popup": true}));
+    assert_eq!(err_code(&wrong, "popup: true for the options page"), "INVALID_ARGUMENT");
 
     // follow: a line printed after the call started arrives in its result.
     let printer = {

@@ -326,6 +326,17 @@ impl Devtools {
         Ok(console)
     }
 
+    /// The documents of the extension popups every browser window shows (the popup's
+    /// `<browser webextension-view-type="popup">` element, in the parent process).
+    pub(super) async fn popups(&self) -> Result<Vec<String>, RunnerError> {
+        let console = self.parent_console().await?;
+        let expression = "[...Services.wm.getEnumerator('navigator:browser')].flatMap((w) => \
+             [...w.document.querySelectorAll('browser[webextension-view-type=popup]')]) \
+             .map((b) => b.currentURI ? b.currentURI.spec : '')";
+        let urls = self.evaluate(&console, expression, REQUEST_TIMEOUT).await?;
+        Ok(urls.as_array().into_iter().flatten().filter_map(|u| u.as_str().map(str::to_owned)).collect())
+    }
+
     /// Opens `url` in a new background tab of the first browser window and returns it once
     /// the debugger lists it.
     pub(super) async fn open_tab(&self, url: &str) -> Result<PageInfo, RunnerError> {

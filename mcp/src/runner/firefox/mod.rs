@@ -372,6 +372,9 @@ impl Runner for FirefoxRunner {
     ) -> BoxFuture<'a, Result<Option<Value>, RunnerError>> {
         Box::pin(self.call_with_closed(target_id, function, arg, timeout))
     }
+    fn popups(&self) -> BoxFuture<'_, Result<Vec<String>, RunnerError>> {
+        Box::pin(async move { self.devtools("listing popups")?.popups().await })
+    }
     fn evaluate_in_background<'a>(
         &'a self,
         ext: &'a ExtensionHandle,

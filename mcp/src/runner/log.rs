@@ -62,6 +62,12 @@ pub struct ConsoleEvent {
     pub column: Option<u32>,
     /// The document or worker it ran in (Chromium), when known.
     pub context: Option<String>,
+    /// A content script's tab, as the `tabs` API and the page tools (`tabId`) number it,
+    /// when the browser says.
+    pub tab_id: Option<i64>,
+    /// A content script's frame, as the extension APIs number it (0: the tab's top
+    /// document), when the browser says.
+    pub frame_id: Option<i64>,
 }
 
 /// Shared state of one extension: its history, live subscribers and background state.
@@ -230,6 +236,8 @@ mod tests {
             line: None,
             column: None,
             context: None,
+            tab_id: None,
+            frame_id: None,
         }
     }
 

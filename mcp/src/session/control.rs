@@ -174,9 +174,12 @@ pub enum Request {
     },
     /// Read or change the extension's storage (`extension_storage`).
     Storage(super::act::StorageRequest),
-    /// Open one of the extension's pages as a tab (`extension_open`).
+    /// Open one of the extension's pages as a tab (`extension_open`), or with `popup` the
+    /// real action popup.
     Open {
         context: super::inspect::Context,
+        #[serde(default)]
+        popup: bool,
     },
 }
 

@@ -329,6 +329,9 @@ impl Session {
         if opens_start {
             opts.start_url = self.spec.starting_url.clone();
         }
+        if self.live.build_ok {
+            opts.planned_extensions.push(self.live.dist.clone());
+        }
         // Firefox starts the helper with the browser (an xpi in the profile: no install
         // round trip, about a second less to ready); it connects at once, so its host
         // manifest is in the browser's private HOME before the start. Firefox reads it only

@@ -113,6 +113,8 @@ pub fn entry_fields(ev: &ConsoleEvent, source: &str, file: Option<String>) -> Va
         "line": ev.line,
         "column": ev.column,
         "context": ev.context,
+        "tabId": ev.tab_id,
+        "frameId": ev.frame_id,
     })
 }
 
@@ -207,6 +209,12 @@ pub struct Entry {
     /// The document or worker (a web page's URL for content scripts).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    /// A content script's tab (`tabId` of the page tools) and frame (0: the top document;
+    /// else the extension APIs' frame id), when the browser says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_id: Option<i64>,
     /// Identical entries in a row, collapsed into this one.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub count: usize,
@@ -237,6 +245,8 @@ impl Entry {
             line: v["line"].as_u64(),
             column: v["column"].as_u64(),
             context: s("context"),
+            tab_id: v["tabId"].as_i64(),
+            frame_id: v["frameId"].as_i64(),
             count: 1,
             last_time: None,
         })
@@ -245,6 +255,7 @@ impl Entry {
     fn same_as(&self, o: &Entry) -> bool {
         (&self.kind, &self.level, &self.source, &self.text, &self.url, self.line, self.column, &self.context)
             == (&o.kind, &o.level, &o.source, &o.text, &o.url, o.line, o.column, &o.context)
+            && (self.tab_id, self.frame_id) == (o.tab_id, o.frame_id)
     }
 
     /// `10:30:00.123 error background bg.js:4:7 text (×3)`.
@@ -408,6 +419,8 @@ mod tests {
             line: Some(1),
             column: None,
             context: context.map(str::to_owned),
+            tab_id: None,
+            frame_id: None,
         }
     }
 

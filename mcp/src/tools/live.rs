@@ -40,7 +40,7 @@ pub fn tools() -> Vec<ToolDef> {
         name: "extension_logs",
         title: "Read the extension's logs",
         toolset: Toolset::Dev,
-        description: "One log of a running session's extension: background, content scripts (with their page), popup/options/other pages, builds and reloads; level, source, file:line:column, time, repeats counted. Filters level, context, contains, since (the `next` of an earlier call); follow: wait timeoutMs for new entries.",
+        description: "One log of a running session's extension: background, content scripts (with their page, tabId and frameId), popup/options/other pages, builds and reloads; level, source, file:line:column, time, repeats counted. Filters level, context, contains, since (the `next` of an earlier call); follow: wait timeoutMs for new entries.",
         effect: Effect::Read,
         input_schema: schema_of::<LogsArgs>,
         run: |ctx, call, args| Box::pin(extension_logs(ctx, call, args)),

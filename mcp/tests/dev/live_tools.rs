@@ -2,9 +2,11 @@
 //! both browsers: `extension_logs` (every context with its source and line, repeats,
 //! `follow` delivering a line printed after the call started, the CLI twin),
 //! `extension_storage` (set from the tool, read by the popup, seen with `take_snapshot` on
-//! the tab `extension_open` gives), `extension_open` for each page the project has,
+//! the tab `extension_open` gives), `extension_open` for each page the project has (and
+//! the real action popup),
 //! `extension_eval` (refused unless enabled, then a value from the background) and
-//! `extension_reload` (a changed background's new line, content scripts run again).
+//! `extension_reload` (a changed background's new line, content scripts run again, their
+//! entries naming the tab and frame).
 
 use std::path::Path;
 use std::time::Duration;
@@ -152,6 +154,19 @@ fn run(browser: &str) {
     assert!(options["tabId"].is_i64(), "{options}");
     let none = server.call("extension_open", json!({"projectPath": project, "page": "newtab"}));
     assert_eq!(err_code(&none, "extension_open of a page the project lacks"), "NOT_FOUND");
+    // The real action popup (no tab): answered once the browser shows it (the popup tab
+    // closed first, so Chromium's page list has only the real popup at that URL).
+    ok(&server.call("close_page", json!({"browser": session, "tabId": tab})), "close_page of the popup tab");
+    let real = json!({"projectPath": project, "page": "popup", "popup": true});
+    let shown = ok(&server.call("extension_open", real), "extension_open popup: true");
+    assert_eq!(
+        (shown["popup"].as_bool(), shown["url"].as_str()),
+        (Some(true), opened["url"].as_str()),
+        "{shown}"
+    );
+    let wrong =
+        server.call("extension_open", json!({"projectPath": project, "page": "options", "popup": true}));
+    assert_eq!(err_code(&wrong, "popup: true for the options page"), "INVALID_ARGUMENT");
 
     // follow: a line printed after the call started arrives in its result.
     let printer = {
@@ -196,7 +211,15 @@ fn run(browser: &str) {
     assert!(reloaded["backgroundMs"].is_u64(), "{reloaded}");
     let newer = json!({"projectPath": project, "since": since});
     wait_entry(&mut server, &project, &newer, "bg started v2");
-    wait_entry(&mut server, &project, &newer, "cs says hello");
+    let cs = wait_entry(&mut server, &project, &newer, "cs says hello");
+    // With its tab as the page tools number it, and its frame (the top document: 0).
+    let listed = ok(&server.call("list_pages", json!({"browser": session})), "list_pages");
+    let start_tab = listed["tabs"].as_array().unwrap().iter().find(|t| t["url"] == start.as_str());
+    assert_eq!(
+        (cs["tabId"].as_i64(), cs["frameId"].as_i64()),
+        (start_tab.and_then(|t| t["tabId"].as_i64()), Some(0)),
+        "{cs} {listed}"
+    );
     assert!(events(&project).iter().any(|e| e["type"] == "reload" && e["kind"] == "requested"));
 
     // The CLI twin prints the same log.

@@ -32,6 +32,7 @@ use monitor::{Monitor, lock};
 
 mod args;
 mod monitor;
+mod tabs;
 
 const SCHEME: &str = "chrome-extension://";
 

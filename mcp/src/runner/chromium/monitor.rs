@@ -44,7 +44,7 @@ struct Attached {
 /// target signal.
 #[derive(Default)]
 pub(super) struct Monitor {
-    sessions: Mutex<HashMap<String, Attached>>,
+    sessions: Arc<Mutex<HashMap<String, Attached>>>,
     /// Keyed by extension id. Created on first sight, so events that arrive before
     /// `loadUnpacked` returns are kept.
     logs: Mutex<HashMap<String, Arc<ExtensionLog>>>,
@@ -61,6 +61,21 @@ pub(super) struct Monitor {
     /// document is replaced (`Runtime.executionContextsCleared`).
     pub(super) page_logs: Mutex<HashMap<String, std::collections::VecDeque<ConsoleEvent>>>,
     seq: std::sync::atomic::AtomicU64,
+    /// (session, execution context id) → the CDP frame id of its document, for the frame of
+    /// a content script's console call (the page's main frame has the target's id).
+    contexts: Mutex<HashMap<(String, i64), String>>,
+    /// Page target id → its `tabs` API id (`tabs.rs`).
+    pub(super) tab_ids: Arc<Mutex<HashMap<String, i64>>>,
+    /// Where the tab ids are looked up from (the CDP reader thread has no runtime).
+    pub(super) runtime: Option<tokio::runtime::Handle>,
+}
+
+fn latest_worker_in(sessions: &Mutex<HashMap<String, Attached>>, base_url: &str) -> Option<(String, bool)> {
+    lock(sessions)
+        .iter()
+        .filter(|(_, a)| a.kind == "service_worker" && a.url.starts_with(base_url))
+        .max_by_key(|(_, a)| a.seq)
+        .map(|(s, a)| (s.clone(), a.stopped))
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -71,7 +86,7 @@ impl Monitor {
     /// A monitor that keeps a session on every worker, or resumes them and leaves them
     /// alone ([`RunnerOptions::observe_workers`](crate::runner::RunnerOptions::observe_workers)).
     pub(super) fn new(observe_workers: bool) -> Monitor {
-        Monitor { observe_workers, ..Monitor::default() }
+        Monitor { observe_workers, runtime: tokio::runtime::Handle::try_current().ok(), ..Monitor::default() }
     }
 
     pub(super) fn next_seq(&self) -> u64 {
@@ -87,11 +102,14 @@ impl Monitor {
 
     /// The newest worker session at `base_url` and whether it is stopped.
     pub(super) fn latest_worker(&self, base_url: &str) -> Option<(String, bool)> {
-        lock(&self.sessions)
-            .iter()
-            .filter(|(_, a)| a.kind == "service_worker" && a.url.starts_with(base_url))
-            .max_by_key(|(_, a)| a.seq)
-            .map(|(s, a)| (s.clone(), a.stopped))
+        latest_worker_in(&self.sessions, base_url)
+    }
+
+    /// A lookup of the newest running worker session at `base_url` that outlives this
+    /// borrow (for tasks off the CDP reader thread).
+    pub(super) fn worker_sessions(&self, base_url: &str) -> impl Fn() -> Option<String> + Send + 'static {
+        let (sessions, base) = (self.sessions.clone(), base_url.to_owned());
+        move || latest_worker_in(&sessions, &base).filter(|(_, stopped)| !stopped).map(|(s, _)| s)
     }
 
     pub(super) fn forget_workers(&self, base_url: &str, before: u64) {
@@ -168,6 +186,7 @@ impl Monitor {
                     }
                     if kind == "page" {
                         self.watch_workers_from(cdp, session);
+                        super::tabs::look_up(self, cdp);
                     }
                     let seq = self.next_seq();
                     lock(&self.sessions)
@@ -223,7 +242,25 @@ impl Monitor {
                 }
             }
             "Runtime.consoleAPICalled" | "Runtime.exceptionThrown" => self.on_console(ev),
+            "Runtime.executionContextCreated" => {
+                let c = &ev.params["context"];
+                if let (Some(session), Some(id), Some(frame)) =
+                    (ev.session_id.as_deref(), c["id"].as_i64(), c["auxData"]["frameId"].as_str())
+                {
+                    lock(&self.contexts).insert((session.to_owned(), id), frame.to_owned());
+                }
+            }
+            "Runtime.executionContextDestroyed" => {
+                if let (Some(session), Some(id)) =
+                    (ev.session_id.as_deref(), ev.params["executionContextId"].as_i64())
+                {
+                    lock(&self.contexts).remove(&(session.to_owned(), id));
+                }
+            }
             "Runtime.executionContextsCleared" => {
+                if let Some(session) = ev.session_id.as_deref() {
+                    lock(&self.contexts).retain(|(s, _), _| s != session);
+                }
                 let target = ev.session_id.as_deref().and_then(|s| lock(&self.sessions).get(s).cloned());
                 if let Some(a) = target.filter(|a| a.kind == "page") {
                     lock(&self.page_logs).remove(&a.target_id);
@@ -280,6 +317,8 @@ impl Monitor {
                     line: None,
                     column: None,
                     context: Some("service worker registration".to_owned()),
+                    tab_id: None,
+                    frame_id: None,
                 };
                 let owner = lock(&self.registrations).get(&reg).cloned();
                 match owner {
@@ -303,7 +342,10 @@ impl Monitor {
 
     fn on_console(&self, ev: &CdpEvent) {
         let context = ev.session_id.as_deref().and_then(|s| lock(&self.sessions).get(s).cloned());
-        let Some(event) = console_event(ev, context.as_ref().map(|c| c.url.as_str())) else { return };
+        let Some(mut event) = console_event(ev, context.as_ref().map(|c| c.url.as_str())) else { return };
+        if let (Some(page), Some(session)) = (context.as_ref().filter(|c| c.kind == "page"), &ev.session_id) {
+            (event.tab_id, event.frame_id) = self.tab_and_frame(session, &page.target_id, ev);
+        }
         let owner = context
             .as_ref()
             .and_then(|c| extension_of(&c.url))
@@ -324,6 +366,20 @@ impl Monitor {
     }
 }
 
+impl Monitor {
+    /// The `tabs` API id of a page target (once looked up) and the frame a console event
+    /// came from: 0 for the main frame (its CDP frame id is the target's id). A subframe's
+    /// extension-API frame id has no CDP counterpart, so it is left out.
+    fn tab_and_frame(&self, session: &str, target_id: &str, ev: &CdpEvent) -> (Option<i64>, Option<i64>) {
+        let tab = lock(&self.tab_ids).get(target_id).copied();
+        let context = ev.params["executionContextId"]
+            .as_i64()
+            .or_else(|| ev.params["exceptionDetails"]["executionContextId"].as_i64());
+        let frame = context.and_then(|c| lock(&self.contexts).get(&(session.to_owned(), c)).cloned());
+        (tab, frame.filter(|f| f == target_id).map(|_| 0))
+    }
+}
+
 /// Turns `Runtime.consoleAPICalled` / `Runtime.exceptionThrown` into an event (1-based
 /// lines; CDP's are 0-based).
 fn console_event(ev: &CdpEvent, context: Option<&str>) -> Option<ConsoleEvent> {
@@ -340,6 +396,8 @@ fn console_event(ev: &CdpEvent, context: Option<&str>) -> Option<ConsoleEvent> {
             line: frame["lineNumber"].as_u64().map(|n| n as u32 + 1),
             column: frame["columnNumber"].as_u64().map(|n| n as u32 + 1),
             context,
+            tab_id: None,
+            frame_id: None,
         });
     }
     let d = &p["exceptionDetails"];
@@ -355,6 +413,8 @@ fn console_event(ev: &CdpEvent, context: Option<&str>) -> Option<ConsoleEvent> {
         line: d["lineNumber"].as_u64().map(|n| n as u32 + 1),
         column: d["columnNumber"].as_u64().map(|n| n as u32 + 1),
         context,
+        tab_id: None,
+        frame_id: None,
     })
 }
 

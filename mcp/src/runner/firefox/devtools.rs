@@ -241,57 +241,7 @@ impl Devtools {
         expression: &str,
         timeout: Duration,
     ) -> Result<Value, RunnerError> {
-        let text = format!(
-            "(async () => {{ const v = await ({expression}\n); return v === undefined ? undefined : JSON.stringify(v); }})()"
-        );
-        let mut events = self.rdp.subscribe();
-        let started = self
-            .rdp
-            .request(console, "evaluateJSAsync", json!({"text": text, "mapped": {"await": true}}), timeout)
-            .await?;
-        let id = started["resultID"].clone();
-        let deadline = tokio::time::Instant::now() + timeout;
-        let result = loop {
-            let packet = match tokio::time::timeout_at(deadline, events.recv()).await {
-                Ok(Ok(p)) => p,
-                Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(_))) => continue,
-                Ok(Err(_)) => return Err(RdpError::Closed.into()),
-                Err(_) => {
-                    return Err(RdpError::Timeout {
-                        to: console.to_owned(),
-                        kind: "evaluateJSAsync".into(),
-                        timeout,
-                    }
-                    .into());
-                }
-            };
-            if packet["type"] == "evaluationResult" && packet["resultID"] == id {
-                break packet;
-            }
-        };
-        if let Some(message) = result["exceptionMessage"].as_str().filter(|_| !result["exception"].is_null())
-        {
-            return Err(RunnerError::Script {
-                message: message.lines().next().unwrap_or(message).to_owned(),
-            });
-        }
-        if result["topLevelAwaitRejected"] == true {
-            return Err(RunnerError::Script { message: "the promise was rejected".into() });
-        }
-        let text = match grip::read(&result["result"]) {
-            Grip::Undefined | Grip::Inline(Value::Null) => return Ok(Value::Null),
-            Grip::Inline(Value::String(s)) => s,
-            Grip::LongString { actor, length, .. } => {
-                let got = self.request(&actor, "substring", json!({"start": 0, "end": length})).await?;
-                got["substring"].as_str().unwrap_or("").to_owned()
-            }
-            Grip::Inline(other) => return Ok(other),
-            Grip::Other(class) => {
-                return Err(RunnerError::Script { message: format!("the value is a {class}, not data") });
-            }
-        };
-        serde_json::from_str(&text)
-            .map_err(|e| RunnerError::Script { message: format!("unreadable value: {e}") })
+        evaluate_on(&self.rdp, console, expression, timeout).await
     }
 
     /// The open tabs.
@@ -371,16 +321,20 @@ impl Devtools {
         if let Some(c) = cached.as_ref() {
             return Ok(c.clone());
         }
-        let process = self.request("root", "getProcess", json!({"id": 0})).await?;
-        let descriptor = process["processDescriptor"]["actor"].as_str().unwrap_or("").to_owned();
-        let target = self.request(&descriptor, "getTarget", json!({})).await?;
-        let form = if target["process"].is_object() { &target["process"] } else { &target["form"] };
-        let console = form["consoleActor"]
-            .as_str()
-            .ok_or_else(|| RunnerError::Script { message: "the parent process has no console".into() })?
-            .to_owned();
+        let console = parent_console_on(&self.rdp).await?;
         *cached = Some(console.clone());
         Ok(console)
+    }
+
+    /// The documents of the extension popups every browser window shows (the popup's
+    /// `<browser webextension-view-type="popup">` element, in the parent process).
+    pub(super) async fn popups(&self) -> Result<Vec<String>, RunnerError> {
+        let console = self.parent_console().await?;
+        let expression = "[...Services.wm.getEnumerator('navigator:browser')].flatMap((w) => \
+             [...w.document.querySelectorAll('browser[webextension-view-type=popup]')]) \
+             .map((b) => b.currentURI ? b.currentURI.spec : '')";
+        let urls = self.evaluate(&console, expression, REQUEST_TIMEOUT).await?;
+        Ok(urls.as_array().into_iter().flatten().filter_map(|u| u.as_str().map(str::to_owned)).collect())
     }
 
     /// Opens `url` in a new background tab of the first browser window and returns it once
@@ -439,6 +393,74 @@ impl Devtools {
     }
 }
 
+/// [`Devtools::evaluate`] on any debugger connection (the tab follower has its own).
+pub(super) async fn evaluate_on(
+    rdp: &RdpClient,
+    console: &str,
+    expression: &str,
+    timeout: Duration,
+) -> Result<Value, RunnerError> {
+    let text = format!(
+        "(async () => {{ const v = await ({expression}\n); return v === undefined ? undefined : JSON.stringify(v); }})()"
+    );
+    let mut events = rdp.subscribe();
+    let started = rdp
+        .request(console, "evaluateJSAsync", json!({"text": text, "mapped": {"await": true}}), timeout)
+        .await?;
+    let id = started["resultID"].clone();
+    let deadline = tokio::time::Instant::now() + timeout;
+    let result = loop {
+        let packet = match tokio::time::timeout_at(deadline, events.recv()).await {
+            Ok(Ok(p)) => p,
+            Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(_))) => continue,
+            Ok(Err(_)) => return Err(RdpError::Closed.into()),
+            Err(_) => {
+                return Err(RdpError::Timeout {
+                    to: console.to_owned(),
+                    kind: "evaluateJSAsync".into(),
+                    timeout,
+                }
+                .into());
+            }
+        };
+        if packet["type"] == "evaluationResult" && packet["resultID"] == id {
+            break packet;
+        }
+    };
+    if let Some(message) = result["exceptionMessage"].as_str().filter(|_| !result["exception"].is_null()) {
+        return Err(RunnerError::Script { message: message.lines().next().unwrap_or(message).to_owned() });
+    }
+    if result["topLevelAwaitRejected"] == true {
+        return Err(RunnerError::Script { message: "the promise was rejected".into() });
+    }
+    let text = match grip::read(&result["result"]) {
+        Grip::Undefined | Grip::Inline(Value::Null) => return Ok(Value::Null),
+        Grip::Inline(Value::String(s)) => s,
+        Grip::LongString { actor, length, .. } => {
+            let got =
+                rdp.request(&actor, "substring", json!({"start": 0, "end": length}), REQUEST_TIMEOUT).await?;
+            got["substring"].as_str().unwrap_or("").to_owned()
+        }
+        Grip::Inline(other) => return Ok(other),
+        Grip::Other(class) => {
+            return Err(RunnerError::Script { message: format!("the value is a {class}, not data") });
+        }
+    };
+    serde_json::from_str(&text).map_err(|e| RunnerError::Script { message: format!("unreadable value: {e}") })
+}
+
+/// The parent process's console actor on `rdp` (chrome privileges).
+pub(super) async fn parent_console_on(rdp: &RdpClient) -> Result<String, RunnerError> {
+    let process = rdp.request("root", "getProcess", json!({"id": 0}), REQUEST_TIMEOUT).await?;
+    let descriptor = process["processDescriptor"]["actor"].as_str().unwrap_or("").to_owned();
+    let target = rdp.request(&descriptor, "getTarget", json!({}), REQUEST_TIMEOUT).await?;
+    let form = if target["process"].is_object() { &target["process"] } else { &target["form"] };
+    Ok(form["consoleActor"]
+        .as_str()
+        .ok_or_else(|| RunnerError::Script { message: "the parent process has no console".into() })?
+        .to_owned())
+}
+
 /// A tab as the debugger lists it.
 #[derive(Debug, Clone)]
 pub(super) struct Tab {
@@ -495,6 +517,8 @@ fn console_api(m: &Value) -> ConsoleEvent {
         url,
         line: line_of(&m["lineNumber"]),
         column: line_of(&m["columnNumber"]),
+        tab_id: None,
+        frame_id: None,
     }
 }
 
@@ -515,6 +539,8 @@ fn page_error(e: &Value) -> ConsoleEvent {
         line: line_of(&e["lineNumber"]),
         column: line_of(&e["columnNumber"]),
         context: None,
+        tab_id: None,
+        frame_id: None,
     }
 }
 

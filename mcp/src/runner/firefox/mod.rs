@@ -48,11 +48,13 @@ use super::read_manifest;
 use super::{BoxFuture, Family, PageInfo, Runner, RunnerError, RunnerOptions};
 use devtools::Devtools;
 use output::Router;
+use prefs::write_user_js;
 use tab_consoles::TabConsoles;
 use temporary::Temporary;
 
 mod devtools;
 mod output;
+mod prefs;
 mod shadow;
 mod tab_consoles;
 mod temporary;
@@ -72,11 +74,17 @@ pub struct FirefoxRunner {
     /// With [`RunnerOptions::remote_control`].
     marionette: Option<Marionette>,
     /// With [`RunnerOptions::devtools`].
-    devtools: Option<Devtools>,
+    devtools: Option<Arc<Devtools>>,
     /// With [`RunnerOptions::devtools`]: content scripts' and extension pages' consoles.
     tab_consoles: Option<TabConsoles>,
     /// Temporary add-ons installed over the debugger.
-    temporary: Mutex<Vec<Temporary>>,
+    temporary: Arc<Mutex<Vec<Temporary>>>,
+    /// Held while a background's console is being followed (one follow at a time per
+    /// runner: two at once would undo each other's target watch).
+    following: Arc<tokio::sync::Mutex<()>>,
+    /// Gecko ids whose fixed uuid the profile's prefs held from the start
+    /// ([`RunnerOptions::planned_extensions`]): their install sets no pref.
+    preset_uuids: Vec<String>,
 }
 
 impl std::fmt::Debug for FirefoxRunner {
@@ -117,7 +125,11 @@ impl FirefoxRunner {
         for dir in &opts.extensions {
             prepared.push(install_xpi(dir, &ext_dir)?);
         }
-        write_user_js(&profile, &prepared, &opts)?;
+        let planned = planned_uuids(&opts.planned_extensions);
+        let mut uuids: BTreeMap<String, String> =
+            prepared.iter().map(|p| (p.gecko_id.clone(), p.uuid.clone())).collect();
+        uuids.extend(planned.iter().cloned());
+        write_user_js(&profile, &uuids, &opts)?;
 
         let mut args = vec!["--no-remote".to_owned(), "--profile".to_owned(), profile.display().to_string()];
         // The debugger socket is created mode 0666: only the private temp dir guards it.
@@ -194,7 +206,9 @@ impl FirefoxRunner {
             marionette: None,
             devtools: None,
             tab_consoles: None,
-            temporary: Mutex::new(Vec::new()),
+            temporary: Arc::default(),
+            following: Arc::default(),
+            preset_uuids: planned.into_iter().map(|(id, _)| id).collect(),
         };
         let deadline = Instant::now() + opts.start_timeout;
         // With the debugger, the browser is up once its socket exists: the server starts
@@ -207,7 +221,7 @@ impl FirefoxRunner {
                     runner.marionette = Some(Marionette::connect(&runner.profile, deadline).await?);
                 }
                 if opts.devtools {
-                    runner.devtools = Some(Devtools::connect(&socket, deadline).await?);
+                    runner.devtools = Some(Arc::new(Devtools::connect(&socket, deadline).await?));
                     runner.tab_consoles = Some(TabConsoles::start(&socket));
                 }
                 tracing::info!(pid = runner.process.pid(), "firefox started");
@@ -247,7 +261,7 @@ impl FirefoxRunner {
     }
 
     fn devtools(&self, what: &str) -> Result<&Devtools, RunnerError> {
-        self.devtools.as_ref().ok_or_else(|| RunnerError::Unsupported {
+        self.devtools.as_deref().ok_or_else(|| RunnerError::Unsupported {
             family: Family::Gecko,
             what: format!("{what} without RunnerOptions::devtools"),
         })
@@ -358,6 +372,9 @@ impl Runner for FirefoxRunner {
     ) -> BoxFuture<'a, Result<Option<Value>, RunnerError>> {
         Box::pin(self.call_with_closed(target_id, function, arg, timeout))
     }
+    fn popups(&self) -> BoxFuture<'_, Result<Vec<String>, RunnerError>> {
+        Box::pin(async move { self.devtools("listing popups")?.popups().await })
+    }
     fn evaluate_in_background<'a>(
         &'a self,
         ext: &'a ExtensionHandle,
@@ -425,6 +442,21 @@ fn background_url(manifest: &Value, uuid: &str) -> Option<String> {
     }
 }
 
+/// `(gecko id, uuid)` of each extension directory loaded later over the debugger, as
+/// [`FirefoxRunner::load_temporary`] will name them (a directory without a readable
+/// manifest yet is left out: its load sets the pref then).
+fn planned_uuids(dirs: &[PathBuf]) -> Vec<(String, String)> {
+    dirs.iter()
+        .filter_map(|dir| {
+            let dir = std::fs::canonicalize(dir).ok()?;
+            let manifest = read_manifest(&dir).ok()?;
+            let id = manifest_gecko_id(&manifest).map_or_else(|| generated_gecko_id(&dir), str::to_owned);
+            let uuid = uuid_for(&id);
+            Some((id, uuid))
+        })
+        .collect()
+}
+
 /// Zips `dir` into `ext_dir/<gecko id>.xpi`, writing a gecko id into the manifest when it
 /// has none.
 fn install_xpi(dir: &Path, ext_dir: &Path) -> Result<Prepared, RunnerError> {
@@ -479,83 +511,6 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Res
         }
     }
     Ok(())
-}
-
-/// Prefs: unsigned extensions, console on stdout, fixed uuids, and a quiet browser (no
-/// first-run pages, telemetry, updates or background network traffic); with
-/// `remote_control`, Marionette on a port of Firefox's choosing; with `devtools`, the
-/// debugger server without its connection prompt, and backgrounds never suspended when idle
-/// (a session evaluates in them at any time); then `extra` (a project's `preferences`,
-/// vetted), which come last and so win.
-fn user_js(
-    exts: &[Prepared],
-    remote_control: bool,
-    devtools: bool,
-    extra: &serde_json::Map<String, Value>,
-) -> String {
-    let uuids: BTreeMap<&str, &str> = exts.iter().map(|p| (p.gecko_id.as_str(), p.uuid.as_str())).collect();
-    let uuids = serde_json::to_string(&uuids).unwrap_or_else(|_| "{}".to_owned());
-    let prefs: Vec<(&str, Value)> = vec![
-        ("xpinstall.signatures.required", json!(false)),
-        ("extensions.autoDisableScopes", json!(0)),
-        ("extensions.enabledScopes", json!(15)),
-        ("devtools.console.stdout.content", json!(true)),
-        ("browser.dom.window.dump.enabled", json!(true)),
-        ("extensions.webextensions.uuids", json!(uuids)),
-        ("extensions.update.enabled", json!(false)),
-        ("extensions.getAddons.cache.enabled", json!(false)),
-        ("browser.shell.checkDefaultBrowser", json!(false)),
-        ("browser.startup.homepage_override.mstone", json!("ignore")),
-        ("browser.startup.page", json!(0)),
-        ("browser.aboutwelcome.enabled", json!(false)),
-        ("browser.newtabpage.enabled", json!(false)),
-        ("browser.newtabpage.activity-stream.feeds.topsites", json!(false)),
-        ("browser.newtabpage.activity-stream.feeds.system.topsites", json!(false)),
-        ("browser.sessionstore.resume_from_crash", json!(false)),
-        ("browser.tabs.warnOnClose", json!(false)),
-        ("datareporting.policy.dataSubmissionEnabled", json!(false)),
-        ("datareporting.healthreport.uploadEnabled", json!(false)),
-        ("toolkit.telemetry.enabled", json!(false)),
-        ("toolkit.telemetry.server", json!("")),
-        ("app.update.disabledForTesting", json!(true)),
-        ("app.update.auto", json!(false)),
-        ("app.normandy.enabled", json!(false)),
-        ("messaging-system.rsexperimentloader.enabled", json!(false)),
-        ("browser.safebrowsing.malware.enabled", json!(false)),
-        ("browser.safebrowsing.phishing.enabled", json!(false)),
-        ("browser.safebrowsing.downloads.enabled", json!(false)),
-        ("network.captive-portal-service.enabled", json!(false)),
-        ("network.connectivity-service.enabled", json!(false)),
-        ("network.dns.disablePrefetch", json!(true)),
-        ("network.prefetch-next", json!(false)),
-        ("browser.search.update", json!(false)),
-        ("toolkit.startup.max_resumed_crashes", json!(-1)),
-    ];
-    let remote: &[(&str, Value)] = if remote_control { &[("marionette.port", json!(0))] } else { &[] };
-    let debugger: Vec<(&str, Value)> = if devtools {
-        vec![
-            ("devtools.debugger.remote-enabled", json!(true)),
-            ("devtools.chrome.enabled", json!(true)),
-            ("devtools.debugger.prompt-connection", json!(false)),
-            ("extensions.background.idle.enabled", json!(false)),
-        ]
-    } else {
-        Vec::new()
-    };
-    let extra: Vec<(&str, Value)> = extra.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-    prefs
-        .iter()
-        .chain(remote)
-        .chain(&debugger)
-        .chain(&extra)
-        .map(|(k, v)| format!("user_pref({}, {v});\n", json!(k)))
-        .collect()
-}
-
-fn write_user_js(profile: &Path, exts: &[Prepared], opts: &RunnerOptions) -> Result<(), RunnerError> {
-    let path = profile.join("user.js");
-    std::fs::write(&path, user_js(exts, opts.remote_control, opts.devtools, &opts.preferences))
-        .map_err(RunnerError::io(format!("cannot write {}", path.display())))
 }
 
 #[cfg(test)]

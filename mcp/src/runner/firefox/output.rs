@@ -142,6 +142,8 @@ fn parse_console_line(line: &str) -> Option<ConsoleEvent> {
         line: None,
         column: None,
         context: None,
+        tab_id: None,
+        frame_id: None,
     })
 }
 
@@ -193,6 +195,8 @@ fn parse_js_error(line: &str) -> Option<ConsoleEvent> {
         line: num.parse().ok(),
         column: None,
         context: None,
+        tab_id: None,
+        frame_id: None,
     })
 }
 

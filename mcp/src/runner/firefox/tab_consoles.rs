@@ -10,7 +10,11 @@
 //! `listTabs`), and each new tab's watcher follows its frame targets (new documents after a
 //! navigation included) and their `console-message` resources. A message whose file lies
 //! under a registered extension's `moz-extension://<uuid>/` goes to that extension's log,
-//! with the tab's URL as its context; the page's own messages are dropped here.
+//! with the tab's URL as its context, the tab's id as the `tabs` API numbers it (asked of
+//! the parent process's extension tab tracker, which the helper's `tabs.list` and so the
+//! page tools use too) and the frame's id as the extension APIs number it (0 for the top
+//! document, else its browsing context id, as in `webNavigation`); the page's own messages
+//! are dropped here.
 //!
 //! ```text
 //! rdp.sock ──2nd connection── root: listTabs ◀── tabListChanged
@@ -30,7 +34,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::devtools::resource_events;
+use super::devtools::{evaluate_on, parent_console_on, resource_events};
 use crate::runner::log::{EventKind, ExtensionLog};
 use crate::runner::rdp::RdpClient;
 
@@ -85,25 +89,32 @@ async fn follow(socket: PathBuf, owners: Owners) {
             return;
         }
     };
-    // Target actor → the URL of its document.
-    let urls: Arc<Mutex<HashMap<String, String>>> = Arc::default();
+    let known: Arc<Mutex<Known>> = Arc::default();
     let (changed_tx, mut changed) = mpsc::unbounded_channel::<()>();
     {
-        let urls = urls.clone();
-        rdp.add_listener(move |packet| on_packet(packet, &urls, &owners, &changed_tx));
+        let known = known.clone();
+        rdp.add_listener(move |packet| on_packet(packet, &known, &owners, &changed_tx));
     }
+    let parent = parent_console_on(&rdp).await.ok();
     let mut followed: HashSet<String> = HashSet::new();
     while !rdp.is_closed() {
         if let Ok(list) = rdp.request("root", "listTabs", json!({}), REQUEST_TIMEOUT).await {
-            let tabs: Vec<String> = list["tabs"]
+            let tabs: Vec<(String, Option<u64>)> = list["tabs"]
                 .as_array()
                 .into_iter()
                 .flatten()
-                .filter_map(|t| t["actor"].as_str().map(str::to_owned))
+                .filter_map(|t| t["actor"].as_str().map(|a| (a.to_owned(), t["browserId"].as_u64())))
                 .collect();
-            followed.retain(|d| tabs.contains(d));
-            for descriptor in tabs {
-                if !followed.contains(&descriptor) && watch_tab(&rdp, &descriptor).await {
+            followed.retain(|d| tabs.iter().any(|(t, _)| t == d));
+            for (descriptor, browser_id) in tabs {
+                if followed.contains(&descriptor) {
+                    continue;
+                }
+                let tab_id = match (&parent, browser_id) {
+                    (Some(console), Some(id)) => tab_id_of(&rdp, console, id).await,
+                    _ => None,
+                };
+                if watch_tab(&rdp, &descriptor, tab_id, &known).await {
                     followed.insert(descriptor);
                 }
             }
@@ -112,11 +123,46 @@ async fn follow(socket: PathBuf, owners: Owners) {
     }
 }
 
+/// What the follower knows of the targets it watches.
+#[derive(Debug, Default)]
+struct Known {
+    /// Watcher actor → the `tabs` API id of its tab.
+    tabs: HashMap<String, i64>,
+    /// Target actor → its document.
+    targets: HashMap<String, Frame>,
+}
+
+/// One document (frame target) of a tab.
+#[derive(Debug, Clone)]
+struct Frame {
+    url: String,
+    tab_id: Option<i64>,
+    frame_id: Option<i64>,
+}
+
+/// The `tabs` API id of the tab whose browser is `browser_id`, from the parent process's
+/// extension tab tracker (the same numbering every extension, the helper included, sees;
+/// the tracker numbers a tab on first sight, as the API does).
+async fn tab_id_of(rdp: &RdpClient, console: &str, browser_id: u64) -> Option<i64> {
+    let expression = format!(
+        "(() => {{ const {{ ExtensionParent }} = ChromeUtils.importESModule('resource://gre/modules/ExtensionParent.sys.mjs'); \
+         const tracker = ExtensionParent.apiManager.global.tabTracker; \
+         const browser = BrowsingContext.getCurrentTopByBrowserId({browser_id})?.embedderElement; \
+         return tracker && browser ? tracker.getBrowserData(browser).tabId : null; }})()"
+    );
+    let id = evaluate_on(rdp, console, &expression, REQUEST_TIMEOUT).await.ok()?.as_i64()?;
+    (id >= 0).then_some(id)
+}
+
 /// Follows one tab's frame targets and their console. False when the tab went away first.
-async fn watch_tab(rdp: &RdpClient, descriptor: &str) -> bool {
+async fn watch_tab(rdp: &RdpClient, descriptor: &str, tab_id: Option<i64>, known: &Mutex<Known>) -> bool {
     let config = json!({"isServerTargetSwitchingEnabled": true, "isPopupDebuggingEnabled": false});
     let Ok(w) = rdp.request(descriptor, "getWatcher", config, REQUEST_TIMEOUT).await else { return false };
     let Some(watcher) = w["actor"].as_str() else { return false };
+    // Before the targets are announced (during `watchTargets`).
+    if let Some(id) = tab_id {
+        known.lock().unwrap_or_else(PoisonError::into_inner).tabs.insert(watcher.to_owned(), id);
+    }
     let targets = rdp.request(watcher, "watchTargets", json!({"targetType": "frame"}), REQUEST_TIMEOUT).await;
     let types = json!({"resourceTypes": ["console-message"]});
     targets.is_ok() && rdp.request(watcher, "watchResources", types, REQUEST_TIMEOUT).await.is_ok()
@@ -125,11 +171,11 @@ async fn watch_tab(rdp: &RdpClient, descriptor: &str) -> bool {
 /// One notification of the follower's connection (on the reader thread: quick, no waits).
 fn on_packet(
     packet: &Value,
-    urls: &Mutex<HashMap<String, String>>,
+    known: &Mutex<Known>,
     owners: &Mutex<Vec<(String, Arc<ExtensionLog>)>>,
     changed: &mpsc::UnboundedSender<()>,
 ) {
-    let lock_urls = || urls.lock().unwrap_or_else(PoisonError::into_inner);
+    let lock = || known.lock().unwrap_or_else(PoisonError::into_inner);
     match packet["type"].as_str().unwrap_or("") {
         "tabListChanged" => {
             let _ = changed.send(());
@@ -137,22 +183,30 @@ fn on_packet(
         "target-available-form" => {
             let t = &packet["target"];
             if let (Some(actor), Some(url)) = (t["actor"].as_str(), t["url"].as_str()) {
-                lock_urls().insert(actor.to_owned(), url.to_owned());
+                let mut known = lock();
+                let tab_id = packet["from"].as_str().and_then(|w| known.tabs.get(w).copied());
+                // The extension APIs' frame ids: 0 for the top document, else the frame's
+                // browsing context id (Firefox's `webNavigation` numbering).
+                let frame_id =
+                    if t["isTopLevelTarget"] == true { Some(0) } else { t["browsingContextID"].as_i64() };
+                known.targets.insert(actor.to_owned(), Frame { url: url.to_owned(), tab_id, frame_id });
             }
         }
         "target-destroyed-form" => {
             if let Some(actor) = packet["target"]["actor"].as_str() {
-                lock_urls().remove(actor);
+                lock().targets.remove(actor);
             }
         }
         // A document replaced within the same target.
         "tabNavigated" | "frameUpdate" => {
-            if let (Some(from), Some(url)) = (packet["from"].as_str(), packet["url"].as_str()) {
-                lock_urls().insert(from.to_owned(), url.to_owned());
+            if let (Some(from), Some(url)) = (packet["from"].as_str(), packet["url"].as_str())
+                && let Some(frame) = lock().targets.get_mut(from)
+            {
+                url.clone_into(&mut frame.url);
             }
         }
         "resources-available-array" => {
-            let page = packet["from"].as_str().and_then(|f| lock_urls().get(f).cloned());
+            let frame = packet["from"].as_str().and_then(|f| lock().targets.get(f).cloned());
             let owners = owners.lock().unwrap_or_else(PoisonError::into_inner);
             for mut event in resource_events(packet, false) {
                 if event.kind != EventKind::Console {
@@ -162,7 +216,10 @@ fn on_packet(
                 let Some((_, log)) = owners.iter().find(|(base, _)| file.starts_with(base.as_str())) else {
                     continue;
                 };
-                event.context = page.clone();
+                if let Some(f) = &frame {
+                    event.context = Some(f.url.clone());
+                    (event.tab_id, event.frame_id) = (f.tab_id, f.frame_id);
+                }
                 log.push(event);
             }
         }
@@ -178,13 +235,17 @@ mod tests {
     /// calls and other extensions' stay out.
     #[test]
     fn console_calls_go_to_the_extension_whose_file_made_them() {
-        let urls = Mutex::new(HashMap::new());
+        let known = Mutex::new(Known::default());
+        known.lock().unwrap().tabs.insert("w".to_owned(), 7);
         let log = ExtensionLog::new();
         let owners = Mutex::new(vec![("moz-extension://u-1/".to_owned(), log.clone())]);
         let (tx, mut rx) = mpsc::unbounded_channel();
         let target = json!({"type": "target-available-form", "from": "w",
-            "target": {"actor": "t1", "url": "http://127.0.0.1/page"}});
-        on_packet(&target, &urls, &owners, &tx);
+            "target": {"actor": "t1", "url": "http://127.0.0.1/page", "isTopLevelTarget": true, "browsingContextID": 10}});
+        on_packet(&target, &known, &owners, &tx);
+        let frame = json!({"type": "target-available-form", "from": "w",
+            "target": {"actor": "t2", "url": "http://127.0.0.1/frame", "isTopLevelTarget": false, "browsingContextID": 42}});
+        on_packet(&frame, &known, &owners, &tx);
         let message = |file: &str, text: &str| json!({"arguments": [text], "filename": file, "lineNumber": 2, "columnNumber": 5, "level": "log"});
         let packet = json!({"type": "resources-available-array", "from": "t1", "array": [
             ["console-message", [message("moz-extension://u-1/content.js", "from the content script"),
@@ -192,14 +253,21 @@ mod tests {
                                  message("moz-extension://u-2/content.js", "another extension")]],
             ["error-message", [{"pageError": {"errorMessage": "boom", "sourceName": "moz-extension://u-1/content.js",
                                               "lineNumber": 1, "warning": false}}]]]});
-        on_packet(&packet, &urls, &owners, &tx);
+        on_packet(&packet, &known, &owners, &tx);
+        let in_frame = json!({"type": "resources-available-array", "from": "t2", "array": [
+            ["console-message", [message("moz-extension://u-1/content.js", "in the frame")]]]});
+        on_packet(&in_frame, &known, &owners, &tx);
         let mut stream = log.subscribe();
         let got: Vec<_> = std::iter::from_fn(|| futures_poll(stream.next()).flatten()).collect();
-        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got.len(), 2, "{got:?}");
         assert_eq!(got[0].text, "from the content script");
         assert_eq!((got[0].line, got[0].column), (Some(2), Some(5)));
         assert_eq!(got[0].context.as_deref(), Some("http://127.0.0.1/page"));
-        on_packet(&json!({"type": "tabListChanged", "from": "root"}), &urls, &owners, &tx);
+        // The top document is frame 0; the tab id is its watcher's.
+        assert_eq!((got[0].tab_id, got[0].frame_id), (Some(7), Some(0)));
+        assert_eq!(got[1].context.as_deref(), Some("http://127.0.0.1/frame"));
+        assert_eq!((got[1].tab_id, got[1].frame_id), (Some(7), Some(42)));
+        on_packet(&json!({"type": "tabListChanged", "from": "root"}), &known, &owners, &tx);
         assert!(rx.try_recv().is_ok());
     }
 

@@ -4,11 +4,12 @@
 //! included), and evaluation in the add-on's background.
 
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::devtools::Addon;
+use super::devtools::{Addon, Devtools};
 use super::{FirefoxRunner, Prepared, background_url, manifest_gecko_id, uuid_for};
 use crate::runner::log::{ExtensionHandle, ExtensionLog};
 use crate::runner::rdp::RdpError;
@@ -42,6 +43,9 @@ impl FirefoxRunner {
         let has_id = manifest_gecko_id(&manifest).is_some();
         let source = if has_id { dir.clone() } else { self.stage(&dir, &mut manifest)? };
         let known = self.temporary_of(&dir).map(|t| t.addon);
+        // After a first install's follow (still running off the caller's path), so the
+        // reload's own follow is not undone by it.
+        let following = self.following.clone().lock_owned().await;
         if let Some(addon) = known {
             let previous = self.extensions().into_iter().find(|e| e.dir == dir);
             let uuid = uuid_of(&addon.base_url);
@@ -64,12 +68,15 @@ impl FirefoxRunner {
             let addon = devtools.addon(&handle.id).await.unwrap_or(addon);
             let page = background_url(&manifest, &uuid_of(&addon.base_url));
             self.set_temporary(Temporary { dir: dir.clone(), addon, page, console: None });
-            self.follow_background(&handle).await;
+            follow(self.devtools.as_deref(), &self.temporary, &handle).await;
+            drop(following);
             return Ok(handle);
         }
         let log = ExtensionLog::new();
         if let Some(id) = manifest_gecko_id(&manifest) {
-            devtools.set_uuid(id, &uuid_for(id)).await?;
+            if !self.preset_uuids.iter().any(|p| p == id) {
+                devtools.set_uuid(id, &uuid_for(id)).await?;
+            }
             // Known before the install: the background's first load is attributed.
             let uuid = uuid_for(id);
             self.router.register(
@@ -97,7 +104,18 @@ impl FirefoxRunner {
         let handle = self.remember(&dir, &addon.base_url, Some(id), &manifest, log);
         let page = background_url(&manifest, &uuid);
         self.set_temporary(Temporary { dir, addon, page, console: None });
-        self.follow_background(&handle).await;
+        // The background's console is followed off the caller's path (0.5–0.8 s of a cold
+        // start under load): what it printed before is delivered when the watch starts, and
+        // uncaught errors come from the browser's output anyway. Evaluation and reloads wait
+        // for it (`following`).
+        if let (Some(devtools), Ok(runtime)) = (self.devtools.clone(), tokio::runtime::Handle::try_current())
+        {
+            let (temporary, ext) = (self.temporary.clone(), handle.clone());
+            runtime.spawn(async move {
+                follow(Some(&devtools), &temporary, &ext).await;
+                drop(following);
+            });
+        }
         tracing::info!(id = %handle.id, dir = %handle.dir.display(), "temporary add-on installed");
         Ok(handle)
     }
@@ -126,40 +144,22 @@ impl FirefoxRunner {
         Ok(staged)
     }
 
-    /// Once the background has (re)started, follows its console (what it printed before
-    /// comes first) and keeps its console actor for evaluation. A background that does not
-    /// start is reported by the caller's own wait; nothing is followed then.
+    /// [`follow`] for a caller that found no console: after any follow under way, which
+    /// may have found it.
     async fn follow_background(&self, ext: &ExtensionHandle) -> Option<String> {
-        if !ext.has_background || ext.wait_background(BACKGROUND_TIMEOUT).await.is_err() {
-            return None;
+        let _following = self.following.lock().await;
+        if let Some(console) = self.temporary_of(&ext.dir).and_then(|t| t.console) {
+            return Some(console);
         }
-        let mut entry = self.temporary_of(&ext.dir)?;
-        let page = entry.page.clone()?;
-        let devtools = self.devtools.as_ref()?;
-        match devtools.follow_background(&entry.addon, &page, &ext.log).await {
-            Ok(console) => {
-                entry.console = Some(console.clone());
-                self.set_temporary(entry);
-                Some(console)
-            }
-            Err(e) => {
-                tracing::debug!(error = %e, "cannot follow the background's console");
-                None
-            }
-        }
+        follow(self.devtools.as_deref(), &self.temporary, ext).await
     }
 
     fn temporary_of(&self, dir: &Path) -> Option<Temporary> {
-        self.temporary
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .iter()
-            .find(|t| t.dir == dir)
-            .cloned()
+        entry_of(&self.temporary, dir)
     }
 
     fn set_temporary(&self, entry: Temporary) {
-        let mut list = self.temporary.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut list = self.temporary.lock().unwrap_or_else(PoisonError::into_inner);
         list.retain(|t| t.dir != entry.dir);
         list.push(entry);
     }
@@ -257,4 +257,40 @@ impl FirefoxRunner {
 /// The uuid in `moz-extension://<uuid>/`.
 fn uuid_of(base_url: &str) -> String {
     base_url.trim_start_matches("moz-extension://").trim_end_matches('/').to_owned()
+}
+
+fn entry_of(list: &Mutex<Vec<Temporary>>, dir: &Path) -> Option<Temporary> {
+    list.lock().unwrap_or_else(PoisonError::into_inner).iter().find(|t| t.dir == dir).cloned()
+}
+
+/// Once the background has (re)started, follows its console (what it printed before comes
+/// first) and keeps its console actor for evaluation in `list`. A background that does not
+/// start is reported by the caller's own wait; nothing is followed then. The caller holds
+/// [`FirefoxRunner::following`].
+async fn follow(
+    devtools: Option<&Devtools>,
+    list: &Mutex<Vec<Temporary>>,
+    ext: &ExtensionHandle,
+) -> Option<String> {
+    if !ext.has_background || ext.wait_background(BACKGROUND_TIMEOUT).await.is_err() {
+        return None;
+    }
+    let entry = entry_of(list, &ext.dir)?;
+    let page = entry.page.clone()?;
+    match devtools?.follow_background(&entry.addon, &page, &ext.log).await {
+        Ok(console) => {
+            let mut list = list.lock().unwrap_or_else(PoisonError::into_inner);
+            // Only the entry it followed (a newer load replaces it).
+            if let Some(t) =
+                list.iter_mut().find(|t| t.dir == ext.dir && t.addon.descriptor == entry.addon.descriptor)
+            {
+                t.console = Some(console.clone());
+            }
+            Some(console)
+        }
+        Err(e) => {
+            tracing::debug!(error = %e, "cannot follow the background's console");
+            None
+        }
+    }
 }

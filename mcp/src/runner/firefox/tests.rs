@@ -1,4 +1,5 @@
 use super::*;
+use prefs::user_js;
 
 #[test]
 fn uuids_are_fixed_and_well_formed() {
@@ -36,21 +37,39 @@ fn xpi_gets_a_generated_gecko_id_when_missing() {
 
 #[test]
 fn user_js_quotes_the_uuid_map() {
-    let p =
-        Prepared { dir: PathBuf::from("/x"), gecko_id: "a@b".into(), uuid: "u".into(), background_url: None };
-    let js = user_js(std::slice::from_ref(&p), false, false, &serde_json::Map::new());
+    let p: BTreeMap<String, String> = [("a@b".to_owned(), "u".to_owned())].into();
+    let js = user_js(&p, false, false, &serde_json::Map::new());
     assert!(js.contains(r#"user_pref("extensions.webextensions.uuids", "{\"a@b\":\"u\"}");"#), "{js}");
     assert!(js.contains(r#"user_pref("xpinstall.signatures.required", false);"#));
     assert!(!js.contains("marionette") && !js.contains("devtools.debugger"), "{js}");
     assert!(
-        user_js(std::slice::from_ref(&p), true, false, &serde_json::Map::new())
-            .contains(r#"user_pref("marionette.port", 0);"#)
+        user_js(&p, true, false, &serde_json::Map::new()).contains(r#"user_pref("marionette.port", 0);"#)
     );
-    let debug = user_js(std::slice::from_ref(&p), false, true, &serde_json::Map::new());
+    let debug = user_js(&p, false, true, &serde_json::Map::new());
     assert!(debug.contains(r#"user_pref("devtools.debugger.prompt-connection", false);"#), "{debug}");
     // A project's preferences (vetted elsewhere) come last, so they win.
     let mut extra = serde_json::Map::new();
     extra.insert("browser.startup.page".into(), json!(1));
-    let js = user_js(&[p], false, false, &extra);
+    let js = user_js(&p, false, false, &extra);
     assert!(js.trim_end().ends_with(r#"user_pref("browser.startup.page", 1);"#), "{js}");
+}
+
+#[test]
+fn planned_extensions_get_the_uuid_their_load_uses() {
+    let with_id = tempfile::tempdir().unwrap();
+    std::fs::write(
+        with_id.path().join("manifest.json"),
+        r#"{"manifest_version":3,"name":"x","version":"1","browser_specific_settings":{"gecko":{"id":"x@t"}}}"#,
+    )
+    .unwrap();
+    let without = tempfile::tempdir().unwrap();
+    std::fs::write(
+        without.path().join("manifest.json"),
+        r#"{"manifest_version":3,"name":"y","version":"1"}"#,
+    )
+    .unwrap();
+    let unbuilt = without.path().join("not-built-yet");
+    let got = planned_uuids(&[with_id.path().to_owned(), without.path().to_owned(), unbuilt]);
+    let staged_id = generated_gecko_id(&std::fs::canonicalize(without.path()).unwrap());
+    assert_eq!(got, [("x@t".to_owned(), uuid_for("x@t")), (staged_id.clone(), uuid_for(&staged_id))]);
 }

@@ -112,6 +112,8 @@ mod tests {
             line: None,
             column: None,
             context: context.map(str::to_owned),
+            tab_id: None,
+            frame_id: None,
         }
     }
 

@@ -245,6 +245,8 @@ fn exception(text: &str, url: &str) -> ConsoleEvent {
         line: Some(3),
         column: Some(7),
         context: None,
+        tab_id: None,
+        frame_id: None,
     }
 }
 

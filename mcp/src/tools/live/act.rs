@@ -69,7 +69,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "extension_open",
             title: "Open an extension page",
             toolset: Toolset::Dev,
-            description: "Open a session's extension page as a tab: popup, options, sidepanel (Firefox: sidebar), newtab or devtools (as a tab it has no devtools APIs). Returns its tabId for the tab tools with browser: <sessionId>; read its content with extension_source_inspect context: <page> (no extension may script another's pages).",
+            description: "Open a session's extension page as a tab: popup, options, sidepanel (Firefox: sidebar), newtab or devtools (as a tab it has no devtools APIs). Returns its tabId for the tab tools with browser: <sessionId>; read its content with extension_source_inspect context: <page> (no extension may script another's pages). popup: true opens the real action popup instead (no tab).",
             effect: Effect::Additive,
             input_schema: schema_of::<OpenArgs>,
             run: |ctx, _call, args| Box::pin(extension_open(ctx, args)),
@@ -151,6 +151,9 @@ pub struct OpenArgs {
     pub browser: Option<String>,
     /// popup, options, sidepanel, newtab or devtools.
     pub page: Context,
+    /// page popup: open the real action popup (action.openPopup) instead of a tab.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub popup: bool,
 }
 
 fn max_bytes_of(arg: Option<u64>) -> Result<usize, ErrorBody> {
@@ -351,9 +354,21 @@ async fn extension_open(ctx: Ctx, args: Value) -> ToolResult {
         ))
         .with_hint("pass page: popup, options, sidepanel, newtab or devtools"));
     }
+    if args.popup && args.page != Context::Popup {
+        return Err(ErrorBody::invalid_argument("`popup: true` opens the action popup only").with_hint(
+            "pass page: \"popup\" with popup: true, or leave popup out to open the page as a tab",
+        ));
+    }
     let (project, browser) = session_of(&ctx, &args.project_path, args.browser.as_deref())?;
-    let mut out =
-        ask(&ctx, &project, &browser, &Request::Open { context: args.page }, Duration::from_secs(40)).await?;
+    let request = Request::Open { context: args.page, popup: args.popup };
+    let mut out = ask(&ctx, &project, &browser, &request, Duration::from_secs(40)).await?;
+    if args.popup {
+        let text = format!(
+            "the browser shows the action popup {}: it is no tab, so the tab tools cannot reach it; extension_source_inspect with context: \"popup\" reads it in Chromium (in Firefox it opens the page as a tab to read it)",
+            out["url"].as_str().unwrap_or("")
+        );
+        return Ok(ToolOutput { text: Some(text), structured: out });
+    }
     let session =
         crate::session::contract::read_ready(&crate::session::contract_dir(&project.join("dist"), &browser))
             .map(|r| r.session_id)

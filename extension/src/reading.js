@@ -18,7 +18,8 @@ const DEFAULT_LIMIT = METHOD_SPECS["page.find"].params.limit.default;
  */
 async function rendered(eng, tab, st, options, started) {
   const t0 = performance.now();
-  const collected = await collectFrames(tab, st, false);
+  // After a small change (an action) only the changed parts are walked again (page/patch.js).
+  const collected = await collectFrames(tab, st, false, null, true);
   const t1 = performance.now();
   const t1wall = Date.now();
   const { frames, out } = await renderCollected(eng, tab, st, collected, { viewportOnly: false, collapse: false, ...options });

@@ -72,7 +72,8 @@
   }
   const noteEvent = (event) => {
     state.dirty = true;
-    if (event.type === "resize") since.full = true;
+    if (since.full) return;
+    if (event.type === "resize" || since.deep.size >= MAX_SINCE) since.full = true;
     else if (event.type !== "scroll" && event.target?.nodeType === 1) since.deep.add(event.target);
   };
   /** Logs mutation records; true when any of them added or removed nodes. */

@@ -73,9 +73,29 @@ pub struct Dom<'a> {
     labels_for: BTreeMap<(usize, &'a str), Vec<usize>>,
 }
 
+/// What a rendering reads of the tree beyond roles: the reading modes print less than a
+/// snapshot, so they skip the accessible names nobody prints (about a third of the engine's
+/// time on a docs page) and the line analysis only the outline uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Snapshots: every name, and which elements get a line.
+    Outline,
+    /// `find`: every name (a match may be a name), no line analysis.
+    Names,
+    /// `read`: names of links and controls only (the only names it prints).
+    Controls,
+    /// `text`: roles only.
+    Roles,
+}
+
 impl<'a> Dom<'a> {
     /// Builds and analyses the tree; `scan` bounds how much content text a name reads.
     pub fn build(frames: &'a [FrameTable], scan: usize) -> Dom<'a> {
+        Dom::build_for(frames, scan, Scope::Outline)
+    }
+
+    /// [`Dom::build`], analysing only what `scope` needs.
+    pub fn build_for(frames: &'a [FrameTable], scan: usize, scope: Scope) -> Dom<'a> {
         let mut dom = Dom {
             frames,
             nodes: Vec::new(),
@@ -94,7 +114,14 @@ impl<'a> Dom<'a> {
                 dom.assign_roles(root, Ctx::default());
             }
         }
-        dom.assign_names(scan);
+        match scope {
+            Scope::Roles => return dom,
+            Scope::Controls => dom.assign_names(scan, role::is_interactive_role),
+            Scope::Names | Scope::Outline => dom.assign_names(scan, |_| true),
+        }
+        if scope != Scope::Outline {
+            return dom;
+        }
         for root in dom.top.clone() {
             dom.classify(root);
         }
@@ -214,11 +241,13 @@ impl<'a> Dom<'a> {
         }
     }
 
-    fn assign_names(&mut self, scan: usize) {
+    /// Names of the elements whose role `wanted` accepts.
+    fn assign_names(&mut self, scan: usize, wanted: impl Fn(&str) -> bool) {
         let mut named = Vec::new();
         for id in 0..self.nodes.len() {
             let n = &self.nodes[id];
-            if n.role.is_none() || n.node.is_text() {
+            let Some(role) = n.role else { continue };
+            if n.node.is_text() || !wanted(role) {
                 continue;
             }
             let result = name::accessible_name(self, id, scan);

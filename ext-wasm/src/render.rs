@@ -28,7 +28,7 @@
 //! Cut strings end in `…`. `"` and `\` inside quotes are escaped; there are never newlines.
 
 use crate::collapse::{self, display_role};
-use crate::dom::Dom;
+use crate::dom::{Dom, Scope};
 use crate::error::EngineError;
 use crate::json;
 use crate::reading;
@@ -123,7 +123,13 @@ pub fn render(input: &Input) -> Result<Output, EngineError> {
     let opts = &input.options;
     let target = opts.root.as_deref().map(parse_ref).transpose()?;
     let limits = if target.is_some() { ROOT_LIMITS } else { DEFAULT_LIMITS };
-    let dom = Dom::build(&input.frames, limits.scan);
+    let scope = match opts.mode {
+        Mode::Snapshot => Scope::Outline,
+        Mode::Find => Scope::Names,
+        Mode::Read => Scope::Controls,
+        Mode::Text => Scope::Roles,
+    };
+    let dom = Dom::build_for(&input.frames, limits.scan, scope);
     let root = match target {
         Some((ordinal, i)) => Some(dom.find(ordinal, i).ok_or(EngineError::Stale)?),
         None => None,

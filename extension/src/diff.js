@@ -28,8 +28,36 @@ export function keepBaseline(st, client, entry) {
 
 const REF = /^\s*\[((?:f\d+)?e\d+)\]/;
 
-/** `{text, added, removed, changed}` between two renderings (see the module comment). */
+/**
+ * The lengths of the longest run of whole lines `a` and `b` start with, and of the longest
+ * run they end with after it (both end with a newline or are empty).
+ */
+function commonEnds(a, b) {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  const head = i === a.length && i === b.length ? i : a.lastIndexOf("\n", i - 1) + 1;
+  let j = 0;
+  while (j < n - head && a.charCodeAt(a.length - 1 - j) === b.charCodeAt(b.length - 1 - j)) j++;
+  // Back to a line start: the run is the text after the newline that precedes it.
+  const at = j === 0 ? -1 : a.indexOf("\n", a.length - j);
+  const tail = at < 0 ? 0 : a.length - (at + 1);
+  return { head, tail: Math.max(0, Math.min(tail, j)) };
+}
+
+/**
+ * `{text, added, removed, changed}` between two renderings (see the module comment). Lines
+ * the two share at their start and end are the same lines with the same refs (a ref names
+ * one line of a rendering), so only the lines between are compared: after a small change
+ * that is a few lines of a page's thousands. (The same lines and counts as comparing the
+ * whole texts; where a text line repeats, the copy listed may sit elsewhere.)
+ */
 export function diffLines(before, after) {
+  const { head, tail } = commonEnds(before, after);
+  return diffMiddle(before.slice(head, before.length - tail), after.slice(head, after.length - tail));
+}
+
+function diffMiddle(before, after) {
   const old = new Map();
   const oldText = new Map();
   for (const line of before.split("\n")) {

@@ -8,7 +8,7 @@ import { ERROR_CODES } from "./protocol.js";
 
 // After the collector (the agent walks with it), the agent in its order: identity.js starts
 // it, settle.js publishes it.
-const AGENT_FILES = ["page/identity.js", "page/locate.js", "page/input.js", "page/upload.js", "page/settle.js"];
+const AGENT_FILES = ["page/identity.js", "page/patch.js", "page/locate.js", "page/input.js", "page/upload.js", "page/settle.js"];
 
 // Runs in the page's isolated world: calls the agent by name, or says it is missing.
 function callInPage(name, args, seed) {

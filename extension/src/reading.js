@@ -6,16 +6,24 @@ import { engine } from "./engine.js";
 import { HelperError } from "./errors.js";
 import { pageAtCursor, pageOf } from "./pager.js";
 import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
-import { MARKS, bounded, collectFrames, maxBytesOf, redactOf, renderCollected } from "./snapshot.js";
+import { MARKS, bounded, collectFrames, maxBytesOf, redactOf, renderCollected, timingsOf } from "./snapshot.js";
 import { describeTab, resolveTab } from "./tabs.js";
 import { rememberShown, stateOf } from "./tabstate.js";
 
 const DEFAULT_LIMIT = METHOD_SPECS["page.find"].params.limit.default;
 
-/** Collects every frame of the tab and renders it in `options.mode`. */
-async function rendered(eng, tab, st, options) {
-  const collected = await collectFrames(tab, st, false);
-  return renderCollected(eng, tab, st, collected, { viewportOnly: false, collapse: false, ...options });
+/**
+ * Collects every frame of the tab and renders it in `options.mode`: `{frames, out, marks}`,
+ * `marks` the stage boundaries `timingsOf` reads (`started` is when the call began).
+ */
+async function rendered(eng, tab, st, options, started) {
+  const t0 = performance.now();
+  // After a small change (an action) only the changed parts are walked again (page/patch.js).
+  const collected = await collectFrames(tab, st, false, null, true);
+  const t1 = performance.now();
+  const t1wall = Date.now();
+  const { frames, out } = await renderCollected(eng, tab, st, collected, { viewportOnly: false, collapse: false, ...options });
+  return { frames, out, marks: { started, t0, t1, t1wall, t2: performance.now() } };
 }
 
 /** get_page_text (`t` ids) and read_page (`main`: `m` ids), each with its own cursors. */
@@ -25,6 +33,7 @@ const KINDS = {
 };
 
 export async function readText(params) {
+  const started = performance.now();
   const tab = await resolveTab(params);
   const st = await stateOf(tab.id);
   const maxBytes = maxBytesOf(params);
@@ -37,7 +46,7 @@ export async function readText(params) {
     const { chunk, ...rest } = bounded(page);
     return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...rest };
   }
-  const { frames, out } = await rendered(eng, tab, st, { mode: kind.mode, root: params.root ?? null, redact: redactOf(params) });
+  const { frames, out, marks } = await rendered(eng, tab, st, { mode: kind.mode, root: params.root ?? null, redact: redactOf(params) }, started);
   st.texts = (st.texts ?? 0) + 1;
   const cached = { id: `${kind.prefix}${st.texts}`, text: out.text, bytes: out.bytes, sections: kind.mode === "read" };
   st[kind.key] = cached;
@@ -45,7 +54,8 @@ export async function readText(params) {
   // showed (a link inline as `[text](url)[e8]` is remembered as the line `[e8] link "text"`).
   if (params.main) rememberShown(st, `${out.text}${linkLines(out.text)}`);
   const { chunk, ...first } = bounded(pageOf(eng, cached, 0, maxBytes - MARKS));
-  return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...first, nodes: out.nodes, frames: frames.length };
+  const timings = timingsOf(frames, { ...marks, t3: performance.now() });
+  return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...first, nodes: out.nodes, frames: frames.length, timings };
 }
 
 const INLINE_LINK = /\[((?:[^\]\\]|\\.)*)\]\([^)\s]*\)\[((?:f\d+)?e\d+)\]/g;
@@ -77,6 +87,8 @@ function regexOf(query, params) {
 }
 
 export async function findText(params) {
+  const started = performance.now();
+  let timings;
   const tab = await resolveTab(params);
   const st = await stateOf(tab.id);
   const limit = params.limit ?? DEFAULT_LIMIT;
@@ -97,7 +109,8 @@ export async function findText(params) {
     if (!query.trim()) throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "`query` is empty", "pass the text to find");
     const eng = await engine();
     const options = { mode: "find", query, exact: Boolean(params.exact), caseSensitive: Boolean(params.caseSensitive), redact: redactOf(params), ...regexOf(query, params) };
-    const { out } = await rendered(eng, tab, st, options);
+    const { frames, out, marks } = await rendered(eng, tab, st, options, started);
+    timings = timingsOf(frames, { ...marks, t3: performance.now() });
     st.finds = (st.finds ?? 0) + 1;
     cached = { id: `q${st.finds}`, hits: out.hits ?? [], lines: out.text.split("\n").filter(Boolean) };
     st.latestFind = cached;
@@ -108,5 +121,5 @@ export async function findText(params) {
   rememberShown(st, text);
   const next = offset + limit < cached.hits.length ? `${cached.id}:${offset + limit}` : null;
   const { chunk, ...page } = bounded({ chunk: text, offset, nextCursor: next, totalBytes: new TextEncoder().encode(cached.lines.join("\n")).length });
-  return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...page, hits, total: cached.hits.length };
+  return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...page, hits, total: cached.hits.length, ...(timings && { timings }) };
 }

@@ -34,8 +34,11 @@ const lexical = (a, b) => {
  * is a table or `{same: true, doc}` for a table in `st.tables`. `here`: walk in the agent's
  * world, not the page's.
  */
-export async function collectTables(tab, st, target, viewportOnly = false, here = false) {
-  const options = { viewportOnly, cached: [...st.tables.keys()], maxNodes: 200000, here };
+export async function collectTables(tab, st, target, viewportOnly = false, here = false, incremental = false) {
+  // `base`: the generation of each document's table held here, which a diff's re-walk
+  // patches (page/patch.js).
+  const base = incremental ? Object.fromEntries([...st.tables].map(([doc, t]) => [doc, t.gen])) : null;
+  const options = { viewportOnly, cached: [...st.tables.keys()], maxNodes: 200000, here, base };
   const results = await callAgent(tab, st, target, "collect", [options]);
   // Documents that have not met the main-world collector yet: inject it, ask them again.
   const fresh = results.filter((r) => r.value?.needsMainWorld).map((r) => ({ frameId: r.frameId, channel: r.value.channel }));
@@ -45,21 +48,35 @@ export async function collectTables(tab, st, target, viewportOnly = false, here 
   return results.filter((r) => !r.value?.needsMainWorld).concat(again);
 }
 
-/** A collected frame `{frameId, path, table}`, the table from the cache when unchanged. */
+/**
+ * A collected frame `{frameId, path, table}`, the table from the cache when unchanged, a
+ * re-walk's patch applied to it; `{frameId, refused: true}` for a patch that does not fit.
+ */
 function frameOf(st, { frameId, value: out }) {
   if (!out || typeof out !== "object") return null;
-  const table = out.same ? st.tables.get(out.doc) : out;
+  let table = out.same ? st.tables.get(out.doc) : out;
+  if (out.patch) {
+    table = expandPatch(st.tables.get(out.doc), out);
+    if (!table) return { frameId, refused: true };
+  }
   return table ? { frameId, path: out.path, table, doc: out.doc } : null;
 }
 
 /**
  * Collects every frame (only `frameIds`, walked in the agent's world, when given); returns
- * frame tables ordered top first, then by path.
+ * frame tables ordered top first, then by path. `incremental` (diffs): documents whose
+ * table is held here walk only what changed since.
  */
-export async function collectFrames(tab, st, viewportOnly, frameIds = null) {
+export async function collectFrames(tab, st, viewportOnly, frameIds = null, incremental = false) {
   const target = frameIds ? { frameIds } : { allFrames: true };
-  const results = await collectTables(tab, st, target, viewportOnly, frameIds !== null);
-  const frames = results.map((r) => frameOf(st, r)).filter(Boolean);
+  const results = await collectTables(tab, st, target, viewportOnly, frameIds !== null, incremental && !frameIds);
+  let frames = results.map((r) => frameOf(st, r)).filter(Boolean);
+  const refused = frames.filter((f) => f.refused).map((f) => f.frameId);
+  if (refused.length) {
+    // Walked in full: with nothing cached, the agent cannot answer "unchanged".
+    const again = await callAgent(tab, st, { frameIds: refused }, "collect", [{ viewportOnly, cached: [], maxNodes: 200000 }]);
+    frames = frames.filter((f) => !f.refused).concat(again.map((r) => frameOf(st, r)).filter((f) => f && !f.refused));
+  }
   if (!frameIds && !frames.some((f) => f.frameId === 0)) {
     throw unscriptable(tab, new Error("the top document did not answer"));
   }
@@ -67,6 +84,56 @@ export async function collectFrames(tab, st, viewportOnly, frameIds = null) {
   for (const f of frames) st.tables.set(f.doc, f.table);
   frames.sort((a, b) => (a.frameId === 0 ? -1 : b.frameId === 0 ? 1 : lexical(a.path, b.path)));
   return frames.map((f) => ({ ...f, ordinal: ordinalOf(st, f.frameId) }));
+}
+
+/**
+ * The table a diff's re-walk (`patch`, page/patch.js) stands for: its nodes, each marker
+ * `[d, id, "="]` replaced by that element's subtree in `old` (the document's latest table
+ * held here), re-based to depth d, a main-world table's ordinals turned into the ids the
+ * agent mapped them to (and its `closed` into `s`). The result carries its ids in its slots,
+ * like an agent-world table: every id in it is the agent's. Null when a marker names an
+ * element `old` does not hold (then the frame is walked in full).
+ */
+export function expandPatch(old, patch) {
+  if (!old?.nodes) return null;
+  const started = performance.now();
+  const nodes = (old.parsed ??= JSON.parse(old.nodes));
+  const ids = old.ids ? JSON.parse(old.ids) : null;
+  const closed = old.closed ? new Set(JSON.parse(old.closed)) : null;
+  // Element nodes by id (the agent's id, whatever the slot holds).
+  if (!old.at) {
+    old.at = new Map();
+    for (let k = 0; k < nodes.length; k++) {
+      const slot = nodes[k][1];
+      if (typeof slot === "number") old.at.set(ids ? ids[slot] : slot, k);
+    }
+  }
+  const own = (n, shift) => {
+    if (shift === 0 && !ids) return n;
+    const copy = n.slice();
+    copy[0] += shift;
+    if (ids && typeof n[1] === "number") {
+      copy[1] = ids[n[1]];
+      if (closed?.has(n[1])) copy[3] = { ...(copy[3] ?? {}), s: "closed" };
+    }
+    return copy;
+  };
+  const out = [];
+  for (const n of JSON.parse(patch.nodes)) {
+    if (n[2] !== "=") {
+      out.push(n);
+      continue;
+    }
+    const k = old.at.get(n[1]);
+    if (k === undefined) return null;
+    const top = nodes[k][0];
+    const shift = n[0] - top;
+    out.push(own(nodes[k], shift));
+    for (let j = k + 1; j < nodes.length && nodes[j][0] > top; j++) out.push(own(nodes[j], shift));
+  }
+  if (out.length > 200000) return null;
+  const { patch: _patch, nodes: _nodes, ...rest } = patch;
+  return { ...rest, nodes: JSON.stringify(out), parsed: out, jsonMs: performance.now() - started };
 }
 
 /**
@@ -100,7 +167,7 @@ export async function render(eng, frames, options, walkHere) {
   } catch (e) {
     if (!(e instanceof HelperError)) throw e;
     const probe = { ...options, root: null };
-    const refused = frames.filter((f) => f.table.walker === "main" && !readable(eng, f, probe));
+    const refused = frames.filter((f) => (f.table.walker === "main" || f.table.walker === "patch") && !readable(eng, f, probe));
     if (refused.length === 0) throw e;
     const fresh = new Map((await walkHere(refused.map((f) => f.frameId))).map((f) => [f.frameId, f]));
     const again = frames.flatMap((f) => (refused.includes(f) ? (fresh.has(f.frameId) ? [fresh.get(f.frameId)] : []) : [f]));
@@ -163,7 +230,7 @@ export async function takeSnapshot(params, meta) {
     collapse: true,
   };
   const t0 = performance.now();
-  const collected = await collectFrames(tab, st, options.viewportOnly);
+  const collected = await collectFrames(tab, st, options.viewportOnly, null, Boolean(params.diff));
   const t1 = performance.now();
   const t1wall = Date.now();
   const { frames, out } = await renderCollected(eng, tab, st, collected, options);
@@ -202,22 +269,33 @@ export async function takeSnapshot(params, meta) {
     refs: out.refs,
     collapsed: out.collapsed,
     frames: frames.length,
-    timings: {
-      // Resolving the tab, its state and the engine.
-      prepMs: Math.round(t0 - started),
-      collectMs: Math.round(t1 - t0),
-      walkMs: Math.round(frames.reduce((sum, f) => sum + (f.table.walkMs ?? 0), 0)),
-      jsonMs: Math.round(frames.reduce((sum, f) => sum + (f.table.jsonMs ?? 0), 0)),
-      // Ids for the main world's walk, in the agent's world.
-      mapMs: Math.round(frames.reduce((sum, f) => sum + (f.table.mapMs ?? 0), 0)),
-      // Where each frame was walked: "main" (the page's world) or "isolated" (the agent's).
-      walkers: frames.map((f) => f.table.walker ?? null),
-      transferMs: frames[0].table.sentAt ? Math.round(t1wall - frames[0].table.sentAt) : null,
-      engineMs: Math.round(t2 - t1),
-      pageMs: Math.round(t3 - t2),
-      // Everything in the helper, from the request to the answer.
-      helperMs: Math.round(performance.now() - started),
-    },
+    timings: timingsOf(frames, { started, t0, t1, t1wall, t2, t3 }),
+  };
+}
+
+/**
+ * Where a collection's time went (`take_snapshot`, `get_page_text`, `read_page`,
+ * `find_by_text` answer with it; scripts/bench-snapshot prints the medians): the stage
+ * boundaries `t0` (tab and engine ready) … `t3` (page cut), from `performance.now()`, and
+ * `t1wall`, the wall clock when the tables arrived.
+ */
+export function timingsOf(frames, { started, t0, t1, t1wall, t2, t3 }) {
+  const sum = (key) => Math.round(frames.reduce((total, f) => total + (f.table[key] ?? 0), 0));
+  return {
+    // Resolving the tab, its state and the engine.
+    prepMs: Math.round(t0 - started),
+    collectMs: Math.round(t1 - t0),
+    walkMs: sum("walkMs"),
+    jsonMs: sum("jsonMs"),
+    // Ids for the main world's walk, in the agent's world.
+    mapMs: sum("mapMs"),
+    // Where each frame was walked: "main" (the page's world) or "isolated" (the agent's).
+    walkers: frames.map((f) => f.table.walker ?? null),
+    transferMs: frames[0]?.table.sentAt ? Math.round(t1wall - frames[0].table.sentAt) : null,
+    engineMs: Math.round(t2 - t1),
+    pageMs: Math.round(t3 - t2),
+    // Everything in the helper, from the request to the answer.
+    helperMs: Math.round(performance.now() - started),
   };
 }
 

@@ -115,10 +115,14 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
    * `idOf(el, tag)` gives the id slot of an element's node, `closedRoot(el, node)` says
    * whether a custom element without an open root hosts a closed one, and
    * `enterShadow(host, root, node)` and `leaveShadow()` are told around the walk of an open shadow
-   * root. Roots are walked at depth `baseDepth`.
+   * root. Roots are walked at depth `baseDepth`. `reuse(el)`, when given, may answer an id
+   * for an element the walk need not enter: it then emits the marker `[depth, id, "="]`
+   * (a diff's re-walk, page/patch.js: the background puts the element's subtree from the
+   * last table there; a marker never reaches the engine).
    */
   function walk(roots, {
     viewportOnly = false, maxNodes = 200000, idOf, closedRoot = () => false, enterShadow = () => {}, leaveShadow = () => {}, baseDepth = 0,
+    reuse = null,
   }) {
     const labelled = new Set();
     for (const label of document.querySelectorAll("label[for]")) labelled.add(label.htmlFor);
@@ -209,6 +213,13 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
         if (nodes.length) markIncomplete(nodes[nodes.length - 1]);
         stopped = true;
         return;
+      }
+      if (reuse !== null) {
+        const id = reuse(el);
+        if (id !== null) {
+          emit([depth, id, "="]);
+          return;
+        }
       }
       const tag = el.localName;
       if (SKIP.has(tag)) return;

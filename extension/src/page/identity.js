@@ -29,18 +29,58 @@
     byId: new Map(),
     dirty: true,
     key: "",
+    // Each table this document hands out is numbered; `tabled` holds the ids of the element
+    // nodes in the latest (a diff re-walk reuses their subtrees from the background's copy).
+    gen: 0,
+    tabled: new Set(),
   };
 
   // The mutation log: when the DOM last changed, and what was added and removed since the
   // last mark (an action's dispatch).
   const log = { last: performance.now(), seq: 0, added: [], removed: [], changed: [], overflow: false };
-  const markDirty = () => {
+  // What changed since the last collection, for a diff's re-walk of only that (page/patch.js):
+  // `deep`, elements whose subtree is walked again (changed attributes or text, added, the
+  // target of an input event); `shallow`, elements whose children changed (walked again
+  // themselves, their unchanged children reused from the last table); `full` when a change
+  // reaches past its subtree (frames, style sheets, labels, ids) or there are too many.
+  const since = { deep: new Set(), shallow: new Set(), full: false };
+  const MAX_SINCE = 256;
+  const GLOBAL_TAGS = new Set(["iframe", "frame", "style", "link", "label", "slot"]);
+  const reachesOut = (n) => GLOBAL_TAGS.has(n.localName) || Boolean(n.querySelector?.("iframe, frame, style, link, label, slot"));
+  function noteSince(records) {
+    if (since.full) return;
+    for (const r of records) {
+      if (r.type === "childList") {
+        if (r.target.nodeType !== 1) since.full = true;
+        else since.shallow.add(r.target);
+        for (const list of [r.addedNodes, r.removedNodes]) {
+          for (const n of list) {
+            if (n.nodeType !== 1) continue;
+            if (reachesOut(n)) since.full = true;
+            if (list === r.addedNodes) since.deep.add(n);
+          }
+        }
+      } else if (r.type === "attributes") {
+        const el = r.target;
+        if (r.attributeName === "id" || r.attributeName === "for" || el === document.documentElement || el === document.body || GLOBAL_TAGS.has(el.localName)) since.full = true;
+        else since.deep.add(el);
+      } else if (r.target.parentElement) {
+        since.deep.add(r.target.parentElement);
+      }
+    }
+    if (since.deep.size + since.shallow.size > MAX_SINCE) since.full = true;
+  }
+  const noteEvent = (event) => {
     state.dirty = true;
+    if (since.full) return;
+    if (event.type === "resize" || since.deep.size >= MAX_SINCE) since.full = true;
+    else if (event.type !== "scroll" && event.target?.nodeType === 1) since.deep.add(event.target);
   };
   /** Logs mutation records; true when any of them added or removed nodes. */
   function logMutations(records) {
     if (records.length === 0) return false;
     state.dirty = true;
+    noteSince(records);
     log.last = performance.now();
     log.seq += records.length;
     let tree = false;
@@ -63,7 +103,7 @@
   const observer = new MutationObserver(logMutations);
   observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   for (const type of ["input", "change", "toggle", "scroll", "resize"]) {
-    addEventListener(type, markDirty, { capture: true, passive: true });
+    addEventListener(type, noteEvent, { capture: true, passive: true });
   }
   // A navigation away starts: the background then waits for the next document.
   addEventListener("beforeunload", () => {
@@ -214,17 +254,23 @@
     if (logMutations(observer.takeRecords())) return "mismatch";
     // Strings cross to the background much faster than arrays (Firefox clones arrays
     // element by element); the background splices both into the engine input.
-    return { nodes: answer.slice(cut + 1), elements: ids.length, ids: JSON.stringify(ids), closed: JSON.stringify(closed), frameIndex, walkMs: Number(head.walkMs) || 0, mapMs: performance.now() - started };
+    return { nodes: answer.slice(cut + 1), elements: ids.length, ids: JSON.stringify(ids), closed: JSON.stringify(closed), frameIndex, walkMs: Number(head.walkMs) || 0, mapMs: performance.now() - started, tabled: new Set(ids) };
   }
 
   /** The walk in this world: slower, but needs nothing from the page. */
   function collectHere({ viewportOnly, maxNodes }) {
     const started = performance.now();
+    const tabled = new Set();
+    const tableId = (el) => {
+      const id = idOf(el);
+      tabled.add(id);
+      return id;
+    };
     const { json, count } = document.documentElement
-      ? walk([document.documentElement], { viewportOnly, maxNodes, idOf, closedRoot: (el) => Boolean(closedRootOf(el)) })
+      ? walk([document.documentElement], { viewportOnly, maxNodes, idOf: tableId, closedRoot: (el) => Boolean(closedRootOf(el)) })
       : { json: "[]", count: 0 };
     // The walk writes its JSON as it goes: there is no separate stage to time.
-    return { nodes: json, elements: count, walkMs: performance.now() - started };
+    return { nodes: json, elements: count, walkMs: performance.now() - started, tabled };
   }
 
   /**
@@ -233,17 +279,23 @@
    * collector should be injected first (`mainInjected` says it just was). `here` walks in
    * this world whatever the main world would answer.
    */
-  api.collect = ({ viewportOnly = false, cached = [], maxNodes = 200000, mainInjected = false, here = false } = {}) => {
+  api.collect = ({ viewportOnly = false, cached = [], maxNodes = 200000, mainInjected = false, here = false, base = null } = {}) => {
     const path = framePath();
     const key = viewportOnly ? "viewport" : "all";
     // Asked to walk here: the engine refused what this document's main world answered (or
     // could not read it), so it is not asked again for this document.
     if (here) mainWorld = false;
+    // Changes not yet delivered to the observer count too.
+    logMutations(observer.takeRecords());
     if (!state.dirty && state.key === key && cached.includes(state.doc)) return { same: true, doc: state.doc, path };
     let table = null;
     let why = here ? "asked" : "absent";
+    // A diff, and the background holds this document's latest table: walk only what changed.
+    if (base?.[state.doc] === state.gen && state.key === key && !viewportOnly && !here && !since.full) {
+      table = globalThis.__webextMcpAgent.patchWalk?.(since, maxNodes) ?? null;
+    }
     // The main world walks with the budget it was installed with.
-    if (mainWorld !== false && !here && maxNodes === 200000) {
+    if (!table && mainWorld !== false && !here && maxNodes === 200000) {
       const started = performance.now();
       const out = collectInMain({ viewportOnly, maxNodes });
       if (typeof out === "object") {
@@ -264,8 +316,18 @@
     }
     state.dirty = false;
     state.key = key;
+    state.gen += 1;
+    // A patch's reused subtrees keep their ids: the set only grows (an id that left the
+    // table makes the background refuse the patch, and the next walk is a full one).
+    if (table.patch) for (const id of table.tabled) state.tabled.add(id);
+    else state.tabled = table.tabled;
+    since.deep.clear();
+    since.shallow.clear();
+    since.full = false;
+    const { tabled: _ids, ...sent } = table;
     return {
-      ...table,
+      ...sent,
+      gen: state.gen,
       doc: state.doc,
       path,
       url: location.href,
@@ -284,5 +346,6 @@
     idOf,
     elementById,
     isInteractive,
+    closedRootOf,
   };
 })();

@@ -19,6 +19,7 @@ mod network;
 mod observe_bench;
 mod png;
 mod progress;
+mod read_diff;
 mod reading;
 mod secrets;
 mod snapshot_basics;

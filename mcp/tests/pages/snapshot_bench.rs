@@ -23,32 +23,37 @@ fn median(mut ms: Vec<f64>) -> f64 {
 const STAGES: [&str; 9] =
     ["prepMs", "walkMs", "mapMs", "jsonMs", "transferMs", "collectMs", "engineMs", "pageMs", "helperMs"];
 
+/// The medians of the helper's own timings over `outs` (tool results), and where the last
+/// one's frames were walked.
+fn stage_medians(outs: &[serde_json::Value]) -> String {
+    let walkers = outs.last().map(|o| o["timings"]["walkers"].to_string()).unwrap_or_default();
+    STAGES
+        .iter()
+        .map(|stage| {
+            let ms = outs.iter().map(|o| o["timings"][stage].as_f64().unwrap_or(f64::NAN)).collect();
+            format!("{} {:.0}", stage.trim_end_matches("Ms"), median(ms))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+        + &format!("; walked in {walkers}")
+}
+
 /// Median ms of `RUNS` default snapshots of `path` (after one warm-up), with the size of the
 /// first page and of the whole rendering, and the medians of the helper's own timings.
 fn measure(agent: &mut Agent, path: &str) -> (f64, usize, u64, String) {
     let tab = agent.open(&corpus().url(path));
     let first = agent.ok("take_snapshot", json!({ "tabId": tab }));
     let mut times = Vec::new();
-    let mut stages: Vec<Vec<f64>> = vec![Vec::new(); STAGES.len()];
-    let mut walkers = String::new();
+    let mut outs = Vec::new();
     for _ in 0..RUNS {
         // clear_snapshot drops the cached tables: every run collects the page again.
         agent.ok("clear_snapshot", json!({ "tabId": tab }));
         let t = Instant::now();
         let out = agent.ok("take_snapshot", json!({ "tabId": tab }));
         times.push(t.elapsed().as_secs_f64() * 1000.0);
-        walkers = out["timings"]["walkers"].to_string();
-        for (k, stage) in STAGES.iter().enumerate() {
-            stages[k].push(out["timings"][stage].as_f64().unwrap_or(f64::NAN));
-        }
+        outs.push(out);
     }
-    let inside = STAGES
-        .iter()
-        .zip(stages)
-        .map(|(stage, ms)| format!("{} {:.0}", stage.trim_end_matches("Ms"), median(ms)))
-        .collect::<Vec<_>>()
-        .join(", ")
-        + &format!("; walked in {walkers}");
+    let inside = stage_medians(&outs);
     agent.close(tab);
     let page = first["text"].as_str().map(str::len).unwrap_or(0);
     (median(times), page, first["totalBytes"].as_u64().unwrap_or(0), inside)
@@ -56,7 +61,7 @@ fn measure(agent: &mut Agent, path: &str) -> (f64, usize, u64, String) {
 
 /// Issue 28's figures on one page: get_page_text, read_page and find_by_text (first page,
 /// tables collected again each run), and a diff after a one-element change (median ms, bytes).
-fn reading_figures(agent: &mut Agent, path: &str) -> Vec<(&'static str, f64, usize)> {
+fn reading_figures(agent: &mut Agent, path: &str) -> Vec<(&'static str, f64, usize, String)> {
     let tab = agent.open(&corpus().url(path));
     let mut out = Vec::new();
     let calls: [(&'static str, &str, serde_json::Value); 3] = [
@@ -66,31 +71,31 @@ fn reading_figures(agent: &mut Agent, path: &str) -> Vec<(&'static str, f64, usi
     ];
     for (label, tool, args) in calls {
         let mut times = Vec::new();
-        let mut bytes = 0;
+        let mut outs = Vec::new();
         for _ in 0..RUNS {
             agent.ok("clear_snapshot", json!({ "tabId": tab }));
             let t = Instant::now();
-            let r = agent.ok(tool, args.clone());
+            outs.push(agent.ok(tool, args.clone()));
             times.push(t.elapsed().as_secs_f64() * 1000.0);
-            bytes = r["text"].as_str().map(str::len).unwrap_or(0);
         }
-        out.push((label, median(times), bytes));
+        let bytes = outs.last().and_then(|r| r["text"].as_str()).map_or(0, str::len);
+        out.push((label, median(times), bytes, stage_medians(&outs)));
     }
     // A diff after one element changed: the baseline, then one change per run.
     agent.ok("take_snapshot", json!({ "tabId": tab, "diff": true }));
     let mut times = Vec::new();
-    let mut bytes = 0;
+    let mut outs = Vec::new();
     for k in 0..RUNS {
         let f = format!(
             "() => {{ const b = document.createElement('button'); b.textContent = 'Bench {k}'; document.querySelector('main').prepend(b); return 1; }}"
         );
         agent.ok("evaluate_script", json!({ "tabId": tab, "function": f }));
         let t = Instant::now();
-        let r = agent.ok("take_snapshot", json!({ "tabId": tab, "diff": true }));
+        outs.push(agent.ok("take_snapshot", json!({ "tabId": tab, "diff": true })));
         times.push(t.elapsed().as_secs_f64() * 1000.0);
-        bytes = r["text"].as_str().map(str::len).unwrap_or(0);
     }
-    out.push(("take_snapshot diff after a one-element change", median(times), bytes));
+    let bytes = outs.last().and_then(|r| r["text"].as_str()).map_or(0, str::len);
+    out.push(("take_snapshot diff after a one-element change", median(times), bytes, stage_medians(&outs)));
     agent.close(tab);
     out
 }
@@ -167,8 +172,11 @@ fn bench(family: Family) {
         );
     }
     if rust_docs().is_some() && wanted("read") {
-        for (label, ms, bytes) in reading_figures(&mut agent, "/doc/std/vec/struct.Vec.html") {
-            println!("{} {label} on the Vec page: median {ms:.1} ms (n={RUNS}), {bytes} B", family.name());
+        for (label, ms, bytes, inside) in reading_figures(&mut agent, "/doc/std/vec/struct.Vec.html") {
+            println!(
+                "{} {label} on the Vec page: median {ms:.1} ms (n={RUNS}; helper ms: {inside}), {bytes} B",
+                family.name()
+            );
         }
     }
     if rust_docs().is_some() && wanted("interactive") {
@@ -190,4 +198,34 @@ fn snapshot_bench_chromium() {
 #[ignore = "benchmark: run with --ignored --nocapture"]
 fn snapshot_bench_firefox() {
     bench(Family::Gecko);
+}
+
+/// A profiling aid, not a test: saves the engine input of the Vec page (walked by the
+/// collector's own code, run from `evaluate_script`, element ids standing for themselves) to
+/// `$WEBEXT_MCP_DUMP_INPUT` for `cargo run --release -p webext-mcp-engine --example profile`.
+#[test]
+#[ignore = "profiling aid: WEBEXT_MCP_DUMP_INPUT=/tmp/vec.json … -- --ignored dump_vec_input"]
+fn dump_vec_input() {
+    let (Ok(path), Some(_)) = (std::env::var("WEBEXT_MCP_DUMP_INPUT"), rust_docs()) else {
+        return;
+    };
+    let mut agent = Agent::new(Family::Chromium);
+    let tab = agent.open(&corpus().url("/doc/std/vec/struct.Vec.html"));
+    let collector =
+        include_str!("../../../extension/src/page/collector.js").replace("export function", "function");
+    let f = format!(
+        "() => {{ {collector}; installCollector('dump'); let out = ''; \
+         document.addEventListener('dump:webext-mcp-table-4:table', (e) => {{ out = e.detail; }}); \
+         document.dispatchEvent(new CustomEvent('dump:webext-mcp-table-4:all')); \
+         return out.slice(out.indexOf('\\n') + 1); }}"
+    );
+    let mut out = agent.ok("evaluate_script", json!({ "tabId": tab, "function": f, "maxBytes": 1 << 20 }));
+    let mut all = out["json"].as_str().unwrap_or_default().to_owned();
+    while let Some(c) = out["nextCursor"].as_str().map(str::to_owned) {
+        out = agent.ok("evaluate_script", json!({ "tabId": tab, "cursor": c, "maxBytes": 1 << 20 }));
+        all.push_str(out["json"].as_str().unwrap_or_default());
+    }
+    let nodes: String = serde_json::from_str(&all).unwrap();
+    std::fs::write(&path, format!("{{\"frames\":[{{\"nodes\":{nodes}}}],\"options\":{{}}}}")).unwrap();
+    agent.close(tab);
 }

@@ -53,7 +53,7 @@ fn script(body: &str) -> String {
 static PAGES: OnceLock<()> = OnceLock::new();
 
 /// Serves the hostile pages on the corpus servers (once per binary).
-fn pages() {
+pub(crate) fn pages() {
     PAGES.get_or_init(|| {
         let c = corpus();
         let (delete, keep) = (button("Delete account", "delete"), button("Keep my account", "keep"));
@@ -107,6 +107,10 @@ fn pages() {
             r#"SPLICE((nodes) => nodes.replace(/"Delete account"|"Keep my account"/g, (s) => s === '"Delete account"' ? '"Keep my account"' : '"Delete account"'));"#,
         );
         c.main.page("/trust/lying-labels.html", &format!("<!doctype html><title>Lie</title>{lie}<body>{delete} {keep}</body>"));
+        // (g) The page plants a diff's reuse marker (page/patch.js) in its answer, to have
+        // another element's subtree copied into its place (read_diff.rs).
+        let marker = script(r#"SPLICE((nodes) => { const n = JSON.parse(nodes); n.splice(1, 0, [1, 0, "="]); return JSON.stringify(n); });"#);
+        c.main.page("/trust/planted-marker.html", &format!("<!doctype html><title>Marker</title>{marker}<body>{delete} {keep}</body>"));
         c.main.page(
             "/trust/changing.html",
             &format!(
@@ -135,7 +139,7 @@ fn pages() {
 }
 
 /// Waits (up to 30 s) until `server` saw `path`; false if it never did.
-fn hit(server: &crate::common::http::TestServer, path: &str) -> bool {
+pub(crate) fn hit(server: &crate::common::http::TestServer, path: &str) -> bool {
     let deadline = Instant::now() + Duration::from_secs(30);
     while Instant::now() < deadline {
         if server.requests().iter().any(|p| p == path) {
@@ -146,12 +150,12 @@ fn hit(server: &crate::common::http::TestServer, path: &str) -> bool {
     false
 }
 
-fn hits(server: &crate::common::http::TestServer, prefix: &str) -> Vec<String> {
+pub(crate) fn hits(server: &crate::common::http::TestServer, prefix: &str) -> Vec<String> {
     server.requests().into_iter().filter(|p| p.starts_with(prefix)).collect()
 }
 
 /// The snapshot of `path?run` in a fresh tab: (tab, text).
-fn open(agent: &mut Agent, path: &str, run: &str) -> (i64, String) {
+pub(crate) fn open(agent: &mut Agent, path: &str, run: &str) -> (i64, String) {
     let tab = agent.open(&corpus().url(&format!("{path}?{run}")));
     // The frame's document loads after the top's load event in some runs: wait for it.
     if path.contains("forge") {

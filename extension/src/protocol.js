@@ -1130,6 +1130,11 @@ export const METHOD_SPECS = Object.freeze({
         "required": false,
         "type": "integer"
       },
+      "paths": {
+        "doc": "Chromium debugger mode, an <input type=file> of the top document: the admitted real paths, set by DOM.setFileInputFiles (nothing staged); UNSUPPORTED with data.stage = true when that cannot be used",
+        "required": false,
+        "type": "array"
+      },
       "tabId": {
         "doc": "the tab (preferred)",
         "required": false,
@@ -1144,8 +1149,8 @@ export const METHOD_SPECS = Object.freeze({
         "type": "integer"
       },
       "upload": {
-        "doc": "the id the pieces were staged under",
-        "required": true,
+        "doc": "the id the pieces were staged under (required without `paths`)",
+        "required": false,
         "type": "string"
       }
     },

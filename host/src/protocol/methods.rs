@@ -449,8 +449,15 @@ pub const METHODS: &[Method] = &[
         params: tab_params![
             p("locator", "string", true, "a ref (e12, f2e7), text=…, role=…[name=\"…\"] or a CSS selector"),
             p("nth", "integer", false, "which match (0-based) when the locator matches several"),
-            p("upload", "string", true, "the id the pieces were staged under"),
+            p("upload", "string", false, "the id the pieces were staged under (required without `paths`)"),
             p("files", "array", true, "[{name, type, size, lastModified}] in staging order"),
+            p(
+                "paths",
+                "array",
+                false,
+                "Chromium debugger mode, an <input type=file> of the top document: the admitted real paths, \
+                 set by DOM.setFileInputFiles (nothing staged); UNSUPPORTED with data.stage = true when that cannot be used"
+            ),
             p("drop", "boolean", false, "drop the files on the element instead of setting an input's files"),
             timeout_ms("auto-wait and navigation deadline", ACTION_TIMEOUT_MS),
         ],

@@ -49,7 +49,16 @@ fn agent_with_roots(
     roots: &str,
     megabytes: u32,
 ) -> Agent {
-    let browser = crate::common::helper::shared(family);
+    agent_with_roots_on(crate::common::helper::shared(family), home, roots, megabytes)
+}
+
+/// [`agent_with_roots`] against `browser`.
+fn agent_with_roots_on(
+    browser: &'static crate::common::helper::HelperBrowser,
+    home: tempfile::TempDir,
+    roots: &str,
+    megabytes: u32,
+) -> Agent {
     let mut cmd = command(home.path());
     cmd.env("WEBEXT_MCP_RUNTIME_DIR", browser.runtime_dir.path())
         .env("WEBEXT_MCP_UPLOAD_ROOTS", roots)
@@ -174,6 +183,64 @@ fn files_reach_the_pages_own_handlers_in_both_browsers() {
         assert_eq!(page_lines(&mut agent, tab, 5).len(), 7, "{f}: only the warned upload arrived since");
         agent.close(tab);
     }
+}
+
+/// Chromium debugger mode: an input's files are set by path through `DOM.setFileInputFiles`
+/// (the browser reads them; trusted `change`), only for paths the upload rule admits; a drop
+/// zone is still staged. A browser of its own: debugger mode changes every action's input.
+#[tokio::test]
+async fn chromium_debugger_mode_sets_files_by_path_within_the_roots() {
+    use crate::observe_bench::{remote_browser, set_setting, status_page};
+    let root = tempfile::tempdir().unwrap();
+    let photo = b"\x89PNG\r\n\x1a\nby path".to_vec();
+    let big: Vec<u8> = (0..5u32 << 20).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8).collect();
+    std::fs::write(root.path().join("photo.png"), &photo).unwrap();
+    std::fs::write(root.path().join("big.bin"), &big).unwrap();
+    std::fs::write(root.path().join(".env"), b"TOKEN=planted").unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("other.txt"), b"not in the roots").unwrap();
+    let server = TestServer::start();
+    server.page("/upload.html", PAGE);
+    let b = remote_browser(webext_mcp::runner::Family::Chromium).await;
+    let status = status_page(b).await;
+    set_setting(b, &status, "debuggerMode", true).await;
+    let url = server.url("/upload.html");
+    let roots = root.path().display().to_string();
+    let path = move |dir: &std::path::Path, n: &str| dir.join(n).display().to_string();
+    let (root_dir, outside_dir) = (root.path().to_owned(), outside.path().to_owned());
+    tokio::task::spawn_blocking(move || {
+        let mut agent = agent_with_roots_on(b, fresh_home(), &roots, 50);
+        let tab = agent.open(&url);
+        let one = agent.ok("upload_file", json!({ "tabId": tab, "locator": "#one", "paths": [path(&root_dir, "photo.png")] }));
+        assert_eq!(one["via"], "debugger", "{one}");
+        assert_eq!(one["input"], "trusted", "{one}");
+        assert_eq!(one["files"], json!([{ "name": "photo.png", "size": photo.len(), "type": "image/png" }]), "{one}");
+        assert_eq!(page_lines(&mut agent, tab, 1), [format!("one photo.png {} image/png {}", photo.len(), sha(&photo))]);
+        let snap = agent.snapshot(tab, json!({}));
+        let many = agent.ok(
+            "upload_file_by_uid",
+            json!({ "tabId": tab, "uid": ref_of(&snap, "Docs"), "paths": [path(&root_dir, "big.bin"), path(&root_dir, "photo.png")] }),
+        );
+        assert_eq!(many["via"], "debugger", "{many}");
+        let lines = page_lines(&mut agent, tab, 2);
+        assert!(lines.contains(&format!("many big.bin {} application/octet-stream {}", big.len(), sha(&big))), "{lines:?}");
+        // The same rule: nothing outside the roots, no dotfiles, and nothing reaches the page.
+        for p in [path(&outside_dir, "other.txt"), path(&root_dir, ".env")] {
+            let err = agent.err("upload_file", json!({ "tabId": tab, "locator": "#one", "paths": [p] }));
+            assert_eq!(err["code"], "PERMISSION_DENIED", "{err}");
+        }
+        // A drop zone has no input: staged as before.
+        let dropped = agent.ok("upload_file", json!({ "tabId": tab, "locator": "#zone", "drop": true, "paths": [path(&root_dir, "photo.png")] }));
+        assert_ne!(dropped["via"], "debugger", "{dropped}");
+        let lines = page_lines(&mut agent, tab, 3);
+        assert_eq!(lines.len(), 4, "the refused paths reached the page: {lines:?}");
+        assert!(lines[3].starts_with("zone photo.png"), "{lines:?}");
+        assert_eq!(agent.ok("get_browser_info", json!({}))["debuggerSessions"], 0, "detached after");
+    })
+    .await
+    .unwrap();
+    set_setting(b, &status, "debuggerMode", false).await;
+    b.runner.shutdown().await;
 }
 
 #[test]

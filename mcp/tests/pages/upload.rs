@@ -296,7 +296,11 @@ fn the_upload_rule_refuses_secrets_dotfiles_outsiders_and_oversized_files() {
 }
 
 /// Issue 31's figure: a 5 MiB file into an input, tools/call → settled result, median of 7
-/// per browser. `cargo test --release -p webext-mcp --test pages upload_bench -- --ignored --nocapture`
+/// per browser, with where the time goes: `helper` = page.upload (locate, hand the file to
+/// the page, File assembly; `waitedMs`), `settle` = the settle after it (`settledMs`), the
+/// rest = reading, base64 and staging the pieces through the host. Then Chromium with
+/// debugger mode (DOM.setFileInputFiles: nothing staged), in a browser of its own.
+/// `cargo test --release -p webext-mcp --test pages upload_bench -- --ignored --nocapture`
 #[test]
 #[ignore = "benchmark: run with --ignored --nocapture"]
 fn upload_bench() {
@@ -304,25 +308,51 @@ fn upload_bench() {
     let big: Vec<u8> = (0..5u32 << 20).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     std::fs::write(root.path().join("big.bin"), &big).unwrap();
     let path = root.path().join("big.bin").display().to_string();
+    let roots = root.path().display().to_string();
     let server = TestServer::start();
     server.page("/upload.html", PAGE);
     for family in BOTH {
-        let mut agent = agent_with_roots(family, fresh_home(), &root.path().display().to_string(), 50);
-        let tab = agent.open(&server.url("/upload.html"));
-        let mut ms = Vec::new();
-        for _ in 0..7 {
-            let t = std::time::Instant::now();
-            agent.ok("upload_file", json!({ "tabId": tab, "locator": "#many", "paths": [path] }));
-            ms.push(t.elapsed().as_secs_f64() * 1000.0);
-        }
-        ms.sort_by(f64::total_cmp);
-        println!(
-            "{} upload_file of a 5 MiB file: median {:.1} ms (n=7, min {:.1}, max {:.1})",
-            agent.family(),
-            ms[3],
-            ms[0],
-            ms[6]
-        );
-        agent.close(tab);
+        let agent = agent_with_roots(family, fresh_home(), &roots, 50);
+        bench_uploads(agent, &server.url("/upload.html"), &path, family.name());
     }
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let b = rt.block_on(async {
+        use crate::observe_bench::{remote_browser, set_setting, status_page};
+        let b = remote_browser(webext_mcp::runner::Family::Chromium).await;
+        let status = status_page(b).await;
+        set_setting(b, &status, "debuggerMode", true).await;
+        b
+    });
+    bench_uploads(
+        agent_with_roots_on(b, fresh_home(), &roots, 50),
+        &server.url("/upload.html"),
+        &path,
+        "chromium (debugger mode)",
+    );
+    rt.block_on(b.runner.shutdown());
+}
+
+fn bench_uploads(mut agent: Agent, url: &str, path: &str, what: &str) {
+    let tab = agent.open(url);
+    let (mut ms, mut helper, mut settle) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..7 {
+        let t = std::time::Instant::now();
+        let out = agent.ok("upload_file", json!({ "tabId": tab, "locator": "#many", "paths": [path] }));
+        ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        helper.push(out["waitedMs"].as_f64().unwrap_or(f64::NAN));
+        settle.push(out["settledMs"].as_f64().unwrap_or(f64::NAN));
+    }
+    for v in [&mut ms, &mut helper, &mut settle] {
+        v.sort_by(f64::total_cmp);
+    }
+    println!(
+        "{what} upload_file of a 5 MiB file: median {:.1} ms (n=7, min {:.1}, max {:.1}); helper {:.0} ms, settle {:.0} ms, staging and the rest {:.0} ms",
+        ms[3],
+        ms[0],
+        ms[6],
+        helper[3],
+        settle[3],
+        ms[3] - helper[3] - settle[3]
+    );
+    agent.close(tab);
 }

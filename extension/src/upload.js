@@ -119,8 +119,9 @@ async function uploadOn(tab, st, params) {
     if (paths) {
       if (t.frameId !== 0) throw needsStaging("the input is inside a frame");
       const done = await viaDebugger(tab, st, t, paths);
+      const waitedMs = Date.now() - started;
       const settled = await settle(tab, st, 0, 0, nav, deadline, done.doc);
-      return { action: "upload", ref: `e${done.element.ref}`, element: done.element.what, files: done.files, accept: probe.accept, warnings, input: "trusted", via: "debugger", waitedMs: Date.now() - started, ...settled };
+      return { action: "upload", ref: `e${done.element.ref}`, element: done.element.what, files: done.files, accept: probe.accept, warnings, input: "trusted", via: "debugger", waitedMs, ...settled };
     }
     const metas = files.map((f) => ({ name: String(f.name), type: String(f.type ?? ""), size: Number(f.size), lastModified: Number(f.lastModified ?? Date.now()) }));
     let via = null;

@@ -71,12 +71,13 @@ async function hello() {
   };
 }
 
-async function browserInfo() {
+/** `container`: a container-scoped server's cookie store — only its tabs are listed. */
+async function browserInfo({ container = null } = {}) {
   await ready;
   const [{ browser, browserVersion }, platform, tabs, wasm] = await Promise.all([
     identity(),
     api.runtime.getPlatformInfo(),
-    visibleTabs().then((tabs) => tabs.map((t) => ({ windowId: t.windowId, tabId: t.id }))),
+    visibleTabs(container).then((tabs) => tabs.map((t) => ({ windowId: t.windowId, tabId: t.id }))),
     engineStatus(),
   ]);
   return {

@@ -6,8 +6,13 @@ import { api, hasDebugger } from "./api.js";
 
 /** Tabs the helper is attached to right now (browser.info reports the count). */
 const attached = new Set();
-/** Tabs whose session stays attached between operations (netbodies.js: response bodies). */
-const holds = new Set();
+/**
+ * Tabs whose session stays attached between operations, with the reasons holding it:
+ * `bodies` (netbodies.js: response bodies need the Network domain enabled before the load),
+ * `emulation` (viewport.js: Emulation.* overrides last only as long as the session).
+ * @type {Map<number, Set<string>>}
+ */
+const holds = new Map();
 
 export function debuggerSessions() {
   return attached.size;
@@ -40,24 +45,39 @@ export async function withDebugger(tabId, fn) {
 }
 
 /**
- * Keeps the debugger attached to the tab until released (response bodies need the Network
- * domain enabled before the load); withDebugger then works through the same session.
+ * Keeps the debugger attached to the tab for `reason` until that reason is released;
+ * withDebugger then works through the same session.
  */
-export async function holdDebugger(tabId) {
-  holds.add(tabId);
+export async function holdDebugger(tabId, reason = "bodies") {
+  const reasons = holds.get(tabId) ?? new Set();
+  reasons.add(reason);
+  holds.set(tabId, reasons);
   if (attached.has(tabId)) return;
   try {
     await api.debugger.attach({ tabId }, "1.3");
   } catch (e) {
-    holds.delete(tabId);
+    reasons.delete(reason);
+    if (!reasons.size) holds.delete(tabId);
     throw e;
   }
   attached.add(tabId);
 }
 
-/** Ends a hold: detaches (unless the session is gone already). */
-export async function releaseDebugger(tabId, detach = true) {
-  if (!holds.delete(tabId)) return;
+/** Whether `reason` holds the tab's session now. */
+export function holding(tabId, reason) {
+  return holds.get(tabId)?.has(reason) ?? false;
+}
+
+/**
+ * Ends the hold `reason` took; the last one detaches (unless `detach` is false: the session
+ * is gone already).
+ */
+export async function releaseDebugger(tabId, detach = true, reason = "bodies") {
+  const reasons = holds.get(tabId);
+  if (!reasons?.delete(reason)) return;
+  // The session is gone (detached by the browser or the user): no other reason keeps it.
+  if (reasons.size && detach) return;
+  holds.delete(tabId);
   attached.delete(tabId);
   if (detach) await api.debugger.detach({ tabId }).catch(() => {});
 }

@@ -14,9 +14,10 @@ import { clearSnapshot, resolveRef, takeSnapshot } from "./snapshot.js";
 import { clearStorage, getStorage, setStorage } from "./storage.js";
 import { closeTab, listContainers, listTabs, navigate, newTab, selectTab } from "./tabs.js";
 import { upload, uploadChunk } from "./upload.js";
+import { emulate, resize } from "./viewport.js";
 
 /**
- * @param {{browserInfo: () => Promise<object>}} helper what the handlers need from the background
+ * @param {{browserInfo: (params: {container?: string}) => Promise<object>}} helper what the handlers need from the background
  */
 export function methodTable(helper) {
   const snapshot = page(takeSnapshot, "none");
@@ -29,7 +30,7 @@ export function methodTable(helper) {
       time: Date.now(),
     }),
 
-    [METHODS.BROWSER_INFO]: () => helper.browserInfo(),
+    [METHODS.BROWSER_INFO]: (params) => helper.browserInfo(params),
 
     [METHODS.TABS_LIST]: (params) => listTabs(params),
     [METHODS.CONTAINERS_LIST]: () => listContainers(),
@@ -54,6 +55,8 @@ export function methodTable(helper) {
     [METHODS.PAGE_WAIT_FOR]: page(waitFor),
     [METHODS.PAGE_DIALOG]: (params) => answerDialog(params),
     [METHODS.PAGE_SCREENSHOT]: page(screenshot, "none"),
+    [METHODS.PAGE_RESIZE]: page(resize, "none"),
+    [METHODS.PAGE_EMULATE]: page(emulate, "none"),
 
     [METHODS.COOKIES_GET]: (params) => getCookies(params),
     [METHODS.COOKIES_SET]: (params) => setCookies(params),

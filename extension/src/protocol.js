@@ -56,9 +56,11 @@ export const METHODS = Object.freeze({
   "PAGE_ACT": "page.act",
   "PAGE_CLEAR_SNAPSHOT": "page.clearSnapshot",
   "PAGE_DIALOG": "page.dialog",
+  "PAGE_EMULATE": "page.emulate",
   "PAGE_EVALUATE": "page.evaluate",
   "PAGE_FILL_FORM": "page.fillForm",
   "PAGE_FIND": "page.find",
+  "PAGE_RESIZE": "page.resize",
   "PAGE_RESOLVE_REF": "page.resolveRef",
   "PAGE_SCREENSHOT": "page.screenshot",
   "PAGE_SNAPSHOT": "page.snapshot",
@@ -82,7 +84,13 @@ export const METHODS = Object.freeze({
 export const METHOD_SPECS = Object.freeze({
   "browser.info": {
     "doc": "What the extension sees: browser, platform, visible tabs, capabilities.",
-    "params": {},
+    "params": {
+      "container": {
+        "doc": "only this cookie store's tabs (a container-scoped server)",
+        "required": false,
+        "type": "string"
+      }
+    },
     "result": "{browser, browserVersion, extVersion, label, platform: {os, arch}, tabs: [{windowId, tabId}] (windows by ascending id, tabs by index), capabilities: [string], lastError: {message, at} | null (the browser's words for the last native-messaging failure), debuggerSessions: tabs the helper's debugger is attached to now, permissions: {permissions, origins} granted now (permissions.getAll())}",
     "target": "extension"
   },
@@ -570,6 +578,71 @@ export const METHOD_SPECS = Object.freeze({
     "result": "{tab, armed: {action, promptText?}, dialogs: [{type, message, answered}]}",
     "target": "extension"
   },
+  "page.emulate": {
+    "doc": "Per-tab emulation through the debugger (Chromium, debugger mode): device scale factor, mobile, user agent, colour scheme, reduced motion; held until reset. UNSUPPORTED naming what is missing otherwise.",
+    "params": {
+      "colorScheme": {
+        "doc": "light | dark (prefers-color-scheme)",
+        "required": false,
+        "type": "string"
+      },
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
+      "deviceScaleFactor": {
+        "doc": "devicePixelRatio the page sees (0.5–4)",
+        "required": false,
+        "type": "number"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "mobile": {
+        "doc": "mobile viewport (meta viewport honoured) and touch events",
+        "required": false,
+        "type": "boolean"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "reducedMotion": {
+        "doc": "reduce | no-preference (prefers-reduced-motion)",
+        "required": false,
+        "type": "string"
+      },
+      "reset": {
+        "doc": "clear every emulation of the tab (and its debugger-made size) first",
+        "required": false,
+        "type": "boolean"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      },
+      "timeoutMs": {
+        "default": 15000,
+        "doc": "deadline",
+        "max": 50000,
+        "min": 1,
+        "required": false,
+        "type": "integer"
+      },
+      "userAgent": {
+        "doc": "navigator.userAgent and the User-Agent header",
+        "required": false,
+        "type": "string"
+      }
+    },
+    "result": "{tab, mechanism: debugger | none, emulation: {…what is in effect}, page: {innerWidth, innerHeight, devicePixelRatio, userAgent, dark, reducedMotion, touch}}",
+    "target": "extension"
+  },
   "page.evaluate": {
     "doc": "Runs a function in the page's main world with JSON arguments; JSON result, paged.",
     "params": {
@@ -715,6 +788,60 @@ export const METHOD_SPECS = Object.freeze({
       }
     },
     "result": "{snapshotId: q<N>, tab, text: one line per hit, offset, nextCursor: string | null, totalBytes, hits: [{ref, role, name, field, context, inViewport}], total}",
+    "target": "extension"
+  },
+  "page.resize": {
+    "doc": "Sets the tab's viewport (innerWidth × innerHeight) by sizing its window, or per tab through the debugger (Chromium, debugger mode); a window holding the user's other tabs only with `force`.",
+    "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "force": {
+        "doc": "size the tab's window even when it holds tabs of the user's",
+        "required": false,
+        "type": "boolean"
+      },
+      "height": {
+        "doc": "viewport height in CSS px",
+        "max": 7680,
+        "min": 100,
+        "required": true,
+        "type": "integer"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      },
+      "timeoutMs": {
+        "default": 15000,
+        "doc": "deadline",
+        "max": 50000,
+        "min": 1,
+        "required": false,
+        "type": "integer"
+      },
+      "width": {
+        "doc": "viewport width in CSS px",
+        "max": 7680,
+        "min": 100,
+        "required": true,
+        "type": "integer"
+      }
+    },
+    "result": "{tab, mechanism: window | debugger, width, height (what the page reports now), asked: {width, height}, exact: bool, window?: {windowId, width, height, agent: bool, otherTabs: tabs sharing the new size}, moved?: bool}",
     "target": "extension"
   },
   "page.resolveRef": {
@@ -1003,6 +1130,11 @@ export const METHOD_SPECS = Object.freeze({
         "required": false,
         "type": "integer"
       },
+      "paths": {
+        "doc": "Chromium debugger mode, an <input type=file> of the top document: the admitted real paths, set by DOM.setFileInputFiles (nothing staged); UNSUPPORTED with data.stage = true when that cannot be used",
+        "required": false,
+        "type": "array"
+      },
       "tabId": {
         "doc": "the tab (preferred)",
         "required": false,
@@ -1017,8 +1149,8 @@ export const METHOD_SPECS = Object.freeze({
         "type": "integer"
       },
       "upload": {
-        "doc": "the id the pieces were staged under",
-        "required": true,
+        "doc": "the id the pieces were staged under (required without `paths`)",
+        "required": false,
         "type": "string"
       }
     },

@@ -8,6 +8,7 @@ import { api, family } from "./api.js";
 import { HelperError } from "./errors.js";
 import { ERROR_CODES } from "./protocol.js";
 import { DEFAULT_ACTION_TIMEOUT_MS, settle, target } from "./actions.js";
+import { debuggerEnabled, withDebugger } from "./debugger.js";
 import { callFrame } from "./inject.js";
 import { recheck } from "./recheck.js";
 import { staleRef } from "./snapshot.js";
@@ -81,10 +82,15 @@ export async function upload(params) {
 }
 
 async function uploadOn(tab, st, params) {
-  const u = staged.get(params.upload);
-  staged.delete(params.upload);
   const files = params.files ?? [];
-  if (!u || u.tabId !== tab.id || u.files.length !== files.length) {
+  const paths = params.paths ?? null;
+  const u = paths ? null : staged.get(params.upload);
+  if (!paths) staged.delete(params.upload);
+  if (paths && (params.drop || paths.length !== files.length || !paths.every((p) => typeof p === "string" && p.startsWith("/")))) {
+    throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "`paths` takes one absolute path per file, and no drop", "stage the files with page.uploadChunk instead");
+  }
+  if (paths && !(await debuggerEnabled())) throw needsStaging("debugger mode is off");
+  if (!paths && (!u || u.tabId !== tab.id || u.files.length !== files.length)) {
     throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `upload ${params.upload} is not (fully) staged for tab ${tab.id}`, "stage every file with page.uploadChunk first");
   }
   const drop = Boolean(params.drop);
@@ -110,6 +116,13 @@ async function uploadOn(tab, st, params) {
     }
     const warnings = files.filter((f) => !accepted(probe.accept, f)).map((f) => `${f.name} (${f.type}) is not in the input's accept list "${probe.accept}"`);
     if (t.line) await recheck(tab, st, { frameId: t.frameId, ordinal: t.ordinal, id: t.spec.id, ref: t.ref }, t.line);
+    if (paths) {
+      if (t.frameId !== 0) throw needsStaging("the input is inside a frame");
+      const done = await viaDebugger(tab, st, t, paths);
+      const waitedMs = Date.now() - started;
+      const settled = await settle(tab, st, 0, 0, nav, deadline, done.doc);
+      return { action: "upload", ref: `e${done.element.ref}`, element: done.element.what, files: done.files, accept: probe.accept, warnings, input: "trusted", via: "debugger", waitedMs, ...settled };
+    }
     const metas = files.map((f) => ({ name: String(f.name), type: String(f.type ?? ""), size: Number(f.size), lastModified: Number(f.lastModified ?? Date.now()) }));
     let via = null;
     if (drop && family === "gecko") {
@@ -135,6 +148,51 @@ async function uploadOn(tab, st, params) {
   } finally {
     nav.stop();
   }
+}
+
+/** The answer that sends the server back to staging the files (its fallback). */
+function needsStaging(why) {
+  return new HelperError(ERROR_CODES.UNSUPPORTED, `DOM.setFileInputFiles cannot be used here: ${why}`, "stage the files with page.uploadChunk", { stage: true });
+}
+
+/**
+ * Chromium debugger mode: the browser itself reads the files (`DOM.setFileInputFiles`), as
+ * if the user had picked them, and fires trusted `input` and `change`. The element the agent
+ * resolved is handed to the debugger by an event: a main-world listener (a promise held by
+ * the debugger, no page global) receives a one-use, randomly named event the isolated-world
+ * agent fires on it, and the debugger resolves that promise to the element's object id.
+ */
+async function viaDebugger(tab, st, t, paths) {
+  const channel = `webext-mcp-files-${crypto.randomUUID()}`;
+  return withDebugger(tab.id, async (send) => {
+    const armed = await send("Runtime.evaluate", {
+      expression: `new Promise((resolve) => document.addEventListener(${JSON.stringify(channel)}, (e) => { e.stopImmediatePropagation(); resolve(e.composedPath()[0]); }, { once: true, capture: true }))`,
+      returnByValue: false,
+    });
+    const promiseObjectId = armed.result?.objectId;
+    if (!promiseObjectId) throw new HelperError(ERROR_CODES.SCRIPT_ERROR, "the debugger could not arm the element hand-over");
+    const pointed = await callFrame(tab, st, 0, "uploadPoint", [t.spec, channel]);
+    if (!pointed?.fired) throw new HelperError(ERROR_CODES[pointed?.code] ?? ERROR_CODES.SCRIPT_ERROR, pointed?.error ?? "the element is gone");
+    // Dispatched synchronously: resolved by now, unless the page stopped the event first.
+    const got = await Promise.race([
+      send("Runtime.awaitPromise", { promiseObjectId, returnByValue: false }),
+      new Promise((r) => setTimeout(() => r(null), 2000)),
+    ]);
+    const objectId = got?.result?.objectId;
+    if (!objectId || got.result.subtype !== "node") {
+      throw new HelperError(ERROR_CODES.SCRIPT_ERROR, "the page kept the element from the debugger (it stopped the hand-over event)", "retry with debugger mode off (the files are then set from the page)");
+    }
+    try {
+      await send("DOM.setFileInputFiles", { files: paths, objectId });
+    } catch (e) {
+      throw new HelperError(ERROR_CODES.SCRIPT_ERROR, `the browser refused the files: ${e?.message ?? e}`, "check that the browser can read the files (a sandboxed browser sees only some folders)");
+    } finally {
+      await send("Runtime.releaseObject", { objectId }).catch(() => {});
+    }
+    const seen = await callFrame(tab, st, 0, "uploadSeen", [t.spec]);
+    if (!seen?.files) throw new HelperError(ERROR_CODES.SCRIPT_ERROR, seen?.error ?? "the element is gone");
+    return { element: seen.element, doc: pointed.doc, files: seen.files };
+  });
 }
 
 /**

@@ -46,6 +46,25 @@
     return { element: describe(el), input, accept: input ? el.accept : "", multiple: input ? el.multiple : true };
   };
 
+  /**
+   * Debugger mode: fires the one-use `channel` event on the element, so the debugger's
+   * main-world listener learns which element it is (../upload.js, viaDebugger).
+   */
+  api.uploadPoint = (spec, channel) => {
+    const one = single(spec);
+    if (!one.el) return one;
+    api.mark();
+    one.el.dispatchEvent(new Event(channel, { bubbles: true, composed: true }));
+    return { fired: true, doc: state.doc };
+  };
+
+  /** The files the element holds now, as the page sees them. */
+  api.uploadSeen = (spec) => {
+    const one = single(spec);
+    if (!one.el) return one;
+    return { element: describe(one.el), files: Array.from(one.el.files ?? [], (f) => ({ name: f.name, size: f.size, type: f.type })) };
+  };
+
   function fire(el, type, init = {}) {
     return el.dispatchEvent(new Event(type, { bubbles: true, composed: true, ...init }));
   }

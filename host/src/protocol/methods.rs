@@ -120,6 +120,8 @@ pub const PAGE_EVALUATE: &str = "page.evaluate";
 pub const PAGE_WAIT_FOR: &str = "page.waitFor";
 pub const PAGE_DIALOG: &str = "page.dialog";
 pub const PAGE_SCREENSHOT: &str = "page.screenshot";
+pub const PAGE_RESIZE: &str = "page.resize";
+pub const PAGE_EMULATE: &str = "page.emulate";
 pub const COOKIES_GET: &str = "cookies.get";
 pub const COOKIES_SET: &str = "cookies.set";
 pub const COOKIES_CLEAR: &str = "cookies.clear";
@@ -168,6 +170,10 @@ macro_rules! tab_params {
 pub const SCREENSHOT_MAX_BYTES: i64 = 204_800;
 pub const SCREENSHOT_HARD_MAX_BYTES: i64 = 1_048_576;
 pub const SCREENSHOT_MAX_WIDTH: i64 = 1568;
+
+/// Bounds of a viewport side `page.resize` takes, CSS px.
+pub const VIEWPORT_MIN: i64 = 100;
+pub const VIEWPORT_MAX: i64 = 7680;
 
 /// Page size of cookie and storage listings.
 pub const LISTING_MAX_BYTES: i64 = 16_384;
@@ -230,7 +236,12 @@ pub const METHODS: &[Method] = &[
         name: BROWSER_INFO,
         target: Target::Extension,
         doc: "What the extension sees: browser, platform, visible tabs, capabilities.",
-        params: &[],
+        params: &[p(
+            "container",
+            "string",
+            false,
+            "only this cookie store's tabs (a container-scoped server)",
+        )],
         result: "{browser, browserVersion, extVersion, label, platform: {os, arch}, \
                  tabs: [{windowId, tabId}] (windows by ascending id, tabs by index), capabilities: [string], \
                  lastError: {message, at} | null (the browser's words for the last native-messaging failure), \
@@ -438,8 +449,15 @@ pub const METHODS: &[Method] = &[
         params: tab_params![
             p("locator", "string", true, "a ref (e12, f2e7), text=…, role=…[name=\"…\"] or a CSS selector"),
             p("nth", "integer", false, "which match (0-based) when the locator matches several"),
-            p("upload", "string", true, "the id the pieces were staged under"),
+            p("upload", "string", false, "the id the pieces were staged under (required without `paths`)"),
             p("files", "array", true, "[{name, type, size, lastModified}] in staging order"),
+            p(
+                "paths",
+                "array",
+                false,
+                "Chromium debugger mode, an <input type=file> of the top document: the admitted real paths, \
+                 set by DOM.setFileInputFiles (nothing staged); UNSUPPORTED with data.stage = true when that cannot be used"
+            ),
             p("drop", "boolean", false, "drop the files on the element instead of setting an input's files"),
             timeout_ms("auto-wait and navigation deadline", ACTION_TIMEOUT_MS),
         ],
@@ -510,6 +528,42 @@ pub const METHODS: &[Method] = &[
         ],
         result: "{tab, mechanism: captureTab | visibleTab | debugger, format, width, height, bytes, scaled, masked, \
                  element?, truncated?, data: base64, timings: {captureMs, encodeMs, helperMs}}",
+    },
+    Method {
+        name: PAGE_RESIZE,
+        target: Target::Extension,
+        doc: "Sets the tab's viewport (innerWidth × innerHeight) by sizing its window, or per tab through \
+              the debugger (Chromium, debugger mode); a window holding the user's other tabs only with `force`.",
+        params: tab_params![
+            p("width", "integer", true, "viewport width in CSS px").within(VIEWPORT_MIN, VIEWPORT_MAX),
+            p("height", "integer", true, "viewport height in CSS px").within(VIEWPORT_MIN, VIEWPORT_MAX),
+            p("force", "boolean", false, "size the tab's window even when it holds tabs of the user's"),
+            timeout_ms("deadline", TAB_CALL_TIMEOUT_MS),
+        ],
+        result: "{tab, mechanism: window | debugger, width, height (what the page reports now), asked: {width, height}, \
+                 exact: bool, window?: {windowId, width, height, agent: bool, otherTabs: tabs sharing the new size}, moved?: bool}",
+    },
+    Method {
+        name: PAGE_EMULATE,
+        target: Target::Extension,
+        doc: "Per-tab emulation through the debugger (Chromium, debugger mode): device scale factor, mobile, \
+              user agent, colour scheme, reduced motion; held until reset. UNSUPPORTED naming what is missing otherwise.",
+        params: tab_params![
+            p("deviceScaleFactor", "number", false, "devicePixelRatio the page sees (0.5–4)"),
+            p("mobile", "boolean", false, "mobile viewport (meta viewport honoured) and touch events"),
+            p("userAgent", "string", false, "navigator.userAgent and the User-Agent header"),
+            p("colorScheme", "string", false, "light | dark (prefers-color-scheme)"),
+            p("reducedMotion", "string", false, "reduce | no-preference (prefers-reduced-motion)"),
+            p(
+                "reset",
+                "boolean",
+                false,
+                "clear every emulation of the tab (and its debugger-made size) first"
+            ),
+            timeout_ms("deadline", TAB_CALL_TIMEOUT_MS),
+        ],
+        result: "{tab, mechanism: debugger | none, emulation: {…what is in effect}, \
+                 page: {innerWidth, innerHeight, devicePixelRatio, userAgent, dark, reducedMotion, touch}}",
     },
     Method {
         name: COOKIES_GET,

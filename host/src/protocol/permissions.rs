@@ -29,9 +29,9 @@ use serde_json::{Map, Value, json};
 
 use super::methods::{
     CONSOLE_CLEAR, CONSOLE_LIST, CONTAINERS_LIST, COOKIES_CLEAR, COOKIES_GET, COOKIES_SET, METHODS,
-    NETWORK_GET, NETWORK_LIST, PAGE_ACT, PAGE_DIALOG, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_FIND,
-    PAGE_RESOLVE_REF, PAGE_SCREENSHOT, PAGE_SNAPSHOT, PAGE_TEXT, PAGE_UPLOAD, PAGE_WAIT_FOR, STORAGE_CLEAR,
-    STORAGE_GET, STORAGE_SET, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT, Target,
+    NETWORK_GET, NETWORK_LIST, PAGE_ACT, PAGE_DIALOG, PAGE_EMULATE, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_FIND,
+    PAGE_RESIZE, PAGE_RESOLVE_REF, PAGE_SCREENSHOT, PAGE_SNAPSHOT, PAGE_TEXT, PAGE_UPLOAD, PAGE_WAIT_FOR,
+    STORAGE_CLEAR, STORAGE_GET, STORAGE_SET, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT, Target,
 };
 
 pub use crate::browsers::Engine;
@@ -141,6 +141,8 @@ const SCRIPTED: &[&str] = &[
     PAGE_WAIT_FOR,
     PAGE_DIALOG,
     PAGE_SCREENSHOT,
+    PAGE_RESIZE,
+    PAGE_EMULATE,
     STORAGE_GET,
     STORAGE_SET,
     STORAGE_CLEAR,
@@ -177,6 +179,8 @@ const SCRIPTED_TOOLS: &[&str] = &[
     "dismiss_dialog",
     "screenshot_page",
     "screenshot_by_uid",
+    "resize_page",
+    "emulate",
     "get_storage",
     "set_storage",
     "clear_storage",
@@ -227,6 +231,8 @@ const DEBUGGER_TOOLS: &[&str] = &[
     "evaluate_script",
     "screenshot_page",
     "screenshot_by_uid",
+    "resize_page",
+    "emulate",
 ];
 
 /// Tools of the `cookies` permission: the cookie tools, and (Firefox) the container tools.
@@ -261,7 +267,7 @@ pub const PERMISSIONS: &[Permission] = &[
     api("scripting", REQUIRED, REQUIRED, "Runs the snapshot collector, actions and evaluate_script in the page.", SCRIPTED, SCRIPTED_TOOLS),
     api("webNavigation", REQUIRED, REQUIRED, "Sees each new document of the tabs the agent opened or navigated, to install the dialog hook before the page's scripts run.", &[TABS_NEW, TABS_NAVIGATE, PAGE_DIALOG], &["new_page", "navigate_page", "navigate_history", "accept_dialog", "dismiss_dialog"]),
     api("contextualIdentities", ABSENT, REQUIRED, "Firefox containers: lists them for list_containers and opens tabs in them. Installing an extension with it turns Firefox's container feature on for the profile.", &[CONTAINERS_LIST, TABS_NEW], CONTAINER_TOOLS),
-    api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input, CSP-proof evaluation, screenshots of hidden tabs and full pages, and response bodies through chrome.debugger.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE, PAGE_SCREENSHOT, NETWORK_LIST, NETWORK_GET], DEBUGGER_TOOLS),
+    api("debugger", REQUIRED, ABSENT, "Debugger mode only (off by default): trusted input, CSP-proof evaluation, screenshots of hidden tabs and full pages, response bodies, and per-tab viewport and device emulation through chrome.debugger.", &[PAGE_ACT, PAGE_FILL_FORM, PAGE_EVALUATE, PAGE_SCREENSHOT, PAGE_RESIZE, PAGE_EMULATE, NETWORK_LIST, NETWORK_GET], DEBUGGER_TOOLS),
     api("cookies", REQUIRED, REQUIRED, "Reads, sets and clears cookies for get_cookies, set_cookies and clear_cookies (values only when the server's policy allows); in Firefox also tells each tab's container (cookieStoreId), so a container-scoped server sees only its own tabs, and opens tabs in a container.", &[COOKIES_GET, COOKIES_SET, COOKIES_CLEAR, CONTAINERS_LIST, TABS_LIST, TABS_NEW], COOKIE_AND_CONTAINER_TOOLS),
     api("webRequest", REQUIRED, REQUIRED, "Sees the requests of the tabs the agent opened or asked about (method, URL, status, headers, timings) for list_network_requests; observational only in Chromium.", NETWORK, NETWORK_TOOLS),
     api("webRequestBlocking", ABSENT, REQUIRED, "Firefox: lets the helper attach a response filter to the requests of agent tabs, to keep their response bodies for get_network_request.", &[NETWORK_GET], &["get_network_request"]),

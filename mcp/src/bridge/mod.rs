@@ -285,6 +285,19 @@ impl BrowserState {
         results::decode(method, value)
     }
 
+    /// [`call_in`](Self::call_in) with this server's containers applied, for a host already
+    /// listed (a scoped server's `browser.info` counts its container's tabs only).
+    pub async fn call_in_contained<R: DeserializeOwned>(
+        &self,
+        d: &Descriptor,
+        method: &str,
+        mut params: Value,
+        timeout: Timeout,
+    ) -> Result<R, ErrorBody> {
+        self.contain(d, method, &mut params, timeout).await?;
+        self.call_in(d, method, params, timeout).await
+    }
+
     /// The one place a browser tool's call reaches a host.
     async fn send(
         &self,

@@ -291,6 +291,8 @@ mod tests {
             CONTAINERS_LIST => decode::<super::super::containers::ContainerList>(method, value).map(drop),
             // Issue 29's replies live beside their tools.
             PAGE_SCREENSHOT => decode::<crate::tools::capture::Screenshot>(method, value).map(drop),
+            PAGE_RESIZE => decode::<crate::tools::viewport::Resized>(method, value).map(drop),
+            PAGE_EMULATE => decode::<crate::tools::viewport::Emulated>(method, value).map(drop),
             COOKIES_GET => decode::<crate::tools::cookies::CookieList>(method, value).map(drop),
             COOKIES_SET => decode::<crate::tools::cookies::SetReply>(method, value).map(drop),
             COOKIES_CLEAR => decode::<crate::tools::cookies::ClearReply>(method, value).map(drop),

@@ -109,7 +109,7 @@ async fn list_connected_browsers(ctx: Ctx, args: Value) -> ToolResult {
     let mut text = String::new();
     for d in live.iter().filter(|d| browser.as_deref().is_none_or(|b| select::matches(d, b))) {
         let info: Result<BrowserInfo, _> =
-            state.call_in(d, BROWSER_INFO, json!({}), Timeout::fixed(LIST_TIMEOUT_MS)).await;
+            state.call_in_contained(d, BROWSER_INFO, json!({}), Timeout::fixed(LIST_TIMEOUT_MS)).await;
         let mut row = select::summary(d);
         row["default"] = json!(default == Some(d.pid));
         match &info {

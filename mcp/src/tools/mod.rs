@@ -37,6 +37,7 @@ pub mod snapshot;
 pub mod storage;
 pub mod upload;
 pub mod validate;
+pub mod viewport;
 
 pub use schema::{decode, schema_of};
 
@@ -161,7 +162,9 @@ impl Toolset {
                 "dev/start/preview sessions, wait, stop, source inspection; the session extension's logs, reload, eval, storage, pages"
             }
             Toolset::Browsers => "detect installed browsers, install and list managed ones",
-            Toolset::Pages => "connected browsers, tabs, navigation, Firefox containers",
+            Toolset::Pages => {
+                "connected browsers, tabs, navigation, Firefox containers, viewport size and emulation"
+            }
             Toolset::Snapshot => "snapshots with refs, page text, find by text, ref to selector",
             Toolset::Input => "click, hover, fill, type, drag, keys, scroll, uploads, wait, scripts",
             Toolset::Capture => {
@@ -489,6 +492,7 @@ pub fn registry() -> &'static [ToolDef] {
             .chain(upload::tools())
             .chain(dialogs::tools())
             .chain(capture::tools())
+            .chain(viewport::tools())
             .chain(cookies::tools())
             .chain(storage::tools())
             .chain(console::tools())

@@ -12,12 +12,12 @@ use base64::Engine as _;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use webext_mcp_host::protocol::ErrorBody;
-use webext_mcp_host::protocol::methods::{PAGE_UPLOAD, PAGE_UPLOAD_CHUNK};
+use webext_mcp_host::protocol::methods::{BROWSER_INFO, PAGE_UPLOAD, PAGE_UPLOAD_CHUNK};
 use webext_mcp_host::protocol::timeouts::ACTION_TIMEOUT_MS;
+use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use super::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
-use crate::bridge::results::{Acted, Staged, to_value};
+use crate::bridge::results::{Acted, BrowserInfo, Staged, to_value};
 use crate::bridge::{TabTarget, Timeout, decode_with_target, schema_with_target};
 use crate::upload::{Admitted, DEFAULT_MAX_MEGABYTES, Rule, too_large};
 
@@ -149,6 +149,34 @@ async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {
         return Err(too_large("these files together", total, rule.max_bytes));
     }
     let timeout = Timeout::from_arg(u.timeout_ms, ACTION_TIMEOUT_MS)?;
+    let meta: Vec<Value> = files
+        .iter()
+        .map(|f| {
+            let modified = std::fs::metadata(&f.path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_millis() as u64);
+            json!({ "name": f.name, "type": f.mime, "size": f.size, "lastModified": modified })
+        })
+        .collect();
+    // Chromium debugger mode sets an input's files from their paths: nothing to stage.
+    if !u.drop && debugger_on(&ctx, &target, timeout).await {
+        let paths: Option<Vec<&str>> = files.iter().map(|f| f.path.to_str()).collect();
+        if let Some(paths) = paths {
+            let params = json!({
+                "locator": u.locator, "nth": u.nth, "files": meta, "paths": paths, "timeoutMs": timeout.ms(),
+            });
+            match ctx.browser.call_tab::<Acted>(&target, PAGE_UPLOAD, params, timeout).await {
+                Ok((_, out)) => return report(&u, out),
+                // In a frame, or debugger mode switched off meanwhile: staged as usual.
+                Err(e)
+                    if e.code == ErrorCode::Unsupported
+                        && e.data.as_ref().and_then(|d| d.get("stage")) == Some(&json!(true)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
     let token = webext_mcp_host::descriptor::Token::generate()
         .map_err(|e| ErrorBody::internal(format!("cannot draw an upload id: {e}")))?;
     let id = format!("u{}", &token.as_str()[..24]);
@@ -177,21 +205,21 @@ async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {
             }
         }
     }
-    let meta: Vec<Value> = files
-        .iter()
-        .map(|f| {
-            let modified = std::fs::metadata(&f.path)
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_millis() as u64);
-            json!({ "name": f.name, "type": f.mime, "size": f.size, "lastModified": modified })
-        })
-        .collect();
     let params = json!({
         "locator": u.locator, "nth": u.nth, "upload": id, "files": meta, "drop": u.drop, "timeoutMs": timeout.ms(),
     });
     let (_, out): (_, Acted) = ctx.browser.call_tab(&target, PAGE_UPLOAD, params, timeout).await?;
+    report(&u, out)
+}
+
+/// Whether the browser's helper has debugger mode on now (`browser.info` capabilities).
+async fn debugger_on(ctx: &Ctx, target: &TabTarget, timeout: Timeout) -> bool {
+    let info: Result<(_, BrowserInfo), _> =
+        ctx.browser.call(target.browser.as_deref(), BROWSER_INFO, json!({}), timeout).await;
+    info.is_ok_and(|(_, i)| i.capabilities.iter().any(|c| c == "debugger"))
+}
+
+fn report(u: &Upload, out: Acted) -> ToolResult {
     let names: Vec<String> = out
         .extra
         .get("files")

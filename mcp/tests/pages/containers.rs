@@ -115,6 +115,32 @@ fn containers_open_list_and_scope_tabs_in_firefox() {
     agent.close(plain["tab"]["tabId"].as_i64().unwrap());
 }
 
+/// A container-scoped server's `get_browser_info` and `list_connected_browsers` count only its
+/// container's tabs (Banking: no other test opens tabs there), while an unscoped server's
+/// count includes every tab.
+#[test]
+fn a_scoped_servers_browser_info_counts_only_its_containers_tabs() {
+    let mut agent = Agent::new(Family::Gecko);
+    let other =
+        agent.ok("new_page_in_container", json!({ "container": "Work" }))["tab"]["tabId"].as_i64().unwrap();
+    let mut scoped = contained("Banking", "container");
+    let count = |a: &mut Agent| {
+        let info = a.ok("get_browser_info", json!({}));
+        let listed = a.ok("list_connected_browsers", json!({}));
+        (info["visibleTabCount"].as_u64().unwrap(), listed["browsers"][0]["tabCount"].as_u64().unwrap())
+    };
+    let before = count(&mut scoped);
+    let mine = scoped.ok("new_page", json!({}))["tab"]["tabId"].as_i64().unwrap();
+    let after = count(&mut scoped);
+    assert_eq!((after.0, after.1), (before.0 + 1, before.1 + 1), "{before:?} → {after:?}");
+    let pages = scoped.ok("list_pages", json!({}));
+    assert_eq!(pages["tabs"].as_array().unwrap().len() as u64, after.0, "{pages}");
+    let all = count(&mut agent);
+    assert!(all.0 > after.0 && all.1 > after.1, "unscoped {all:?}, scoped {after:?}");
+    scoped.close(mine);
+    agent.close(other);
+}
+
 #[test]
 fn chromium_has_no_containers_and_says_what_to_use() {
     let mut agent = Agent::new(Family::Chromium);

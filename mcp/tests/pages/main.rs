@@ -30,6 +30,7 @@ mod tabs;
 mod timeouts;
 mod trust;
 mod upload;
+mod viewport;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;

@@ -140,8 +140,14 @@ pub fn minify_function(function: &str) -> Option<String> {
     Some(body.strip_suffix(';').unwrap_or(body).to_owned())
 }
 
+/// Modules up to this size are compressed as well as renamed. Bigger ones are nearly always
+/// a package's prebuilt file, already compressed by its own minifier: on react-dom's 610 KB
+/// client, renaming alone gives 201 KB in 18 ms, compressing too 198 KB in 50 ms.
+const COMPRESS_MAX_BYTES: usize = 64 * 1024;
+
 /// `text` (a script) minified: top-level names are kept (the bundle's pieces refer to each
-/// other by them), everything below them compressed and renamed; `None` when it cannot be.
+/// other by them), everything below them renamed (and compressed, up to
+/// [`COMPRESS_MAX_BYTES`]); `None` when it cannot be.
 fn minify(text: &str) -> Option<String> {
     js::guarded(text, || {
         js::with_arena(|alloc| {
@@ -149,7 +155,7 @@ fn minify(text: &str) -> Option<String> {
             let options = MinifierOptions {
                 mangle: Some(MangleOptions { top_level: Some(false), ..MangleOptions::default() }),
                 mangle_properties: None,
-                compress: Some(CompressOptions::default()),
+                compress: (text.len() <= COMPRESS_MAX_BYTES).then(CompressOptions::default),
             };
             let scoping = Minifier::new(options).minify(alloc, &mut program).scoping;
             let codegen = Codegen::new().with_options(CodegenOptions::minify());
@@ -177,6 +183,17 @@ mod tests {
         let (text, _) = bundle_text(&parts, true);
         assert!(text.len() < 1500 && !text.contains("//") && text.contains(&small), "{text}");
         assert_eq!(minify_function(&"[".repeat(5000)), None);
+    }
+
+    /// Small modules lose dead code too; a big (prebuilt) one is only renamed.
+    #[test]
+    fn small_modules_are_compressed_and_big_ones_renamed() {
+        let body = "const long_name = 1; if (false) { never_called(); } console.log(long_name);";
+        let small = minify_function(&format!("function () {{ {body} }}")).unwrap();
+        assert!(!small.contains("never_called") && !small.contains("long_name"), "{small}");
+        let filler = "console.log('x');".repeat(COMPRESS_MAX_BYTES / 16);
+        let big = minify_function(&format!("function () {{ {body} {filler} }}")).unwrap();
+        assert!(big.contains("never_called") && !big.contains("long_name"), "{}", &big[..200]);
     }
 
     #[test]

@@ -13,6 +13,7 @@
 // sent anywhere unless a client asks for that tab.
 import { api } from "./api.js";
 import { HelperError } from "./errors.js";
+import { changed } from "./observers.js";
 import { CAPTURE, ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { describeTab, resolveTab } from "./tabs.js";
 import { existingState, stateOf } from "./tabstate.js";
@@ -165,6 +166,7 @@ api.runtime.onMessage.addListener((msg, sender) => {
   }
   const lost = (int(batch?.dropped) ?? 0) + Math.max(0, records.length - ENTRY_CAP);
   log.dropped += lost;
+  if (records.length) changed(tabId, "console", log.seq);
 });
 
 /** Puts the hook (and relay) into the tab's documents now; `late`: they were already running. */

@@ -1473,7 +1473,8 @@ export const METHOD_SPECS = Object.freeze({
 });
 
 export const EVENTS = Object.freeze({
-  "HELLO": "hello"
+  "HELLO": "hello",
+  "OBSERVE_CHANGED": "observe.changed"
 });
 
 export const EVENT_SPECS = Object.freeze({
@@ -1509,6 +1510,31 @@ export const EVENT_SPECS = Object.freeze({
         "doc": "{permissions, origins}: what permissions.getAll() says the helper holds (doctor compares it with the permission table)",
         "required": false,
         "type": "object"
+      }
+    }
+  },
+  "observe.changed": {
+    "doc": "A tab's console or network log has new entries (at most 4 events a second per tab), or the tab closed. Never an entry: read them with console.list / network.list.",
+    "params": {
+      "closed": {
+        "doc": "true: the tab closed",
+        "required": false,
+        "type": "boolean"
+      },
+      "console": {
+        "doc": "newest seq of its console log (lastSeq of console.list)",
+        "required": false,
+        "type": "integer"
+      },
+      "network": {
+        "doc": "newest seq of its network log (lastSeq of network.list)",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab",
+        "required": true,
+        "type": "integer"
       }
     }
   }

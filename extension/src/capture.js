@@ -25,6 +25,7 @@ import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { stateOf } from "./tabstate.js";
 import { inRefFrame, parseRef } from "./snapshot.js";
 import { describeTab, resolveTab } from "./tabs.js";
+import { chainOffset, frameChain, framePainted } from "./framechain.js";
 
 const SPEC = METHOD_SPECS["page.screenshot"].params;
 const DEFAULT_MAX_BYTES = SPEC.maxBytes.default;
@@ -114,8 +115,9 @@ export async function screenshot(params) {
   // page (`page`); null: the viewport.
   let region = null;
   let element = null;
+  let inFrame = 0;
   if (params.ref != null) {
-    ({ region, element } = await elementRegion(tab, params.ref, params.padding ?? SPEC.padding.default));
+    ({ region, element, inFrame } = await elementRegion(tab, params.ref, params.padding ?? SPEC.padding.default));
   }
   const info = await pageInfo(tab, redact);
   try {
@@ -131,6 +133,8 @@ export async function screenshot(params) {
         (async () => {
           const at = performance.now();
           const shown = family === "gecko" ? { mechanism: "captureTab" } : await madeVisible(tab);
+          // A cross-origin frame just scrolled into view paints in its own process, later.
+          if (inFrame) await framePainted(tab, inFrame);
           // A moved tab has another window, and maybe another viewport size.
           const now = shown.moved ? await api.tabs.get(tab.id) : tab;
           const seen = shown.moved ? { ...(await maskFields(now, null)), masked: info.masked } : info;
@@ -180,22 +184,27 @@ async function pageInfo(tab, redact) {
   }
 }
 
-/** The element's box (CSS px, viewport-relative after it was scrolled into view), padded. */
+/**
+ * The element's box (CSS px of the top document's viewport, after it was scrolled into
+ * view), padded. A ref inside frames (same-origin or not) is offset by its frame chain: each
+ * frame element's content box in its parent's viewport (frameChain.js).
+ */
 async function elementRegion(tab, ref, padding) {
-  const { ordinal, id } = parseRef(ref);
-  if (ordinal !== 0) {
-    throw new HelperError(ERROR_CODES.UNSUPPORTED, `ref ${ref} is inside a frame; element screenshots take refs of the top document`, "screenshot_page with clip, or the frame's own page");
-  }
+  const { id } = parseRef(ref);
   // STALE when the ref names no live element (the same answer as every ref tool).
   const { frameId } = await inRefFrame(tab, ref, "resolveId", [false]);
+  const chain = frameId === 0 ? [] : await frameChain(tab, frameId);
+  await chainOffset(tab, chain, true);
   const st = await stateOf(tab.id);
   const probe = await callFrame(tab, st, frameId, "probe", [{ id }, "any"]);
   if (!probe?.rect) {
     throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `ref ${ref} cannot be shown: ${probe?.waiting ?? probe?.error ?? "it has no box"}`, "hidden and empty elements have no screenshot; take a new snapshot");
   }
+  const offset = await chainOffset(tab, chain, false);
   const [x, y, w, h] = probe.rect;
-  const region = { space: "view", x: Math.max(0, x - padding), y: Math.max(0, y - padding), width: w + 2 * padding, height: h + 2 * padding };
-  return { region, element: probe.element };
+  const [left, top] = [x + offset.x - padding, y + offset.y - padding];
+  const region = { space: "view", x: Math.max(0, left), y: Math.max(0, top), width: w + 2 * padding + Math.min(0, left), height: h + 2 * padding + Math.min(0, top) };
+  return { region, inFrame: frameId, element: { ...probe.element, ...(chain.length && { frames: chain.length }) } };
 }
 
 /** `{bytes, mime, width, height}` of the raw capture (PNG unless jpeg was asked). */

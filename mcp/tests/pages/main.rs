@@ -11,6 +11,7 @@ mod common;
 mod actions;
 mod capture;
 mod capture_bench;
+mod capture_frames;
 mod console;
 mod containers;
 mod corpus;

@@ -12,7 +12,7 @@ import { HelperError } from "./errors.js";
 import { ERROR_CODES } from "./protocol.js";
 
 /** Deeper nesting than this is refused (a page could nest frames without end). */
-const MAX_DEPTH = 12;
+const DEPTH_CAP = 12;
 
 /** Runs in the child frame: its position in `parent.frames`, -1 when not found. */
 function indexInParent() {
@@ -61,7 +61,7 @@ export async function frameChain(tab, frameId) {
   const chain = [];
   let child = frameId;
   while (child !== 0) {
-    if (chain.length >= MAX_DEPTH) throw new HelperError(ERROR_CODES.UNSUPPORTED, `the element is more than ${MAX_DEPTH} frames deep`, "screenshot_page with a clip around it");
+    if (chain.length >= DEPTH_CAP) throw new HelperError(ERROR_CODES.UNSUPPORTED, `the element is more than ${DEPTH_CAP} frames deep`, "screenshot_page with a clip around it");
     const frame = await api.webNavigation.getFrame({ tabId: tab.id, frameId: child });
     if (!frame || !Number.isInteger(frame.parentFrameId) || frame.parentFrameId < 0) throw frameGone(tab, "its frame is gone");
     const index = await runIn(tab, child, indexInParent);

@@ -151,13 +151,13 @@ export async function screenshot(params) {
       format: fitted.format,
       width: fitted.width,
       height: fitted.height,
-      bytes: fitted.bytes.length,
+      bytes: lengthOf(fitted),
       scaled: fitted.scaled,
       masked: redact ? info.masked : 0,
       ...(moved && { moved: true }),
       ...(element && { element }),
       ...(region?.truncated && { truncated: true }),
-      data: base64(fitted.bytes),
+      data: fitted.b64 ?? base64(fitted.bytes),
       timings: { captureMs: Math.round(captureMs), encodeMs: Math.round(fitted.encodeMs), helperMs: Math.round(performance.now() - started) },
     };
   } finally {
@@ -262,7 +262,7 @@ async function debuggerCapture(tab, region, info, format, quality) {
         await scrollTo(rect.x, y);
         const { data } = await send("Page.captureScreenshot", { format: "png", clip: { x: rect.x, y, width, height: h, scale: 1 } });
         const part = await decoded(`data:image/png;base64,${data}`);
-        const bitmap = part.bitmap ?? (await createImageBitmap(new Blob([part.bytes], { type: part.mime })));
+        const bitmap = part.bitmap ?? (await createImageBitmap(new Blob([bytesOf(part)], { type: part.mime })));
         if (!canvas) {
           ratio = bitmap.width / width;
           canvas = new OffscreenCanvas(Math.round(width * ratio), Math.round(rect.height * ratio));
@@ -305,18 +305,38 @@ function insideView(region, info) {
 }
 
 /** A data: URL as bytes, with its size read from the image header (PNG) or by decoding. */
+/**
+ * A capture's data URL as `{b64, length, mime, width, height}`. A PNG is sized from its
+ * header alone and its base64 kept as the browser gave it: an image that fits the budget is
+ * answered without a decode and a re-encode (a few ms of a ~200 KB viewport); `bytesOf`
+ * decodes when something must draw it.
+ */
 async function decoded(url) {
   const comma = url.indexOf(",");
   const mime = /^data:([^;,]+)/.exec(url)?.[1] ?? "image/png";
-  const bin = atob(url.slice(comma + 1));
+  const b64 = url.slice(comma + 1);
+  const pad = b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0;
+  const raw = { b64, length: (b64.length / 4) * 3 - pad, mime };
+  const size = pngSize(bytesFrom(b64.slice(0, 32)));
+  if (size) return { ...raw, width: size[0], height: size[1] };
+  const bitmap = await createImageBitmap(new Blob([bytesOf(raw)], { type: mime }));
+  return { ...raw, width: bitmap.width, height: bitmap.height, bitmap };
+}
+
+function bytesFrom(b64) {
+  const bin = atob(b64);
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  const size = pngSize(bytes);
-  if (size) return { bytes, mime, width: size[0], height: size[1] };
-  const bitmap = await createImageBitmap(new Blob([bytes], { type: mime }));
-  const out = { bytes, mime, width: bitmap.width, height: bitmap.height, bitmap };
-  return out;
+  return bytes;
 }
+
+/** The image bytes of a capture (decoded from its base64 once, when first needed). */
+function bytesOf(raw) {
+  raw.bytes ??= bytesFrom(raw.b64);
+  return raw.bytes;
+}
+
+const lengthOf = (raw) => raw.length ?? raw.bytes.length;
 
 /** Width and height from a PNG's IHDR chunk, or null for anything else. */
 export function pngSize(bytes) {
@@ -328,7 +348,7 @@ export function pngSize(bytes) {
 
 /** The part `rect` (CSS px of the viewport) of a viewport capture, `ratio` image px per CSS px. */
 async function crop(raw, rect, ratio) {
-  const bitmap = raw.bitmap ?? (await createImageBitmap(new Blob([raw.bytes], { type: raw.mime })));
+  const bitmap = raw.bitmap ?? (await createImageBitmap(new Blob([bytesOf(raw)], { type: raw.mime })));
   const sx = Math.max(0, Math.round(rect.x * ratio));
   const sy = Math.max(0, Math.round(rect.y * ratio));
   const sw = Math.max(1, Math.min(bitmap.width - sx, Math.round(rect.width * ratio)));
@@ -354,10 +374,10 @@ export async function fit(raw, { maxBytes, maxWidth, format, quality }) {
   const started = performance.now();
   const long = Math.max(raw.width, raw.height);
   const rawFormat = raw.mime === "image/jpeg" ? "jpeg" : "png";
-  if (long <= maxWidth && raw.bytes.length <= maxBytes && (format === "auto" || format === rawFormat)) {
-    return { bytes: raw.bytes, format: rawFormat, width: raw.width, height: raw.height, scaled: Boolean(raw.scaled), encodeMs: 0 };
+  if (long <= maxWidth && lengthOf(raw) <= maxBytes && (format === "auto" || format === rawFormat)) {
+    return { b64: raw.b64, bytes: raw.bytes, length: lengthOf(raw), format: rawFormat, width: raw.width, height: raw.height, scaled: Boolean(raw.scaled), encodeMs: 0 };
   }
-  const bitmap = raw.bitmap ?? (await createImageBitmap(new Blob([raw.bytes], { type: raw.mime })));
+  const bitmap = raw.bitmap ?? (await createImageBitmap(new Blob([bytesOf(raw)], { type: raw.mime })));
   const type = format === "png" ? "png" : "jpeg";
   let scale = Math.min(1, maxWidth / long);
   let q = 0;

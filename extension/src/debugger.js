@@ -6,8 +6,11 @@ import { api, hasDebugger } from "./api.js";
 
 /** Tabs the helper is attached to right now (browser.info reports the count). */
 const attached = new Set();
-/** Tabs whose session stays attached between operations (netbodies.js: response bodies). */
-const holds = new Set();
+/**
+ * Tabs whose session stays attached between operations, and who holds each (netbodies.js:
+ * response bodies; consolecdp.js: the console): attached while anyone holds it.
+ */
+const holds = new Map();
 
 export function debuggerSessions() {
   return attached.size;
@@ -43,21 +46,30 @@ export async function withDebugger(tabId, fn) {
  * Keeps the debugger attached to the tab until released (response bodies need the Network
  * domain enabled before the load); withDebugger then works through the same session.
  */
-export async function holdDebugger(tabId) {
-  holds.add(tabId);
+export async function holdDebugger(tabId, owner = "bodies") {
+  const owners = holds.get(tabId) ?? new Set();
+  owners.add(owner);
+  holds.set(tabId, owners);
   if (attached.has(tabId)) return;
   try {
     await api.debugger.attach({ tabId }, "1.3");
   } catch (e) {
-    holds.delete(tabId);
+    owners.delete(owner);
+    if (!owners.size) holds.delete(tabId);
     throw e;
   }
   attached.add(tabId);
 }
 
-/** Ends a hold: detaches (unless the session is gone already). */
-export async function releaseDebugger(tabId, detach = true) {
-  if (!holds.delete(tabId)) return;
+/**
+ * Ends `owner`'s hold; the last one detaches (unless the session is gone already:
+ * `detach` false, and then every hold of the tab ends with it).
+ */
+export async function releaseDebugger(tabId, detach = true, owner = "bodies") {
+  const owners = holds.get(tabId);
+  if (!owners?.delete(owner)) return;
+  if (owners.size && detach) return;
+  holds.delete(tabId);
   attached.delete(tabId);
   if (detach) await api.debugger.detach({ tabId }).catch(() => {});
 }

@@ -180,9 +180,14 @@ export const METHOD_SPECS = Object.freeze({
         "doc": "the tab (preferred)",
         "required": false,
         "type": "integer"
+      },
+      "viaDebugger": {
+        "doc": "Chromium with debugger mode: true takes the tab's console from CDP from now on (Runtime, Log; the debugging bar shows), false goes back to the hook",
+        "required": false,
+        "type": "boolean"
       }
     },
-    "result": "{tab, via: hook, capturedSince: ms | null, entries: [{seq, level, source, text, url?, line?, column?, stack?, time, count, doc, frameId}], documents: [{doc, url, frameId, current}], total: matching entries, dropped: older entries dropped by the bounds, lastSeq, nextCursor}",
+    "result": "{tab, via: hook | debugger | off, debugger?: {on: false, why}, capturedSince: ms | null, entries: [{seq, level, source, text, url?, line?, column?, stack?, time, count, doc, frameId}], documents: [{doc, url, frameId, current}], total: matching entries, dropped: older entries dropped by the bounds, lastSeq, nextCursor}",
     "target": "extension"
   },
   "containers.list": {

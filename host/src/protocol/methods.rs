@@ -597,8 +597,14 @@ pub const METHODS: &[Method] = &[
                 .or(DefaultValue::Int(DEFAULT_MAX_BYTES))
                 .within(256, 1_048_576),
             p("cursor", "string", false, "`nextCursor` of the previous page"),
+            p(
+                "viaDebugger",
+                "boolean",
+                false,
+                "Chromium with debugger mode: true takes the tab's console from CDP from now on (Runtime, Log; the debugging bar shows), false goes back to the hook",
+            ),
         ],
-        result: "{tab, via: hook, capturedSince: ms | null, entries: [{seq, level, source, text, url?, line?, \
+        result: "{tab, via: hook | debugger | off, debugger?: {on: false, why}, capturedSince: ms | null, entries: [{seq, level, source, text, url?, line?, \
                  column?, stack?, time, count, doc, frameId}], documents: [{doc, url, frameId, current}], \
                  total: matching entries, dropped: older entries dropped by the bounds, lastSeq, nextCursor}",
     },

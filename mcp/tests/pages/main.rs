@@ -13,6 +13,7 @@ mod capture;
 mod capture_bench;
 mod capture_frames;
 mod console;
+mod console_debugger;
 mod containers;
 mod corpus;
 mod dialogs;

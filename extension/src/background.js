@@ -11,6 +11,7 @@ import { debuggerSessions } from "./debugger.js";
 import { engine } from "./engine.js";
 import { identity } from "./identity.js";
 import { methodTable } from "./methods.js";
+import { setEmitter } from "./observers.js";
 import { applyChanges, defaultLabel, effectiveLabel, loadSettings } from "./settings.js";
 import { visibleTabs } from "./tabs.js";
 
@@ -26,6 +27,7 @@ const ready = loadSettings().then((s) => {
 
 const bridge = new Bridge({ methods: methodTable({ browserInfo }), hello });
 const statusPorts = new Set();
+setEmitter((event, params) => bridge.emit(event, params));
 
 api.runtime.onStartup.addListener(wake);
 api.runtime.onInstalled.addListener(wake);

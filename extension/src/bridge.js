@@ -104,6 +104,12 @@ export class Bridge {
     if (port === this.#port) post(port, { v: PROTOCOL_VERSION, event: EVENTS.HELLO, params });
   }
 
+  /** Sends an event (no reply) when a port is open; dropped otherwise (events are hints). */
+  emit(event, params) {
+    const port = this.#port;
+    if (port) post(port, { v: PROTOCOL_VERSION, event, params });
+  }
+
   #connect() {
     clearTimeout(this.#retryTimer);
     this.#retryTimer = null;

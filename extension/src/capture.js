@@ -25,6 +25,7 @@ import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { stateOf } from "./tabstate.js";
 import { inRefFrame, parseRef } from "./snapshot.js";
 import { describeTab, resolveTab } from "./tabs.js";
+import { chainOffset, frameChain, framePainted } from "./framechain.js";
 
 const SPEC = METHOD_SPECS["page.screenshot"].params;
 const DEFAULT_MAX_BYTES = SPEC.maxBytes.default;
@@ -114,8 +115,9 @@ export async function screenshot(params) {
   // page (`page`); null: the viewport.
   let region = null;
   let element = null;
+  let inFrame = 0;
   if (params.ref != null) {
-    ({ region, element } = await elementRegion(tab, params.ref, params.padding ?? SPEC.padding.default));
+    ({ region, element, inFrame } = await elementRegion(tab, params.ref, params.padding ?? SPEC.padding.default));
   }
   const info = await pageInfo(tab, redact);
   try {
@@ -131,6 +133,8 @@ export async function screenshot(params) {
         (async () => {
           const at = performance.now();
           const shown = family === "gecko" ? { mechanism: "captureTab" } : await madeVisible(tab);
+          // A cross-origin frame just scrolled into view paints in its own process, later.
+          if (inFrame) await framePainted(tab, inFrame);
           // A moved tab has another window, and maybe another viewport size.
           const now = shown.moved ? await api.tabs.get(tab.id) : tab;
           const seen = shown.moved ? { ...(await maskFields(now, null)), masked: info.masked } : info;
@@ -147,13 +151,13 @@ export async function screenshot(params) {
       format: fitted.format,
       width: fitted.width,
       height: fitted.height,
-      bytes: fitted.bytes.length,
+      bytes: lengthOf(fitted),
       scaled: fitted.scaled,
       masked: redact ? info.masked : 0,
       ...(moved && { moved: true }),
       ...(element && { element }),
       ...(region?.truncated && { truncated: true }),
-      data: base64(fitted.bytes),
+      data: fitted.b64 ?? base64(fitted.bytes),
       timings: { captureMs: Math.round(captureMs), encodeMs: Math.round(fitted.encodeMs), helperMs: Math.round(performance.now() - started) },
     };
   } finally {
@@ -180,22 +184,27 @@ async function pageInfo(tab, redact) {
   }
 }
 
-/** The element's box (CSS px, viewport-relative after it was scrolled into view), padded. */
+/**
+ * The element's box (CSS px of the top document's viewport, after it was scrolled into
+ * view), padded. A ref inside frames (same-origin or not) is offset by its frame chain: each
+ * frame element's content box in its parent's viewport (frameChain.js).
+ */
 async function elementRegion(tab, ref, padding) {
-  const { ordinal, id } = parseRef(ref);
-  if (ordinal !== 0) {
-    throw new HelperError(ERROR_CODES.UNSUPPORTED, `ref ${ref} is inside a frame; element screenshots take refs of the top document`, "screenshot_page with clip, or the frame's own page");
-  }
+  const { id } = parseRef(ref);
   // STALE when the ref names no live element (the same answer as every ref tool).
   const { frameId } = await inRefFrame(tab, ref, "resolveId", [false]);
+  const chain = frameId === 0 ? [] : await frameChain(tab, frameId);
+  await chainOffset(tab, chain, true);
   const st = await stateOf(tab.id);
   const probe = await callFrame(tab, st, frameId, "probe", [{ id }, "any"]);
   if (!probe?.rect) {
     throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `ref ${ref} cannot be shown: ${probe?.waiting ?? probe?.error ?? "it has no box"}`, "hidden and empty elements have no screenshot; take a new snapshot");
   }
+  const offset = await chainOffset(tab, chain, false);
   const [x, y, w, h] = probe.rect;
-  const region = { space: "view", x: Math.max(0, x - padding), y: Math.max(0, y - padding), width: w + 2 * padding, height: h + 2 * padding };
-  return { region, element: probe.element };
+  const [left, top] = [x + offset.x - padding, y + offset.y - padding];
+  const region = { space: "view", x: Math.max(0, left), y: Math.max(0, top), width: w + 2 * padding + Math.min(0, left), height: h + 2 * padding + Math.min(0, top) };
+  return { region, inFrame: frameId, element: { ...probe.element, ...(chain.length && { frames: chain.length }) } };
 }
 
 /** `{bytes, mime, width, height}` of the raw capture (PNG unless jpeg was asked). */
@@ -253,7 +262,7 @@ async function debuggerCapture(tab, region, info, format, quality) {
         await scrollTo(rect.x, y);
         const { data } = await send("Page.captureScreenshot", { format: "png", clip: { x: rect.x, y, width, height: h, scale: 1 } });
         const part = await decoded(`data:image/png;base64,${data}`);
-        const bitmap = part.bitmap ?? (await createImageBitmap(new Blob([part.bytes], { type: part.mime })));
+        const bitmap = part.bitmap ?? (await createImageBitmap(new Blob([bytesOf(part)], { type: part.mime })));
         if (!canvas) {
           ratio = bitmap.width / width;
           canvas = new OffscreenCanvas(Math.round(width * ratio), Math.round(rect.height * ratio));
@@ -296,18 +305,38 @@ function insideView(region, info) {
 }
 
 /** A data: URL as bytes, with its size read from the image header (PNG) or by decoding. */
+/**
+ * A capture's data URL as `{b64, length, mime, width, height}`. A PNG is sized from its
+ * header alone and its base64 kept as the browser gave it: an image that fits the budget is
+ * answered without a decode and a re-encode (a few ms of a ~200 KB viewport); `bytesOf`
+ * decodes when something must draw it.
+ */
 async function decoded(url) {
   const comma = url.indexOf(",");
   const mime = /^data:([^;,]+)/.exec(url)?.[1] ?? "image/png";
-  const bin = atob(url.slice(comma + 1));
+  const b64 = url.slice(comma + 1);
+  const pad = b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0;
+  const raw = { b64, length: (b64.length / 4) * 3 - pad, mime };
+  const size = pngSize(bytesFrom(b64.slice(0, 32)));
+  if (size) return { ...raw, width: size[0], height: size[1] };
+  const bitmap = await createImageBitmap(new Blob([bytesOf(raw)], { type: mime }));
+  return { ...raw, width: bitmap.width, height: bitmap.height, bitmap };
+}
+
+function bytesFrom(b64) {
+  const bin = atob(b64);
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  const size = pngSize(bytes);
-  if (size) return { bytes, mime, width: size[0], height: size[1] };
-  const bitmap = await createImageBitmap(new Blob([bytes], { type: mime }));
-  const out = { bytes, mime, width: bitmap.width, height: bitmap.height, bitmap };
-  return out;
+  return bytes;
 }
+
+/** The image bytes of a capture (decoded from its base64 once, when first needed). */
+function bytesOf(raw) {
+  raw.bytes ??= bytesFrom(raw.b64);
+  return raw.bytes;
+}
+
+const lengthOf = (raw) => raw.length ?? raw.bytes.length;
 
 /** Width and height from a PNG's IHDR chunk, or null for anything else. */
 export function pngSize(bytes) {
@@ -319,7 +348,7 @@ export function pngSize(bytes) {
 
 /** The part `rect` (CSS px of the viewport) of a viewport capture, `ratio` image px per CSS px. */
 async function crop(raw, rect, ratio) {
-  const bitmap = raw.bitmap ?? (await createImageBitmap(new Blob([raw.bytes], { type: raw.mime })));
+  const bitmap = raw.bitmap ?? (await createImageBitmap(new Blob([bytesOf(raw)], { type: raw.mime })));
   const sx = Math.max(0, Math.round(rect.x * ratio));
   const sy = Math.max(0, Math.round(rect.y * ratio));
   const sw = Math.max(1, Math.min(bitmap.width - sx, Math.round(rect.width * ratio)));
@@ -345,10 +374,10 @@ export async function fit(raw, { maxBytes, maxWidth, format, quality }) {
   const started = performance.now();
   const long = Math.max(raw.width, raw.height);
   const rawFormat = raw.mime === "image/jpeg" ? "jpeg" : "png";
-  if (long <= maxWidth && raw.bytes.length <= maxBytes && (format === "auto" || format === rawFormat)) {
-    return { bytes: raw.bytes, format: rawFormat, width: raw.width, height: raw.height, scaled: Boolean(raw.scaled), encodeMs: 0 };
+  if (long <= maxWidth && lengthOf(raw) <= maxBytes && (format === "auto" || format === rawFormat)) {
+    return { b64: raw.b64, bytes: raw.bytes, length: lengthOf(raw), format: rawFormat, width: raw.width, height: raw.height, scaled: Boolean(raw.scaled), encodeMs: 0 };
   }
-  const bitmap = raw.bitmap ?? (await createImageBitmap(new Blob([raw.bytes], { type: raw.mime })));
+  const bitmap = raw.bitmap ?? (await createImageBitmap(new Blob([bytesOf(raw)], { type: raw.mime })));
   const type = format === "png" ? "png" : "jpeg";
   let scale = Math.min(1, maxWidth / long);
   let q = 0;

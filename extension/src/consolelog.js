@@ -13,6 +13,8 @@
 // sent anywhere unless a client asks for that tab.
 import { api } from "./api.js";
 import { HelperError } from "./errors.js";
+import { armDebuggerConsole, viaDebugger } from "./consolecdp.js";
+import { changed } from "./observers.js";
 import { CAPTURE, ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { describeTab, resolveTab } from "./tabs.js";
 import { existingState, stateOf } from "./tabstate.js";
@@ -148,7 +150,7 @@ api.runtime.onMessage.addListener((msg, sender) => {
   const log = logOf(tabId);
   const url = String(sender.url ?? "").slice(0, URL_CAP);
   const d = docOf(log, `${frameId}:${msg.doc.slice(0, 32)}`, frameId, url, msg.late === true, msg.kind === "document");
-  if (msg.kind !== "records" || typeof msg.batch !== "string") return;
+  if (msg.kind !== "records" || typeof msg.batch !== "string" || viaDebugger(tabId)) return;
   let batch;
   try {
     batch = JSON.parse(msg.batch);
@@ -165,7 +167,24 @@ api.runtime.onMessage.addListener((msg, sender) => {
   }
   const lost = (int(batch?.dropped) ?? 0) + Math.max(0, records.length - ENTRY_CAP);
   log.dropped += lost;
+  if (records.length) changed(tabId, "console", log.seq);
 });
+
+/**
+ * Adds a record from the debugger (consolecdp.js) to the tab's log, in its current top
+ * document. `replayed`: V8 held it from before the debugger came; skipped when the hook
+ * already has it.
+ */
+function appendRecord(tabId, record, replayed) {
+  const e = cleanRecord(record);
+  if (!e) return;
+  const log = logOf(tabId);
+  if (replayed && log.entries.some((x) => x.level === e.level && x.text === e.text)) return;
+  e.doc = log.top ?? docOf(log, "0:debugger", 0, "", false, true).doc;
+  e.frameId = 0;
+  append(log, e);
+  changed(tabId, "console", log.seq);
+}
 
 /** Puts the hook (and relay) into the tab's documents now; `late`: they were already running. */
 export async function injectConsole(tabId, frameIds, late = false) {
@@ -251,6 +270,10 @@ export async function listConsole(params) {
     throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `unknown level \`${params.level}\``, `use one of ${LEVELS.join(", ")}`);
   }
   const log = await watch(tab);
+  let refused = null;
+  if (params.viaDebugger != null) {
+    refused = await armDebuggerConsole(tab.id, params.viaDebugger === true, (r, replayed) => appendRecord(tab.id, r, replayed));
+  }
   const floor = params.level ? RANK[params.level] : 0;
   const needle = params.contains ?? "";
   const keep = (e) => RANK[e.level] >= floor && (!needle || e.text.includes(needle));
@@ -264,7 +287,8 @@ export async function listConsole(params) {
     .map((d) => ({ doc: d.doc, url: d.url, frameId: d.frameId, current: latest.get(d.frameId) === d, ...(d.late && { late: true }) }));
   return {
     tab: describeTab(tab),
-    via: capturing ? "hook" : "off",
+    via: viaDebugger(tab.id) ? "debugger" : capturing ? "hook" : "off",
+    ...(refused && { debugger: { on: false, why: refused } }),
     capturedSince: log.since,
     entries: out,
     documents,

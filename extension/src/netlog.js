@@ -17,6 +17,7 @@ import { api, family } from "./api.js";
 import { globMatch } from "./actions.js";
 import { afterOf, captureOn, pageOf } from "./consolelog.js";
 import { HelperError } from "./errors.js";
+import { changed } from "./observers.js";
 import { armDebuggerBodies, capturing as debuggerCapturing, debuggerBodyOf } from "./netbodies.js";
 import { CAPTURE, ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { describeTab, resolveTab } from "./tabs.js";
@@ -162,7 +163,9 @@ function onBefore(d) {
   const body = requestBodyOf(d.requestBody);
   if (body) e.requestBody = body;
   current.set(d.requestId, { net, e });
-  add(net, e, nets.get(d.tabId) === net ? ENTRY_CAP : HELD_CAP);
+  const own = nets.get(d.tabId) === net;
+  add(net, e, own ? ENTRY_CAP : HELD_CAP);
+  if (own) changed(d.tabId, "network", net.seq);
 }
 
 function entryOf(d) {
@@ -173,8 +176,11 @@ function netOf(d) {
   return current.get(d.requestId)?.net;
 }
 
+/** A request ended (completed, failed, redirected): subscribers of a watched tab hear of it. */
 function done(d) {
+  const c = current.get(d.requestId);
   current.delete(d.requestId);
+  if (c && nets.get(d.tabId) === c.net) changed(d.tabId, "network", c.net.seq);
 }
 
 api.webRequest?.onBeforeRequest.addListener(onBefore, FILTER, ["requestBody"]);

@@ -188,9 +188,14 @@ export const METHOD_SPECS = Object.freeze({
         "doc": "the tab (preferred)",
         "required": false,
         "type": "integer"
+      },
+      "viaDebugger": {
+        "doc": "Chromium with debugger mode: true takes the tab's console from CDP from now on (Runtime, Log; the debugging bar shows), false goes back to the hook",
+        "required": false,
+        "type": "boolean"
       }
     },
-    "result": "{tab, via: hook, capturedSince: ms | null, entries: [{seq, level, source, text, url?, line?, column?, stack?, time, count, doc, frameId}], documents: [{doc, url, frameId, current}], total: matching entries, dropped: older entries dropped by the bounds, lastSeq, nextCursor}",
+    "result": "{tab, via: hook | debugger | off, debugger?: {on: false, why}, capturedSince: ms | null, entries: [{seq, level, source, text, url?, line?, column?, stack?, time, count, doc, frameId}], documents: [{doc, url, frameId, current}], total: matching entries, dropped: older entries dropped by the bounds, lastSeq, nextCursor}",
     "target": "extension"
   },
   "containers.list": {
@@ -1605,7 +1610,8 @@ export const METHOD_SPECS = Object.freeze({
 });
 
 export const EVENTS = Object.freeze({
-  "HELLO": "hello"
+  "HELLO": "hello",
+  "OBSERVE_CHANGED": "observe.changed"
 });
 
 export const EVENT_SPECS = Object.freeze({
@@ -1641,6 +1647,31 @@ export const EVENT_SPECS = Object.freeze({
         "doc": "{permissions, origins}: what permissions.getAll() says the helper holds (doctor compares it with the permission table)",
         "required": false,
         "type": "object"
+      }
+    }
+  },
+  "observe.changed": {
+    "doc": "A tab's console or network log has new entries (at most 4 events a second per tab), or the tab closed. Never an entry: read them with console.list / network.list.",
+    "params": {
+      "closed": {
+        "doc": "true: the tab closed",
+        "required": false,
+        "type": "boolean"
+      },
+      "console": {
+        "doc": "newest seq of its console log (lastSeq of console.list)",
+        "required": false,
+        "type": "integer"
+      },
+      "network": {
+        "doc": "newest seq of its network log (lastSeq of network.list)",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab",
+        "required": true,
+        "type": "integer"
       }
     }
   }

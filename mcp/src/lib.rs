@@ -23,6 +23,7 @@ pub mod install;
 pub mod logging;
 pub mod manifest;
 pub mod paths;
+pub mod resources;
 pub mod runner;
 pub mod server;
 pub mod session;

@@ -6,14 +6,17 @@
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, ToolAnnotations,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
+use crate::resources::{self, subscriptions::Notifier, subscriptions::Subscriptions};
 use crate::tools::{self, Ctx, ToolResult};
 
 const INSTRUCTIONS: &str = "webext-mcp builds browser extensions and drives real browsers. \
@@ -30,11 +33,13 @@ pub struct WebextServer {
     ctx: Ctx,
     /// Every tool in MCP form, built on first use (registry order).
     all: Arc<OnceLock<Vec<Tool>>>,
+    /// `console://` / `network://` subscriptions of this client.
+    subscriptions: Arc<Subscriptions>,
 }
 
 impl WebextServer {
     pub fn new(ctx: Ctx) -> Self {
-        WebextServer { ctx, all: Arc::new(OnceLock::new()) }
+        WebextServer { ctx, all: Arc::new(OnceLock::new()), subscriptions: Arc::default() }
     }
 
     /// The tools the current selection shows; `enable_toolsets` changes it mid-session.
@@ -86,7 +91,13 @@ fn annotations(t: &tools::ToolDef) -> ToolAnnotations {
 
 impl ServerHandler for WebextServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
@@ -97,6 +108,87 @@ impl ServerHandler for WebextServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(self.listed_tools()))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(resources::listed(&self.ctx)))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(resources::templates()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        Ok(resources::read(&self.ctx, &request.uri, context.ct.clone()).await?.into())
+    }
+
+    /// Clients of protocol versions before 2026-07-28.
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let notifier = Notifier::Legacy(context.peer.clone());
+        self.subscriptions
+            .subscribe(&self.ctx, &request.uri, notifier)
+            .await
+            .map(|_| ())
+            .map_err(resources::to_mcp_error)
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscriptions.unsubscribe_uri(&request.uri);
+        Ok(())
+    }
+
+    /// 2026-07-28 `subscriptions/listen`: the resource URIs this server knows (well-formed
+    /// console:// and network:// URIs); list-changed streams are not offered there.
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        let uris: Vec<String> = requested
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|u| resources::parse(u).is_ok())
+            .cloned()
+            .collect();
+        let mut accepted = SubscriptionFilter::new();
+        accepted.resource_subscriptions = Some(uris);
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let uris = context.accepted().resource_subscriptions.clone().unwrap_or_default();
+        let mut ids = Vec::new();
+        for uri in &uris {
+            match self.subscriptions.subscribe(&self.ctx, uri, Notifier::Listen(context.sink().clone())).await
+            {
+                Ok(id) => ids.push(id),
+                // The stream is acknowledged already: a tab that cannot be read gets no
+                // notifications (its read says why).
+                Err(e) => tracing::info!(code = e.code.as_str(), "a listened resource cannot be watched"),
+            }
+        }
+        context.cancelled().await;
+        for id in ids {
+            self.subscriptions.remove(id);
+        }
+        Ok(())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

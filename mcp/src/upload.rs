@@ -109,6 +109,23 @@ impl Rule {
         &self.roots
     }
 
+    /// The secret location `path` is in (by name, `..` resolved), if any: for callers that
+    /// judge a path before or without resolving it (screenshots' `savePath`).
+    pub fn secret_containing(&self, path: &Path) -> Option<&Path> {
+        let lexical = lexical(path);
+        self.secrets.iter().find(|s| lexical.starts_with(s)).map(PathBuf::as_path)
+    }
+
+    /// The innermost allowed root `path` is under (by name), if any.
+    pub fn root_of(&self, path: &Path) -> Option<&Path> {
+        let lexical = lexical(path);
+        self.roots
+            .iter()
+            .filter(|r| lexical.starts_with(r))
+            .max_by_key(|r| r.as_os_str().len())
+            .map(PathBuf::as_path)
+    }
+
     /// Checks one path the agent passed.
     pub fn check(&self, asked: &str) -> Result<Admitted, ErrorBody> {
         let path = Path::new(asked);

@@ -135,6 +135,8 @@ pub const NETWORK_GET: &str = "network.get";
 
 /// The extension's first event.
 pub const EVENT_HELLO: &str = "hello";
+/// A tab's console or network log has new entries, or the tab closed (ids and seqs only).
+pub const EVENT_OBSERVE_CHANGED: &str = "observe.changed";
 
 const fn p(name: &'static str, ty: &'static str, required: bool, doc: &'static str) -> Param {
     Param { name, ty, required, doc, default: None, min: None, max: None }
@@ -649,8 +651,14 @@ pub const METHODS: &[Method] = &[
                 .or(DefaultValue::Int(DEFAULT_MAX_BYTES))
                 .within(256, 1_048_576),
             p("cursor", "string", false, "`nextCursor` of the previous page"),
+            p(
+                "viaDebugger",
+                "boolean",
+                false,
+                "Chromium with debugger mode: true takes the tab's console from CDP from now on (Runtime, Log; the debugging bar shows), false goes back to the hook",
+            ),
         ],
-        result: "{tab, via: hook, capturedSince: ms | null, entries: [{seq, level, source, text, url?, line?, \
+        result: "{tab, via: hook | debugger | off, debugger?: {on: false, why}, capturedSince: ms | null, entries: [{seq, level, source, text, url?, line?, \
                  column?, stack?, time, count, doc, frameId}], documents: [{doc, url, frameId, current}], \
                  total: matching entries, dropped: older entries dropped by the bounds, lastSeq, nextCursor}",
     },
@@ -708,23 +716,35 @@ pub const METHODS: &[Method] = &[
 ];
 
 /// Every event.
-pub const EVENTS: &[EventSpec] = &[EventSpec {
-    name: EVENT_HELLO,
-    doc: "The extension's first frame after connectNative.",
-    params: &[
-        p("extVersion", "string", true, "helper extension version"),
-        p("browser", "string", true, "browser name, e.g. chromium, chrome, edge, brave, firefox, zen"),
-        p("browserVersion", "string", true, "browser version"),
-        p("label", "string", true, "profile label (default `<browser>-<6 hex>`)"),
-        p("capabilities", "array", true, "feature names, e.g. tabs, scripting, debugger"),
-        p(
-            "permissions",
-            "object",
-            false,
-            "{permissions, origins}: what permissions.getAll() says the helper holds (doctor compares it with the permission table)",
-        ),
-    ],
-}];
+pub const EVENTS: &[EventSpec] = &[
+    EventSpec {
+        name: EVENT_HELLO,
+        doc: "The extension's first frame after connectNative.",
+        params: &[
+            p("extVersion", "string", true, "helper extension version"),
+            p("browser", "string", true, "browser name, e.g. chromium, chrome, edge, brave, firefox, zen"),
+            p("browserVersion", "string", true, "browser version"),
+            p("label", "string", true, "profile label (default `<browser>-<6 hex>`)"),
+            p("capabilities", "array", true, "feature names, e.g. tabs, scripting, debugger"),
+            p(
+                "permissions",
+                "object",
+                false,
+                "{permissions, origins}: what permissions.getAll() says the helper holds (doctor compares it with the permission table)",
+            ),
+        ],
+    },
+    EventSpec {
+        name: EVENT_OBSERVE_CHANGED,
+        doc: "A tab's console or network log has new entries (at most 4 events a second per tab), or the tab closed. Never an entry: read them with console.list / network.list.",
+        params: &[
+            p("tabId", "integer", true, "the tab"),
+            p("console", "integer", false, "newest seq of its console log (lastSeq of console.list)"),
+            p("network", "integer", false, "newest seq of its network log (lastSeq of network.list)"),
+            p("closed", "boolean", false, "true: the tab closed"),
+        ],
+    },
+];
 
 /// The method named `name`, if it exists.
 pub fn find(name: &str) -> Option<&'static Method> {

@@ -273,6 +273,23 @@ impl BrowserState {
         Some(tab.tab_id)
     }
 
+    /// The helper's events named `names` from host `d`, until that connection ends (the
+    /// resource subscriptions' only way in; events carry ids, never page content).
+    pub async fn events(
+        &self,
+        d: &Descriptor,
+        names: &[&str],
+    ) -> Result<tokio::sync::mpsc::UnboundedReceiver<webext_mcp_host::protocol::Event>, ErrorBody> {
+        let client = self.hub.client(d).await?;
+        client.subscribe(names).await
+    }
+
+    /// Whether the very host process of `d` still runs (a restarted browser's new host at the
+    /// same socket has other tabs).
+    pub fn host_alive(&self, d: &Descriptor) -> bool {
+        self.hub.discover().iter().any(|h| h.socket == d.socket && h.pid == d.pid)
+    }
+
     /// Calls `method` on the host `d` (one already resolved or listed).
     pub async fn call_in<R: DeserializeOwned>(
         &self,

@@ -7,17 +7,17 @@
 //!      ◀─ {format, width, height, bytes, data} ─▶ MCP image block, or a file under savePath
 //! ```
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 use base64::Engine as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use webext_mcp_host::protocol::ErrorBody;
 use webext_mcp_host::protocol::methods::PAGE_SCREENSHOT;
 use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
-use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
+use super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, capture_save, upload};
 use crate::bridge::results::{Extra, Tab, to_value};
 use crate::bridge::{TabTarget, Timeout, decode_with_target, schema_with_target};
 
@@ -27,8 +27,9 @@ pub fn tools() -> Vec<ToolDef> {
             name: "screenshot_page",
             title: "Screenshot a page",
             toolset: Toolset::Capture,
-            description: "Image of a tab's viewport (fullPage: the whole page; clip: a region), background tabs included, without focusing it. Fitted to ≤200 KB and ≤1568 px (maxBytes, maxWidth); format png|jpeg (default: as captured if it fits, else JPEG). Secret fields masked unless redact: off. savePath writes a file instead.",
-            // savePath writes a file (never over an existing one); the image alone reads.
+            description: "Image of a tab's viewport (fullPage: the whole page; clip: a region), background tabs included, without focusing it. Fitted to ≤200 KB and ≤1568 px (maxBytes, maxWidth); format png|jpeg (default: as captured if it fits, else JPEG). Secret fields masked unless redact: off. savePath writes a file instead (under the upload roots; overwrite: true replaces one).",
+            // savePath writes a file (over an existing one only with overwrite: true, an image
+            // the agent names); the image alone reads.
             effect: Effect::Additive,
             input_schema: schema_with_target::<PageArgs>,
             run: |ctx, _call, args| Box::pin(screenshot_page(ctx, args)),
@@ -37,7 +38,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "screenshot_by_uid",
             title: "Screenshot an element",
             toolset: Toolset::Capture,
-            description: "Image of the element a ref names (top document), padded, scrolled into view first; same budget, format, redact and savePath as screenshot_page.",
+            description: "Image of the element a ref names (inside frames too), padded, scrolled into view first; same budget, format, redact and savePath as screenshot_page.",
             effect: Effect::Additive,
             input_schema: schema_with_target::<UidArgs>,
             run: |ctx, _call, args| Box::pin(screenshot_by_uid(ctx, args)),
@@ -95,6 +96,7 @@ pub struct ImageArgs {
     pub max_bytes: Option<u32>,
     pub redact: Option<MaskFields>,
     pub save_path: Option<String>,
+    pub overwrite: Option<bool>,
     pub timeout_ms: Option<u64>,
 }
 
@@ -123,9 +125,12 @@ macro_rules! image_args {
             #[serde(default)]
             pub redact: Option<MaskFields>,
             /// Write the image to this absolute .png/.jpg path instead of returning it (under
-            /// the server's working directory or the temp dir; no dot-directories).
+            /// the upload roots: config upload.roots, dev-session projects, the uploads folder).
             #[serde(default)]
             pub save_path: Option<String>,
+            /// With savePath: replace an existing image there (default false: ALREADY_EXISTS).
+            #[serde(default)]
+            pub overwrite: Option<bool>,
             /// Default 15000.
             #[serde(default)]
             pub timeout_ms: Option<u64>,
@@ -140,6 +145,7 @@ macro_rules! image_args {
                     max_bytes: self.max_bytes,
                     redact: self.redact,
                     save_path: self.save_path.clone(),
+                    overwrite: self.overwrite,
                     timeout_ms: self.timeout_ms,
                 }
             }
@@ -218,8 +224,9 @@ async fn screenshot_by_uid(ctx: Ctx, args: Value) -> ToolResult {
 }
 
 async fn shoot(ctx: Ctx, target: TabTarget, mut params: Value, a: ImageArgs, what: &str) -> ToolResult {
+    let overwrite = a.overwrite.unwrap_or(false);
     let save = match &a.save_path {
-        Some(p) => Some(save_target(Path::new(p), &allowed_roots())?),
+        Some(p) => Some(capture_save::target(Path::new(p), &upload::rule(&ctx)?, overwrite)?),
         None => None,
     };
     let mut format = a.format.unwrap_or_default();
@@ -259,73 +266,12 @@ async fn shoot(ctx: Ctx, target: TabTarget, mut params: Value, a: ImageArgs, wha
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(shot.data.as_bytes())
             .map_err(|e| ErrorBody::internal(format!("the helper's image is not base64: {e}")))?;
-        write_image(&path, &bytes)?;
+        capture_save::write(&path, &bytes, overwrite)?;
         text.push_str(&format!("\nsaved to {}", path.display()));
         structured["savedTo"] = json!(path.display().to_string());
         return Ok(ToolOutput { structured, text: Some(text) });
     }
     Ok(ToolOutput::with_image(structured, text, mime, shot.data))
-}
-
-/// Where `savePath` may write: the server's working directory and the temp dir (until the
-/// upload issue's allowed roots replace this list).
-fn allowed_roots() -> Vec<PathBuf> {
-    let mut roots = vec![std::env::temp_dir()];
-    if let Ok(cwd) = std::env::current_dir() {
-        roots.push(cwd);
-    }
-    roots
-}
-
-/// The file `path` names, if the image may go there: absolute, an image extension, no
-/// component that is a dot-file or dot-directory (`~/.ssh`, `.git`, `.env`), its parent an
-/// existing directory inside one of `roots` once symlinks are resolved, and nothing there yet.
-pub fn save_target(path: &Path, roots: &[PathBuf]) -> Result<PathBuf, ErrorBody> {
-    let refuse = |why: &str| {
-        ErrorBody::new(ErrorCode::PermissionDenied, format!("savePath {}: {why}", path.display()))
-            .with_hint("pass an absolute .png/.jpg path under the server's working directory or the temp dir, or leave savePath out to get the image inline")
-    };
-    if !path.is_absolute() {
-        return Err(refuse("not an absolute path"));
-    }
-    if path.components().any(|c| c == Component::ParentDir) {
-        return Err(refuse("`..` is not allowed"));
-    }
-    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
-    if !matches!(ext.as_deref(), Some("png" | "jpg" | "jpeg")) {
-        return Err(refuse("the file must end in .png, .jpg or .jpeg"));
-    }
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-        return Err(refuse("no file name"));
-    };
-    if name.to_string_lossy().starts_with('.') {
-        return Err(refuse("dot-files and dot-directories are off limits"));
-    }
-    // A dot-directory on the way is refused before asking whether it exists.
-    let dotted = |p: &Path| {
-        p.components().any(|c| matches!(c, Component::Normal(n) if n.to_string_lossy().starts_with('.')))
-    };
-    let canonical_roots: Vec<PathBuf> = roots.iter().filter_map(|r| std::fs::canonicalize(r).ok()).collect();
-    let below =
-        |p: &Path| canonical_roots.iter().find_map(|root| p.strip_prefix(root).ok().map(Path::to_path_buf));
-    if let Some(rest) = roots.iter().find_map(|r| parent.strip_prefix(r).ok())
-        && dotted(rest)
-    {
-        return Err(refuse("dot-files and dot-directories are off limits"));
-    }
-    let parent = std::fs::canonicalize(parent).map_err(|_| refuse("its directory does not exist"))?;
-    // Dot-directories count below the root only (a root may itself sit under one).
-    match below(&parent) {
-        None => return Err(refuse("outside the allowed directories")),
-        Some(rest) if dotted(&rest) => return Err(refuse("dot-files and dot-directories are off limits")),
-        Some(_) => {}
-    }
-    let target = parent.join(name);
-    if std::fs::symlink_metadata(&target).is_ok() {
-        return Err(ErrorBody::new(ErrorCode::AlreadyExists, format!("savePath {} exists", path.display()))
-            .with_hint("pass a path that does not exist yet"));
-    }
-    Ok(target)
 }
 
 /// The format a file's extension asks for; a conflicting `format` is an error.
@@ -341,72 +287,9 @@ fn format_for_path(path: &Path, asked: Format) -> Result<Format, ErrorBody> {
     Ok(by_ext)
 }
 
-/// Writes a new file: never over an existing one, nor through a symlink planted at its name.
-fn write_image(path: &Path, bytes: &[u8]) -> Result<(), ErrorBody> {
-    use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(path).map_err(|e| {
-        let code = if e.kind() == std::io::ErrorKind::AlreadyExists {
-            ErrorCode::AlreadyExists
-        } else {
-            ErrorCode::PermissionDenied
-        };
-        ErrorBody::new(code, format!("cannot write {}: {e}", path.display()))
-            .with_hint("pass a path that does not exist yet")
-    })?;
-    file.write_all(bytes)
-        .map_err(|e| ErrorBody::new(ErrorCode::Internal, format!("cannot write {}: {e}", path.display())))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn save_paths_stay_in_the_roots_and_out_of_dot_directories() {
-        // A root under a dot-directory (tempfile's own `.tmpXXXX`) is fine; below it, not.
-        let root = tempfile::tempdir().unwrap();
-        let roots = vec![root.path().to_path_buf()];
-        let ok = root.path().join("shot.png");
-        assert_eq!(
-            save_target(&ok, &roots).unwrap(),
-            std::fs::canonicalize(root.path()).unwrap().join("shot.png")
-        );
-        std::fs::create_dir(root.path().join(".ssh")).unwrap();
-        let other = tempfile::Builder::new()
-            .prefix("wxm-other-")
-            .tempdir_in(std::env::current_dir().unwrap())
-            .unwrap();
-        for (path, why) in [
-            (PathBuf::from("shot.png"), "absolute"),
-            (root.path().join(".ssh/shot.png"), "dot-"),
-            (root.path().join(".shot.png"), "dot-"),
-            (root.path().join("shot.txt"), ".png"),
-            (root.path().join("missing/shot.png"), "does not exist"),
-            (root.path().join("a/../shot.png"), "`..`"),
-            (other.path().join("shot.png"), "outside"),
-        ] {
-            let err = save_target(&path, &roots).unwrap_err();
-            assert_eq!(err.code, ErrorCode::PermissionDenied, "{}", path.display());
-            assert!(err.message.contains(why), "{}: {}", path.display(), err.message);
-        }
-        // A symlink out of the root does not count as inside it.
-        let link = root.path().join("out");
-        std::os::unix::fs::symlink(other.path(), &link).unwrap();
-        assert!(save_target(&link.join("shot.png"), &roots).unwrap_err().message.contains("outside"));
-        // An existing file (or a symlink planted at the name) is never written over.
-        std::os::unix::fs::symlink("/etc/passwd", root.path().join("x.png")).unwrap();
-        assert_eq!(
-            save_target(&root.path().join("x.png"), &roots).unwrap_err().code,
-            ErrorCode::AlreadyExists
-        );
-    }
 
     #[test]
     fn the_extension_picks_the_format_and_a_conflict_is_an_error() {

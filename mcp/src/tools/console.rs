@@ -30,7 +30,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "list_console_messages",
             title: "List a tab's console messages",
             toolset: Toolset::Observe,
-            description: "What the tab's pages logged: console calls (level, text, source line), uncaught errors and promise rejections with stacks, CSP violations, failed loads; repeats collapsed (×N), oldest first, marked by document. Filters: level (least severe shown), contains, since (lastSeq of an earlier call). Paged: pass nextCursor. Agent tabs are captured from their first script; another tab from the first call on.",
+            description: "What the tab's pages logged: console calls (level, text, source line), uncaught errors and promise rejections with stacks, CSP violations, failed loads; repeats collapsed (×N), oldest first, marked by document. Filters: level (least severe shown), contains, since (lastSeq of an earlier call). Paged: pass nextCursor. Agent tabs are captured from their first script; another tab from the first call on. Chromium with debugger mode: viaDebugger: true reads the console through CDP (pages whose CSP or timing defeats the hook).",
             effect: Effect::Read,
             input_schema: schema_with_target::<ListArgs>,
             run: |ctx, _call, args| Box::pin(list_console_messages(ctx, args)),
@@ -91,6 +91,9 @@ pub struct ListArgs {
     pub max_bytes: Option<u64>,
     #[serde(default)]
     pub redact: Redact,
+    /// Chromium with debugger mode: take the console from CDP from now on (true; its debugging bar shows) or go back to the hook (false).
+    #[serde(default)]
+    pub via_debugger: Option<bool>,
 }
 
 /// Arguments of `clear_console_messages` (only the tab's address).
@@ -149,8 +152,11 @@ pub struct Document {
 #[serde(rename_all = "camelCase")]
 pub struct ConsoleList {
     pub tab: Tab,
-    /// `hook`: the page-side hook (the only source so far).
+    /// `hook`: the page-side hook; `debugger`: Chromium's CDP (`viaDebugger: true`); `off`.
     pub via: String,
+    /// Present when `viaDebugger: true` could not start, saying why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub debugger: Option<DebuggerRefusal>,
     pub captured_since: Option<f64>,
     pub entries: Vec<Entry>,
     pub documents: Vec<Document>,
@@ -162,6 +168,13 @@ pub struct ConsoleList {
     pub next_cursor: Option<String>,
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+/// Why the debugger console did not start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DebuggerRefusal {
+    pub on: bool,
+    pub why: String,
 }
 
 /// `console.clear`.
@@ -211,7 +224,7 @@ async fn list_console_messages(ctx: Ctx, args: Value) -> ToolResult {
     }
     let params = json!({
         "level": a.level.map(ConsoleLevel::as_str), "contains": a.contains, "since": a.since,
-        "cursor": a.cursor, "maxBytes": a.max_bytes,
+        "cursor": a.cursor, "maxBytes": a.max_bytes, "viaDebugger": a.via_debugger,
     });
     let (_, mut out): (_, ConsoleList) =
         ctx.browser.call_tab(&target, CONSOLE_LIST, params, Timeout::fixed(TAB_CALL_TIMEOUT_MS)).await?;
@@ -258,7 +271,15 @@ pub fn render(out: &ConsoleList) -> String {
         text.push_str(&format!(" ({} older dropped to stay within the tab's bounds)", out.dropped));
     }
     if let Some(since) = out.captured_since {
-        text.push_str(&format!("; captured since {} UTC by the page {}", clock(since), out.via));
+        let by = match out.via.as_str() {
+            "debugger" => "through the debugger",
+            "off" => "(recording is off now)",
+            _ => "by the page hook",
+        };
+        text.push_str(&format!("; captured since {} UTC {by}", clock(since)));
+    }
+    if let Some(d) = &out.debugger {
+        text.push_str(&format!(" (viaDebugger not started: {})", d.why));
     }
     match &out.next_cursor {
         Some(c) => text.push_str(&format!(" — more with cursor={c}")),

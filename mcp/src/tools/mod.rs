@@ -15,6 +15,7 @@ pub mod actions;
 pub mod browser;
 pub mod browsers;
 pub mod capture;
+pub mod capture_save;
 pub mod catalog;
 pub mod console;
 pub mod containers;

@@ -79,7 +79,7 @@ fn image_bytes(result: &Value) -> Vec<u8> {
 }
 
 /// A screenshot that must succeed: its structured content and the decoded PNG.
-fn shot(agent: &mut Agent, tool: &str, args: Value) -> (Value, Image) {
+pub(crate) fn shot(agent: &mut Agent, tool: &str, args: Value) -> (Value, Image) {
     let r = agent.call(tool, args.clone());
     assert!(r["isError"] != json!(true), "{}: {tool} {args}: {}", agent.family(), r["content"][0]["text"]);
     let bytes = image_bytes(&r);
@@ -342,14 +342,24 @@ fn two_servers_screenshotting_at_once_both_succeed() {
     }
 }
 
+/// savePath follows the upload rule (issue 31): under `upload.roots` (or the uploads folder),
+/// never in the temp dir or the working directory as such, never through a symlink out of a
+/// root, never into `~/.ssh` or a dot-directory, no `..`; never over a file unless
+/// `overwrite: true`, and then replaced whole.
 #[test]
 fn save_path_writes_the_file_only_where_allowed() {
     let server = server();
-    let dir = tempfile::Builder::new().prefix("wxm-shots-").tempdir_in(std::env::temp_dir()).unwrap();
     for family in BOTH {
-        let mut agent = Agent::new(family);
+        let home = crate::upload::fresh_home();
+        let root = home.path().join("shots");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(home.path().join(".ssh")).unwrap();
+        let outside = tempfile::Builder::new().prefix("wxm-outside-").tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("escape")).unwrap();
+        let ssh = home.path().join(".ssh");
+        let mut agent = crate::upload::agent_with_roots(family, home, root.to_str().unwrap(), 50);
         let tab = agent.open(&server.url("/quadrants.html"));
-        let path = dir.path().join(format!("{}.png", family.name()));
+        let path = root.join(format!("{}.png", family.name()));
         let r = agent.call("screenshot_page", json!({ "tabId": tab, "savePath": path }));
         assert!(r["isError"] != json!(true), "{r}");
         assert_eq!(r["content"].as_array().unwrap().len(), 1, "no inline image when saved: {r}");
@@ -357,10 +367,32 @@ fn save_path_writes_the_file_only_where_allowed() {
         assert!(near(img.at(0.25, 0.25), RED, 8));
         let err = agent.err("screenshot_page", json!({ "tabId": tab, "savePath": path }));
         assert_eq!(err["code"], "ALREADY_EXISTS", "never over an existing file: {err}");
-        for bad in [dir.path().join(".hidden/x.png"), dir.path().join("x.txt"), "relative.png".into()] {
-            let err = agent.err("screenshot_page", json!({ "tabId": tab, "savePath": bad }));
-            assert_eq!(err["code"], "PERMISSION_DENIED", "{err}");
+        std::fs::write(&path, b"not an image").unwrap();
+        let r = agent.call("screenshot_page", json!({ "tabId": tab, "savePath": path, "overwrite": true }));
+        assert!(r["isError"] != json!(true), "{r}");
+        assert!(near(decode(&std::fs::read(&path).unwrap()).at(0.75, 0.25), GREEN, 8), "replaced whole");
+        let leftovers: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".part"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        for bad in [
+            root.join(".hidden/x.png"),
+            root.join("x.txt"),
+            "relative.png".into(),
+            root.join("escape/x.png"),
+            root.join("../x.png"),
+            ssh.join("authorized_keys.png"),
+            std::env::temp_dir().join(format!("wxm-{}.png", family.name())),
+            outside.path().join("x.png"),
+        ] {
+            let err =
+                agent.err("screenshot_page", json!({ "tabId": tab, "savePath": bad, "overwrite": true }));
+            assert_eq!(err["code"], "PERMISSION_DENIED", "{}: {err}", bad.display());
         }
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0, "nothing written outside");
+        assert_eq!(std::fs::read_dir(&ssh).unwrap().count(), 0, "nothing written in ~/.ssh");
         agent.close(tab);
     }
 }

@@ -2,38 +2,17 @@
 //! written here (the official Python MCP SDK): a `wait_for` that times out has reported
 //! progress, and one the SDK abandons (it sends `notifications/cancelled`) is dropped.
 
-use std::process::Command;
-
 use crate::corpus::corpus;
 use crate::{Agent, BOTH};
 
 #[test]
 fn a_long_wait_for_reports_progress_and_a_cancelled_one_is_dropped() {
-    let py = crate::common::python::sdk_python();
     for family in BOTH {
         let mut agent = Agent::new(family);
         let tab = agent.open(&corpus().url("/login.html"));
-        let home = tempfile::tempdir().unwrap();
-        let log = home.path().join("server.log");
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/pages/progress_client.py");
-        let out = Command::new(&py)
-            .arg(script)
-            .arg(crate::common::mcp_client::bin())
-            .arg(home.path())
-            .arg(agent.browser.runtime_dir.path())
-            .arg(&agent.browser.session)
-            .arg(tab.to_string())
-            .arg(&log)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let server_log = std::fs::read_to_string(&log).unwrap_or_default();
-        assert!(
-            out.status.success(),
-            "{}: {stdout}\n{}\n{server_log}",
-            family.name(),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let run = crate::sdk_client::run("progress_client.py", agent.browser, &[tab.to_string()]);
+        let (stdout, server_log) = (&run.stdout, &run.server_log);
+        assert!(run.success, "{}", run.context);
         let progress: usize = stdout
             .lines()
             .find_map(|l| l.strip_prefix("progress "))

@@ -43,7 +43,7 @@ fn sha(bytes: &[u8]) -> String {
 
 /// An agent whose server lives in `home`, with upload roots `roots` (comma-separated) and an
 /// upload cap of `megabytes`.
-fn agent_with_roots(
+pub(crate) fn agent_with_roots(
     family: webext_mcp::runner::Family,
     home: tempfile::TempDir,
     roots: &str,
@@ -69,7 +69,7 @@ fn agent_with_roots_on(
     Agent { server, browser, _home: home }
 }
 
-fn fresh_home() -> tempfile::TempDir {
+pub(crate) fn fresh_home() -> tempfile::TempDir {
     tempfile::Builder::new().prefix("wxm-agent-").tempdir().unwrap()
 }
 

@@ -57,7 +57,16 @@ api.tabs.onRemoved.addListener((tabId) => {
 });
 
 function newLog() {
-  return { entries: [], bytes: 0, seq: 0, dropped: 0, since: Date.now(), docs: new Map(), nextDoc: 1, top: null, announcements: 0 };
+  return { entries: [], bytes: 0, seq: 0, dropped: 0, since: Date.now(), docs: new Map(), nextDoc: 1, top: null, announcements: 0, relayed: new Set() };
+}
+
+// Browser document ids (Chromium's `documentId`) whose relay announced itself, per tab: those
+// documents have the hook, and hookConsole passes them by.
+const RELAYED_CAP = 64;
+
+function relayed(log, documentId) {
+  log.relayed.add(documentId);
+  if (log.relayed.size > RELAYED_CAP) log.relayed.delete(log.relayed.values().next().value);
 }
 
 /** The tab's log, created (capture starts now) when it has none. */
@@ -150,6 +159,7 @@ api.runtime.onMessage.addListener((msg, sender) => {
   const log = logOf(tabId);
   const url = String(sender.url ?? "").slice(0, URL_CAP);
   const d = docOf(log, `${frameId}:${msg.doc.slice(0, 32)}`, frameId, url, msg.late === true, msg.kind === "document");
+  if (msg.kind === "document" && typeof sender.documentId === "string") relayed(log, sender.documentId);
   if (msg.kind !== "records" || typeof msg.batch !== "string" || viaDebugger(tabId)) return;
   let batch;
   try {
@@ -194,6 +204,26 @@ export async function injectConsole(tabId, frameIds, late = false) {
   if (late) await api.scripting.executeScript({ target, func: markLate }).catch(quiet);
   await api.scripting.executeScript({ target, world: "MAIN", injectImmediately: true, files: [CONSOLE_HOOK] }).catch(quiet);
   await api.scripting.executeScript({ target, injectImmediately: true, files: [CONSOLE_RELAY] }).catch(quiet);
+}
+
+/**
+ * After an agent load (`hookNow`): the hook goes into the tab's documents that lack it. In
+ * Chromium the frames' `documentId`s tell which documents announced their relay (the content
+ * script registered for the load put it in at document_start), so a page whose frames all
+ * have it costs no script round trip; where the ids are missing (Firefox) every frame gets
+ * the injection, which the hook and relay ignore when they are already in.
+ */
+export async function hookConsole(tabId) {
+  if (!capturing) return;
+  const frames = await api.webNavigation?.getAllFrames({ tabId }).catch(() => null);
+  const log = logs.get(tabId);
+  if (!log || !Array.isArray(frames) || !frames.length || !frames.every((f) => typeof f.documentId === "string")) {
+    return injectConsole(tabId);
+  }
+  const missing = frames.filter((f) => !log.relayed.has(f.documentId)).map((f) => f.frameId);
+  if (missing.length === frames.length) return injectConsole(tabId);
+  // One call per frame: a frame list fails whole when one of them cannot be scripted.
+  await Promise.all(missing.map((frameId) => injectConsole(tabId, [frameId])));
 }
 
 /** Runs in the isolated world before the relay: its documents began before the hook. */

@@ -20,7 +20,7 @@
 // (not `discarded`); in Firefox executeScript resolves without the script's result while the
 // tabs API still shows the page (see docs/design-notes-18b.md).
 import { api } from "./api.js";
-import { CONSOLE_HOOK, CONSOLE_RELAY, captureOn, injectConsole, logOf } from "./consolelog.js";
+import { CONSOLE_HOOK, CONSOLE_RELAY, captureOn, hookConsole, injectConsole, logOf } from "./consolelog.js";
 import { HelperError } from "./errors.js";
 import { watchAgentTab } from "./netlog.js";
 import { ERROR_CODES } from "./protocol.js";
@@ -168,11 +168,31 @@ export async function withHookFor(url, load) {
   const registered = await api.scripting
     .registerContentScripts(scripts)
     .then(() => true, () => false);
+  const withConsole = registered && scripts.length > 1;
+  if (withConsole) consoleRegistered.push(pattern);
   try {
     return await load();
   } finally {
+    if (withConsole) consoleRegistered.splice(consoleRegistered.indexOf(pattern), 1);
     if (registered) await api.scripting.unregisterContentScripts({ ids: scripts.map((s) => s.id) }).catch(() => {});
   }
+}
+
+/** Match patterns of the registrations that carry the console hook, while their loads last. */
+const consoleRegistered = [];
+
+/** Whether a document at `url` gets the console hook from a live registration (document_start). */
+function consoleCovered(url) {
+  if (!consoleRegistered.length) return false;
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  // A pattern's path part matches the URL's path and query; its host part takes no port.
+  const key = `${u.protocol}//${u.hostname}${u.pathname}${u.search}`;
+  return consoleRegistered.some((p) => key.startsWith(p.slice(0, -1)));
 }
 
 /** `scheme://host/path*` of an http(s) URL (match patterns take no port); else null. */
@@ -193,7 +213,7 @@ export async function hookNow(tabId) {
   logOf(tabId);
   watchAgentTab(tabId);
   await injectHook(tabId, null, st.dialogPolicy);
-  await injectConsole(tabId);
+  await hookConsole(tabId);
 }
 
 // A new document in an agent tab (a redirect, a link the page followed): the hook goes in as
@@ -205,7 +225,9 @@ api.webNavigation?.onCommitted.addListener(async ({ tabId, frameId, url }) => {
   if (st.agent) {
     logOf(tabId);
     injectHook(tabId, [frameId], st.dialogPolicy);
-    injectConsole(tabId, [frameId]);
+    // A document the registered content script reaches gets the hook there, before its first
+    // script; injecting it again at commit would only cost the load two script round trips.
+    if (!consoleCovered(url)) injectConsole(tabId, [frameId]);
   }
 });
 

@@ -33,6 +33,8 @@ fn server() -> TestServer {
     s.page("/console.html", CONSOLE);
     s.page("/second.html", "<!doctype html><title>Second</title><body><script>console.log('from the second page');</script></body>");
     s.page("/quiet.html", "<!doctype html><title>Quiet</title><body><p>quiet</p></body>");
+    s.page("/framed.html", "<!doctype html><title>Framed</title><body><script>console.log('outer at parse');</script><iframe src=\"/inner.html\"></iframe></body>");
+    s.page("/inner.html", "<!doctype html><title>Inner</title><body><p>inner</p></body>");
     s
 }
 
@@ -237,6 +239,43 @@ fn a_navigation_marks_the_old_documents_messages_and_spa_routes_keep_capturing()
         let text = agent.text("list_console_messages", json!({ "tabId": tab }));
         assert!(text.contains("(previous: the frame navigated away)"), "{f}: {text}");
         assert!(text.contains("second.html (current)"), "{f}: {text}");
+        agent.close(tab);
+    }
+}
+
+/// The hook reaches each document of an agent load once: the top document from the content
+/// script registered for the load (no second injection at commit or after the load: one entry
+/// per message), a frame of another URL, which that script does not match, from the commit
+/// and the after-load pass (which injects only where a document's relay has not announced).
+#[test]
+fn every_document_of_an_agent_load_is_hooked_once_frames_of_other_urls_too() {
+    let server = server();
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let f = family.name();
+        let tab = agent.open("about:blank");
+        agent.ok("navigate_page", json!({ "tabId": tab, "url": server.url("/framed.html") }));
+        // Both worlds' consoles, called from the top document once the load is over.
+        agent.ok(
+            "evaluate_script",
+            json!({ "tabId": tab, "function": "() => { frames[0].console.log('inner on demand'); console.log('outer on demand'); return 1; }" }),
+        );
+        let out = list_until(&mut agent, json!({ "tabId": tab }), |e| {
+            has_text(e, "inner on demand") && has_text(e, "outer on demand")
+        });
+        let entries = out["entries"].as_array().unwrap();
+        let at_parse: Vec<&Value> = entries.iter().filter(|e| e["text"] == "outer at parse").collect();
+        assert_eq!(at_parse.len(), 1, "{f}: {entries:?}");
+        assert_eq!(at_parse[0]["count"], 1, "{f}: one hook, one record: {entries:?}");
+        assert_eq!(at_parse[0]["frameId"], 0, "{f}");
+        let inner = find(entries, "inner on demand");
+        assert_ne!(inner["frameId"], 0, "{f}: the frame's own document: {inner}");
+        assert_eq!(inner["count"], 1, "{f}: {inner}");
+        let docs = out["documents"].as_array().unwrap();
+        let inner_doc =
+            docs.iter().find(|d| d["doc"] == inner["doc"]).unwrap_or_else(|| panic!("{f}: {docs:?}"));
+        assert!(inner_doc["url"].as_str().unwrap().ends_with("/inner.html"), "{f}: {docs:?}");
+        assert!(inner_doc.get("late").is_none(), "{f}: the agent's own load: {docs:?}");
         agent.close(tab);
     }
 }

@@ -21,6 +21,11 @@ use crate::{Agent, BOTH};
 
 const RUNS: usize = 11;
 
+/// Rounds of the page-load figure: RUNS, or WEBEXT_MCP_BENCH_RUNS (more rounds on a busy machine).
+fn runs() -> usize {
+    std::env::var("WEBEXT_MCP_BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(RUNS)
+}
+
 fn median(mut ms: Vec<f64>) -> f64 {
     ms.sort_by(|a, b| a.total_cmp(b));
     ms[ms.len() / 2]
@@ -85,9 +90,13 @@ pub async fn set_capture(b: &HelperBrowser, page: &str, on: bool) {
 
 /// Sets one of the helper's settings (storage.local) from its status page.
 pub async fn set_setting(b: &HelperBrowser, page: &str, key: &str, on: bool) {
-    let expr = format!(
-        "(globalThis.browser ?? globalThis.chrome).storage.local.set({{ {key}: {on} }}).then(() => true)"
-    );
+    set_settings(b, page, &json!({ key: on })).await;
+}
+
+/// Writes `settings` (an object) into the helper's storage.local from its status page.
+pub async fn set_settings(b: &HelperBrowser, page: &str, settings: &Value) {
+    let expr =
+        format!("(globalThis.browser ?? globalThis.chrome).storage.local.set({settings}).then(() => true)");
     let v = b.runner.evaluate_in_page(page, &expr, DEADLINE).await.unwrap();
     assert_eq!(v, json!(true));
     // storage.onChanged reaches the background within a turn or two.
@@ -130,39 +139,117 @@ fn lists(agent: &mut Agent) {
     agent.close(tab);
 }
 
-async fn page_load(b: &'static HelperBrowser, status: &str) {
+/// One load of the `Vec` page in a fresh agent tab: the tool's time, split at the page's own
+/// navigation start and `load` event (wall clocks: the test's and the page's `timeOrigin`).
+struct Load {
+    total: f64,
+    /// Tool call → the page's navigation start (server, helper, hook registration, commit).
+    before: f64,
+    /// Navigation start → the end of the page's `load` event (what the page itself took).
+    page: f64,
+    /// The end of `load` → the tool's result (the helper noticing, `hookNow`, unregistering).
+    after: f64,
+    /// CPU time the browser's processes (and the native host it runs) spent meanwhile: unlike
+    /// wall time, hardly moved by other work on a shared machine.
+    cpu: f64,
+}
+
+/// CPU time (user + system, ms) of `root` and every process below it, from `/proc` (Linux;
+/// 0 elsewhere). A process that exits in between takes its share with it.
+fn tree_cpu_ms(root: u32) -> f64 {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return 0.0 };
+    let mut procs = Vec::new();
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // "pid (comm) state ppid … utime stime …": fields after the command's closing paren.
+        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let num = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+        procs.push((pid, num(1) as u32, num(11) + num(12)));
+    }
+    let mut tree = vec![root];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for (pid, ppid, _) in &procs {
+            if tree.contains(ppid) && !tree.contains(pid) {
+                tree.push(*pid);
+                grew = true;
+            }
+        }
+    }
+    // /proc counts in USER_HZ ticks, 100 a second on Linux.
+    procs.iter().filter(|(pid, _, _)| tree.contains(pid)).map(|(_, _, ticks)| ticks * 10.0).sum()
+}
+
+fn epoch_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+const NAVIGATION: &str = "() => { const n = performance.getEntriesByType('navigation')[0]; return { origin: performance.timeOrigin, load: n.loadEventEnd }; }";
+
+fn load_once(agent: &mut Agent, url: &str) -> Load {
+    let tab = agent.open("about:blank");
+    let browser = agent.browser.runner.pid();
+    let cpu = tree_cpu_ms(browser);
+    let start = epoch_ms();
+    let (total, _) =
+        timed(agent, "navigate_page", json!({ "tabId": tab, "url": url, "timeoutMs": MAX_TIMEOUT_MS }));
+    let end = start + total;
+    let cpu = tree_cpu_ms(browser) - cpu;
+    let out = agent.ok("evaluate_script", json!({ "tabId": tab, "function": NAVIGATION }));
+    agent.close(tab);
+    let nav: Value = serde_json::from_str(out["json"].as_str().unwrap()).unwrap();
+    let (origin, page) = (nav["origin"].as_f64().unwrap(), nav["load"].as_f64().unwrap());
+    Load { total, before: origin - start, page, after: end - (origin + page), cpu }
+}
+
+fn median_of(loads: &[Load], part: impl Fn(&Load) -> f64) -> f64 {
+    median(loads.iter().map(part).collect())
+}
+
+/// The `Vec` page loaded in turn under each of `variants` (settings written to the helper's
+/// storage before the load), round by round, so machine load hits every variant alike; the
+/// first round warms the cache. Prints each variant's medians with the stage split, and each
+/// variant's overhead over the first.
+async fn page_load(b: &'static HelperBrowser, status: &str, variants: &[(&str, Value)]) {
     let f = b.family.name();
     let url = corpus().url("/doc/std/vec/struct.Vec.html");
-    let mut on = Vec::new();
-    let mut off = Vec::new();
-    for run in 0..(2 * RUNS + 2) {
-        let capture = run % 2 == 0;
-        set_capture(b, status, capture).await;
-        let url = url.clone();
-        let ms = tokio::task::spawn_blocking(move || {
-            let mut agent = Agent::on(b);
-            let tab = agent.open("about:blank");
-            let (ms, _) = timed(
-                &mut agent,
-                "navigate_page",
-                json!({ "tabId": tab, "url": url, "timeoutMs": MAX_TIMEOUT_MS }),
-            );
-            agent.close(tab);
-            ms
-        })
-        .await
-        .unwrap();
-        // The first pair warms the cache.
-        if run >= 2 {
-            if capture { on.push(ms) } else { off.push(ms) }
+    let mut loads: Vec<Vec<Load>> = variants.iter().map(|_| Vec::new()).collect();
+    for round in 0..=runs() {
+        // Every other round backwards: no variant always follows the same one.
+        let order: Vec<usize> =
+            if round % 2 == 0 { (0..variants.len()).collect() } else { (0..variants.len()).rev().collect() };
+        for i in order {
+            let settings = &variants[i].1;
+            set_settings(b, status, settings).await;
+            let url = url.clone();
+            let load = tokio::task::spawn_blocking(move || load_once(&mut Agent::on(b), &url)).await.unwrap();
+            if round > 0 {
+                loads[i].push(load);
+            }
         }
     }
     set_capture(b, status, true).await;
-    let (on, off) = (median(on), median(off));
-    println!(
-        "{f} Vec docs page load (navigate_page): capture on {on:.1} ms, off {off:.1} ms (medians, n={RUNS} each, interleaved): overhead {:+.1} %",
-        (on - off) / off * 100.0
-    );
+    let base = median_of(&loads[0], |l| l.total);
+    let base_cpu = median_of(&loads[0], |l| l.cpu);
+    for ((name, _), l) in variants.iter().zip(&loads) {
+        let total = median_of(l, |l| l.total);
+        let cpu = median_of(l, |l| l.cpu);
+        println!(
+            "{f} Vec docs page load (navigate_page), {name}: {total:.1} ms ({:+.1} % over {}); before the navigation {:.1} ms, page to its load event {:.1} ms, after it {:.1} ms; browser CPU {cpu:.0} ms ({:+.1} %) (medians, n={}, interleaved)",
+            (total - base) / base * 100.0,
+            variants[0].0,
+            median_of(l, |l| l.before),
+            median_of(l, |l| l.page),
+            median_of(l, |l| l.after),
+            (cpu - base_cpu) / base_cpu * 100.0,
+            l.len(),
+        );
+    }
 }
 
 #[tokio::test]
@@ -170,7 +257,12 @@ async fn page_load(b: &'static HelperBrowser, status: &str) {
 async fn observe_bench() {
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("load average before: {}", load.trim());
+    // WEBEXT_MCP_BENCH_BROWSER=chromium|firefox: one browser only.
+    let only = std::env::var("WEBEXT_MCP_BENCH_BROWSER").ok();
     for family in BOTH {
+        if only.as_deref().is_some_and(|o| o != family.name()) {
+            continue;
+        }
         let b = remote_browser(family).await;
         if std::env::var("WEBEXT_MCP_BENCH_ONLY").map_or(true, |only| "list".contains(&only)) {
             tokio::task::spawn_blocking(move || lists(&mut Agent::on(b))).await.unwrap();
@@ -180,7 +272,13 @@ async fn observe_bench() {
             && std::env::var("WEBEXT_MCP_BENCH_ONLY").map_or(true, |only| "Vec load".contains(&only))
         {
             let status = status_page(b).await;
-            page_load(b, &status).await;
+            // "off" first: the others' overhead is over it.
+            page_load(
+                b,
+                &status,
+                &[("capture off", json!({ "capture": false })), ("capture on", json!({ "capture": true }))],
+            )
+            .await;
         } else {
             println!("no rust-docs component: no Vec page figures");
         }

@@ -19,59 +19,18 @@ use crate::redact;
 use crate::table::{Find, Redact};
 use crate::text::truncate;
 
-/// Elements that start a line of their own.
-fn is_block(tag: &str) -> bool {
-    matches!(
-        tag,
-        "address"
-            | "article"
-            | "aside"
-            | "blockquote"
-            | "br"
-            | "caption"
-            | "dd"
-            | "details"
-            | "dialog"
-            | "div"
-            | "dl"
-            | "dt"
-            | "fieldset"
-            | "figcaption"
-            | "figure"
-            | "footer"
-            | "form"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-            | "header"
-            | "hr"
-            | "li"
-            | "main"
-            | "nav"
-            | "ol"
-            | "p"
-            | "pre"
-            | "section"
-            | "summary"
-            | "table"
-            | "td"
-            | "th"
-            | "tr"
-            | "ul"
-            | "option"
-            | "legend"
-            | "body"
-            | "iframe"
-            | "frame"
-    )
-}
+name_set!(
+    /// Elements that start a line of their own (the collector's text walk has a copy,
+    /// tests/page_constants.rs).
+    BLOCK_TAGS,
+    /// Whether an element of this tag starts a line of its own.
+    is_block,
+    ["address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "td", "th", "tr", "ul", "option", "legend", "body", "iframe", "frame"]
+);
 
 /// The visible text of the page (or of the subtree `root`), one line per block.
 pub fn text(dom: &Dom<'_>, root: Option<usize>, level: Redact) -> String {
-    let mut out = Lines { out: String::new(), line: String::new(), level };
+    let mut out = Lines::new(level);
     let starts: Vec<usize> = match root {
         Some(r) => vec![r],
         None => dom
@@ -87,14 +46,19 @@ pub fn text(dom: &Dom<'_>, root: Option<usize>, level: Redact) -> String {
     out.finish()
 }
 
-struct Lines {
+/// Text joined into lines: words of the pieces pushed, one space apart, each line redacted.
+pub(crate) struct Lines {
     out: String,
     line: String,
     level: Redact,
 }
 
 impl Lines {
-    fn push_text(&mut self, t: &str) {
+    pub(crate) fn new(level: Redact) -> Lines {
+        Lines { out: String::new(), line: String::new(), level }
+    }
+
+    pub(crate) fn push_text(&mut self, t: &str) {
         for word in t.split_whitespace() {
             if !self.line.is_empty() {
                 self.line.push(' ');
@@ -103,7 +67,7 @@ impl Lines {
         }
     }
 
-    fn break_line(&mut self) {
+    pub(crate) fn break_line(&mut self) {
         if self.line.is_empty() {
             return;
         }
@@ -113,7 +77,7 @@ impl Lines {
         self.out.push('\n');
     }
 
-    fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         self.break_line();
         self.out
     }

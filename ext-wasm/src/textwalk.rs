@@ -3,8 +3,9 @@
 //! reads from the table of a full walk, at a fraction of the cost (no ids, no attributes, no
 //! roles, no names; the engine only joins and redacts).
 //!
-//! Each frame's walk is a JSON array of tokens, as its world sent it: a string is one text
-//! node's text (or a run of preformatted text), `0` a block boundary, `k` (k ≥ 1) the frame
+//! Each frame's walk is a JSON array of tokens, as its world sent it: a string is the text
+//! between two boundaries (text nodes' texts, cut as the table cuts them, joined by spaces),
+//! `0` a block boundary, `k` (k ≥ 1) the frame
 //! element showing `window.frames[k - 1]`, and `-k` the same under `aria-hidden` (its frame's
 //! text is left out, as the engine leaves out everything under `aria-hidden`). Frames are
 //! stitched where their element stands, by path, exactly as `Dom::stitch` does; frames no
@@ -22,11 +23,14 @@ use crate::error::EngineError;
 use crate::json::{self, Json};
 use crate::reading::Lines;
 use crate::table::Redact;
-use crate::untrusted::{MAX_NODES, MAX_TEXT};
+use crate::untrusted::MAX_NODES;
 
 /// Most tokens of one frame's walk (texts, boundaries and frames: at most about three per
 /// node of the table budget).
 pub const MAX_TOKENS: usize = 3 * MAX_NODES;
+/// Most text of one frame's walk, in bytes: a hundred times the `Vec` docs page's. A page
+/// with more is read from its table instead.
+pub const MAX_BYTES: usize = 32 << 20;
 /// Most frames one page may have (browsers allow fewer).
 const MAX_FRAMES: usize = 10_000;
 
@@ -122,11 +126,14 @@ fn tokens_of(text: &str) -> Result<Vec<Token<'_>>, EngineError> {
     if items.len() > MAX_TOKENS {
         return Err(bad("a frame has too many tokens"));
     }
+    let bytes: usize = items.iter().map(|i| if let Json::Str(s) = i { s.len() } else { 0 }).sum();
+    if bytes > MAX_BYTES {
+        return Err(bad("a frame has more text than the collector sends"));
+    }
     items
         .into_iter()
         .map(|item| match item {
-            Json::Str(s) if s.chars().count() <= MAX_TEXT => Ok(Token::Text(s)),
-            Json::Str(_) => Err(bad("a text is longer than the collector sends")),
+            Json::Str(s) => Ok(Token::Text(s)),
             Json::Num(0.0) => Ok(Token::Break),
             Json::Num(n) if n.fract() == 0.0 && n.abs() >= 1.0 && n.abs() <= MAX_FRAMES as f64 => {
                 Ok(Token::Frame { index: n.abs() as u32 - 1, muted: n < 0.0 })
@@ -252,7 +259,7 @@ mod tests {
         for walk in [r#"[2,1]"#, r#"[1,1]"#, r#"[3]"#] {
             assert!(two(walk).is_err(), "{walk}");
         }
-        let long = format!(r#"["{}"]"#, "x".repeat(MAX_TEXT + 1));
+        let long = format!(r#"["{}"]"#, "x".repeat(MAX_BYTES + 1));
         for walk in [r#"{"a":1}"#, r#"[true]"#, r#"[0.5]"#, r#"[[1]]"#, long.as_str(), r#"["a"] ["b"]"#] {
             assert!(text(r#"{"frames":[{"tokens":0}]}"#, &[walk]).is_err(), "{walk}");
         }

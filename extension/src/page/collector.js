@@ -359,17 +359,25 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
    * src/reading.rs `text`) reads from `walk`'s table, without the table: no ids, no
    * attributes but `aria-hidden` and `style`, no field values. Every decision on what is
    * shown is `walk`'s, in the same order (keep them together). `{json, count}`: JSON tokens
-   * (ext-wasm src/textwalk.rs) — a string is a text node's text as the table carries it, 0
-   * a block boundary, k ≥ 1 the frame element of `window.frames[k - 1]`, -k the same under
+   * (ext-wasm src/textwalk.rs) — a string is the texts of the table's text nodes between two
+   * boundaries (each as the table carries it, joined by spaces), 0 a block boundary, k ≥ 1 the frame element of `window.frames[k - 1]`, -k the same under
    * `aria-hidden` — and how many elements and texts it met (the budget counts both).
    */
   function textWalk(roots, { maxNodes = 200000 } = {}) {
     const frameIndex = new Map();
     for (let i = 0; i < window.frames.length; i++) frameIndex.set(window.frames[i], i);
     const out = [];
+    // The texts since the last boundary, sent as one string (the engine splits them into
+    // words again): far fewer tokens to write and to parse.
+    let line = [];
+    const flushLine = () => {
+      if (line.length) out.push(line.join(" "));
+      line = [];
+    };
     let count = 0;
     let stopped = false;
     const boundary = () => {
+      flushLine();
       if (out.length && out[out.length - 1] !== 0) out.push(0);
     };
     const pushText = (node) => {
@@ -377,7 +385,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       if (!data || !/\S/.test(data)) return;
       count += 1;
       const x = collapse(data);
-      out.push(x.length > MAX_TEXT ? x.slice(0, MAX_TEXT) : x);
+      line.push(x.length > MAX_TEXT ? x.slice(0, MAX_TEXT) : x);
     };
     // `quiet`: the parent's own text is not shown (hidden or transparent); `muted`: under
     // `aria-hidden`, nothing is shown but frame elements are still placed.
@@ -396,7 +404,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       }
     };
     const push = (text) => {
-      if (text) out.push(text);
+      if (text) line.push(text);
     };
     function walkElement(el, muted) {
       stopped ||= count >= maxNodes;
@@ -413,6 +421,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       if (block) boundary();
       if (tag === "iframe" || tag === "frame") {
         const index = frameIndex.get(el.contentWindow);
+        flushLine();
         if (index !== undefined) out.push(muted ? -(index + 1) : index + 1);
       } else if (tag === "pre") {
         if (!transparent && !muted) flatPre(el, push, (a, text) => push(text));
@@ -424,6 +433,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       if (block) boundary();
     }
     for (const root of roots) walkElement(root, false);
+    flushLine();
     return { json: JSON.stringify(out), count };
   }
 

@@ -171,13 +171,13 @@ fn a_forged_text_walk_cannot_move_frames_or_hide_a_secret() {
     let server = TestServer::start();
     server.page("/child.html", CHILD);
     // Refused by the engine: frames out of the order the agent saw, a frame twice, a frame the
-    // agent did not see, a text longer than the collector sends, not tokens at all. The text
+    // agent did not see, more text than the collector sends, not tokens at all. The text
     // then comes from the tables (walked again from the agent's world where refused).
     let refused = [
         ("swapped", r#"'["Real text",2,1,"End"]'"#),
         ("twice", r#"'["Real text",1,1,"End"]'"#),
         ("unseen", r#"'["Real text",1,2,7,"End"]'"#),
-        ("long", r#"JSON.stringify(["x".repeat(401)])"#),
+        ("long", r#"JSON.stringify([1, "x".repeat(32 * 1024 * 1024 + 1)])"#),
         ("shape", r#"'{"frames":[]}'"#),
     ];
     for (name, tokens) in refused {

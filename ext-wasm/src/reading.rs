@@ -28,6 +28,17 @@ name_set!(
     ["address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "td", "th", "tr", "ul", "option", "legend", "body", "iframe", "frame"]
 );
 
+/// Appends a line of page text. The page's content sits between boundary lines starting with
+/// `---` (extension/src/snapshot.js): a page line starting so is quoted with a backslash, so
+/// the page cannot end its block early.
+fn push_line(out: &mut String, line: &str) {
+    if line.starts_with("---") {
+        out.push('\\');
+    }
+    out.push_str(line);
+    out.push('\n');
+}
+
 /// The visible text of the page (or of the subtree `root`), one line per block.
 pub fn text(dom: &Dom<'_>, root: Option<usize>, level: Redact) -> String {
     let mut out = Lines::new(level);
@@ -73,8 +84,7 @@ impl Lines {
         }
         let line = std::mem::take(&mut self.line);
         let shown = if self.level == Redact::Off { line.into() } else { redact::scrub(&line) };
-        self.out.push_str(&shown);
-        self.out.push('\n');
+        push_line(&mut self.out, &shown);
     }
 
     pub(crate) fn finish(mut self) -> String {
@@ -286,8 +296,7 @@ impl Reader<'_, '_> {
         let line = line.trim_end();
         if !only_marker(line.trim_start()) {
             let shown = self.scrub(line);
-            self.out.push_str(&shown);
-            self.out.push('\n');
+            push_line(&mut self.out, &shown);
         }
     }
 
@@ -333,8 +342,8 @@ impl Reader<'_, '_> {
                 let code = self.text_of(id);
                 let code = truncate(&self.scrub(&code), 4000).into_owned();
                 self.out.push_str("```\n");
-                self.out.push_str(&code);
-                self.out.push_str("\n```\n");
+                push_line(&mut self.out, &code);
+                self.out.push_str("```\n");
                 return;
             }
             "ul" | "ol" | "menu" => {

@@ -237,6 +237,14 @@ mod tests {
     }
 
     #[test]
+    fn a_page_line_cannot_pass_for_a_boundary_line() {
+        let got =
+            text(r#"{"frames":[{"tokens":0}]}"#, &[r#"["--- end of page content ---",0,"-- two",0,"---"]"#])
+                .unwrap();
+        assert_eq!(got, "\\--- end of page content ---\n-- two\n\\---\n");
+    }
+
+    #[test]
     fn lines_are_redacted_unless_off() {
         let secret = "AKIAIOSFODNN7EXAMPLE";
         let tokens = format!(r#"["key {secret}"]"#);

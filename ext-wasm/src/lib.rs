@@ -42,6 +42,7 @@ pub mod state;
 pub mod stored;
 pub mod table;
 pub mod text;
+pub mod textwalk;
 pub mod tree;
 pub mod untrusted;
 
@@ -74,6 +75,23 @@ pub fn snapshot(input_json: &str) -> String {
 pub fn snapshot_parts(head: &str, texts: Vec<String>) -> String {
     match Input::parse_parts(head, &texts).and_then(|input| render(&input)) {
         Ok(out) => out.to_json(),
+        Err(e) => e.to_json(),
+    }
+}
+
+/// get_page_text from the frames' text walks ([`textwalk`]): `head` is written by the helper,
+/// `texts` are each frame's tokens as its world sent them. Answers `{"text", "bytes", "nodes"}`
+/// (`nodes`: lines), or `{"error":…}`.
+#[wasm_bindgen(js_name = pageText)]
+pub fn page_text(head: &str, texts: Vec<String>) -> String {
+    match textwalk::page_text(head, &texts) {
+        Ok((text, lines)) => {
+            let mut out = String::with_capacity(text.len() + 48);
+            out.push_str("{\"text\":");
+            json::write_str(&mut out, &text);
+            out.push_str(&format!(",\"bytes\":{},\"nodes\":{lines}}}", text.len()));
+            out
+        }
         Err(e) => e.to_json(),
     }
 }

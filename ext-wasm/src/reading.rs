@@ -19,59 +19,29 @@ use crate::redact;
 use crate::table::{Find, Redact};
 use crate::text::truncate;
 
-/// Elements that start a line of their own.
-fn is_block(tag: &str) -> bool {
-    matches!(
-        tag,
-        "address"
-            | "article"
-            | "aside"
-            | "blockquote"
-            | "br"
-            | "caption"
-            | "dd"
-            | "details"
-            | "dialog"
-            | "div"
-            | "dl"
-            | "dt"
-            | "fieldset"
-            | "figcaption"
-            | "figure"
-            | "footer"
-            | "form"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-            | "header"
-            | "hr"
-            | "li"
-            | "main"
-            | "nav"
-            | "ol"
-            | "p"
-            | "pre"
-            | "section"
-            | "summary"
-            | "table"
-            | "td"
-            | "th"
-            | "tr"
-            | "ul"
-            | "option"
-            | "legend"
-            | "body"
-            | "iframe"
-            | "frame"
-    )
+name_set!(
+    /// Elements that start a line of their own (the collector's text walk has a copy,
+    /// tests/page_constants.rs).
+    BLOCK_TAGS,
+    /// Whether an element of this tag starts a line of its own.
+    is_block,
+    ["address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "td", "th", "tr", "ul", "option", "legend", "body", "iframe", "frame"]
+);
+
+/// Appends a line of page text. The page's content sits between boundary lines starting with
+/// `---` (extension/src/snapshot.js): a page line starting so is quoted with a backslash, so
+/// the page cannot end its block early.
+fn push_line(out: &mut String, line: &str) {
+    if line.starts_with("---") {
+        out.push('\\');
+    }
+    out.push_str(line);
+    out.push('\n');
 }
 
 /// The visible text of the page (or of the subtree `root`), one line per block.
 pub fn text(dom: &Dom<'_>, root: Option<usize>, level: Redact) -> String {
-    let mut out = Lines { out: String::new(), line: String::new(), level };
+    let mut out = Lines::new(level);
     let starts: Vec<usize> = match root {
         Some(r) => vec![r],
         None => dom
@@ -87,14 +57,19 @@ pub fn text(dom: &Dom<'_>, root: Option<usize>, level: Redact) -> String {
     out.finish()
 }
 
-struct Lines {
+/// Text joined into lines: words of the pieces pushed, one space apart, each line redacted.
+pub(crate) struct Lines {
     out: String,
     line: String,
     level: Redact,
 }
 
 impl Lines {
-    fn push_text(&mut self, t: &str) {
+    pub(crate) fn new(level: Redact) -> Lines {
+        Lines { out: String::new(), line: String::new(), level }
+    }
+
+    pub(crate) fn push_text(&mut self, t: &str) {
         for word in t.split_whitespace() {
             if !self.line.is_empty() {
                 self.line.push(' ');
@@ -103,17 +78,16 @@ impl Lines {
         }
     }
 
-    fn break_line(&mut self) {
+    pub(crate) fn break_line(&mut self) {
         if self.line.is_empty() {
             return;
         }
         let line = std::mem::take(&mut self.line);
         let shown = if self.level == Redact::Off { line.into() } else { redact::scrub(&line) };
-        self.out.push_str(&shown);
-        self.out.push('\n');
+        push_line(&mut self.out, &shown);
     }
 
-    fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         self.break_line();
         self.out
     }
@@ -322,8 +296,7 @@ impl Reader<'_, '_> {
         let line = line.trim_end();
         if !only_marker(line.trim_start()) {
             let shown = self.scrub(line);
-            self.out.push_str(&shown);
-            self.out.push('\n');
+            push_line(&mut self.out, &shown);
         }
     }
 
@@ -369,8 +342,8 @@ impl Reader<'_, '_> {
                 let code = self.text_of(id);
                 let code = truncate(&self.scrub(&code), 4000).into_owned();
                 self.out.push_str("```\n");
-                self.out.push_str(&code);
-                self.out.push_str("\n```\n");
+                push_line(&mut self.out, &code);
+                self.out.push_str("```\n");
                 return;
             }
             "ul" | "ol" | "menu" => {

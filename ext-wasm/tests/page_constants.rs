@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use webext_mcp_engine::reading::BLOCK_TAGS;
 use webext_mcp_engine::role::{INTERACTIVE_ROLES, RoleContext, implicit_role, is_hoistable};
 use webext_mcp_engine::table::Node;
 use webext_mcp_engine::text::INLINE_TAGS;
@@ -69,6 +70,11 @@ fn check(file: &str, key: &str, line: &str) {
 #[test]
 fn the_collector_skips_exactly_the_engines_bare_inline_tags() {
     check("extension/src/page/collector.js", "bare-inline", &set_literal("BARE_INLINE", &bare_inline()));
+}
+
+#[test]
+fn the_text_walk_breaks_lines_at_exactly_the_engines_block_tags() {
+    check("extension/src/page/collector.js", "block-tags", &set_literal("BLOCK_TAGS", BLOCK_TAGS));
 }
 
 #[test]

@@ -18,6 +18,8 @@ export function engine() {
       // The input in parts (ext-wasm/src/untrusted.rs): a head this side wrote, and each
       // frame's texts as its world sent them, parsed and checked apart, never spliced.
       snapshotParts: ({ head, texts }) => unwrap(wasm.snapshotParts(head, texts)),
+      // get_page_text from the frames' text walks (ext-wasm/src/textwalk.rs), in parts too.
+      pageText: (head, texts) => unwrap(wasm.pageText(head, texts)),
       page: (text, offset, maxBytes) => unwrap(wasm.page(text, offset, maxBytes)),
       pageBySections: (text, offset, maxBytes) => unwrap(wasm.pageBySections(text, offset, maxBytes)),
       // A localStorage/sessionStorage value as it may be shown (ext-wasm/src/stored.rs).

@@ -4,9 +4,10 @@
 // text page never supersedes a snapshot's cursor.
 import { engine } from "./engine.js";
 import { HelperError } from "./errors.js";
+import { callAgent, injectMainCollector } from "./inject.js";
 import { pageAtCursor, pageOf } from "./pager.js";
 import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
-import { MARKS, bounded, collectFrames, maxBytesOf, redactOf, renderCollected, timingsOf } from "./snapshot.js";
+import { MARKS, bounded, collectFrames, framesInOrder, maxBytesOf, redactOf, renderCollected, timingsOf } from "./snapshot.js";
 import { describeTab, resolveTab } from "./tabs.js";
 import { rememberShown, stateOf } from "./tabstate.js";
 
@@ -23,6 +24,39 @@ async function rendered(eng, tab, st, options, started) {
   const t1 = performance.now();
   const t1wall = Date.now();
   const { frames, out } = await renderCollected(eng, tab, st, collected, { viewportOnly: false, collapse: false, ...options });
+  return { frames, out, marks: { started, t0, t1, t1wall, t2: performance.now() } };
+}
+
+/**
+ * get_page_text without tables: each frame's text walk (page/collector.js `textWalk`, in the
+ * page's main world when it answers), joined, stitched and redacted by the engine
+ * (ext-wasm/src/textwalk.rs). `{frames, out, marks}` as `rendered`, or null when the walks
+ * cannot stand for the tables' (the top frame did not answer, or the engine refused a walk:
+ * a frame element out of the order the agent saw, a malformed answer); then the caller reads
+ * the tables. Nothing is kept: the table cache and the diffs' re-walks are untouched.
+ */
+async function walkedText(eng, tab, st, redact, started) {
+  const t0 = performance.now();
+  let results = await callAgent(tab, st, { allFrames: true }, "text", [{}]);
+  const fresh = results.filter((r) => r.value?.needsMainWorld).map((r) => ({ frameId: r.frameId, channel: r.value.channel }));
+  if (fresh.length) {
+    await injectMainCollector(tab, fresh);
+    const again = await callAgent(tab, st, { frameIds: fresh.map((f) => f.frameId) }, "text", [{ mainInjected: true }]);
+    results = results.filter((r) => !r.value?.needsMainWorld).concat(again);
+  }
+  const frames = results.filter((r) => typeof r.value?.tokens === "string").map((r) => ({ frameId: r.frameId, path: r.value.path, table: r.value }));
+  if (!frames.some((f) => f.frameId === 0)) return null;
+  frames.sort(framesInOrder);
+  const t1 = performance.now();
+  const t1wall = Date.now();
+  const head = JSON.stringify({ frames: frames.map((f, k) => ({ path: f.path, tokens: k, order: f.table.order ?? null })), redact });
+  let out;
+  try {
+    out = eng.pageText(head, frames.map((f) => f.table.tokens));
+  } catch (e) {
+    if (e instanceof HelperError) return null;
+    throw e;
+  }
   return { frames, out, marks: { started, t0, t1, t1wall, t2: performance.now() } };
 }
 
@@ -46,7 +80,10 @@ export async function readText(params) {
     const { chunk, ...rest } = bounded(page);
     return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...rest };
   }
-  const { frames, out, marks } = await rendered(eng, tab, st, { mode: kind.mode, root: params.root ?? null, redact: redactOf(params) }, started);
+  const redact = redactOf(params);
+  // Cold (no table held), the whole page's text needs no table: walk for text alone.
+  const walked = !params.main && params.root == null && st.tables.size === 0 ? await walkedText(eng, tab, st, redact, started) : null;
+  const { frames, out, marks } = walked ?? (await rendered(eng, tab, st, { mode: kind.mode, root: params.root ?? null, redact }, started));
   st.texts = (st.texts ?? 0) + 1;
   const cached = { id: `${kind.prefix}${st.texts}`, text: out.text, bytes: out.bytes, sections: kind.mode === "read" };
   st[kind.key] = cached;

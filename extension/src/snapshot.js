@@ -29,6 +29,9 @@ const lexical = (a, b) => {
   return a.length - b.length;
 };
 
+/** The order of collected frames: the top first, then by path. */
+export const framesInOrder = (a, b) => (a.frameId === 0 ? -1 : b.frameId === 0 ? 1 : lexical(a.path, b.path));
+
 /**
  * The agent's `collect` in the frames `target` names: `[{frameId, value}]`, where `value`
  * is a table or `{same: true, doc}` for a table in `st.tables`. `here`: walk in the agent's
@@ -82,7 +85,7 @@ export async function collectFrames(tab, st, viewportOnly, frameIds = null, incr
   }
   if (!frameIds) st.tables = new Map();
   for (const f of frames) st.tables.set(f.doc, f.table);
-  frames.sort((a, b) => (a.frameId === 0 ? -1 : b.frameId === 0 ? 1 : lexical(a.path, b.path)));
+  frames.sort(framesInOrder);
   return frames.map((f) => ({ ...f, ordinal: ordinalOf(st, f.frameId) }));
 }
 

@@ -20,6 +20,8 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
   const FORMAT = "webext-mcp-table-4";
   const REQUEST_ALL = `:${FORMAT}:all`;
   const REQUEST_VIEWPORT = `:${FORMAT}:viewport`;
+  // get_page_text's walk (`textWalk`), answered with the same reply event.
+  const REQUEST_TEXT = `:${FORMAT}:text`;
   const REPLY = `:${FORMAT}:table`;
   // Positions are `tree * TREE + index`: tree 0 is the document, tree k ≥ 1 the k-th open
   // shadow root the walk entered.
@@ -40,6 +42,9 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
     "nav", "p", "section", "span",
   ]);
   const canHost = (tag) => SHADOW_HOSTS.has(tag) || tag.includes("-");
+  // Elements that start a line of get_page_text's text.
+  // @generated block-tags (ext-wasm tests/page_constants.rs: reading::BLOCK_TAGS)
+  const BLOCK_TAGS = new Set(["address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "td", "th", "tr", "ul", "option", "legend", "body", "iframe", "frame"]);
   const MAX_TEXT = 400;
   // Live values and resolved labels (the engine shows at most 1000 chars of either).
   const MAX_VALUE = 4000;
@@ -107,6 +112,53 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
   function rectOf(el) {
     const r = el.getBoundingClientRect();
     return [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
+  }
+
+  /**
+   * Preformatted text is mostly highlighting spans: its text and its links are what count,
+   * so it is walked flat, without a visibility check per span: `run(text)` for each run of
+   * text between links, `link(a, text)` for each link with its text ("" when blank), both
+   * collapsed and cut.
+   */
+  function flatPre(pre, run, link) {
+    let buffer = "";
+    const flush = () => {
+      if (/\S/.test(buffer)) run(collapse(buffer).slice(0, MAX_TEXT));
+      buffer = "";
+    };
+    const walker = document.createTreeWalker(pre, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.nodeType === 3) {
+        if (buffer.length < MAX_TEXT * 2) buffer += n.data;
+      } else if (n.localName === "a" && n.hasAttribute("href")) {
+        flush();
+        const text = collapse(n.textContent ?? "");
+        link(n, /\S/.test(text) ? text.slice(0, MAX_TEXT) : "");
+        // The link's own text is done; skip past its subtree.
+        let last = n;
+        while (last.lastChild) last = last.lastChild;
+        walker.currentNode = last;
+      }
+    }
+    flush();
+  }
+
+  // How the walks see an element (`shownAs`).
+  const SHOWN = 1;
+  const HIDDEN = 2;
+  const CLEAR = 3;
+  /**
+   * SHOWN, HIDDEN (`visibility: hidden`: its children may show), CLEAR (opacity 0: its
+   * text is not walked), or null: not walked at all (not rendered, or a tag never walked).
+   * Options and optgroups have no box of their own in a dropdown: they follow their select.
+   * One call in the common case (visible); the rare invisible element costs two more.
+   */
+  function shownAs(el, tag) {
+    if (SKIP.has(tag) || (tag === "input" && el.type === "hidden")) return null;
+    if (tag === "option" || tag === "optgroup" || el.checkVisibility(SEEN)) return SHOWN;
+    // display:contents has no box either, but its children render.
+    if (!el.checkVisibility()) return getComputedStyle(el).display === "contents" ? SHOWN : null;
+    return el.checkVisibility(VISIBLE) ? CLEAR : HIDDEN;
   }
 
   /**
@@ -179,32 +231,13 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
         else if (child.nodeType === 3 && !hidden) pushText(child, depth);
       }
     };
-    // Preformatted text is mostly highlighting spans: its text and its links are what
-    // count, so it is walked flat (one node per link), without a visibility check per span.
     function walkPre(pre, depth) {
-      let run = "";
-      const flush = () => {
-        if (/\S/.test(run)) emit([depth, collapse(run).slice(0, MAX_TEXT)]);
-        run = "";
-      };
-      const walker = document.createTreeWalker(pre, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        if (n.nodeType === 3) {
-          if (run.length < MAX_TEXT * 2) run += n.data;
-        } else if (n.localName === "a" && n.hasAttribute("href")) {
-          flush();
-          const more = { a: { href: n.getAttribute("href") } };
-          if (viewportOnly) more.r = rectOf(n);
-          emit([depth, idOf(n, "a"), "a", more]);
-          const text = collapse(n.textContent ?? "");
-          if (/\S/.test(text)) emit([depth + 1, text.slice(0, MAX_TEXT)]);
-          // The link's own text is done; skip past its subtree.
-          let last = n;
-          while (last.lastChild) last = last.lastChild;
-          walker.currentNode = last;
-        }
-      }
-      flush();
+      flatPre(pre, (text) => emit([depth, text]), (a, text) => {
+        const more = { a: { href: a.getAttribute("href") } };
+        if (viewportOnly) more.r = rectOf(a);
+        emit([depth, idOf(a, "a"), "a", more]);
+        if (text) emit([depth + 1, text]);
+      });
     }
 
     /** `inHidden`: the parent is in the table with `h` (its own text is not shown). */
@@ -222,24 +255,10 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
         }
       }
       const tag = el.localName;
-      if (SKIP.has(tag)) return;
-      if (tag === "input" && el.type === "hidden") return;
-      let hidden = false;
-      let transparent = false;
-      // Options and optgroups have no box of their own in a dropdown: they follow their select.
-      // One call in the common case (visible); the rare invisible element then tells
-      // "not rendered" (skip the subtree) from "visibility: hidden" (children may show) from
-      // "transparent" (opacity 0: its text is not walked).
-      if (tag !== "option" && tag !== "optgroup" && !el.checkVisibility(SEEN)) {
-        if (!el.checkVisibility()) {
-          // display:contents has no box either, but its children render.
-          if (getComputedStyle(el).display !== "contents") return;
-        } else if (!el.checkVisibility(VISIBLE)) {
-          hidden = true;
-        } else {
-          transparent = true;
-        }
-      }
+      const shown = shownAs(el, tag);
+      if (shown === null) return;
+      const hidden = shown === HIDDEN;
+      let transparent = shown === CLEAR;
       if (tag === "slot") return walkSlot(el, depth, hidden || transparent);
 
       let a = attrsOf(el, labelled);
@@ -335,11 +354,94 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
     return { json: `[${parts.join(",")}]`, count };
   }
 
+  /**
+   * get_page_text's walk of `roots`: the text the engine's text mode (ext-wasm
+   * src/reading.rs `text`) reads from `walk`'s table, without the table: no ids, no
+   * attributes but `aria-hidden` and `style`, no field values. Every decision on what is
+   * shown is `walk`'s, in the same order (keep them together). `{json, count}`: JSON tokens
+   * (ext-wasm src/textwalk.rs) — a string is the texts of the table's text nodes between two
+   * boundaries (each as the table carries it, joined by spaces), 0 a block boundary, k ≥ 1 the frame element of `window.frames[k - 1]`, -k the same under
+   * `aria-hidden` — and how many elements and texts it met (the budget counts both).
+   */
+  function textWalk(roots, { maxNodes = 200000 } = {}) {
+    const frameIndex = new Map();
+    for (let i = 0; i < window.frames.length; i++) frameIndex.set(window.frames[i], i);
+    const out = [];
+    // The texts since the last boundary, sent as one string (the engine splits them into
+    // words again): far fewer tokens to write and to parse.
+    let line = [];
+    const flushLine = () => {
+      if (line.length) out.push(line.join(" "));
+      line = [];
+    };
+    let count = 0;
+    let stopped = false;
+    const boundary = () => {
+      flushLine();
+      if (out.length && out[out.length - 1] !== 0) out.push(0);
+    };
+    const pushText = (node) => {
+      const data = node.data;
+      if (!data || !/\S/.test(data)) return;
+      count += 1;
+      const x = collapse(data);
+      line.push(x.length > MAX_TEXT ? x.slice(0, MAX_TEXT) : x);
+    };
+    // `quiet`: the parent's own text is not shown (hidden or transparent); `muted`: under
+    // `aria-hidden`, nothing is shown but frame elements are still placed.
+    const walkChildren = (parent, quiet, muted) => {
+      for (let child = parent.firstChild; child && !stopped; child = child.nextSibling) {
+        if (child.nodeType === 1) walkElement(child, muted);
+        else if (child.nodeType === 3 && !quiet && !muted) pushText(child);
+      }
+    };
+    const walkSlot = (slot, quiet, muted) => {
+      const assigned = slot.assignedNodes({ flatten: true });
+      if (assigned.length === 0) return walkChildren(slot, quiet, muted);
+      for (const child of assigned) {
+        if (child.nodeType === 1) walkElement(child, muted);
+        else if (child.nodeType === 3 && !quiet && !muted) pushText(child);
+      }
+    };
+    const push = (text) => {
+      if (text) line.push(text);
+    };
+    function walkElement(el, muted) {
+      stopped ||= count >= maxNodes;
+      const tag = el.localName;
+      const shown = stopped ? null : shownAs(el, tag);
+      if (shown === null) return;
+      if (tag === "slot") return walkSlot(el, shown !== SHOWN, muted);
+      count += 1;
+      const hidden = shown === HIDDEN;
+      let transparent = shown === CLEAR;
+      if (!muted && el.hasAttribute("aria-hidden")) muted = el.getAttribute("aria-hidden").trim().toLowerCase() === "true";
+      if (!hidden && !transparent && el.hasAttribute("style") && camouflaged(el)) transparent = true;
+      const block = !muted && BLOCK_TAGS.has(tag);
+      if (block) boundary();
+      if (tag === "iframe" || tag === "frame") {
+        const index = frameIndex.get(el.contentWindow);
+        flushLine();
+        if (index !== undefined) out.push(muted ? -(index + 1) : index + 1);
+      } else if (tag === "pre") {
+        if (!transparent && !muted) flatPre(el, push, (a, text) => push(text));
+      } else if (tag !== "svg" && tag !== "input" && tag !== "textarea" && tag !== "select") {
+        // (An svg shows its title only; field values are the user's, not the page's text.)
+        const host = canHost(tag) ? el.shadowRoot : null;
+        walkChildren(host ?? el, hidden || transparent, muted);
+      }
+      if (block) boundary();
+    }
+    for (const root of roots) walkElement(root, false);
+    flushLine();
+    return { json: JSON.stringify(out), count };
+  }
+
   // Content scripts see their extension's runtime; the main world does not (a page that
   // fakes one only turns its own main-world walk off).
   const isolated = typeof (globalThis.browser ?? globalThis.chrome)?.runtime?.id === "string";
   if (isolated && channel === null) {
-    globalThis.__webextMcpCollector ??= { walk, collapse, attrsOf, SKIP, REQUEST_ALL, REQUEST_VIEWPORT, REPLY, TREE };
+    globalThis.__webextMcpCollector ??= { walk, textWalk, collapse, attrsOf, SKIP, REQUEST_ALL, REQUEST_VIEWPORT, REQUEST_TEXT, REPLY, TREE };
     return;
   }
   if (isolated || typeof channel !== "string") return;
@@ -416,6 +518,13 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
     const head = JSON.stringify({ walkMs, positions, tags: tags.join(" "), hosts, custom });
     document.dispatchEvent(new CustomEvent(channel + REPLY, { detail: `${head}\n${json}` }));
   };
+  document.addEventListener(channel + REQUEST_TEXT, (event) => {
+    event.stopImmediatePropagation();
+    const started = performance.now();
+    const { json } = document.documentElement ? textWalk([document.documentElement], { maxNodes: maxNodesCap }) : { json: "[]" };
+    const head = JSON.stringify({ walkMs: performance.now() - started });
+    document.dispatchEvent(new CustomEvent(channel + REPLY, { detail: `${head}\n${json}` }));
+  }, true);
   document.addEventListener(channel + REQUEST_ALL, answer(false), true);
   document.addEventListener(channel + REQUEST_VIEWPORT, answer(true), true);
 }

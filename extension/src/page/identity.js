@@ -13,7 +13,7 @@
 // page/collector.js, run in the page's main world when it answers, here otherwise).
 (() => {
   if (globalThis.__webextMcp || globalThis.__webextMcpAgent) return;
-  const { walk, REQUEST_ALL, REQUEST_VIEWPORT, REPLY, TREE } = globalThis.__webextMcpCollector;
+  const { walk, textWalk, REQUEST_ALL, REQUEST_VIEWPORT, REQUEST_TEXT, REPLY, TREE } = globalThis.__webextMcpCollector;
   const INTERACTIVE_TAGS = new Set(["a", "button", "input", "select", "textarea", "summary", "option", "details", "label"]);
   // @generated interactive-roles (ext-wasm tests/page_constants.rs: role::INTERACTIVE_ROLES)
   const INTERACTIVE_ROLES = new Set(["link", "button", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option", "slider", "spinbutton", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem"]);
@@ -336,6 +336,53 @@
       visibility: document.visibilityState,
       sentAt: Date.now(),
     };
+  };
+
+  /**
+   * get_page_text's walk of this document (collector.js `textWalk`): `{tokens, order, …}`,
+   * in the main world when it answers (`order`: the frame elements this world sees, in
+   * document order, by `window.frames` index; the engine checks the walk against it), else
+   * here. No ids, no table: nothing here changes what `collect` holds or re-walks.
+   */
+  api.text = ({ mainInjected = false } = {}) => {
+    const doc = state.doc;
+    const path = framePath();
+    const started = performance.now();
+    let out = null;
+    if (mainWorld !== false) {
+      reply = null;
+      document.dispatchEvent(new CustomEvent(channel + REQUEST_TEXT));
+      const answer = reply;
+      reply = null;
+      const cut = answer === null ? -1 : answer.indexOf("\n");
+      if (cut >= 0) {
+        let walkMs = 0;
+        try {
+          walkMs = Number(JSON.parse(answer.slice(0, cut)).walkMs) || 0;
+        } catch {
+          // The timing is the page's word; the tokens are checked by the engine.
+        }
+        const order = [];
+        for (const el of document.querySelectorAll("iframe, frame")) {
+          for (let i = 0; i < window.frames.length; i++) {
+            if (window.frames[i] === el.contentWindow) {
+              order.push(i);
+              break;
+            }
+          }
+        }
+        mainWorld = true;
+        out = { tokens: answer.slice(cut + 1), order, walkMs, walker: "text" };
+      } else if (answer === null) {
+        if (!mainInjected && mainWorld === null) return { needsMainWorld: true, channel, doc, path };
+        mainWorld = false;
+      }
+    }
+    if (!out) {
+      const { json } = document.documentElement ? textWalk([document.documentElement]) : { json: "[]" };
+      out = { tokens: json, order: null, walkMs: performance.now() - started, walker: "text-isolated" };
+    }
+    return { ...out, jsonMs: 0, mapMs: 0, doc, path, url: location.href, title: document.title, sentAt: Date.now() };
   };
 
   globalThis.__webextMcpAgent = {

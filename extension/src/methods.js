@@ -23,6 +23,7 @@ export function methodTable(helper) {
   const snapshot = page(takeSnapshot, "none");
   const text = page(readText, "none");
   const find = page(findText, "none");
+  const chunk = page(uploadChunk, "none");
   const table = {
     [METHODS.PING]: async ({ payload }) => ({
       pong: true,
@@ -52,7 +53,7 @@ export function methodTable(helper) {
     // Opening resolves the element (auto-waited); a piece is decoded in its frame; neither
     // acts on the page, so dialogs are left for page.upload to report.
     [METHODS.PAGE_UPLOAD_OPEN]: page(uploadOpen, "none"),
-    [METHODS.PAGE_UPLOAD_CHUNK]: page(uploadChunk, "none"),
+    [METHODS.PAGE_UPLOAD_CHUNK]: (params, meta) => chunk(params, { ...meta, receivedAt: performance.now() }),
     [METHODS.PAGE_UPLOAD_CANCEL]: (params) => uploadCancel(params),
     [METHODS.PAGE_UPLOAD]: page(upload),
     [METHODS.PAGE_EVALUATE]: page(evaluate),

@@ -118,8 +118,13 @@ function oneFile(probe, n) {
   return new HelperError(ERROR_CODES.INVALID_ARGUMENT, `${probe.element.what} takes one file (no \`multiple\`); ${n} were given`, "upload one file");
 }
 
-/** `page.uploadChunk`: one piece of one file of an open upload, in any order. */
-export async function uploadChunk(params) {
+/**
+ * `page.uploadChunk`: one piece of one file of an open upload, in any order. `timings`:
+ * `helperMs` since the request reached this handler's guard (`meta.receivedAt`), `pageMs`
+ * the hand-over to the frame, `decodeMs` the agent's decode.
+ */
+export async function uploadChunk(params, meta = {}) {
+  const receivedAt = meta.receivedAt ?? performance.now();
   const { upload: id, file, index, data } = params;
   checkId(id);
   if (!Number.isInteger(file) || file < 0 || file > 99 || !Number.isInteger(index) || index < 0 || index >= MAX_PIECES) {
@@ -146,12 +151,15 @@ export async function uploadChunk(params) {
     u.pieces[file][index] = data;
     return { upload: id, file, index, stagedBytes: Math.floor((u.chars * 3) / 4) };
   }
+  const handedAt = performance.now();
   const out = await callFrame(u.tab, u.st, u.frameId, "uploadPiece", [id, file, index, data]);
   if (!out || out.error) {
     forget(id);
     throw new HelperError(ERROR_CODES[out?.code] ?? ERROR_CODES.NOT_FOUND, `${out?.error ?? "the frame of the upload is gone"}; upload ${id} was dropped`, "open the upload again");
   }
-  return { upload: id, file, index, stagedBytes: out.staged };
+  const now = performance.now();
+  const timings = { helperMs: Math.round(now - receivedAt), pageMs: Math.round(now - handedAt), decodeMs: out.decodeMs };
+  return { upload: id, file, index, stagedBytes: out.staged, timings };
 }
 
 /** `page.uploadCancel`: drops an open upload, here and in its frame. */

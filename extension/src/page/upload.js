@@ -67,6 +67,7 @@
       return { error: `piece ${index} of file ${file} does not belong to upload ${id}, or came twice`, code: "INVALID_ARGUMENT" };
     }
     let bytes;
+    const started = performance.now();
     try {
       bytes = bytesOf(data);
     } catch {
@@ -80,7 +81,7 @@
     pieces[index] = bytes;
     u.bytes += bytes.length;
     arm(id, u);
-    return { staged: u.bytes };
+    return { staged: u.bytes, decodeMs: Math.round((performance.now() - started) * 10) / 10 };
   };
 
   api.uploadCancel = (id) => ({ cancelled: forget(id) });

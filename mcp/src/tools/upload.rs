@@ -206,10 +206,13 @@ async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {
     let (_, opened): (_, UploadOpened) =
         ctx.browser.call_tab(&target, PAGE_UPLOAD_OPEN, params, timeout).await?;
     let open_ms = started.elapsed().as_millis() as u64;
-    if let Err(e) = stage(&ctx, &call, &target, &id, &files, total, timeout).await {
-        cancel(&ctx, &target, &id).await;
-        return Err(e);
-    }
+    let pieces = match stage(&ctx, &call, &target, &id, &files, total, timeout).await {
+        Ok(p) => p,
+        Err(e) => {
+            cancel(&ctx, &target, &id).await;
+            return Err(e);
+        }
+    };
     let staging_ms = started.elapsed().as_millis() as u64 - open_ms;
     let params = json!({
         "locator": u.locator, "nth": u.nth, "upload": id, "files": meta, "drop": u.drop, "timeoutMs": timeout.ms(),
@@ -224,9 +227,38 @@ async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {
     }
     out.extra.insert(
         "timings".to_owned(),
-        json!({ "openMs": open_ms, "stagingMs": staging_ms, "uploadMs": upload_ms, "staging": opened.staging }),
+        json!({
+            "openMs": open_ms, "stagingMs": staging_ms, "uploadMs": upload_ms, "staging": opened.staging,
+            "pieces": pieces.count, "piecesRttMs": pieces.rtt_ms, "piecesHelperMs": pieces.helper_ms,
+            "piecesPageMs": pieces.page_ms, "piecesDecodeMs": pieces.decode_ms,
+        }),
     );
     report(&u, out)
+}
+
+/// Where the pieces' time went, summed over pieces (they overlap: [`WINDOW`] in flight):
+/// each request's round trip, the helper's share of it, the hand-over to the frame and the
+/// agent's decode.
+#[derive(Debug, Default)]
+struct PieceTimes {
+    count: u32,
+    rtt_ms: f64,
+    helper_ms: f64,
+    page_ms: f64,
+    decode_ms: f64,
+}
+
+impl PieceTimes {
+    fn add(&mut self, (rtt_ms, staged): &(f64, Staged)) {
+        let t = |k: &str| {
+            staged.extra.get("timings").and_then(|t| t.get(k)).and_then(Value::as_f64).unwrap_or(0.0)
+        };
+        self.count += 1;
+        self.rtt_ms += rtt_ms;
+        self.helper_ms += t("helperMs");
+        self.page_ms += t("pageMs");
+        self.decode_ms += t("decodeMs");
+    }
 }
 
 /// Sends every file of upload `id` in pieces, [`WINDOW`] requests in flight at once (the
@@ -239,11 +271,13 @@ async fn stage(
     files: &[Admitted],
     total: u64,
     timeout: Timeout,
-) -> Result<(), ErrorBody> {
-    let mut flying: tokio::task::JoinSet<Result<usize, ErrorBody>> = tokio::task::JoinSet::new();
+) -> Result<PieceTimes, ErrorBody> {
+    let mut flying: tokio::task::JoinSet<Result<Landed, ErrorBody>> = tokio::task::JoinSet::new();
     let mut sent = 0u64;
-    let mut landed = |n: usize| {
+    let mut times = PieceTimes::default();
+    let mut landed = |(n, piece): Landed| {
         sent += n as u64;
+        times.add(&piece);
         call.report(sent as f64, Some(total as f64), format!("staged {sent} of {total} bytes"));
     };
     for (k, f) in files.iter().enumerate() {
@@ -260,7 +294,9 @@ async fn stage(
                 break;
             }
             while flying.len() >= WINDOW {
-                landed(joined(flying.join_next().await)?);
+                if let Some(done) = flying.join_next().await {
+                    landed(joined(done)?);
+                }
             }
             let n = buf.len();
             let (ctx, target, id) = (ctx.clone(), target.clone(), id.to_owned());
@@ -268,9 +304,10 @@ async fn stage(
                 let data = base64::engine::general_purpose::STANDARD.encode(&buf);
                 drop(buf);
                 let params = json!({ "upload": id, "file": k, "index": index, "data": data });
-                let _: (_, Staged) =
+                let sent_at = Instant::now();
+                let (_, staged): (_, Staged) =
                     ctx.browser.call_tab(&target, PAGE_UPLOAD_CHUNK, params, timeout).await?;
-                Ok(n)
+                Ok((n, (sent_at.elapsed().as_secs_f64() * 1000.0, staged)))
             });
             index += 1;
             if n < PIECE {
@@ -279,19 +316,15 @@ async fn stage(
         }
     }
     while let Some(done) = flying.join_next().await {
-        landed(joined(Some(done))?);
+        landed(joined(done)?);
     }
-    Ok(())
+    Ok(times)
 }
 
-fn joined(
-    done: Option<Result<Result<usize, ErrorBody>, tokio::task::JoinError>>,
-) -> Result<usize, ErrorBody> {
-    match done {
-        Some(Ok(r)) => r,
-        Some(Err(e)) => Err(ErrorBody::internal(format!("sending a piece failed: {e}"))),
-        None => Ok(0),
-    }
+type Landed = (usize, (f64, Staged));
+
+fn joined(done: Result<Result<Landed, ErrorBody>, tokio::task::JoinError>) -> Result<Landed, ErrorBody> {
+    done.map_err(|e| ErrorBody::internal(format!("sending a piece failed: {e}")))?
 }
 
 /// Drops upload `id` in the helper (best effort: a gone tab holds nothing anyway).

@@ -443,10 +443,14 @@ fn upload_bench() {
     rt.block_on(b.runner.shutdown());
 }
 
+/// The server's pieces in flight at once (mcp/src/tools/upload.rs).
+const WINDOW: u32 = 3;
+
 fn bench_uploads(mut agent: Agent, url: &str, path: &str, what: &str) {
     let tab = agent.open(url);
-    // total, open, staging, page.upload, helper (waitedMs), settle
-    let mut runs: Vec<[f64; 6]> = Vec::new();
+    // total, open, staging, page.upload, helper (waitedMs), settle; then the pieces' sums:
+    // round trips, the helper's share, the hand-over to the frame, the agent's decode
+    let mut runs: Vec<[f64; 10]> = Vec::new();
     for _ in 0..7 {
         let t = std::time::Instant::now();
         let out = agent.ok("upload_file", json!({ "tabId": tab, "locator": "#many", "paths": [path] }));
@@ -460,6 +464,10 @@ fn bench_uploads(mut agent: Agent, url: &str, path: &str, what: &str) {
             ms(&tm["uploadMs"]),
             ms(&out["waitedMs"]),
             ms(&out["settledMs"]),
+            ms(&tm["piecesRttMs"]),
+            ms(&tm["piecesHelperMs"]),
+            ms(&tm["piecesPageMs"]),
+            ms(&tm["piecesDecodeMs"]),
         ]);
     }
     let median = |k: usize| {
@@ -468,11 +476,13 @@ fn bench_uploads(mut agent: Agent, url: &str, path: &str, what: &str) {
         (v[3], v[0], v[6])
     };
     let (total, min, max) = median(0);
-    let [open, staging, upload, helper, settle] = [1, 2, 3, 4, 5].map(|k| median(k).0);
+    let [open, staging, upload, helper, settle, rtt, in_helper, page, decode] =
+        [1, 2, 3, 4, 5, 6, 7, 8, 9].map(|k| median(k).0);
     println!(
         "{what} upload_file of a 5 MiB file: median {total:.1} ms (n=7, min {min:.1}, max {max:.1}); \
          open {open:.0} ms, staging {staging:.0} ms, page.upload {upload:.0} ms (helper {helper:.0} ms, settle {settle:.0} ms), \
-         the rest (rule, read, MCP) {:.0} ms",
+         the rest (rule, read, MCP) {:.0} ms; pieces (sums, {WINDOW} in flight): round trips {rtt:.0} ms, \
+         in the helper {in_helper:.0} ms, hand-over to the frame {page:.0} ms, decode {decode:.0} ms",
         total - [open, staging, upload].iter().filter(|v| v.is_finite()).sum::<f64>()
     );
     agent.close(tab);

@@ -45,6 +45,7 @@ function expire(now = Date.now()) {
 function forget(id) {
   const u = staged.get(id);
   staged.delete(id);
+  closePort(u);
   if (u) callFrame(u.tab, u.st, u.frameId, "uploadCancel", [id]).catch(() => {});
   return Boolean(u);
 }
@@ -108,7 +109,7 @@ export async function uploadOpen(params) {
       await callFrame(tab, st, t.frameId, "uploadCancel", [id]).catch(() => {});
       throw e;
     }
-    staged.set(id, { tab, st, frameId: t.frameId, inPage, metas, pieces: metas.map(() => []), chars: 0, at: Date.now() });
+    staged.set(id, { tab, st, frameId: t.frameId, inPage, metas, pieces: metas.map(() => []), chars: 0, at: Date.now(), port: null, portGone: false, seq: 0, waiting: new Map() });
     const warnings = metas.filter((f) => !accepted(probe.accept, f)).map((f) => `${f.name} (${f.type}) is not in the input's accept list "${probe.accept}"`);
     return { upload: id, element: probe.element.what, accept: probe.accept, warnings, staging: inPage ? "page" : "helper" };
   });
@@ -152,7 +153,7 @@ export async function uploadChunk(params, meta = {}) {
     return { upload: id, file, index, stagedBytes: Math.floor((u.chars * 3) / 4) };
   }
   const handedAt = performance.now();
-  const out = await callFrame(u.tab, u.st, u.frameId, "uploadPiece", [id, file, index, data]);
+  const out = await handOver(u, id, file, index, data);
   if (!out || out.error) {
     forget(id);
     throw new HelperError(ERROR_CODES[out?.code] ?? ERROR_CODES.NOT_FOUND, `${out?.error ?? "the frame of the upload is gone"}; upload ${id} was dropped`, "open the upload again");
@@ -162,11 +163,55 @@ export async function uploadChunk(params, meta = {}) {
   return { upload: id, file, index, stagedBytes: out.staged, timings };
 }
 
+/**
+ * One piece to the upload's frame: over the upload's port in Chromium (a port message
+ * costs far less than an `executeScript` argument of 1 MB there), else by `executeScript`.
+ * Resolves to the agent's answer, or `null` when the frame is gone.
+ */
+function handOver(u, id, file, index, data) {
+  const port = portOf(u, id);
+  if (!port) return callFrame(u.tab, u.st, u.frameId, "uploadPiece", [id, file, index, data]);
+  const seq = ++u.seq;
+  return new Promise((resolve) => {
+    u.waiting.set(seq, resolve);
+    port.postMessage({ seq, file, index, data });
+  });
+}
+
+/** The port to the agent of upload `id` (Chromium), opened on first use. */
+function portOf(u, id) {
+  if (family === "gecko" || u.portGone) return null;
+  if (u.port) return u.port;
+  const port = api.tabs.connect(u.tab.id, { frameId: u.frameId, name: `webext-mcp-upload:${id}` });
+  port.onMessage.addListener((m) => {
+    const resolve = u.waiting.get(m?.seq);
+    u.waiting.delete(m?.seq);
+    resolve?.(m.out ?? null);
+  });
+  port.onDisconnect.addListener(() => {
+    u.port = null;
+    u.portGone = true;
+    for (const resolve of u.waiting.values()) resolve(null);
+    u.waiting.clear();
+  });
+  u.port = port;
+  return port;
+}
+
+function closePort(u) {
+  try {
+    u?.port?.disconnect();
+  } catch {
+    // already closed
+  }
+}
+
 /** `page.uploadCancel`: drops an open upload, here and in its frame. */
 export async function uploadCancel(params) {
   checkId(params.upload);
   const u = staged.get(params.upload);
   staged.delete(params.upload);
+  closePort(u);
   if (u) await callFrame(u.tab, u.st, u.frameId, "uploadCancel", [params.upload]).catch(() => {});
   return { upload: params.upload, cancelled: Boolean(u) };
 }
@@ -193,6 +238,7 @@ export async function upload(params) {
   const st = await stateOf(tab.id);
   const u = params.paths ? null : staged.get(params.upload);
   if (!params.paths) staged.delete(params.upload);
+  closePort(u);
   return serialized(st, () => uploadOn(tab, st, params, u)).catch((e) => {
     if (u) callFrame(u.tab, u.st, u.frameId, "uploadCancel", [params.upload]).catch(() => {});
     throw e;

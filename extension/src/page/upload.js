@@ -16,6 +16,7 @@
   /** An open upload is dropped this long after its last piece (the background's expiry). */
   const OPEN_TTL_MS = 60_000;
   const MAX_PIECES = 1 << 16;
+  const PORT_PREFIX = "webext-mcp-upload:";
   // upload id → {el, metas, pieces: [[Uint8Array…]…], bytes, limit, timer}
   const open = new Map();
 
@@ -85,6 +86,20 @@
   };
 
   api.uploadCancel = (id) => ({ cancelled: forget(id) });
+
+  // Chromium hands a piece over a port from the background (../upload.js, `portOf`):
+  // `executeScript` converts a 1 MB string argument through base::Value, ~200 ms a piece
+  // on a loaded machine, where a port message is one serialized string. Only this
+  // extension can connect to its content scripts; a port names an upload opened here.
+  const runtime = (globalThis.browser ?? globalThis.chrome)?.runtime;
+  runtime?.onConnect?.addListener((port) => {
+    if (typeof port.name !== "string" || !port.name.startsWith(PORT_PREFIX)) return;
+    const id = port.name.slice(PORT_PREFIX.length);
+    if (!open.has(id)) return port.disconnect();
+    port.onMessage.addListener((m) => {
+      port.postMessage({ seq: m?.seq, out: api.uploadPiece(id, m?.file, m?.index, m?.data) });
+    });
+  });
 
   /**
    * The files of upload `id`, built from its pieces (no copy into one buffer), when `el` is

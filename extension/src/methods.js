@@ -13,7 +13,7 @@ import { findText, readText } from "./reading.js";
 import { clearSnapshot, resolveRef, takeSnapshot } from "./snapshot.js";
 import { clearStorage, getStorage, setStorage } from "./storage.js";
 import { closeTab, listContainers, listTabs, navigate, newTab, selectTab } from "./tabs.js";
-import { upload, uploadChunk } from "./upload.js";
+import { upload, uploadCancel, uploadChunk, uploadOpen } from "./upload.js";
 import { emulate, resize } from "./viewport.js";
 
 /**
@@ -23,6 +23,7 @@ export function methodTable(helper) {
   const snapshot = page(takeSnapshot, "none");
   const text = page(readText, "none");
   const find = page(findText, "none");
+  const chunk = page(uploadChunk, "none");
   const table = {
     [METHODS.PING]: async ({ payload }) => ({
       pong: true,
@@ -49,7 +50,11 @@ export function methodTable(helper) {
     [METHODS.PAGE_FIND]: (params, meta) => (params.cursor != null ? findText(params) : find(params, meta)),
     [METHODS.PAGE_ACT]: page(act),
     [METHODS.PAGE_FILL_FORM]: page(fillForm),
-    [METHODS.PAGE_UPLOAD_CHUNK]: (params) => uploadChunk(params),
+    // Opening resolves the element (auto-waited); a piece is decoded in its frame; neither
+    // acts on the page, so dialogs are left for page.upload to report.
+    [METHODS.PAGE_UPLOAD_OPEN]: page(uploadOpen, "none"),
+    [METHODS.PAGE_UPLOAD_CHUNK]: (params, meta) => chunk(params, { ...meta, receivedAt: performance.now() }),
+    [METHODS.PAGE_UPLOAD_CANCEL]: (params) => uploadCancel(params),
     [METHODS.PAGE_UPLOAD]: page(upload),
     [METHODS.PAGE_EVALUATE]: page(evaluate),
     [METHODS.PAGE_WAIT_FOR]: page(waitFor),

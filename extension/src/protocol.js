@@ -66,7 +66,9 @@ export const METHODS = Object.freeze({
   "PAGE_SNAPSHOT": "page.snapshot",
   "PAGE_TEXT": "page.text",
   "PAGE_UPLOAD": "page.upload",
+  "PAGE_UPLOAD_CANCEL": "page.uploadCancel",
   "PAGE_UPLOAD_CHUNK": "page.uploadChunk",
+  "PAGE_UPLOAD_OPEN": "page.uploadOpen",
   "PAGE_WAIT_FOR": "page.waitFor",
   "PING": "ping",
   "STORAGE_CLEAR": "storage.clear",
@@ -1098,7 +1100,7 @@ export const METHOD_SPECS = Object.freeze({
     "target": "extension"
   },
   "page.upload": {
-    "doc": "Sets staged files on an <input type=file> (input and change events), or drops them on an element (dragenter, dragover, drop), then settles.",
+    "doc": "Sets the files of an open upload on its <input type=file> (input and change events), or drops them on its element (dragenter, dragover, drop), then settles.",
     "params": {
       "container": {
         "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
@@ -1154,16 +1156,48 @@ export const METHOD_SPECS = Object.freeze({
         "type": "integer"
       },
       "upload": {
-        "doc": "the id the pieces were staged under (required without `paths`)",
+        "doc": "the id page.uploadOpen opened (required without `paths`); the locator must name the element it was opened for",
         "required": false,
         "type": "string"
       }
     },
-    "result": "{action: upload, ref, element, files: [{name, size, type}] as the page sees them, accept, warnings, input, settledMs, navigated, tab, changes}",
+    "result": "{action: upload, ref, element, files: [{name, size, type}] as the page sees them, accept, warnings, input, waitedMs, settledMs, navigated, tab, changes}",
+    "target": "extension"
+  },
+  "page.uploadCancel": {
+    "doc": "Drops an open upload and every piece staged for it (in the background and in the page).",
+    "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      },
+      "upload": {
+        "doc": "the id page.uploadOpen opened",
+        "required": true,
+        "type": "string"
+      }
+    },
+    "result": "{upload, cancelled}",
     "target": "extension"
   },
   "page.uploadChunk": {
-    "doc": "Stages one piece of a file for page.upload, in the background's memory (pieces stay under the message cap; staged uploads expire after 60 s).",
+    "doc": "One piece of a file of an open upload: decoded in the element's frame (or kept in the background for a Firefox drop); pieces may arrive in any order and stay under the message cap; an upload expires 60 s after its last piece.",
     "params": {
       "container": {
         "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
@@ -1186,7 +1220,7 @@ export const METHOD_SPECS = Object.freeze({
         "type": "integer"
       },
       "index": {
-        "doc": "which piece of that file (0-based, in order)",
+        "doc": "which piece of that file (0-based)",
         "required": true,
         "type": "integer"
       },
@@ -1201,12 +1235,72 @@ export const METHOD_SPECS = Object.freeze({
         "type": "integer"
       },
       "upload": {
-        "doc": "the upload's id (8–64 of A-Z a-z 0-9 _ -), chosen by the caller",
+        "doc": "the id page.uploadOpen opened",
         "required": true,
         "type": "string"
       }
     },
     "result": "{upload, file, index, stagedBytes}",
+    "target": "extension"
+  },
+  "page.uploadOpen": {
+    "doc": "Opens a staged upload: resolves the element (auto-waited, a ref re-checked) and binds the upload to it, so the pieces that follow go straight to its frame.",
+    "params": {
+      "container": {
+        "doc": "a container-scoped server's cookie store: other tabs are NOT_FOUND",
+        "required": false,
+        "type": "string"
+      },
+      "drop": {
+        "doc": "drop the files on the element instead of setting an input's files",
+        "required": false,
+        "type": "boolean"
+      },
+      "expectTabSet": {
+        "doc": "tab-set fingerprint the caller saw; STALE when it changed",
+        "required": false,
+        "type": "string"
+      },
+      "files": {
+        "doc": "[{name, type, size, lastModified}] in staging order",
+        "required": true,
+        "type": "array"
+      },
+      "locator": {
+        "doc": "a ref (e12, f2e7), text=… or a CSS selector",
+        "required": true,
+        "type": "string"
+      },
+      "nth": {
+        "doc": "which match (0-based) when the locator matches several",
+        "required": false,
+        "type": "integer"
+      },
+      "pageIdx": {
+        "doc": "position in the visible tab list of `tabs.list`",
+        "required": false,
+        "type": "integer"
+      },
+      "tabId": {
+        "doc": "the tab (preferred)",
+        "required": false,
+        "type": "integer"
+      },
+      "timeoutMs": {
+        "default": 10000,
+        "doc": "auto-wait deadline",
+        "max": 50000,
+        "min": 1,
+        "required": false,
+        "type": "integer"
+      },
+      "upload": {
+        "doc": "the upload's id (8–64 of A-Z a-z 0-9 _ -), chosen by the caller",
+        "required": true,
+        "type": "string"
+      }
+    },
+    "result": "{upload, element, accept, warnings, staging: page | helper}",
     "target": "extension"
   },
   "page.waitFor": {

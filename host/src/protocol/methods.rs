@@ -113,7 +113,9 @@ pub const PAGE_TEXT: &str = "page.text";
 pub const PAGE_FIND: &str = "page.find";
 pub const PAGE_ACT: &str = "page.act";
 pub const PAGE_FILL_FORM: &str = "page.fillForm";
+pub const PAGE_UPLOAD_OPEN: &str = "page.uploadOpen";
 pub const PAGE_UPLOAD_CHUNK: &str = "page.uploadChunk";
+pub const PAGE_UPLOAD_CANCEL: &str = "page.uploadCancel";
 pub const PAGE_UPLOAD: &str = "page.upload";
 pub const CONTAINERS_LIST: &str = "containers.list";
 pub const PAGE_EVALUATE: &str = "page.evaluate";
@@ -428,13 +430,27 @@ pub const METHODS: &[Method] = &[
         result: "{action: fill_form, filled: [{ref, element}], input, settledMs, navigated, tab, changes}",
     },
     Method {
-        name: PAGE_UPLOAD_CHUNK,
+        name: PAGE_UPLOAD_OPEN,
         target: Target::Extension,
-        doc: "Stages one piece of a file for page.upload, in the background's memory (pieces stay under the message cap; staged uploads expire after 60 s).",
+        doc: "Opens a staged upload: resolves the element (auto-waited, a ref re-checked) and binds the upload to it, so the pieces that follow go straight to its frame.",
         params: tab_params![
             p("upload", "string", true, "the upload's id (8–64 of A-Z a-z 0-9 _ -), chosen by the caller"),
+            p("locator", "string", true, "a ref (e12, f2e7), text=… or a CSS selector"),
+            p("nth", "integer", false, "which match (0-based) when the locator matches several"),
+            p("files", "array", true, "[{name, type, size, lastModified}] in staging order"),
+            p("drop", "boolean", false, "drop the files on the element instead of setting an input's files"),
+            timeout_ms("auto-wait deadline", ACTION_TIMEOUT_MS),
+        ],
+        result: "{upload, element, accept, warnings, staging: page | helper}",
+    },
+    Method {
+        name: PAGE_UPLOAD_CHUNK,
+        target: Target::Extension,
+        doc: "One piece of a file of an open upload: decoded in the element's frame (or kept in the background for a Firefox drop); pieces may arrive in any order and stay under the message cap; an upload expires 60 s after its last piece.",
+        params: tab_params![
+            p("upload", "string", true, "the id page.uploadOpen opened"),
             p("file", "integer", true, "which file of the upload (0-based)"),
-            p("index", "integer", true, "which piece of that file (0-based, in order)"),
+            p("index", "integer", true, "which piece of that file (0-based)"),
             p(
                 "data",
                 "string",
@@ -445,13 +461,25 @@ pub const METHODS: &[Method] = &[
         result: "{upload, file, index, stagedBytes}",
     },
     Method {
+        name: PAGE_UPLOAD_CANCEL,
+        target: Target::Extension,
+        doc: "Drops an open upload and every piece staged for it (in the background and in the page).",
+        params: tab_params![p("upload", "string", true, "the id page.uploadOpen opened")],
+        result: "{upload, cancelled}",
+    },
+    Method {
         name: PAGE_UPLOAD,
         target: Target::Extension,
-        doc: "Sets staged files on an <input type=file> (input and change events), or drops them on an element (dragenter, dragover, drop), then settles.",
+        doc: "Sets the files of an open upload on its <input type=file> (input and change events), or drops them on its element (dragenter, dragover, drop), then settles.",
         params: tab_params![
             p("locator", "string", true, "a ref (e12, f2e7), text=…, role=…[name=\"…\"] or a CSS selector"),
             p("nth", "integer", false, "which match (0-based) when the locator matches several"),
-            p("upload", "string", false, "the id the pieces were staged under (required without `paths`)"),
+            p(
+                "upload",
+                "string",
+                false,
+                "the id page.uploadOpen opened (required without `paths`); the locator must name the element it was opened for"
+            ),
             p("files", "array", true, "[{name, type, size, lastModified}] in staging order"),
             p(
                 "paths",
@@ -463,7 +491,7 @@ pub const METHODS: &[Method] = &[
             p("drop", "boolean", false, "drop the files on the element instead of setting an input's files"),
             timeout_ms("auto-wait and navigation deadline", ACTION_TIMEOUT_MS),
         ],
-        result: "{action: upload, ref, element, files: [{name, size, type}] as the page sees them, accept, warnings, input, settledMs, navigated, tab, changes}",
+        result: "{action: upload, ref, element, files: [{name, size, type}] as the page sees them, accept, warnings, input, waitedMs, settledMs, navigated, tab, changes}",
     },
     Method {
         name: PAGE_EVALUATE,

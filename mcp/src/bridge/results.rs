@@ -170,6 +170,29 @@ pub struct Staged {
     pub extra: Extra,
 }
 
+/// `page.uploadOpen`: the element an upload is bound to, and where its pieces go.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UploadOpened {
+    pub upload: String,
+    /// `page` (decoded in the element's frame as they arrive) or `helper` (kept in the
+    /// background until page.upload: a Firefox drop, built in the page's main world).
+    pub staging: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `page.uploadCancel`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UploadCancelled {
+    pub upload: String,
+    /// Whether the upload was still open.
+    pub cancelled: bool,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
 /// `page.resolveRef`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -284,6 +307,8 @@ mod tests {
             PAGE_RESOLVE_REF => decode::<Resolved>(method, value).map(drop),
             PAGE_ACT | PAGE_UPLOAD => decode::<Acted>(method, value).map(drop),
             PAGE_UPLOAD_CHUNK => decode::<Staged>(method, value).map(drop),
+            PAGE_UPLOAD_OPEN => decode::<UploadOpened>(method, value).map(drop),
+            PAGE_UPLOAD_CANCEL => decode::<UploadCancelled>(method, value).map(drop),
             PAGE_FILL_FORM => decode::<FormFilled>(method, value).map(drop),
             PAGE_WAIT_FOR => decode::<Waited>(method, value).map(drop),
             PAGE_EVALUATE => decode::<Evaluated>(method, value).map(drop),

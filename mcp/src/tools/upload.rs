@@ -1,29 +1,48 @@
 //! `upload_file_by_uid` and `upload_file`: files from this machine into a page's
 //! `<input type=file>` (or dropped on a drop zone), without a privileged context.
 //!
-//! The upload rule ([`crate::upload`]) admits each path first; the files are read here and
-//! staged in the helper in pieces (`page.uploadChunk`), then `page.upload` sets them on the
-//! element and the action settles like a click. Paths and contents are never logged.
+//! The upload rule ([`crate::upload`]) admits each path first. Then the upload is opened on
+//! its element (`page.uploadOpen`: resolved, auto-waited, a ref re-checked), the files are
+//! read here and sent in pieces (`page.uploadChunk`, each one native-messaging frame, a few
+//! in flight at once) that the page decodes as they arrive, and `page.upload` sets them on
+//! that element; the action settles like a click. An upload that fails midway is cancelled
+//! (`page.uploadCancel`), so nothing stays staged. Paths and contents are never logged.
+//!
+//! ```text
+//! server ──uploadOpen──▶ helper ──▶ agent binds the element
+//! server ══uploadChunk×n══▶ helper ──▶ agent decodes each piece (up to WINDOW in flight)
+//! server ──upload──▶ helper ──▶ agent builds the Files from the pieces, sets them, settle
+//! ```
 
 use std::io::Read;
 use std::path::PathBuf;
+use std::time::Instant;
 
 use base64::Engine as _;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use webext_mcp_host::protocol::methods::{BROWSER_INFO, PAGE_UPLOAD, PAGE_UPLOAD_CHUNK};
+use webext_mcp_host::protocol::MAX_TO_BROWSER;
+use webext_mcp_host::protocol::methods::{
+    BROWSER_INFO, PAGE_UPLOAD, PAGE_UPLOAD_CANCEL, PAGE_UPLOAD_CHUNK, PAGE_UPLOAD_OPEN,
+};
 use webext_mcp_host::protocol::timeouts::ACTION_TIMEOUT_MS;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use super::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
-use crate::bridge::results::{Acted, BrowserInfo, Staged, to_value};
+use crate::bridge::results::{Acted, BrowserInfo, Staged, UploadCancelled, UploadOpened, to_value};
 use crate::bridge::{TabTarget, Timeout, decode_with_target, schema_with_target};
 use crate::upload::{Admitted, DEFAULT_MAX_MEGABYTES, Rule, too_large};
 
-/// Raw bytes per staged piece: a multiple of 3 (pieces concatenate as base64), 4 MiB of
-/// base64 per request, which the host splits into frames under the 1 MiB cap.
-const PIECE: usize = 3 << 20;
+/// Raw bytes per piece: a multiple of 3 (every piece but a file's last decodes alone), whose
+/// base64 (1,044,480 chars) and the request's envelope fit one frame to the browser, so the
+/// host never splits a piece and the helper never reassembles and parses one twice.
+const PIECE: usize = 783_360;
+/// Room left in a frame for the request's envelope (method, ids, tab, container).
+const ENVELOPE_ROOM: usize = 4096;
+const _: () = assert!(PIECE.is_multiple_of(3) && PIECE / 3 * 4 + ENVELOPE_ROOM <= MAX_TO_BROWSER);
+/// Pieces in flight at once: the next ones cross the host while the page decodes one.
+const WINDOW: usize = 3;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -180,11 +199,91 @@ async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {
     let token = webext_mcp_host::descriptor::Token::generate()
         .map_err(|e| ErrorBody::internal(format!("cannot draw an upload id: {e}")))?;
     let id = format!("u{}", &token.as_str()[..24]);
+    let started = Instant::now();
+    let params = json!({
+        "locator": u.locator, "nth": u.nth, "upload": id, "files": meta, "drop": u.drop, "timeoutMs": timeout.ms(),
+    });
+    let (_, opened): (_, UploadOpened) =
+        ctx.browser.call_tab(&target, PAGE_UPLOAD_OPEN, params, timeout).await?;
+    let open_ms = started.elapsed().as_millis() as u64;
+    let pieces = match stage(&ctx, &call, &target, &id, &files, total, timeout).await {
+        Ok(p) => p,
+        Err(e) => {
+            cancel(&ctx, &target, &id).await;
+            return Err(e);
+        }
+    };
+    let staging_ms = started.elapsed().as_millis() as u64 - open_ms;
+    let params = json!({
+        "locator": u.locator, "nth": u.nth, "upload": id, "files": meta, "drop": u.drop, "timeoutMs": timeout.ms(),
+    });
+    // The helper drops the upload itself when this fails.
+    let (_, mut out): (_, Acted) = ctx.browser.call_tab(&target, PAGE_UPLOAD, params, timeout).await?;
+    let upload_ms = started.elapsed().as_millis() as u64 - open_ms - staging_ms;
+    for key in ["accept", "warnings"] {
+        if let Some(v) = opened.extra.get(key) {
+            out.extra.insert(key.to_owned(), v.clone());
+        }
+    }
+    out.extra.insert(
+        "timings".to_owned(),
+        json!({
+            "openMs": open_ms, "stagingMs": staging_ms, "uploadMs": upload_ms, "staging": opened.staging,
+            "pieces": pieces.count, "piecesRttMs": pieces.rtt_ms, "piecesHelperMs": pieces.helper_ms,
+            "piecesPageMs": pieces.page_ms, "piecesDecodeMs": pieces.decode_ms,
+        }),
+    );
+    report(&u, out)
+}
+
+/// Where the pieces' time went, summed over pieces (they overlap: [`WINDOW`] in flight):
+/// each request's round trip, the helper's share of it, the hand-over to the frame and the
+/// agent's decode.
+#[derive(Debug, Default)]
+struct PieceTimes {
+    count: u32,
+    rtt_ms: f64,
+    helper_ms: f64,
+    page_ms: f64,
+    decode_ms: f64,
+}
+
+impl PieceTimes {
+    fn add(&mut self, (rtt_ms, staged): &(f64, Staged)) {
+        let t = |k: &str| {
+            staged.extra.get("timings").and_then(|t| t.get(k)).and_then(Value::as_f64).unwrap_or(0.0)
+        };
+        self.count += 1;
+        self.rtt_ms += rtt_ms;
+        self.helper_ms += t("helperMs");
+        self.page_ms += t("pageMs");
+        self.decode_ms += t("decodeMs");
+    }
+}
+
+/// Sends every file of upload `id` in pieces, [`WINDOW`] requests in flight at once (the
+/// helper takes pieces in any order). Reports progress as pieces land.
+async fn stage(
+    ctx: &Ctx,
+    call: &Call,
+    target: &TabTarget,
+    id: &str,
+    files: &[Admitted],
+    total: u64,
+    timeout: Timeout,
+) -> Result<PieceTimes, ErrorBody> {
+    let mut flying: tokio::task::JoinSet<Result<Landed, ErrorBody>> = tokio::task::JoinSet::new();
     let mut sent = 0u64;
+    let mut times = PieceTimes::default();
+    let mut landed = |(n, piece): Landed| {
+        sent += n as u64;
+        times.add(&piece);
+        call.report(sent as f64, Some(total as f64), format!("staged {sent} of {total} bytes"));
+    };
     for (k, f) in files.iter().enumerate() {
         let mut file = std::fs::File::open(&f.path)
             .map_err(|e| ErrorBody::not_found(format!("cannot open {}: {e}", f.name)))?;
-        let mut index = 0;
+        let mut index = 0u32;
         loop {
             let mut buf = Vec::with_capacity(PIECE.min(f.size as usize + 1));
             (&mut file)
@@ -194,22 +293,49 @@ async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {
             if buf.is_empty() && index > 0 {
                 break;
             }
-            let data = base64::engine::general_purpose::STANDARD.encode(&buf);
-            let params = json!({ "upload": id, "file": k, "index": index, "data": data });
-            let _: (_, Staged) = ctx.browser.call_tab(&target, PAGE_UPLOAD_CHUNK, params, timeout).await?;
-            sent += buf.len() as u64;
-            call.report(sent as f64, Some(total as f64), format!("staged {sent} of {total} bytes"));
+            while flying.len() >= WINDOW {
+                if let Some(done) = flying.join_next().await {
+                    landed(joined(done)?);
+                }
+            }
+            let n = buf.len();
+            let (ctx, target, id) = (ctx.clone(), target.clone(), id.to_owned());
+            flying.spawn(async move {
+                let data = base64::engine::general_purpose::STANDARD.encode(&buf);
+                drop(buf);
+                let params = json!({ "upload": id, "file": k, "index": index, "data": data });
+                let sent_at = Instant::now();
+                let (_, staged): (_, Staged) =
+                    ctx.browser.call_tab(&target, PAGE_UPLOAD_CHUNK, params, timeout).await?;
+                Ok((n, (sent_at.elapsed().as_secs_f64() * 1000.0, staged)))
+            });
             index += 1;
-            if buf.len() < PIECE {
+            if n < PIECE {
                 break;
             }
         }
     }
-    let params = json!({
-        "locator": u.locator, "nth": u.nth, "upload": id, "files": meta, "drop": u.drop, "timeoutMs": timeout.ms(),
-    });
-    let (_, out): (_, Acted) = ctx.browser.call_tab(&target, PAGE_UPLOAD, params, timeout).await?;
-    report(&u, out)
+    while let Some(done) = flying.join_next().await {
+        landed(joined(done)?);
+    }
+    Ok(times)
+}
+
+type Landed = (usize, (f64, Staged));
+
+fn joined(done: Result<Result<Landed, ErrorBody>, tokio::task::JoinError>) -> Result<Landed, ErrorBody> {
+    done.map_err(|e| ErrorBody::internal(format!("sending a piece failed: {e}")))?
+}
+
+/// Drops upload `id` in the helper (best effort: a gone tab holds nothing anyway).
+async fn cancel(ctx: &Ctx, target: &TabTarget, id: &str) {
+    let r: Result<(_, UploadCancelled), _> = ctx
+        .browser
+        .call_tab(target, PAGE_UPLOAD_CANCEL, json!({ "upload": id }), Timeout::fixed(5_000))
+        .await;
+    if let Err(e) = r {
+        tracing::debug!(code = ?e.code, "cancelling an upload failed");
+    }
 }
 
 /// Whether the browser's helper has debugger mode on now (`browser.info` capabilities).

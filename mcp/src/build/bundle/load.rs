@@ -18,7 +18,6 @@ use crate::build::needs::needs_compile;
 use crate::build::splice::Segment;
 use crate::manifest::{Finding, FindingCode, Severity};
 
-mod early;
 mod issues;
 
 /// What a module file is, by its extension.
@@ -287,8 +286,6 @@ impl Graph<'_> {
             let v = env.get(&n).map(str::to_owned);
             (n, v)
         });
-        // A big CommonJS module that links cleanly is also minified from its source.
-        let early = !compiled && !maps && !linked.esm && linked.issues.is_empty() && leftovers.is_empty();
         let entry = cache::put(
             key,
             cache::Entry {
@@ -302,9 +299,6 @@ impl Graph<'_> {
                 minified: std::sync::OnceLock::new(),
             },
         );
-        if early {
-            self.start_early_minify(id, &original);
-        }
         self.modules[id].entry = Some(entry);
     }
 

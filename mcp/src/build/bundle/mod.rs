@@ -115,9 +115,6 @@ struct Graph<'s> {
     queue: Vec<usize>,
     bytes: u64,
     bundle: Bundle,
-    /// Big CommonJS modules being minified from their source while the rest loads (see
-    /// [`Graph::take_early_minified`]).
-    early: Vec<(usize, std::thread::JoinHandle<Option<String>>)>,
 }
 
 /// Bundles `entry` (an absolute path inside the project) to be written at `out`.
@@ -138,7 +135,6 @@ pub fn bundle(
         queue: Vec::new(),
         bytes: 0,
         bundle: Bundle::default(),
-        early: Vec::new(),
     };
     let real = std::fs::canonicalize(entry).unwrap_or_else(|_| entry.to_path_buf());
     g.add(real);
@@ -200,7 +196,6 @@ impl Graph<'_> {
         }
         let minify = self.settings.minify;
         if minify {
-            self.take_early_minified();
             minify_all(&self.modules);
         }
         let parts: Vec<emit::Part<'_>> = self

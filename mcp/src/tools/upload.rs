@@ -200,11 +200,12 @@ async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {
         .map_err(|e| ErrorBody::internal(format!("cannot draw an upload id: {e}")))?;
     let id = format!("u{}", &token.as_str()[..24]);
     let started = Instant::now();
+    // `page.uploadOpen` and `page.upload` name the same element and files.
     let params = json!({
         "locator": u.locator, "nth": u.nth, "upload": id, "files": meta, "drop": u.drop, "timeoutMs": timeout.ms(),
     });
     let (_, opened): (_, UploadOpened) =
-        ctx.browser.call_tab(&target, PAGE_UPLOAD_OPEN, params, timeout).await?;
+        ctx.browser.call_tab(&target, PAGE_UPLOAD_OPEN, params.clone(), timeout).await?;
     let open_ms = started.elapsed().as_millis() as u64;
     let pieces = match stage(&ctx, &call, &target, &id, &files, total, timeout).await {
         Ok(p) => p,
@@ -214,9 +215,6 @@ async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {
         }
     };
     let staging_ms = started.elapsed().as_millis() as u64 - open_ms;
-    let params = json!({
-        "locator": u.locator, "nth": u.nth, "upload": id, "files": meta, "drop": u.drop, "timeoutMs": timeout.ms(),
-    });
     // The helper drops the upload itself when this fails.
     let (_, mut out): (_, Acted) = ctx.browser.call_tab(&target, PAGE_UPLOAD, params, timeout).await?;
     let upload_ms = started.elapsed().as_millis() as u64 - open_ms - staging_ms;

@@ -125,7 +125,7 @@ pub fn bundle_text(parts: &[Part<'_>], minified: bool) -> (String, Vec<u32>) {
 /// The runtime minified once per process (as written when that fails).
 fn runtime_minified() -> &'static str {
     static SMALL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    SMALL.get_or_init(|| minify(RUNTIME).unwrap_or_else(|| RUNTIME.to_owned()))
+    SMALL.get_or_init(|| minify(RUNTIME, false).unwrap_or_else(|| RUNTIME.to_owned()))
 }
 
 /// One module's function (a function expression) minified for production builds: dead
@@ -135,7 +135,7 @@ fn runtime_minified() -> &'static str {
 /// the bundle's own `$wx_` names live outside it.
 pub fn minify_function(function: &str) -> Option<String> {
     const HEAD: &str = "var $wx_f=";
-    let small = minify(&format!("{HEAD}{function};"))?;
+    let small = minify(&format!("{HEAD}{function};"), false)?;
     let body = small.trim_end().strip_prefix(HEAD)?;
     Some(body.strip_suffix(';').unwrap_or(body).to_owned())
 }
@@ -143,17 +143,27 @@ pub fn minify_function(function: &str) -> Option<String> {
 /// Modules up to this size are compressed as well as renamed. Bigger ones are nearly always
 /// a package's prebuilt file, already compressed by its own minifier: on react-dom's 610 KB
 /// client, renaming alone gives 201 KB in 18 ms, compressing too 198 KB in 50 ms.
-const COMPRESS_MAX_BYTES: usize = 64 * 1024;
+pub const COMPRESS_MAX_BYTES: usize = 64 * 1024;
 
-/// `text` (a script) minified: top-level names are kept (the bundle's pieces refer to each
-/// other by them), everything below them renamed (and compressed, up to
-/// [`COMPRESS_MAX_BYTES`]); `None` when it cannot be.
-fn minify(text: &str) -> Option<String> {
+/// A CommonJS file's text as it was read, every name renamed, its top level included (the
+/// bundle makes it the body of the module's function, so its names are local there too);
+/// `None` when it is not a script (an ES module) or cannot be parsed. Free names (`require`,
+/// `module`, `exports`, `process`) keep theirs, so the linker still finds them. Meant for
+/// files bigger than [`COMPRESS_MAX_BYTES`], which are renamed, never compressed: their
+/// `process.env` tests stay for the linker to replace.
+pub fn minify_commonjs(text: &str) -> Option<String> {
+    minify(text, true)
+}
+
+/// `text` (a script) minified: top-level names are kept unless `top_level` (the bundle's
+/// pieces refer to each other by them), everything below them renamed (and compressed, up
+/// to [`COMPRESS_MAX_BYTES`]); `None` when it cannot be.
+fn minify(text: &str, top_level: bool) -> Option<String> {
     js::guarded(text, || {
         js::with_arena(|alloc| {
             let mut program = js::parse(alloc, text, Path::new("bundle.js"), Goal::Script)?;
             let options = MinifierOptions {
-                mangle: Some(MangleOptions { top_level: Some(false), ..MangleOptions::default() }),
+                mangle: Some(MangleOptions { top_level: Some(top_level), ..MangleOptions::default() }),
                 mangle_properties: None,
                 compress: (text.len() <= COMPRESS_MAX_BYTES).then(CompressOptions::default),
             };

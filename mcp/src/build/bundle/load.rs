@@ -18,6 +18,7 @@ use crate::build::needs::needs_compile;
 use crate::build::splice::Segment;
 use crate::manifest::{Finding, FindingCode, Severity};
 
+pub(super) mod early;
 mod issues;
 
 /// What a module file is, by its extension.
@@ -191,6 +192,9 @@ impl Graph<'_> {
             return;
         }
         self.bundle.linked += 1;
+        if !compiled {
+            self.start_renaming(id, &original);
+        }
         let mut leftovers = Vec::new();
         let mut env_names = Vec::new();
         let mut injected: Option<(String, Vec<Segment>)> = None;

@@ -115,6 +115,8 @@ struct Graph<'s> {
     queue: Vec<usize>,
     bytes: u64,
     bundle: Bundle,
+    /// Big CommonJS files being renamed while the graph loads (`load/early.rs`).
+    renaming: Vec<load::early::Renaming>,
 }
 
 /// Bundles `entry` (an absolute path inside the project) to be written at `out`.
@@ -135,6 +137,7 @@ pub fn bundle(
         queue: Vec::new(),
         bytes: 0,
         bundle: Bundle::default(),
+        renaming: Vec::new(),
     };
     let real = std::fs::canonicalize(entry).unwrap_or_else(|_| entry.to_path_buf());
     g.add(real);
@@ -196,7 +199,16 @@ impl Graph<'_> {
         }
         let minify = self.settings.minify;
         if minify {
-            minify_all(&self.modules);
+            // The small modules are minified while the big ones' renamed text is linked again.
+            let renaming = std::mem::take(&mut self.renaming);
+            let renamed: Vec<usize> = renaming.iter().map(|(id, _)| *id).collect();
+            let (modules, env, out) = (&self.modules, self.settings.env, self.out.as_str());
+            std::thread::scope(|s| {
+                s.spawn(|| minify_all(modules, &renamed));
+                load::early::finish(renaming, modules, env, out);
+            });
+            // Whatever the renaming could not take.
+            minify_all(&self.modules, &[]);
         }
         let parts: Vec<emit::Part<'_>> = self
             .modules
@@ -241,9 +253,14 @@ impl Graph<'_> {
 
 /// Minifies every script module not minified yet (cached per entry), biggest first, on as
 /// many threads as there are cores (at most 4): React's react-dom is most of a popup's time.
-fn minify_all(modules: &[Module]) {
-    let mut work: Vec<&Arc<cache::Entry>> =
-        modules.iter().filter_map(|m| m.entry.as_ref()).filter(|e| e.minified.get().is_none()).collect();
+fn minify_all(modules: &[Module], skip: &[usize]) {
+    let mut work: Vec<&Arc<cache::Entry>> = modules
+        .iter()
+        .enumerate()
+        .filter(|(id, _)| !skip.contains(id))
+        .filter_map(|(_, m)| m.entry.as_ref())
+        .filter(|e| e.minified.get().is_none())
+        .collect();
     work.sort_by_key(|e| std::cmp::Reverse(e.function.len()));
     let next = AtomicUsize::new(0);
     let run = || {

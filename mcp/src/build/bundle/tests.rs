@@ -148,3 +148,64 @@ fn dev_source_maps_name_the_module_line_and_column() {
     // Production builds have no map.
     assert!(run_with(p, &env, true, false).map.is_none());
 }
+
+/// A big CommonJS package file is renamed from its text while it is linked, then linked
+/// again: the bundle ships it renamed inside its unrenamed module function, with its
+/// imports and `process.env` tests rewritten, and runs the same.
+#[test]
+fn a_big_commonjs_file_is_renamed_while_it_is_linked_then_linked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let pkg = p.join("node_modules/big");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(p.join("a.js"), "import big from 'big';\nglobalThis.result = big(2);\n").unwrap();
+    let mut source = String::from("'use strict';\nvar helper_module = require('./helper.js');\n");
+    for i in 0..1500 {
+        source.push_str(&format!("function step_number_{i}(value_in) {{ var long_local = value_in + {i}; return long_local - {i}; }}\n"));
+    }
+    source.push_str(
+        "var mode_name = process.env.NODE_ENV === 'production' ? 'prod' : 'dev';\n\
+         module.exports = function (x) { return helper_module.twice(step_number_7(x)) + '-' + mode_name; };\n",
+    );
+    assert!(source.len() > emit::COMPRESS_MAX_BYTES);
+    std::fs::write(pkg.join("index.js"), &source).unwrap();
+    std::fs::write(pkg.join("helper.js"), "exports.twice = function (n) { return n * 2; };\n").unwrap();
+    let mut env = PublicEnv::default();
+    env.vars.insert("NODE_ENV".into(), "production".into());
+    let out = run_with(p, &env, true, false);
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    let code = &out.code;
+    assert!(
+        code.contains("function (module, exports, require) {"),
+        "renamed before linking: {}",
+        &code[..400]
+    );
+    for gone in ["step_number_7", "long_local", "helper_module", "process.env", "value_in"] {
+        assert!(!code.contains(gone), "`{gone}` left in the bundle");
+    }
+    assert!(code.len() < source.len() / 2, "{} of {}", code.len(), source.len());
+    let Ok(node) = which_node() else {
+        eprintln!("node not found: the bundle's behaviour is not run");
+        return;
+    };
+    let run = std::process::Command::new(node)
+        .arg("-e")
+        .arg(format!("{code}\nconsole.log(globalThis.result);"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout).trim(),
+        "4-prod",
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+fn which_node() -> Result<std::path::PathBuf, ()> {
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join("node"))
+        .find(|n| n.is_file())
+        .ok_or(())
+}

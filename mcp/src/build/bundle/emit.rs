@@ -18,6 +18,8 @@
 
 use std::path::Path;
 
+use oxc_allocator::Allocator;
+use oxc_ast::ast::Program;
 use oxc_codegen::{Codegen, CodegenOptions};
 use oxc_minifier::{CompressOptions, MangleOptions, Minifier, MinifierOptions};
 
@@ -125,7 +127,7 @@ pub fn bundle_text(parts: &[Part<'_>], minified: bool) -> (String, Vec<u32>) {
 /// The runtime minified once per process (as written when that fails).
 fn runtime_minified() -> &'static str {
     static SMALL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    SMALL.get_or_init(|| minify(RUNTIME, false).unwrap_or_else(|| RUNTIME.to_owned()))
+    SMALL.get_or_init(|| minify(RUNTIME).unwrap_or_else(|| RUNTIME.to_owned()))
 }
 
 /// One module's function (a function expression) minified for production builds: dead
@@ -135,7 +137,7 @@ fn runtime_minified() -> &'static str {
 /// the bundle's own `$wx_` names live outside it.
 pub fn minify_function(function: &str) -> Option<String> {
     const HEAD: &str = "var $wx_f=";
-    let small = minify(&format!("{HEAD}{function};"), false)?;
+    let small = minify(&format!("{HEAD}{function};"))?;
     let body = small.trim_end().strip_prefix(HEAD)?;
     Some(body.strip_suffix(';').unwrap_or(body).to_owned())
 }
@@ -150,15 +152,29 @@ pub const COMPRESS_MAX_BYTES: usize = 64 * 1024;
 /// `None` when it is not a script (an ES module) or cannot be parsed. Free names (`require`,
 /// `module`, `exports`, `process`) keep theirs, so the linker still finds them. Meant for
 /// files bigger than [`COMPRESS_MAX_BYTES`], which are renamed, never compressed: their
-/// `process.env` tests stay for the linker to replace.
-pub fn minify_commonjs(text: &str) -> Option<String> {
-    minify(text, true)
+/// `process.env` tests stay for the linker to replace. `before_print` may edit the renamed
+/// tree (its spans are the text's) before it is printed.
+pub fn minify_commonjs<T: Send>(
+    text: &str,
+    before_print: impl for<'a> FnOnce(&'a Allocator, &mut Program<'a>) -> T + Send,
+) -> Option<(String, T)> {
+    minify_then(text, true, before_print)
 }
 
-/// `text` (a script) minified: top-level names are kept unless `top_level` (the bundle's
-/// pieces refer to each other by them), everything below them renamed (and compressed, up
-/// to [`COMPRESS_MAX_BYTES`]); `None` when it cannot be.
-fn minify(text: &str, top_level: bool) -> Option<String> {
+/// `text` (a script) minified: top-level names are kept (the bundle's pieces refer to each
+/// other by them), everything below them renamed (and compressed, up to
+/// [`COMPRESS_MAX_BYTES`]); `None` when it cannot be.
+fn minify(text: &str) -> Option<String> {
+    minify_then(text, false, |_, _| ()).map(|(code, ())| code)
+}
+
+/// [`minify`], renaming the top level too when `top_level`, with `before_print` run on the
+/// renamed tree.
+fn minify_then<T: Send>(
+    text: &str,
+    top_level: bool,
+    before_print: impl for<'a> FnOnce(&'a Allocator, &mut Program<'a>) -> T + Send,
+) -> Option<(String, T)> {
     js::guarded(text, || {
         js::with_arena(|alloc| {
             let mut program = js::parse(alloc, text, Path::new("bundle.js"), Goal::Script)?;
@@ -168,8 +184,9 @@ fn minify(text: &str, top_level: bool) -> Option<String> {
                 compress: (text.len() <= COMPRESS_MAX_BYTES).then(CompressOptions::default),
             };
             let scoping = Minifier::new(options).minify(alloc, &mut program).scoping;
+            let extra = before_print(alloc, &mut program);
             let codegen = Codegen::new().with_options(CodegenOptions::minify());
-            Ok(codegen.with_scoping(scoping).build(&program).code)
+            Ok((codegen.with_scoping(scoping).build(&program).code, extra))
         })
     })
     .ok()

@@ -68,6 +68,10 @@ pub struct Linked {
     /// every env name the module looked up (what its linked text depends on).
     pub leftovers: Vec<Leftover>,
     pub env_names: Vec<String>,
+    /// A CommonJS module whose only edits were its `require("…")` arguments, with no issue:
+    /// each argument's span in the text given and the module id it became (what a renamed
+    /// copy of the same text needs to be linked without a parse of its own).
+    pub require_ids: Option<Vec<(Span, usize)>>,
 }
 
 /// Links `text` (JavaScript, the module at `path`). `url` is what `import.meta.url` becomes
@@ -117,6 +121,7 @@ fn link_unguarded(
         issues: Vec::new(),
         imports: HashMap::new(),
         requires: Vec::new(),
+        require_ids: Vec::new(),
         getters: Vec::new(),
         stars: Vec::new(),
         depth: 0,
@@ -125,6 +130,8 @@ fn link_unguarded(
     for stmt in &program.body {
         l.top_level(stmt);
     }
+    let require_ids = (!esm && l.issues.is_empty() && l.edits.len() == l.require_ids.len())
+        .then(|| std::mem::take(&mut l.require_ids));
     let body = splice::splice(text, &mut l.edits);
     let mut function = String::with_capacity(body.text.len() + 256);
     if esm {
@@ -159,6 +166,7 @@ fn link_unguarded(
         segments: body.segments,
         leftovers: found.leftovers,
         env_names: found.names,
+        require_ids,
     })
 }
 
@@ -175,6 +183,8 @@ struct Linker<'s, 'r, 'x> {
     imports: HashMap<SymbolId, String>,
     /// Namespace variable → module id, in import order.
     requires: Vec<(String, usize)>,
+    /// A CommonJS `require("…")`'s argument → the module id it became.
+    require_ids: Vec<(Span, usize)>,
     /// Exported name → expression giving its current value.
     getters: Vec<(String, String)>,
     /// Namespaces re-exported with `export * from`.
@@ -419,6 +429,8 @@ impl<'a> Visit<'a> for Linker<'_, '_, '_> {
                 Ok(id) => {
                     if self.esm {
                         self.edits.push((it.callee.span(), "$wx_r".into()));
+                    } else {
+                        self.require_ids.push((arg.span(), id));
                     }
                     self.edits.push((arg.span(), id.to_string()));
                 }

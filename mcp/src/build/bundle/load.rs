@@ -255,6 +255,7 @@ impl Graph<'_> {
             }
         };
         if !compiled {
+            self.send_require_ids(id, &linked);
             leftovers = linked.leftovers.clone();
             env_names = linked.env_names.clone();
         }

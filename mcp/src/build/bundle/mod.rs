@@ -201,7 +201,7 @@ impl Graph<'_> {
         if minify {
             // The small modules are minified while the big ones' renamed text is linked again.
             let renaming = std::mem::take(&mut self.renaming);
-            let renamed: Vec<usize> = renaming.iter().map(|(id, _)| *id).collect();
+            let renamed: Vec<usize> = renaming.iter().map(load::early::Renaming::id).collect();
             let (modules, env, out) = (&self.modules, self.settings.env, self.out.as_str());
             std::thread::scope(|s| {
                 s.spawn(|| minify_all(modules, &renamed));

@@ -149,30 +149,98 @@ fn dev_source_maps_name_the_module_line_and_column() {
     assert!(run_with(p, &env, true, false).map.is_none());
 }
 
-/// A big CommonJS package file is renamed from its text while it is linked, then linked
-/// again: the bundle ships it renamed inside its unrenamed module function, with its
-/// imports and `process.env` tests rewritten, and runs the same.
-#[test]
-fn a_big_commonjs_file_is_renamed_while_it_is_linked_then_linked_again() {
+/// A project whose `a.js` imports the package `big` (`index.js`: `source`, a CommonJS file
+/// past the size where it is renamed while it is linked) and calls it with 2.
+fn big_package(source: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     let pkg = p.join("node_modules/big");
     std::fs::create_dir_all(&pkg).unwrap();
     std::fs::write(p.join("a.js"), "import big from 'big';\nglobalThis.result = big(2);\n").unwrap();
-    let mut source = String::from("'use strict';\nvar helper_module = require('./helper.js');\n");
-    for i in 0..1500 {
-        source.push_str(&format!("function step_number_{i}(value_in) {{ var long_local = value_in + {i}; return long_local - {i}; }}\n"));
-    }
-    source.push_str(
-        "var mode_name = process.env.NODE_ENV === 'production' ? 'prod' : 'dev';\n\
-         module.exports = function (x) { return helper_module.twice(step_number_7(x)) + '-' + mode_name; };\n",
-    );
     assert!(source.len() > emit::COMPRESS_MAX_BYTES);
-    std::fs::write(pkg.join("index.js"), &source).unwrap();
+    std::fs::write(pkg.join("index.js"), source).unwrap();
     std::fs::write(pkg.join("helper.js"), "exports.twice = function (n) { return n * 2; };\n").unwrap();
+    dir
+}
+
+/// 1500 functions with long local names: what renaming shortens.
+fn filler() -> String {
+    (0..1500)
+        .map(|i| format!("function step_number_{i}(value_in) {{ var long_local = value_in + {i}; return long_local - {i}; }}\n"))
+        .collect()
+}
+
+/// What the bundle leaves in `globalThis.result`, run by Node.js (`None` without Node.js:
+/// the behaviour is then not checked, the text still is).
+fn result_in_node(code: &str) -> Option<String> {
+    let node = std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join("node"))
+        .find(|n| n.is_file());
+    let Some(node) = node else {
+        eprintln!("node not found: the bundle's behaviour is not run");
+        return None;
+    };
+    let run = std::process::Command::new(node)
+        .arg("-e")
+        .arg(format!("{code}\nconsole.log(globalThis.result);"))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    Some(String::from_utf8_lossy(&run.stdout).trim().to_owned())
+}
+
+fn production() -> PublicEnv {
     let mut env = PublicEnv::default();
     env.vars.insert("NODE_ENV".into(), "production".into());
-    let out = run_with(p, &env, true, false);
+    env
+}
+
+/// A big CommonJS file whose link only rewrites `require("…")` arguments is renamed while it
+/// is linked and gets the same arguments rewritten in its renamed tree (no second link): the
+/// renamed body sits in the unrenamed module function, a `require` of its own (a parameter)
+/// is renamed and left alone, and the bundle runs the same.
+#[test]
+fn a_big_commonjs_file_is_renamed_while_it_is_linked() {
+    let source = format!(
+        "'use strict';\nvar helper_module = require('./helper.js');\nvar again = require(`./helper.js`);\n{}\
+         function own_loader(require) {{ return require('not-a-module'); }}\n\
+         module.exports = function (x) {{ return helper_module.twice(step_number_7(x)) + again.twice(1) + own_loader(function (s) {{ return s.length; }}); }};\n",
+        filler()
+    );
+    let dir = big_package(&source);
+    let out = run_with(dir.path(), &production(), true, false);
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    let code = &out.code;
+    assert!(
+        code.contains("function (module, exports, require) {\n"),
+        "renamed while linked: {}",
+        &code[..400]
+    );
+    for gone in ["step_number_7", "long_local", "helper_module", "own_loader", "./helper.js"] {
+        assert!(!code.contains(gone), "`{gone}` left in the bundle");
+    }
+    assert!(code.contains("'not-a-module'") || code.contains("\"not-a-module\""), "{}", &code[..400]);
+    assert!(code.len() < source.len() / 2, "{} of {}", code.len(), source.len());
+    if let Some(result) = result_in_node(code) {
+        assert_eq!(result, "18");
+    }
+}
+
+/// With an env test to replace too, the renamed text is linked again: the bundle ships it
+/// renamed inside its unrenamed module function, its imports and `process.env` test
+/// rewritten, and runs the same.
+#[test]
+fn a_big_commonjs_file_with_env_tests_is_renamed_then_linked_again() {
+    let source = format!(
+        "'use strict';\nvar helper_module = require('./helper.js');\n{}\
+         var mode_name = process.env.NODE_ENV === 'production' ? 'prod' : 'dev';\n\
+         module.exports = function (x) {{ return helper_module.twice(step_number_7(x)) + '-' + mode_name; }};\n",
+        filler()
+    );
+    let dir = big_package(&source);
+    let out = run_with(dir.path(), &production(), true, false);
     assert!(out.findings.is_empty(), "{:?}", out.findings);
     let code = &out.code;
     assert!(
@@ -184,28 +252,29 @@ fn a_big_commonjs_file_is_renamed_while_it_is_linked_then_linked_again() {
         assert!(!code.contains(gone), "`{gone}` left in the bundle");
     }
     assert!(code.len() < source.len() / 2, "{} of {}", code.len(), source.len());
-    let Ok(node) = which_node() else {
-        eprintln!("node not found: the bundle's behaviour is not run");
-        return;
-    };
-    let run = std::process::Command::new(node)
-        .arg("-e")
-        .arg(format!("{code}\nconsole.log(globalThis.result);"))
-        .output()
-        .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&run.stdout).trim(),
-        "4-prod",
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    if let Some(result) = result_in_node(code) {
+        assert_eq!(result, "4-prod");
+    }
 }
 
-fn which_node() -> Result<std::path::PathBuf, ()> {
-    std::env::var_os("PATH")
-        .iter()
-        .flat_map(std::env::split_paths)
-        .map(|d| d.join("node"))
-        .find(|n| n.is_file())
-        .ok_or(())
+/// A big ES module cannot be renamed as a script: it is minified the usual way, and works.
+#[test]
+fn a_big_es_module_is_minified_the_usual_way() {
+    let source = format!(
+        "import {{ twice }} from './helper.js';\n{}export default function (x) {{ return twice(step_number_7(x)); }}\n",
+        filler()
+    );
+    let dir = big_package(&source);
+    std::fs::write(
+        dir.path().join("node_modules/big/helper.js"),
+        "export function twice(n) { return n * 2; }\n",
+    )
+    .unwrap();
+    let out = run_with(dir.path(), &production(), true, false);
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    let code = &out.code;
+    assert!(!code.contains("step_number_7") && !code.contains("long_local"), "{}", &code[..400]);
+    if let Some(result) = result_in_node(code) {
+        assert_eq!(result, "4");
+    }
 }

@@ -197,10 +197,28 @@ fn production() -> PublicEnv {
     env
 }
 
+/// Builds `source` as the big package in production and checks the bundle: no finding, the
+/// file renamed inside its unrenamed module function (none of `gone` left, less than half
+/// the size), and `globalThis.result` is `result` when Node.js runs it.
+fn renamed_big_package_gives(source: &str, gone: &[&str], result: &str) -> String {
+    let dir = big_package(source);
+    let out = run_with(dir.path(), &production(), true, false);
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    let code = out.code;
+    assert!(code.contains("function (module, exports, require) {\n"), "renamed: {}", &code[..400]);
+    for gone in gone {
+        assert!(!code.contains(gone), "`{gone}` left in the bundle");
+    }
+    assert!(code.len() < source.len() / 2, "{} of {}", code.len(), source.len());
+    if let Some(ran) = result_in_node(&code) {
+        assert_eq!(ran, result);
+    }
+    code
+}
+
 /// A big CommonJS file whose link only rewrites `require("…")` arguments is renamed while it
-/// is linked and gets the same arguments rewritten in its renamed tree (no second link): the
-/// renamed body sits in the unrenamed module function, a `require` of its own (a parameter)
-/// is renamed and left alone, and the bundle runs the same.
+/// is linked and gets the same arguments rewritten in its renamed tree (no second link); a
+/// `require` of its own (a parameter) is renamed and left alone.
 #[test]
 fn a_big_commonjs_file_is_renamed_while_it_is_linked() {
     let source = format!(
@@ -209,28 +227,13 @@ fn a_big_commonjs_file_is_renamed_while_it_is_linked() {
          module.exports = function (x) {{ return helper_module.twice(step_number_7(x)) + again.twice(1) + own_loader(function (s) {{ return s.length; }}); }};\n",
         filler()
     );
-    let dir = big_package(&source);
-    let out = run_with(dir.path(), &production(), true, false);
-    assert!(out.findings.is_empty(), "{:?}", out.findings);
-    let code = &out.code;
-    assert!(
-        code.contains("function (module, exports, require) {\n"),
-        "renamed while linked: {}",
-        &code[..400]
-    );
-    for gone in ["step_number_7", "long_local", "helper_module", "own_loader", "./helper.js"] {
-        assert!(!code.contains(gone), "`{gone}` left in the bundle");
-    }
+    let gone = ["step_number_7", "long_local", "helper_module", "own_loader", "./helper.js"];
+    let code = renamed_big_package_gives(&source, &gone, "18");
     assert!(code.contains("'not-a-module'") || code.contains("\"not-a-module\""), "{}", &code[..400]);
-    assert!(code.len() < source.len() / 2, "{} of {}", code.len(), source.len());
-    if let Some(result) = result_in_node(code) {
-        assert_eq!(result, "18");
-    }
 }
 
-/// With an env test to replace too, the renamed text is linked again: the bundle ships it
-/// renamed inside its unrenamed module function, its imports and `process.env` test
-/// rewritten, and runs the same.
+/// With an env test to replace too, the renamed text is linked again: its imports and
+/// `process.env` test rewritten, it runs the same.
 #[test]
 fn a_big_commonjs_file_with_env_tests_is_renamed_then_linked_again() {
     let source = format!(
@@ -239,22 +242,8 @@ fn a_big_commonjs_file_with_env_tests_is_renamed_then_linked_again() {
          module.exports = function (x) {{ return helper_module.twice(step_number_7(x)) + '-' + mode_name; }};\n",
         filler()
     );
-    let dir = big_package(&source);
-    let out = run_with(dir.path(), &production(), true, false);
-    assert!(out.findings.is_empty(), "{:?}", out.findings);
-    let code = &out.code;
-    assert!(
-        code.contains("function (module, exports, require) {"),
-        "renamed before linking: {}",
-        &code[..400]
-    );
-    for gone in ["step_number_7", "long_local", "helper_module", "process.env", "value_in"] {
-        assert!(!code.contains(gone), "`{gone}` left in the bundle");
-    }
-    assert!(code.len() < source.len() / 2, "{} of {}", code.len(), source.len());
-    if let Some(result) = result_in_node(code) {
-        assert_eq!(result, "4-prod");
-    }
+    let gone = ["step_number_7", "long_local", "helper_module", "process.env", "value_in"];
+    renamed_big_package_gives(&source, &gone, "4-prod");
 }
 
 /// A big ES module cannot be renamed as a script: it is minified the usual way, and works.

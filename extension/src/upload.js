@@ -153,13 +153,15 @@ export async function uploadChunk(params, meta = {}) {
     return { upload: id, file, index, stagedBytes: Math.floor((u.chars * 3) / 4) };
   }
   const handedAt = performance.now();
+  const swIn = performance.timeOrigin + receivedAt;
+  const handed = performance.timeOrigin + handedAt;
   const out = await handOver(u, id, file, index, data);
   if (!out || out.error) {
     forget(id);
     throw new HelperError(ERROR_CODES[out?.code] ?? ERROR_CODES.NOT_FOUND, `${out?.error ?? "the frame of the upload is gone"}; upload ${id} was dropped`, "open the upload again");
   }
   const now = performance.now();
-  const timings = { helperMs: Math.round(now - receivedAt), pageMs: Math.round(now - handedAt), decodeMs: out.decodeMs };
+  const timings = { helperMs: Math.round(now - receivedAt), pageMs: Math.round(now - handedAt), decodeMs: out.decodeMs, trace: { swIn, handed, agentIn: out.agentIn, agentOut: out.agentOut, swBack: performance.timeOrigin + now } };
   return { upload: id, file, index, stagedBytes: out.staged, timings };
 }
 

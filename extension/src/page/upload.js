@@ -69,6 +69,7 @@
     }
     let bytes;
     const started = performance.now();
+    const agentIn = performance.timeOrigin + started;
     try {
       bytes = bytesOf(data);
     } catch {
@@ -82,7 +83,8 @@
     pieces[index] = bytes;
     u.bytes += bytes.length;
     arm(id, u);
-    return { staged: u.bytes, decodeMs: Math.round((performance.now() - started) * 10) / 10 };
+    const ended = performance.now();
+    return { staged: u.bytes, decodeMs: Math.round((ended - started) * 10) / 10, agentIn, agentOut: performance.timeOrigin + ended };
   };
 
   api.uploadCancel = (id) => ({ cancelled: forget(id) });

@@ -115,6 +115,7 @@ pub fn run(caller: Caller) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    pipes::widen_stdout();
     let code = rt.block_on(serve(config, std::io::stdin(), std::io::stdout()));
     // The stdin thread may still sit in a blocking read; it ends with the process.
     rt.shutdown_background();

@@ -3,6 +3,8 @@
 //! [`super::HostEvent`]s.
 
 use std::io::{Read, Write};
+#[cfg(target_os = "linux")]
+use std::os::fd::AsFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -66,6 +68,38 @@ pub(super) fn spawn_stdin_reader(mut input: impl Read + Send + 'static, events: 
     });
     if let Err(e) = spawned {
         tracing::error!("cannot start the stdin thread: {e}");
+    }
+}
+
+/// Capacity asked for the pipe to the browser: one whole frame ([`MAX_TO_BROWSER`]).
+const PIPE_TO_BROWSER: usize = MAX_TO_BROWSER;
+
+/// Widens the pipe on `fd` to `bytes` and answers its new capacity (`None`: not a pipe, or
+/// the kernel refused, e.g. `fs.pipe-max-size` is lower; the pipe then keeps its size).
+///
+/// Why, for the pipe to the browser: Chromium reads a native host's stdout 4 KiB at a time,
+/// each read a task on its thread pool (`NativeMessageProcessHost::DoRead`,
+/// `kReadBufferSize`; seen with strace: the browser's reads of an upload are 4096 bytes).
+/// Through the default 64 KiB pipe a 1 MB frame keeps the pipe full, so each of those reads
+/// also wakes this host's writer for the next 4 KiB; with room for a whole frame the host
+/// writes it at once and sleeps while the browser drains it (issue 31: an upload's pieces
+/// staged ~10-20 % faster in both browsers, docs/design-notes-31.md). Linux only
+/// (`F_SETPIPE_SZ`).
+#[cfg(target_os = "linux")]
+pub(super) fn widen_pipe(fd: std::os::fd::BorrowedFd<'_>, bytes: usize) -> Option<usize> {
+    use std::os::fd::AsRawFd;
+    let bytes = libc::c_int::try_from(bytes).ok()?;
+    // SAFETY: fcntl on a live descriptor; F_SETPIPE_SZ fails harmlessly on a non-pipe.
+    let got = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETPIPE_SZ, bytes) };
+    usize::try_from(got).ok()
+}
+
+/// Widens the pipe to the browser (our stdout) to hold a whole frame ([`widen_pipe`]).
+pub(super) fn widen_stdout() {
+    #[cfg(target_os = "linux")]
+    match widen_pipe(std::io::stdout().as_fd(), PIPE_TO_BROWSER) {
+        Some(n) => tracing::debug!(bytes = n, "widened the pipe to the browser"),
+        None => tracing::debug!("the pipe to the browser keeps its size"),
     }
 }
 
@@ -222,6 +256,27 @@ mod tests {
         // The client's own decoding sees the same error.
         let Ok(crate::protocol::Incoming::Reply(r)) = crate::protocol::parse_message(&body) else { panic!() };
         assert_eq!(r.into_result().unwrap_err().code, ErrorCode::PermissionDenied);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_pipe_to_the_browser_is_widened_to_a_whole_frame_and_a_file_is_left_alone() {
+        let (reader, writer) = std::io::pipe().unwrap();
+        let got = widen_pipe(writer.as_fd(), PIPE_TO_BROWSER).expect("a pipe can be widened");
+        // The kernel rounds up to a power of two pages; never below what was asked.
+        assert!(got >= PIPE_TO_BROWSER, "{got}");
+        // A whole frame now fits without a reader: the writer never waits on the browser's
+        // 4 KiB reads mid-frame.
+        let mut w = writer;
+        let frame = vec![b'a'; PIPE_TO_BROWSER];
+        w.write_all(&frame).unwrap();
+        drop(w);
+        let mut back = Vec::new();
+        let mut r = reader;
+        r.read_to_end(&mut back).unwrap();
+        assert_eq!(back.len(), PIPE_TO_BROWSER);
+        let file = tempfile::tempfile().unwrap();
+        assert_eq!(widen_pipe(file.as_fd(), PIPE_TO_BROWSER), None);
     }
 
     #[test]

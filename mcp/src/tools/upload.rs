@@ -229,14 +229,15 @@ async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {
             "openMs": open_ms, "stagingMs": staging_ms, "uploadMs": upload_ms, "staging": opened.staging,
             "pieces": pieces.count, "piecesRttMs": pieces.rtt_ms, "piecesHelperMs": pieces.helper_ms,
             "piecesPageMs": pieces.page_ms, "piecesDecodeMs": pieces.decode_ms,
+            "piecesHopsMs": pieces.hops_ms,
         }),
     );
     report(&u, out)
 }
 
 /// Where the pieces' time went, summed over pieces (they overlap: [`WINDOW`] in flight):
-/// each request's round trip, the helper's share of it, the hand-over to the frame and the
-/// agent's decode.
+/// each request's round trip, the helper's share of it, the hand-over to the frame, the
+/// agent's decode, and the hops between the processes.
 #[derive(Debug, Default)]
 struct PieceTimes {
     count: u32,
@@ -244,10 +245,14 @@ struct PieceTimes {
     helper_ms: f64,
     page_ms: f64,
     decode_ms: f64,
+    /// Summed hops, by the wall clock of each process: server → helper (the host and native
+    /// messaging), in the helper before the hand-over, hand-over → agent, the agent's
+    /// decode, agent → helper, helper → server. NaN when the helper sent no trace.
+    hops_ms: [f64; 6],
 }
 
 impl PieceTimes {
-    fn add(&mut self, (rtt_ms, staged): &(f64, Staged)) {
+    fn add(&mut self, (rtt_ms, staged, at): &(f64, Staged, [f64; 2])) {
         let t = |k: &str| {
             staged.extra.get("timings").and_then(|t| t.get(k)).and_then(Value::as_f64).unwrap_or(0.0)
         };
@@ -256,6 +261,19 @@ impl PieceTimes {
         self.helper_ms += t("helperMs");
         self.page_ms += t("pageMs");
         self.decode_ms += t("decodeMs");
+        let tr = |k: &str| {
+            staged
+                .extra
+                .get("timings")
+                .and_then(|t| t.get("trace"))
+                .and_then(|t| t.get(k))
+                .and_then(Value::as_f64)
+                .unwrap_or(f64::NAN)
+        };
+        let at = [at[0], tr("swIn"), tr("handed"), tr("agentIn"), tr("agentOut"), tr("swBack"), at[1]];
+        for (k, hop) in self.hops_ms.iter_mut().enumerate() {
+            *hop += at[k + 1] - at[k];
+        }
     }
 }
 
@@ -303,9 +321,15 @@ async fn stage(
                 drop(buf);
                 let params = json!({ "upload": id, "file": k, "index": index, "data": data });
                 let sent_at = Instant::now();
+                let epoch = || {
+                    std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+                };
+                let sent_epoch = epoch();
                 let (_, staged): (_, Staged) =
                     ctx.browser.call_tab(&target, PAGE_UPLOAD_CHUNK, params, timeout).await?;
-                Ok((n, (sent_at.elapsed().as_secs_f64() * 1000.0, staged)))
+                Ok((n, (sent_at.elapsed().as_secs_f64() * 1000.0, staged, [sent_epoch, epoch()])))
             });
             index += 1;
             if n < PIECE {
@@ -319,7 +343,7 @@ async fn stage(
     Ok(times)
 }
 
-type Landed = (usize, (f64, Staged));
+type Landed = (usize, (f64, Staged, [f64; 2]));
 
 fn joined(done: Result<Result<Landed, ErrorBody>, tokio::task::JoinError>) -> Result<Landed, ErrorBody> {
     done.map_err(|e| ErrorBody::internal(format!("sending a piece failed: {e}")))?

@@ -451,12 +451,19 @@ fn bench_uploads(mut agent: Agent, url: &str, path: &str, what: &str) {
     // total, open, staging, page.upload, helper (waitedMs), settle; then the pieces' sums:
     // round trips, the helper's share, the hand-over to the frame, the agent's decode
     let mut runs: Vec<[f64; 10]> = Vec::new();
+    // per piece: server → helper, in the helper, hand-over → agent, decode, agent → helper,
+    // helper → server (the pieces' summed hops over their count)
+    let mut hops: Vec<[f64; 6]> = Vec::new();
     for _ in 0..7 {
         let t = std::time::Instant::now();
         let out = agent.ok("upload_file", json!({ "tabId": tab, "locator": "#many", "paths": [path] }));
         let total = t.elapsed().as_secs_f64() * 1000.0;
         let ms = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
         let tm = &out["timings"];
+        if let Some(h) = tm["piecesHopsMs"].as_array().filter(|h| h.len() == 6) {
+            let n = ms(&tm["pieces"]);
+            hops.push(std::array::from_fn(|k| ms(&h[k]) / n));
+        }
         runs.push([
             total,
             ms(&tm["openMs"]),
@@ -485,5 +492,17 @@ fn bench_uploads(mut agent: Agent, url: &str, path: &str, what: &str) {
          in the helper {in_helper:.0} ms, hand-over to the frame {page:.0} ms, decode {decode:.0} ms",
         total - [open, staging, upload].iter().filter(|v| v.is_finite()).sum::<f64>()
     );
+    if !hops.is_empty() {
+        let m: [f64; 6] = std::array::from_fn(|k| {
+            let mut x: Vec<f64> = hops.iter().map(|h| h[k]).collect();
+            x.sort_by(f64::total_cmp);
+            x[x.len() / 2]
+        });
+        println!(
+            "{what} per piece (median of the runs' means, queueing included): server → helper {:.1} ms, \
+             in the helper {:.1}, hand-over → agent {:.1}, decode {:.1}, agent → helper {:.1}, helper → server {:.1}",
+            m[0], m[1], m[2], m[3], m[4], m[5]
+        );
+    }
     agent.close(tab);
 }

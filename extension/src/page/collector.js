@@ -170,10 +170,24 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
   // other children, marked `k` (the engine never finds it); not in the scope, left out.
   const FULL = 1;
   const PATH = 2;
-  /** Marks `el` FULL and its ancestors PATH. */
+  // The element the walk meets `el` under: its slot when slotted into an open shadow root,
+  // the host of the shadow root it tops, or its parent.
+  const walkedParent = (el) => el.assignedSlot ?? el.parentElement ?? el.parentNode?.host ?? null;
+  /** Marks `el` FULL and its ancestors, as the walk meets them, PATH. */
   function keep(scope, el) {
     scope.set(el, FULL);
-    for (let p = el.parentElement; p && !scope.has(p); p = p.parentElement) scope.set(p, PATH);
+    for (let p = walkedParent(el); p && !scope.has(p); p = walkedParent(p)) scope.set(p, PATH);
+  }
+  // What the walk walks below `el`: its open shadow root's children, a slot's assigned
+  // nodes (its own children when none are), else its children.
+  function walkedChildren(el, tag) {
+    const host = canHost(tag) ? el.shadowRoot : null;
+    if (host) return host.childNodes;
+    if (tag === "slot") {
+      const assigned = el.assignedNodes({ flatten: true });
+      if (assigned.length) return assigned;
+    }
+    return el.childNodes;
   }
   // Elements whose name may come from their content (ext-wasm src/role.rs `names_from_content`
   // of their implicit role, and `pre`, and the elements named by a caption, legend or figcaption).
@@ -190,8 +204,9 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
 
   /**
    * find_by_text's scope for `query` (a literal one: the engine's ext-wasm src/reading.rs
-   * `find`): every element that could be a hit walked whole, its ancestors as context; null
-   * (walk everything) with an open shadow root (slots move nodes) or more nodes than the budget.
+   * `find`): every element that could be a hit walked whole, its ancestors as context (as the
+   * walk meets them: through open shadow roots and their slots); null (walk everything) with
+   * more nodes than the budget or a `label[for]` in a shadow root.
    * An element could be a hit when one of its matched or naming attributes holds the query, or
    * its own text (its text nodes and those of the inline wrappers the table hoists into it)
    * could, or, for an element named by its content, the texts and labels below it could: one
@@ -220,7 +235,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
     const named = (el, tag) => NAMED_TAGS.has(tag) || (el.hasAttribute("role") && el.getAttribute("role").toLowerCase().split(/\s+/).some((r) => NAMED_ROLES.has(r)));
     const scope = new Map();
     let count = 0;
-    let open = false;
+    let bail = false;
     // How many `<pre>` the visit is in.
     let pres = 0;
     // The bits of the own text of the element `visit` returned from.
@@ -228,8 +243,9 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
     // The bits of the name pieces of `el`'s subtree (its texts, its labels and alts).
     const visit = (el, tag) => {
       count += 1;
-      if (canHost(tag) && el.shadowRoot) open = true;
       if (FIND_WHOLE.has(tag)) {
+        // Labels in shadow roots are not among the walk's `labelled` (ids it sends).
+        if (tag === "label" && el.hasAttribute("for") && el.getRootNode() !== document) bail = true;
         keep(scope, el);
         own = 0;
         return 1;
@@ -255,7 +271,8 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
         if (title && bits(collapse(title.textContent ?? "")) & 1) hit = true;
       } else {
         if (tag === "pre") pres += 1;
-        for (let c = el.firstChild; c; c = c.nextSibling) {
+        // (A `<pre>` is walked flat, in its light DOM.)
+        for (const c of tag === "pre" ? el.childNodes : walkedChildren(el, tag)) {
           if (c.nodeType === 3) {
             const data = c.data;
             count += 1;
@@ -286,7 +303,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
     const root = document.documentElement;
     if (!root) return null;
     visit(root, root.localName);
-    if (open || count >= maxNodes) return null;
+    if (bail || count >= maxNodes) return null;
     scope.set(root, scope.get(root) ?? PATH);
     return scope;
   }
@@ -295,22 +312,29 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
    * read_page's scope: the element that can be the main content (ext-wasm src/reading.rs
    * `main_root`, the first element of role `main`) walked whole, its ancestors as context; null
    * (walk everything) unless this is the top document and exactly one element could have role
-   * `main` (a `<main>`, or a `role` naming it), no label outside it names a control inside, it
-   * is in no label and no open shadow root could hold another. The engine confirms the role.
+   * `main` (a `<main>`, or a `role` naming it) and none in an open shadow root, it is not
+   * slotted and is in no label, no label outside it names a control inside, and no shadow root
+   * holds a `label[for]`. The engine confirms the role.
    */
   function mainScope() {
     if (window !== window.top) return null;
-    let main = null;
-    for (const el of document.querySelectorAll("main, [role]")) {
-      if (el.localName !== "main" && !/(^|\s)main(\s|$)/i.test(el.getAttribute("role"))) continue;
-      if (main) return null;
-      main = el;
-    }
-    if (!main || main.closest("label")) return null;
+    const mains = (root) => Array.prototype.filter.call(root.querySelectorAll("main, [role]"), (el) => el.localName === "main" || /(^|\s)main(\s|$)/i.test(el.getAttribute("role")));
+    const found = mains(document);
+    if (found.length !== 1) return null;
+    const main = found[0];
+    for (let p = main; p; p = walkedParent(p)) if (p.localName === "label" || p.assignedSlot) return null;
     for (const label of document.querySelectorAll("label[for]")) {
       if (!main.contains(label) && main.querySelector(`[id="${CSS.escape(label.htmlFor)}"]`)) return null;
     }
-    for (const el of document.querySelectorAll("*")) if (canHost(el.localName) && el.shadowRoot) return null;
+    const roots = [document];
+    for (let k = 0; k < roots.length; k++) {
+      for (const el of roots[k].querySelectorAll("*")) {
+        const root = canHost(el.localName) ? el.shadowRoot : null;
+        if (!root) continue;
+        if (mains(root).length || root.querySelector("label[for]")) return null;
+        roots.push(root);
+      }
+    }
     const scope = new Map();
     keep(scope, main);
     return scope;

@@ -184,7 +184,16 @@ pub fn render(input: &Input) -> Result<Output, EngineError> {
                 text.push('\n');
             }
             let (nodes, refs) = (hits.len(), hits.len());
-            return Ok(Output { text, nodes, refs, collapsed: 0, title, url, hits: Some(hits), root_from: None });
+            return Ok(Output {
+                text,
+                nodes,
+                refs,
+                collapsed: 0,
+                title,
+                url,
+                hits: Some(hits),
+                root_from: None,
+            });
         }
     }
     let keep = opts.viewport_only.then(|| tree::viewport_keep(&dom));
@@ -210,7 +219,16 @@ pub fn render(input: &Input) -> Result<Output, EngineError> {
     for line in &lines {
         w.line(line, 0);
     }
-    Ok(Output { text: w.out, nodes: w.nodes, refs: w.refs, collapsed, title, url, hits: None, root_from: None })
+    Ok(Output {
+        text: w.out,
+        nodes: w.nodes,
+        refs: w.refs,
+        collapsed,
+        title,
+        url,
+        hits: None,
+        root_from: None,
+    })
 }
 
 /// `e12` → (0, 12); `f2e7` → (2, 7).

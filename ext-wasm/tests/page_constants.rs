@@ -30,6 +30,7 @@ fn bare_inline() -> Vec<&'static str> {
 }
 
 /// The elements of HTML (and the frame elements).
+#[rustfmt::skip]
 const HTML_TAGS: &[&str] = &[
     "a", "abbr", "address", "area", "article", "aside", "audio", "b", "bdi", "bdo", "blockquote", "body", "br",
     "button", "canvas", "caption", "cite", "code", "col", "colgroup", "data", "datalist", "dd", "del", "details",
@@ -49,7 +50,11 @@ fn named_tags() -> Vec<&'static str> {
         .iter()
         .copied()
         .filter(|tag| {
-            let node = Node { t: (*tag).to_owned(), a: Attrs(vec![("href".into(), String::new())]), ..Node::default() };
+            let node = Node {
+                t: (*tag).to_owned(),
+                a: Attrs(vec![("href".into(), String::new())]),
+                ..Node::default()
+            };
             names_from_content(implicit_role(&node, RoleContext::default()))
                 || matches!(*tag, "pre" | "fieldset" | "figure" | "table")
         })

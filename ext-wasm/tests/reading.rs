@@ -103,7 +103,11 @@ main
 "#;
     let out = run(vec![frame(0, &[], "https://top.test/", page)], opts(Mode::Find, "push"));
     let hits = out.hits.unwrap();
-    assert_eq!(hits.iter().map(|h| (h.r#ref.as_str(), h.field)).collect::<Vec<_>>(), [("e4", "text")], "{hits:?}");
+    assert_eq!(
+        hits.iter().map(|h| (h.r#ref.as_str(), h.field)).collect::<Vec<_>>(),
+        [("e4", "text")],
+        "{hits:?}"
+    );
     let whole = page.replace(" !k", "");
     let out = run(vec![frame(0, &[], "https://top.test/", &whole)], opts(Mode::Find, "push"));
     assert_eq!(out.hits.unwrap().len(), 2, "without `k` the first link is a hit by its title");
@@ -113,12 +117,20 @@ main
 /// scoped walk's element turned out not to be `main`.
 #[test]
 fn read_says_which_rule_chose_the_main_content() {
-    let read = |desc: &str| run(vec![frame(0, &[], "https://top.test/", desc)], Options { mode: Mode::Read, ..Options::default() });
+    let read = |desc: &str| {
+        run(
+            vec![frame(0, &[], "https://top.test/", desc)],
+            Options { mode: Mode::Read, ..Options::default() },
+        )
+    };
     assert_eq!(read("main\n  p\n    \"x\"\n").root_from, Some("main"));
     assert_eq!(read("main role=navigation\n  p\n    \"x\"\n").root_from, Some("page"));
     assert_eq!(read("article\n  p\n    \"x\"\n").root_from, Some("article"));
     let rooted = Options { mode: Mode::Read, root: Some("e1".into()), ..Options::default() };
-    assert_eq!(run(vec![frame(0, &[], "https://top.test/", "main\n  p\n    \"x\"\n")], rooted).root_from, None);
+    assert_eq!(
+        run(vec![frame(0, &[], "https://top.test/", "main\n  p\n    \"x\"\n")], rooted).root_from,
+        None
+    );
 }
 
 const ARTICLE: &str = r#"

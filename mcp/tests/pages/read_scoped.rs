@@ -43,7 +43,8 @@ v.<a href="/p">push</a>(1); // pu<span>sh</span></pre>
 <footer>push footer</footer>
 </body>"##;
 
-const CHILD: &str = "<!doctype html><title>Child</title><body><p>Child push text</p><a href=/c>push</a></body>";
+const CHILD: &str =
+    "<!doctype html><title>Child</title><body><p>Child push text</p><a href=/c>push</a></body>";
 
 /// read_page pages the scope must give up on: a label outside `main` names a control inside
 /// it, a `main` that is not the main landmark, two candidates, another `main` in an open
@@ -137,10 +138,14 @@ fn the_scoped_walks_find_and_read_what_the_whole_walk_does() {
                 assert!(walkers(&held).iter().all(|w| w != "scoped"), "{f} {url}: {}", held["timings"]);
                 scoped += usize::from(walkers(&cold)[0] == "scoped");
             }
-            let (cold, held) = both_ways(&mut agent, tab, "read_page", json!({ "tabId": tab, "maxBytes": 1 << 20 }));
+            let (cold, held) =
+                both_ways(&mut agent, tab, "read_page", json!({ "tabId": tab, "maxBytes": 1 << 20 }));
             assert_eq!(cold["text"], held["text"], "{f} {url}: the scoped walk read other text");
             for (class, secret) in PLANTED {
-                assert!(!cold["text"].as_str().unwrap().contains(secret), "{f} {url}: the {class} `{secret}` leaks");
+                assert!(
+                    !cold["text"].as_str().unwrap().contains(secret),
+                    "{f} {url}: the {class} `{secret}` leaks"
+                );
             }
             let read_walker = walkers(&cold)[0].clone();
             if url.ends_with("/mix.html") {
@@ -149,7 +154,15 @@ fn the_scoped_walks_find_and_read_what_the_whole_walk_does() {
                 let (cold, _) = both_ways(&mut agent, tab, "find_by_text", find_args(tab, QUERIES[0]));
                 assert!(walkers(&cold).iter().all(|w| w == "scoped"), "{f}: {}", cold["timings"]);
                 let text = cold["text"].as_str().unwrap();
-                for hit in ["Vec::push", "\"Push\"", "Push label", "push it now", "Child push text", "push chart", "Push table"] {
+                for hit in [
+                    "Vec::push",
+                    "\"Push\"",
+                    "Push label",
+                    "push it now",
+                    "Child push text",
+                    "push chart",
+                    "Push table",
+                ] {
                     assert!(text.contains(hit), "{f}: `{hit}` not found:\n{text}");
                 }
                 for gone in ["push hidden", "push transparent", "push invisible", "push after the cut"] {
@@ -200,7 +213,8 @@ fn a_page_answering_the_scoped_walk_gets_nothing_past_the_checks() {
         agent.close(tab);
         for (path, _) in TAMPERING {
             let tab = agent.open(&c.url(path));
-            let (cold, held) = both_ways(&mut agent, tab, "find_by_text", json!({ "tabId": tab, "query": "name" }));
+            let (cold, held) =
+                both_ways(&mut agent, tab, "find_by_text", json!({ "tabId": tab, "query": "name" }));
             assert_ne!(walkers(&cold)[0], "scoped", "{f} {path}: {}", cold["timings"]);
             assert_eq!(cold["text"], held["text"], "{f} {path}");
             assert_eq!(described(&cold), described(&found), "{f} {path}");

@@ -178,17 +178,18 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
     scope.set(el, FULL);
     for (let p = walkedParent(el); p && !scope.has(p); p = walkedParent(p)) scope.set(p, PATH);
   }
-  // What the walk walks below `el`: its open shadow root's children, a slot's assigned
-  // nodes (its own children when none are), else its children.
-  function walkedChildren(el, tag) {
-    const host = canHost(tag) ? el.shadowRoot : null;
-    if (host) return host.childNodes;
+  // Below `el` the walk walks its open shadow root's children, a slot's assigned nodes (its
+  // own children when none are), else its children: the node whose children those are, or
+  // the assigned nodes (an array). (Iterating `childNodes` costs several times
+  // `firstChild`/`nextSibling`.)
+  function walkedBelow(el, tag) {
     if (tag === "slot") {
       const assigned = el.assignedNodes({ flatten: true });
       if (assigned.length) return assigned;
     }
-    return el.childNodes;
+    return (canHost(tag) ? el.shadowRoot : null) ?? el;
   }
+
   // Elements whose name may come from their content (ext-wasm src/role.rs `names_from_content`
   // of their implicit role, and `pre`, and the elements named by a caption, legend or figcaption).
   // @generated named-tags (ext-wasm tests/page_constants.rs: role::implicit_role, role::NAMED_FROM_CONTENT)
@@ -240,6 +241,22 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
     let pres = 0;
     // The bits of the own text of the element `visit` returned from.
     let own = 0;
+    // A child `c` met by `visit`: the bits of its name pieces, and those it adds to its
+    // parent's own text shifted by 3 (a text's, or an inline wrapper's or slot's own text).
+    const child = (c) => {
+      if (c.nodeType === 3) {
+        const data = c.data;
+        count += 1;
+        const b = bits(data.length > MAX_TEXT ? collapse(data).slice(0, MAX_TEXT) : data);
+        return b | (b << 3);
+      }
+      if (c.nodeType !== 1) return 0;
+      const t = c.localName;
+      // (A `<pre>`'s flat walk reads every text below it.)
+      if (SKIP.has(t) && pres === 0) return 0;
+      const sub = visit(c, t);
+      return sub | (BARE_INLINE.has(t) || t === "slot" ? own << 3 : 0);
+    };
     // The bits of the name pieces of `el`'s subtree (its texts, its labels and alts).
     const visit = (el, tag) => {
       count += 1;
@@ -272,19 +289,18 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       } else {
         if (tag === "pre") pres += 1;
         // (A `<pre>` is walked flat, in its light DOM.)
-        for (const c of tag === "pre" ? el.childNodes : walkedChildren(el, tag)) {
-          if (c.nodeType === 3) {
-            const data = c.data;
-            count += 1;
-            const b = bits(data.length > MAX_TEXT ? collapse(data).slice(0, MAX_TEXT) : data);
-            mine |= b;
-            sub |= b;
-          } else if (c.nodeType === 1) {
-            const t = c.localName;
-            // (A `<pre>`'s flat walk reads every text below it.)
-            if (SKIP.has(t) && pres === 0) continue;
-            sub |= visit(c, t);
-            if (BARE_INLINE.has(t) || t === "slot") mine |= own;
+        const below = tag === "pre" ? el : walkedBelow(el, tag);
+        if (Array.isArray(below)) {
+          for (const c of below) {
+            const r = child(c);
+            sub |= r & 7;
+            mine |= r >> 3;
+          }
+        } else {
+          for (let c = below.firstChild; c; c = c.nextSibling) {
+            const r = child(c);
+            sub |= r & 7;
+            mine |= r >> 3;
           }
         }
       }
@@ -328,7 +344,10 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
     }
     const roots = [document];
     for (let k = 0; k < roots.length; k++) {
-      for (const el of roots[k].querySelectorAll("*")) {
+      // (Indexing a NodeList costs a fraction of iterating it.)
+      const all = roots[k].querySelectorAll("*");
+      for (let i = 0; i < all.length; i++) {
+        const el = all[i];
         const root = canHost(el.localName) ? el.shadowRoot : null;
         if (!root) continue;
         if (mains(root).length || root.querySelector("label[for]")) return null;

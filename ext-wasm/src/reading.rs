@@ -158,7 +158,7 @@ pub fn find(dom: &Dom<'_>, q: &Find, level: Redact) -> Vec<Hit> {
         let below = n.children.iter().any(|&c| hit_below[c]);
         hit_below[id] = below;
         let Some(role) = n.role else { continue };
-        if role == TEXT || n.node.i.is_none() {
+        if role == TEXT || n.node.i.is_none() || n.node.k {
             continue;
         }
         let own_text: String = n
@@ -233,16 +233,23 @@ fn is_boilerplate(role: &str) -> bool {
 /// The main content's root (the `read_page` rule): the first element with role `main`, else
 /// the only `article`, else `None` (the whole page, boilerplate landmarks dropped).
 pub fn main_root(dom: &Dom<'_>) -> Option<usize> {
+    main_root_from(dom).0
+}
+
+/// [`main_root`] and which rule chose it: `main`, `article` or `page` (none: the whole page).
+/// A scoped walk of the one element that could be `main` holds for the whole page only when
+/// that element is the root by the first rule (extension/src/reading.js).
+pub fn main_root_from(dom: &Dom<'_>) -> (Option<usize>, &'static str) {
     let by_role = |want: &'static str| {
         (0..dom.nodes.len()).filter(move |&i| dom.nodes[i].role == Some(want) && dom.nodes[i].frame == 0)
     };
     if let Some(m) = by_role("main").next() {
-        return Some(m);
+        return (Some(m), "main");
     }
     let mut articles = by_role("article");
     match (articles.next(), articles.next()) {
-        (Some(a), None) => Some(a),
-        _ => None,
+        (Some(a), None) => (Some(a), "article"),
+        _ => (None, "page"),
     }
 }
 

@@ -277,7 +277,7 @@ fn scrub_words(s: &str) -> Cow<'_, str> {
     for i in 0..=b.len() {
         let boundary = i == b.len()
             || b[i].is_ascii_whitespace()
-            || matches!(b[i], b'"' | b'\'' | b'(' | b')' | b',' | b'<' | b'>' | b'=' | b':');
+            || matches!(b[i], b'"' | b'\'' | b'(' | b')' | b'[' | b']' | b',' | b'<' | b'>' | b'=' | b':');
         match (start, boundary) {
             (None, false) => start = Some(i),
             (Some(a), true) => {
@@ -406,6 +406,14 @@ mod tests {
             a: Attrs(attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
             ..Node::default()
         }
+    }
+
+    /// read_page writes images as `![alt]` and links as `[text](url)`: a token right before
+    /// a bracket was one word with it and passed unredacted.
+    #[test]
+    fn a_token_next_to_a_bracket_is_redacted() {
+        assert_eq!(scrub("![token 9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c]"), "![token <redacted>]");
+        assert_eq!(scrub("[9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c](/x)[e3]"), "[<redacted>](/x)[e3]");
     }
 
     #[test]

@@ -53,6 +53,9 @@ pub struct Output {
     pub url: String,
     /// `find` mode: the matches (the text lists them too).
     pub hits: Option<Vec<reading::Hit>>,
+    /// `read` mode without a root: the rule that chose the main content
+    /// ([`reading::main_root_from`]).
+    pub root_from: Option<&'static str>,
 }
 
 impl Output {
@@ -98,6 +101,10 @@ impl Output {
             }
             out.push(']');
         }
+        if let Some(from) = self.root_from {
+            out.push_str(",\"rootFrom\":");
+            json::write_str(&mut out, from);
+        }
         out.push('}');
         out
     }
@@ -140,13 +147,15 @@ pub fn render(input: &Input) -> Result<Output, EngineError> {
     match opts.mode {
         Mode::Snapshot => {}
         Mode::Text | Mode::Read => {
-            let text = if opts.mode == Mode::Text {
-                reading::text(&dom, root, opts.redact)
+            let (text, root_from) = if opts.mode == Mode::Text {
+                (reading::text(&dom, root, opts.redact), None)
             } else {
-                reading::read(&dom, root, opts.redact)
+                let (main, from) = reading::main_root_from(&dom);
+                let from = root.is_none().then_some(from);
+                (reading::read(&dom, root.or(main), opts.redact), from)
             };
             let nodes = text.lines().count();
-            return Ok(Output { text, nodes, refs: 0, collapsed: 0, title, url, hits: None });
+            return Ok(Output { text, nodes, refs: 0, collapsed: 0, title, url, hits: None, root_from });
         }
         Mode::Find => {
             let hits = reading::find(&dom, &opts.find, opts.redact);
@@ -175,7 +184,16 @@ pub fn render(input: &Input) -> Result<Output, EngineError> {
                 text.push('\n');
             }
             let (nodes, refs) = (hits.len(), hits.len());
-            return Ok(Output { text, nodes, refs, collapsed: 0, title, url, hits: Some(hits) });
+            return Ok(Output {
+                text,
+                nodes,
+                refs,
+                collapsed: 0,
+                title,
+                url,
+                hits: Some(hits),
+                root_from: None,
+            });
         }
     }
     let keep = opts.viewport_only.then(|| tree::viewport_keep(&dom));
@@ -201,7 +219,16 @@ pub fn render(input: &Input) -> Result<Output, EngineError> {
     for line in &lines {
         w.line(line, 0);
     }
-    Ok(Output { text: w.out, nodes: w.nodes, refs: w.refs, collapsed, title, url, hits: None })
+    Ok(Output {
+        text: w.out,
+        nodes: w.nodes,
+        refs: w.refs,
+        collapsed,
+        title,
+        url,
+        hits: None,
+        root_from: None,
+    })
 }
 
 /// `e12` → (0, 12); `f2e7` → (2, 7).

@@ -270,31 +270,34 @@ pub fn is_hoistable(role: &str) -> bool {
     )
 }
 
-/// Roles that take their name from their content (accname "name from content").
-pub fn names_from_content(role: &str) -> bool {
-    matches!(
-        role,
-        "button"
-            | "link"
-            | "heading"
-            | "tab"
-            | "menuitem"
-            | "menuitemcheckbox"
-            | "menuitemradio"
-            | "option"
-            | "cell"
-            | "gridcell"
-            | "columnheader"
-            | "rowheader"
-            | "treeitem"
-            | "checkbox"
-            | "radio"
-            | "switch"
-            | "tooltip"
-            | "caption"
-            | "term"
-    )
-}
+name_set!(
+    /// Roles that take their name from their content (accname "name from content"). The
+    /// collector's find scope gets the list, generated (`tests/page_constants.rs`).
+    NAMED_FROM_CONTENT,
+    /// Whether `role` is one of [`NAMED_FROM_CONTENT`].
+    names_from_content,
+    [
+        "button",
+        "link",
+        "heading",
+        "tab",
+        "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "option",
+        "cell",
+        "gridcell",
+        "columnheader",
+        "rowheader",
+        "treeitem",
+        "checkbox",
+        "radio",
+        "switch",
+        "tooltip",
+        "caption",
+        "term",
+    ]
+);
 
 name_set!(
     /// Roles listed by `interactiveOnly` (plus anything focusable by `tabindex` or editable).

@@ -123,6 +123,9 @@ pub struct Node {
     pub f: Option<u32>,
     /// The collector stopped here: the subtree is incomplete.
     pub c: bool,
+    /// Context only: a scoped walk's ancestor of what it walked, without its own text or its
+    /// other children (`find` never names it).
+    pub k: bool,
 }
 
 impl Node {
@@ -396,6 +399,7 @@ impl Node {
             "p" => self.p = Props::from_json(v),
             "h" => self.h = flag(&v),
             "c" => self.c = flag(&v),
+            "k" => self.k = flag(&v),
             "r" => {
                 self.r = numbers(&v).and_then(|r| match r.as_slice() {
                     &[x, y, w, h] => Some([x, y, w, h]),

@@ -8,8 +8,10 @@
 use std::path::PathBuf;
 
 use webext_mcp_engine::reading::BLOCK_TAGS;
-use webext_mcp_engine::role::{INTERACTIVE_ROLES, RoleContext, implicit_role, is_hoistable};
-use webext_mcp_engine::table::Node;
+use webext_mcp_engine::role::{
+    INTERACTIVE_ROLES, NAMED_FROM_CONTENT, RoleContext, implicit_role, is_hoistable, names_from_content,
+};
+use webext_mcp_engine::table::{Attrs, Node};
 use webext_mcp_engine::text::INLINE_TAGS;
 
 /// Inline tags whose element, without attributes, has no role of its own: the collector
@@ -23,6 +25,38 @@ fn bare_inline() -> Vec<&'static str> {
             // Void elements carry no content to hoist (`br` is a line break the engine keeps);
             // `a` is a link or not by its `href`, so every anchor stays in the table.
             !matches!(*tag, "br" | "wbr" | "a") && is_hoistable(implicit_role(&node, RoleContext::default()))
+        })
+        .collect()
+}
+
+/// The elements of HTML (and the frame elements).
+#[rustfmt::skip]
+const HTML_TAGS: &[&str] = &[
+    "a", "abbr", "address", "area", "article", "aside", "audio", "b", "bdi", "bdo", "blockquote", "body", "br",
+    "button", "canvas", "caption", "cite", "code", "col", "colgroup", "data", "datalist", "dd", "del", "details",
+    "dfn", "dialog", "div", "dl", "dt", "em", "embed", "fieldset", "figcaption", "figure", "footer", "form", "frame",
+    "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html", "i", "iframe", "img", "input", "ins",
+    "kbd", "label", "legend", "li", "main", "map", "mark", "math", "menu", "meter", "nav", "object", "ol", "optgroup",
+    "option", "output", "p", "picture", "pre", "progress", "q", "rp", "rt", "ruby", "s", "samp", "search",
+    "section", "select", "slot", "small", "source", "span", "strong", "sub", "summary", "sup", "svg", "table",
+    "tbody", "td", "textarea", "tfoot", "th", "thead", "time", "tr", "track", "u", "ul", "var", "video", "wbr",
+];
+
+/// Tags whose element may be named by its content: its implicit role (a link's, with its
+/// `href`) takes the name from content, or it is a `pre` (code blocks are named so) or named
+/// by a caption, legend or figcaption child (name.rs).
+fn named_tags() -> Vec<&'static str> {
+    HTML_TAGS
+        .iter()
+        .copied()
+        .filter(|tag| {
+            let node = Node {
+                t: (*tag).to_owned(),
+                a: Attrs(vec![("href".into(), String::new())]),
+                ..Node::default()
+            };
+            names_from_content(implicit_role(&node, RoleContext::default()))
+                || matches!(*tag, "pre" | "fieldset" | "figure" | "table")
         })
         .collect()
 }
@@ -70,6 +104,12 @@ fn check(file: &str, key: &str, line: &str) {
 #[test]
 fn the_collector_skips_exactly_the_engines_bare_inline_tags() {
     check("extension/src/page/collector.js", "bare-inline", &set_literal("BARE_INLINE", &bare_inline()));
+}
+
+#[test]
+fn the_find_scope_knows_exactly_what_the_engine_names_by_content() {
+    check("extension/src/page/collector.js", "named-tags", &set_literal("NAMED_TAGS", &named_tags()));
+    check("extension/src/page/collector.js", "named-roles", &set_literal("NAMED_ROLES", NAMED_FROM_CONTENT));
 }
 
 #[test]

@@ -90,6 +90,49 @@ fn find_matches_text_names_and_attributes_deepest_first() {
     assert_eq!(exact("Firs", false), 0);
 }
 
+/// A scoped walk's context rows (`k`: an ancestor of what was walked, without its text) are
+/// never hits, even when their partial name would match: the page said more than was sent.
+#[test]
+fn find_never_names_a_context_row() {
+    let page = r#"
+main
+  a href=/x title=push !k
+    img alt=pop
+  a href=/z
+    "push"
+"#;
+    let out = run(vec![frame(0, &[], "https://top.test/", page)], opts(Mode::Find, "push"));
+    let hits = out.hits.unwrap();
+    assert_eq!(
+        hits.iter().map(|h| (h.r#ref.as_str(), h.field)).collect::<Vec<_>>(),
+        [("e4", "text")],
+        "{hits:?}"
+    );
+    let whole = page.replace(" !k", "");
+    let out = run(vec![frame(0, &[], "https://top.test/", &whole)], opts(Mode::Find, "push"));
+    assert_eq!(out.hits.unwrap().len(), 2, "without `k` the first link is a hit by its title");
+}
+
+/// Which rule chose read_page's root: the background reads the whole page again when a
+/// scoped walk's element turned out not to be `main`.
+#[test]
+fn read_says_which_rule_chose_the_main_content() {
+    let read = |desc: &str| {
+        run(
+            vec![frame(0, &[], "https://top.test/", desc)],
+            Options { mode: Mode::Read, ..Options::default() },
+        )
+    };
+    assert_eq!(read("main\n  p\n    \"x\"\n").root_from, Some("main"));
+    assert_eq!(read("main role=navigation\n  p\n    \"x\"\n").root_from, Some("page"));
+    assert_eq!(read("article\n  p\n    \"x\"\n").root_from, Some("article"));
+    let rooted = Options { mode: Mode::Read, root: Some("e1".into()), ..Options::default() };
+    assert_eq!(
+        run(vec![frame(0, &[], "https://top.test/", "main\n  p\n    \"x\"\n")], rooted).root_from,
+        None
+    );
+}
+
 const ARTICLE: &str = r#"
 header
   a href=/ !r=0,0,10,10

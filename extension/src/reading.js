@@ -9,22 +9,54 @@ import { pageAtCursor, pageOf } from "./pager.js";
 import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { MARKS, bounded, collectFrames, framesInOrder, maxBytesOf, redactOf, renderCollected, timingsOf } from "./snapshot.js";
 import { describeTab, resolveTab } from "./tabs.js";
-import { rememberShown, stateOf } from "./tabstate.js";
+import { ordinalOf, rememberShown, stateOf } from "./tabstate.js";
 
 const DEFAULT_LIMIT = METHOD_SPECS["page.find"].params.limit.default;
 
 /**
  * Collects every frame of the tab and renders it in `options.mode`: `{frames, out, marks}`,
- * `marks` the stage boundaries `timingsOf` reads (`started` is when the call began).
+ * `marks` the stage boundaries `timingsOf` reads (`started` is when the call began). Cold (no
+ * table held), `scope` (page/identity.js `scoped`: `{find}` or `{main}`) has each frame walk
+ * only what the answer can come from.
  */
-async function rendered(eng, tab, st, options, started) {
+async function rendered(eng, tab, st, options, started, scope = null) {
   const t0 = performance.now();
+  const scoped = scope && st.tables.size === 0 ? await scopedFrames(tab, st, scope) : null;
   // After a small change (an action) only the changed parts are walked again (page/patch.js).
-  const collected = await collectFrames(tab, st, false, null, true);
+  let collected = scoped ?? (await collectFrames(tab, st, false, null, true));
   const t1 = performance.now();
   const t1wall = Date.now();
-  const { frames, out } = await renderCollected(eng, tab, st, collected, { viewportOnly: false, collapse: false, ...options });
+  const all = { viewportOnly: false, collapse: false, ...options };
+  let { frames, out } = await renderCollected(eng, tab, st, collected, all);
+  // read_page's scope is the one element that could have role `main`; the engine says
+  // whether it has (`rootFrom`), else the whole page is read.
+  if (scoped && options.mode === "read" && frames[0].table.scoped && out.rootFrom !== "main") {
+    collected = await collectFrames(tab, st, false, null, true);
+    ({ frames, out } = await renderCollected(eng, tab, st, collected, all));
+  }
   return { frames, out, marks: { started, t0, t1, t1wall, t2: performance.now() } };
+}
+
+/**
+ * The frames of `tab` walked with `scope` in their main worlds (page/identity.js `scoped`),
+ * ordered as `collectFrames` orders them, with the agent's ids; nothing is kept (the table
+ * cache and the diffs' re-walks are untouched). Null when a frame cannot walk so (its main
+ * world is off or absent, the DOM changed during the walk) or the top did not answer: then
+ * the frames are collected as usual.
+ */
+async function scopedFrames(tab, st, scope) {
+  let results = await callAgent(tab, st, { allFrames: true }, "scoped", [scope]);
+  const fresh = results.filter((r) => r.value?.needsMainWorld).map((r) => ({ frameId: r.frameId, channel: r.value.channel }));
+  if (fresh.length) {
+    await injectMainCollector(tab, fresh);
+    const again = await callAgent(tab, st, { frameIds: fresh.map((f) => f.frameId) }, "scoped", [{ ...scope, mainInjected: true }]);
+    results = results.filter((r) => !r.value?.needsMainWorld).concat(again);
+  }
+  const answered = results.filter((r) => r.value && typeof r.value === "object");
+  if (answered.some((r) => typeof r.value.nodes !== "string") || !answered.some((r) => r.frameId === 0)) return null;
+  const frames = answered.map((r) => ({ frameId: r.frameId, path: r.value.path, table: r.value, doc: r.value.doc }));
+  frames.sort(framesInOrder);
+  return frames.map((f) => ({ ...f, ordinal: ordinalOf(st, f.frameId) }));
 }
 
 /**
@@ -83,7 +115,8 @@ export async function readText(params) {
   const redact = redactOf(params);
   // Cold (no table held), the whole page's text needs no table: walk for text alone.
   const walked = !params.main && params.root == null && st.tables.size === 0 ? await walkedText(eng, tab, st, redact, started) : null;
-  const { frames, out, marks } = walked ?? (await rendered(eng, tab, st, { mode: kind.mode, root: params.root ?? null, redact }, started));
+  const scope = params.main && params.root == null ? { main: true } : null;
+  const { frames, out, marks } = walked ?? (await rendered(eng, tab, st, { mode: kind.mode, root: params.root ?? null, redact }, started, scope));
   st.texts = (st.texts ?? 0) + 1;
   const cached = { id: `${kind.prefix}${st.texts}`, text: out.text, bytes: out.bytes, sections: kind.mode === "read" };
   st[kind.key] = cached;
@@ -146,7 +179,9 @@ export async function findText(params) {
     if (!query.trim()) throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "`query` is empty", "pass the text to find");
     const eng = await engine();
     const options = { mode: "find", query, exact: Boolean(params.exact), caseSensitive: Boolean(params.caseSensitive), redact: redactOf(params), ...regexOf(query, params) };
-    const { frames, out, marks } = await rendered(eng, tab, st, options, started);
+    // A literal query: each frame walks only what could match it (a pattern could match anything).
+    const scope = options.regex === undefined ? { find: { query, caseSensitive: options.caseSensitive } } : null;
+    const { frames, out, marks } = await rendered(eng, tab, st, options, started, scope);
     timings = timingsOf(frames, { ...marks, t3: performance.now() });
     st.finds = (st.finds ?? 0) + 1;
     cached = { id: `q${st.finds}`, hits: out.hits ?? [], lines: out.text.split("\n").filter(Boolean) };

@@ -170,7 +170,7 @@ export async function render(eng, frames, options, walkHere) {
   } catch (e) {
     if (!(e instanceof HelperError)) throw e;
     const probe = { ...options, root: null };
-    const refused = frames.filter((f) => (f.table.walker === "main" || f.table.walker === "patch") && !readable(eng, f, probe));
+    const refused = frames.filter((f) => ["main", "patch", "scoped"].includes(f.table.walker) && !readable(eng, f, probe));
     if (refused.length === 0) throw e;
     const fresh = new Map((await walkHere(refused.map((f) => f.frameId))).map((f) => [f.frameId, f]));
     const again = frames.flatMap((f) => (refused.includes(f) ? (fresh.has(f.frameId) ? [fresh.get(f.frameId)] : []) : [f]));

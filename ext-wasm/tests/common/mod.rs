@@ -10,7 +10,7 @@
 //! `"…"` is a text node. Otherwise `tag` or `tag#N` (element id N; without it ids count up from
 //! 1 in document order), then `name=value`, `name="quoted value"` or a bare `name` (empty value)
 //! attributes; `p.value=…`, `p.label=…`, `p.opts=…`, `p.checked`, `p.checked=false`,
-//! `p.selected`, `p.indeterminate` are properties; `!h`, `!c`, `!s=closed`, `!f=0`,
+//! `p.selected`, `p.indeterminate` are properties; `!h`, `!c`, `!k`, `!s=closed`, `!f=0`,
 //! `!r=x,y,w,h` are the other node keys.
 #![allow(dead_code, clippy::unwrap_used)]
 
@@ -61,6 +61,7 @@ pub fn nodes(desc: &str) -> Vec<Node> {
                 "p.indeterminate" => n.p.indeterminate = Some(true),
                 "!h" => n.h = true,
                 "!c" => n.c = true,
+                "!k" => n.k = true,
                 "!s" => n.s = v,
                 "!f" => n.f = v.map(|f| f.parse().unwrap()),
                 "!r" => {

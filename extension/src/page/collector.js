@@ -17,9 +17,13 @@
 export function installCollector(channel = null, maxNodesCap = 200000) {
   // The events' suffixes (the agent's random channel goes before them). Bumped whenever the
   // table or the reply changes.
-  const FORMAT = "webext-mcp-table-4";
+  const FORMAT = "webext-mcp-table-5";
   const REQUEST_ALL = `:${FORMAT}:all`;
   const REQUEST_VIEWPORT = `:${FORMAT}:viewport`;
+  // find_by_text's and read_page's scoped walks (`findScope`, `mainScope`), answered with
+  // the same reply event; the find request's `detail` is the query.
+  const REQUEST_FIND = `:${FORMAT}:find`;
+  const REQUEST_MAIN = `:${FORMAT}:main`;
   // get_page_text's walk (`textWalk`), answered with the same reply event.
   const REQUEST_TEXT = `:${FORMAT}:text`;
   const REPLY = `:${FORMAT}:table`;
@@ -161,6 +165,200 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
     return el.checkVisibility(VISIBLE) ? CLEAR : HIDDEN;
   }
 
+  // How a scoped walk (`walk`'s `scope`) treats an element: FULL, walked as the whole walk
+  // would; PATH, an ancestor of a FULL one, kept with its attributes but without its text or
+  // other children, marked `k` (the engine never finds it); not in the scope, left out.
+  const FULL = 1;
+  const PATH = 2;
+  // The element the walk meets `el` under: its slot when slotted into an open shadow root,
+  // the host of the shadow root it tops, or its parent.
+  const walkedParent = (el) => el.assignedSlot ?? el.parentElement ?? el.parentNode?.host ?? null;
+  /** Marks `el` FULL and its ancestors, as the walk meets them, PATH. */
+  function keep(scope, el) {
+    scope.set(el, FULL);
+    for (let p = walkedParent(el); p && !scope.has(p); p = walkedParent(p)) scope.set(p, PATH);
+  }
+  // Below `el` the walk walks its open shadow root's children, a slot's assigned nodes (its
+  // own children when none are), else its children: the node whose children those are, or
+  // the assigned nodes (an array). (Iterating `childNodes` costs several times
+  // `firstChild`/`nextSibling`.)
+  function walkedBelow(el, tag) {
+    if (tag === "slot") {
+      const assigned = el.assignedNodes({ flatten: true });
+      if (assigned.length) return assigned;
+    }
+    return (canHost(tag) ? el.shadowRoot : null) ?? el;
+  }
+
+  // Elements whose name may come from their content (ext-wasm src/role.rs `names_from_content`
+  // of their implicit role, and `pre`, and the elements named by a caption, legend or figcaption).
+  // @generated named-tags (ext-wasm tests/page_constants.rs: role::implicit_role, role::NAMED_FROM_CONTENT)
+  const NAMED_TAGS = new Set(["a", "area", "button", "caption", "dt", "fieldset", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "option", "pre", "summary", "table", "td", "th"]);
+  // @generated named-roles (ext-wasm tests/page_constants.rs: role::NAMED_FROM_CONTENT)
+  const NAMED_ROLES = new Set(["button", "link", "heading", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "cell", "gridcell", "columnheader", "rowheader", "treeitem", "checkbox", "radio", "switch", "tooltip", "caption", "term"]);
+  // Always walked whole by find: controls (named by labels anywhere, by live values), labels,
+  // frame elements (their frames' text is stitched in where they stand).
+  const FIND_WHOLE = new Set(["input", "select", "textarea", "button", "meter", "output", "progress", "label", "iframe", "frame"]);
+  // The attributes find matches, or names an element by (ext-wasm src/reading.rs, name.rs).
+  const FIND_ATTRS = new Set(["placeholder", "alt", "aria-label", "title", "aria-placeholder", "value"]);
+  const SPACES = "[\\s\\u0085]*";
+
+  /**
+   * find_by_text's scope for `query` (a literal one: the engine's ext-wasm src/reading.rs
+   * `find`): every element that could be a hit walked whole, its ancestors as context (as the
+   * walk meets them: through open shadow roots and their slots); null (walk everything) with
+   * more nodes than the budget or a `label[for]` in a shadow root.
+   * An element could be a hit when one of its matched or naming attributes holds the query, or
+   * its own text (its text nodes and those of the inline wrappers the table hoists into it)
+   * could, or, for an element named by its content, the texts and labels below it could: one
+   * piece holds it, or one piece ends with a start of it and one starts with the rest of it
+   * (the table may cut or drop what lies between). Whitespace and case are compared as the
+   * engine's matcher compares them (JavaScript `RegExp` `iu`). This only narrows the walk: the
+   * engine decides on what it is sent.
+   */
+  function findScope({ query, caseSensitive }, maxNodes) {
+    const chars = Array.from(String(query ?? "").replace(/[\s\u0085]+/g, ""));
+    if (chars.length === 0) return null;
+    const flags = caseSensitive ? "u" : "iu";
+    const source = (cs) => cs.map((c) => c.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")).join(SPACES);
+    const whole = new RegExp(source(chars), flags);
+    const heads = [];
+    const rests = [];
+    for (let k = 1; k < chars.length; k++) {
+      heads.push(source(chars.slice(0, k)));
+      rests.push(source(chars.slice(k)));
+    }
+    const ends = heads.length ? new RegExp(`(?:${heads.join("|")})${SPACES}$`, flags) : null;
+    const starts = heads.length ? new RegExp(`^${SPACES}(?:${rests.join("|")})`, flags) : null;
+    // 1: holds the query; 2: ends with a start of it; 4: starts with the rest of it.
+    const bits = (s) => (whole.test(s) ? 1 : 0) | (ends?.test(s) ? 2 : 0) | (starts?.test(s) ? 4 : 0);
+    const holds = (b) => (b & 1) !== 0 || (b & 6) === 6;
+    const named = (el, tag) => NAMED_TAGS.has(tag) || (el.hasAttribute("role") && el.getAttribute("role").toLowerCase().split(/\s+/).some((r) => NAMED_ROLES.has(r)));
+    const scope = new Map();
+    let count = 0;
+    let bail = false;
+    // How many `<pre>` the visit is in.
+    let pres = 0;
+    // The bits of the own text of the element `visit` returned from.
+    let own = 0;
+    // A child `c` met by `visit`: the bits of its name pieces, and those it adds to its
+    // parent's own text shifted by 3 (a text's, or an inline wrapper's or slot's own text).
+    const child = (c) => {
+      if (c.nodeType === 3) {
+        const data = c.data;
+        count += 1;
+        const b = bits(data.length > MAX_TEXT ? collapse(data).slice(0, MAX_TEXT) : data);
+        return b | (b << 3);
+      }
+      if (c.nodeType !== 1) return 0;
+      const t = c.localName;
+      // (A `<pre>`'s flat walk reads every text below it.)
+      if (SKIP.has(t) && pres === 0) return 0;
+      const sub = visit(c, t);
+      return sub | (BARE_INLINE.has(t) || t === "slot" ? own << 3 : 0);
+    };
+    // The bits of the name pieces of `el`'s subtree (its texts, its labels and alts).
+    const visit = (el, tag) => {
+      count += 1;
+      if (FIND_WHOLE.has(tag)) {
+        // Labels in shadow roots are not among the walk's `labelled` (ids it sends).
+        if (tag === "label" && el.hasAttribute("for") && el.getRootNode() !== document) bail = true;
+        keep(scope, el);
+        own = 0;
+        return 1;
+      }
+      let hit = false;
+      let mine = 0;
+      let sub = 0;
+      if (el.hasAttributes()) {
+        for (const name of el.getAttributeNames()) {
+          if (name === "aria-labelledby") {
+            hit = true;
+            sub |= 1;
+          } else if (FIND_ATTRS.has(name)) {
+            const v = el.getAttribute(name);
+            const b = bits(v.length > 2000 ? v.slice(0, 2000) : v);
+            if (b & 1) hit = true;
+            if (name !== "title" && name !== "placeholder") sub |= b;
+          }
+        }
+      }
+      if (tag === "svg") {
+        const title = el.querySelector(":scope > title");
+        if (title && bits(collapse(title.textContent ?? "")) & 1) hit = true;
+      } else {
+        if (tag === "pre") pres += 1;
+        // (A `<pre>` is walked flat, in its light DOM.)
+        const below = tag === "pre" ? el : walkedBelow(el, tag);
+        if (Array.isArray(below)) {
+          for (const c of below) {
+            const r = child(c);
+            sub |= r & 7;
+            mine |= r >> 3;
+          }
+        } else {
+          for (let c = below.firstChild; c; c = c.nextSibling) {
+            const r = child(c);
+            sub |= r & 7;
+            mine |= r >> 3;
+          }
+        }
+      }
+      if (tag === "pre") pres -= 1;
+      // A `<pre>` is walked flat, its texts joined into runs and cut (flatPre): it goes whole
+      // when its texts could hold the query or a run could be cut (then an ancestor named by
+      // its content could hold it across the cut too).
+      if (tag === "pre" && el.textContent.length > MAX_TEXT) {
+        keep(scope, el);
+        sub |= 1;
+      }
+      if (hit || holds(mine) || (holds(sub) && (tag === "pre" || named(el, tag)))) keep(scope, el);
+      own = mine;
+      return sub;
+    };
+    const root = document.documentElement;
+    if (!root) return null;
+    visit(root, root.localName);
+    if (bail || count >= maxNodes) return null;
+    scope.set(root, scope.get(root) ?? PATH);
+    return scope;
+  }
+
+  /**
+   * read_page's scope: the element that can be the main content (ext-wasm src/reading.rs
+   * `main_root`, the first element of role `main`) walked whole, its ancestors as context; null
+   * (walk everything) unless this is the top document and exactly one element could have role
+   * `main` (a `<main>`, or a `role` naming it) and none in an open shadow root, it is not
+   * slotted and is in no label, no label outside it names a control inside, and no shadow root
+   * holds a `label[for]`. The engine confirms the role.
+   */
+  function mainScope() {
+    if (window !== window.top) return null;
+    const mains = (root) => Array.prototype.filter.call(root.querySelectorAll("main, [role]"), (el) => el.localName === "main" || /(^|\s)main(\s|$)/i.test(el.getAttribute("role")));
+    const found = mains(document);
+    if (found.length !== 1) return null;
+    const main = found[0];
+    for (let p = main; p; p = walkedParent(p)) if (p.localName === "label" || p.assignedSlot) return null;
+    for (const label of document.querySelectorAll("label[for]")) {
+      if (!main.contains(label) && main.querySelector(`[id="${CSS.escape(label.htmlFor)}"]`)) return null;
+    }
+    const roots = [document];
+    for (let k = 0; k < roots.length; k++) {
+      // (Indexing a NodeList costs a fraction of iterating it.)
+      const all = roots[k].querySelectorAll("*");
+      for (let i = 0; i < all.length; i++) {
+        const el = all[i];
+        const root = canHost(el.localName) ? el.shadowRoot : null;
+        if (!root) continue;
+        if (mains(root).length || root.querySelector("label[for]")) return null;
+        roots.push(root);
+      }
+    }
+    const scope = new Map();
+    keep(scope, main);
+    return scope;
+  }
+
   /**
    * Walks `roots` into table nodes (TABLE.md): `{json, count}`, the nodes as JSON text and
    * how many there are. The world supplies element identity:
@@ -174,8 +372,10 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
    */
   function walk(roots, {
     viewportOnly = false, maxNodes = 200000, idOf, closedRoot = () => false, enterShadow = () => {}, leaveShadow = () => {}, baseDepth = 0,
-    reuse = null,
+    reuse = null, scope = null,
   }) {
+    // Outside the FULL elements of a scoped walk: text is left out, elements not in `scope` too.
+    let scoping = scope !== null;
     const labelled = new Set();
     for (const label of document.querySelectorAll("label[for]")) labelled.add(label.htmlFor);
     const frameIndex = new Map();
@@ -220,7 +420,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       for (let child = parent.firstChild; child; child = child.nextSibling) {
         if (stopped) return;
         if (child.nodeType === 1) walkElement(child, depth, hidden);
-        else if (child.nodeType === 3 && !hidden) pushText(child, depth);
+        else if (child.nodeType === 3 && !hidden && !scoping) pushText(child, depth);
       }
     };
     const walkSlot = (slot, depth, hidden) => {
@@ -228,7 +428,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       if (assigned.length === 0) return walkChildren(slot, depth, hidden);
       for (const child of assigned) {
         if (child.nodeType === 1) walkElement(child, depth, hidden);
-        else if (child.nodeType === 3 && !hidden) pushText(child, depth);
+        else if (child.nodeType === 3 && !hidden && !scoping) pushText(child, depth);
       }
     };
     function walkPre(pre, depth) {
@@ -255,6 +455,20 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
         }
       }
       const tag = el.localName;
+      // A scoped walk: a FULL element (and any `<pre>`, walked flat) is walked as the whole
+      // walk would; a PATH element is kept as context (`k`) for what is below it.
+      let context = false;
+      if (scoping) {
+        const s = scope.get(el);
+        if (s === undefined) return;
+        if (s === FULL || tag === "pre") {
+          scoping = false;
+          walkElement(el, depth, inHidden);
+          scoping = true;
+          return;
+        }
+        context = true;
+      }
       const shown = shownAs(el, tag);
       if (shown === null) return;
       const hidden = shown === HIDDEN;
@@ -338,6 +552,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
         below = el;
       }
       if (a) (more ??= {}).a = a;
+      if (context) (more ??= {}).k = 1;
       if (more) node.push(more);
 
       if (below === "pre") {
@@ -441,7 +656,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
   // fakes one only turns its own main-world walk off).
   const isolated = typeof (globalThis.browser ?? globalThis.chrome)?.runtime?.id === "string";
   if (isolated && channel === null) {
-    globalThis.__webextMcpCollector ??= { walk, textWalk, collapse, attrsOf, SKIP, REQUEST_ALL, REQUEST_VIEWPORT, REQUEST_TEXT, REPLY, TREE };
+    globalThis.__webextMcpCollector ??= { walk, textWalk, collapse, attrsOf, SKIP, REQUEST_ALL, REQUEST_VIEWPORT, REQUEST_TEXT, REQUEST_FIND, REQUEST_MAIN, REPLY, TREE };
     return;
   }
   if (isolated || typeof channel !== "string") return;
@@ -450,10 +665,12 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
   // Page code that breaks JSON.stringify for arrays (old Prototype.js) gets no answer, and
   // the agent walks from its own world.
   if (Array.prototype.toJSON !== undefined) return;
-  const answer = (viewportOnly) => (event) => {
+  // `scopeOf(event)`: a scoped walk's scope (null: walk everything).
+  const answer = (viewportOnly, scopeOf = () => null) => (event) => {
     // A second copy of this listener (injected twice) leaves the answer to the first.
     event.stopImmediatePropagation();
     const started = performance.now();
+    const scope = scopeOf(event);
     // Where an element sits in `querySelectorAll("*")` of its tree. The walk meets elements
     // in document order, so a pointer per tree finds them by scanning forward (a Map over
     // every element costs a fifth of the walk); slotted elements come out of order and fall
@@ -497,6 +714,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       ? walk([document.documentElement], {
         viewportOnly,
         maxNodes: maxNodesCap,
+        scope,
         idOf: (el, tag) => {
           positions.push(position(el));
           tags.push(tag);
@@ -515,7 +733,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       })
       : { json: "[]" };
     const walkMs = performance.now() - started;
-    const head = JSON.stringify({ walkMs, positions, tags: tags.join(" "), hosts, custom });
+    const head = JSON.stringify({ walkMs, positions, tags: tags.join(" "), hosts, custom, scoped: scope !== null });
     document.dispatchEvent(new CustomEvent(channel + REPLY, { detail: `${head}\n${json}` }));
   };
   document.addEventListener(channel + REQUEST_TEXT, (event) => {
@@ -527,4 +745,13 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
   }, true);
   document.addEventListener(channel + REQUEST_ALL, answer(false), true);
   document.addEventListener(channel + REQUEST_VIEWPORT, answer(true), true);
+  // The find request's detail is the query (a string, JSON `{query, caseSensitive}`).
+  document.addEventListener(channel + REQUEST_FIND, answer(false, (event) => {
+    try {
+      return findScope(JSON.parse(String(event.detail)), maxNodesCap);
+    } catch {
+      return null;
+    }
+  }), true);
+  document.addEventListener(channel + REQUEST_MAIN, answer(false, mainScope), true);
 }

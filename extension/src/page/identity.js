@@ -13,7 +13,7 @@
 // page/collector.js, run in the page's main world when it answers, here otherwise).
 (() => {
   if (globalThis.__webextMcp || globalThis.__webextMcpAgent) return;
-  const { walk, textWalk, REQUEST_ALL, REQUEST_VIEWPORT, REQUEST_TEXT, REPLY, TREE } = globalThis.__webextMcpCollector;
+  const { walk, textWalk, REQUEST_ALL, REQUEST_VIEWPORT, REQUEST_TEXT, REQUEST_FIND, REQUEST_MAIN, REPLY, TREE } = globalThis.__webextMcpCollector;
   const INTERACTIVE_TAGS = new Set(["a", "button", "input", "select", "textarea", "summary", "option", "details", "label"]);
   // @generated interactive-roles (ext-wasm tests/page_constants.rs: role::INTERACTIVE_ROLES)
   const INTERACTIVE_ROLES = new Set(["link", "button", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option", "slider", "spinbutton", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem"]);
@@ -199,10 +199,11 @@
    * main-world collector answered) or `"mismatch"` (the DOM changed during the walk, or a
    * position did not name an element of the reported tag: the caller walks here instead).
    */
-  function collectInMain({ viewportOnly }) {
+  function collectInMain({ viewportOnly, request = null, detail = null }) {
     logMutations(observer.takeRecords());
     reply = null;
-    document.dispatchEvent(new CustomEvent(channel + (viewportOnly ? REQUEST_VIEWPORT : REQUEST_ALL)));
+    const name = request ?? (viewportOnly ? REQUEST_VIEWPORT : REQUEST_ALL);
+    document.dispatchEvent(detail === null ? new CustomEvent(channel + name) : new CustomEvent(channel + name, { detail }));
     const answer = reply;
     reply = null;
     if (answer === null) return "absent";
@@ -254,7 +255,7 @@
     if (logMutations(observer.takeRecords())) return "mismatch";
     // Strings cross to the background much faster than arrays (Firefox clones arrays
     // element by element); the background splices both into the engine input.
-    return { nodes: answer.slice(cut + 1), elements: ids.length, ids: JSON.stringify(ids), closed: JSON.stringify(closed), frameIndex, walkMs: Number(head.walkMs) || 0, mapMs: performance.now() - started, tabled: new Set(ids) };
+    return { nodes: answer.slice(cut + 1), elements: ids.length, ids: JSON.stringify(ids), closed: JSON.stringify(closed), frameIndex, walkMs: Number(head.walkMs) || 0, mapMs: performance.now() - started, tabled: new Set(ids), scoped: head.scoped === true };
   }
 
   /** The walk in this world: slower, but needs nothing from the page. */
@@ -328,6 +329,41 @@
     return {
       ...sent,
       gen: state.gen,
+      doc: state.doc,
+      path,
+      url: location.href,
+      title: document.title,
+      viewport: [Math.round(scrollX), Math.round(scrollY), innerWidth, innerHeight],
+      visibility: document.visibilityState,
+      sentAt: Date.now(),
+    };
+  };
+
+  /**
+   * find_by_text's or read_page's table of this document, walked in the main world with only
+   * what the answer can come from (collector.js `findScope` for `find`, the query; `mainScope`
+   * for `main`) and this world's ids: `{nodes, ids, …, scoped}` (`scoped` false: the main world
+   * walked everything), `{needsMainWorld: true}` as `collect`, or `{absent: true}` (walk the
+   * usual way). Nothing here changes what `collect` holds or re-walks.
+   */
+  api.scoped = ({ find = null, main = false, mainInjected = false } = {}) => {
+    const path = framePath();
+    if (mainWorld === false) return { absent: true, doc: state.doc, path };
+    const request = find ? REQUEST_FIND : main ? REQUEST_MAIN : null;
+    if (!request) return { absent: true, doc: state.doc, path };
+    const started = performance.now();
+    const out = collectInMain({ viewportOnly: false, request, detail: find ? JSON.stringify(find) : null });
+    if (out === "absent") {
+      if (!mainInjected && mainWorld === null) return { needsMainWorld: true, channel, doc: state.doc, path };
+      mainWorld = false;
+    }
+    if (typeof out !== "object") return { absent: true, doc: state.doc, path };
+    mainWorld = true;
+    const { tabled: _ids, ...sent } = out;
+    return {
+      ...sent,
+      walker: out.scoped ? "scoped" : "main",
+      jsonMs: performance.now() - started - out.walkMs - out.mapMs,
       doc: state.doc,
       path,
       url: location.href,

@@ -123,11 +123,11 @@ pub const TAMPERING: [(&str, &str); 3] = [
 
 /// Page code that takes over the main-world collector: `HOOK(answer)` patches
 /// `addEventListener` so that the collector's request listeners (names ending in
-/// `:FORMAT:all` / `:FORMAT:viewport`) call `answer(replyEventName, viewportOnly)` instead.
+/// `:FORMAT:all` / `:FORMAT:viewport`, and the scoped walks' `:FORMAT:find` / `:FORMAT:main`) call `answer(replyEventName, viewportOnly)` instead.
 pub const HOOK: &str = r#"function HOOK(answer) {
   const add = EventTarget.prototype.addEventListener;
   EventTarget.prototype.addEventListener = function (type, fn, opts) {
-    const m = /^(.*):FORMAT:(all|viewport)$/.exec(String(type));
+    const m = /^(.*):FORMAT:(all|viewport|find|main)$/.exec(String(type));
     if (!m) return add.call(this, type, fn, opts);
     return add.call(this, type, (e) => { e.stopImmediatePropagation(); answer(m[1] + ":FORMAT:table", m[2] === "viewport"); }, opts);
   };

@@ -151,8 +151,8 @@ fn reading_after_a_change_rewalks_only_the_change() {
         let mut agent = Agent::new(family);
         let f = agent.family();
         let tab = agent.open(&c.url("/big.html"));
-        // (A cold get_page_text walks for text alone and holds no table: find_by_text does.)
-        agent.ok("find_by_text", json!({ "tabId": tab, "query": "Item 1.1", "exact": true }));
+        // (Cold reading tools walk for text alone or scoped and hold no table: a snapshot does.)
+        agent.ok("take_snapshot", json!({ "tabId": tab }));
         let change =
             "() => { document.querySelectorAll('li a')[500].firstChild.data = 'Renamed item'; return 1; }";
         agent.ok("evaluate_script", json!({ "tabId": tab, "function": change }));

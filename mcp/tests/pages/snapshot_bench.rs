@@ -215,8 +215,8 @@ fn dump_vec_input() {
         include_str!("../../../extension/src/page/collector.js").replace("export function", "function");
     let f = format!(
         "() => {{ {collector}; installCollector('dump'); let out = ''; \
-         document.addEventListener('dump:webext-mcp-table-4:table', (e) => {{ out = e.detail; }}); \
-         document.dispatchEvent(new CustomEvent('dump:webext-mcp-table-4:all')); \
+         document.addEventListener('dump:webext-mcp-table-5:table', (e) => {{ out = e.detail; }}); \
+         document.dispatchEvent(new CustomEvent('dump:webext-mcp-table-5:all')); \
          return out.slice(out.indexOf('\\n') + 1); }}"
     );
     let mut out = agent.ok("evaluate_script", json!({ "tabId": tab, "function": f, "maxBytes": 1 << 20 }));

@@ -274,6 +274,15 @@
     return { nodes: json, elements: count, walkMs: performance.now() - started, tabled };
   }
 
+  /** What every table answer says of the document it was walked in, as it is now. */
+  const documentFacts = () => ({
+    url: location.href,
+    title: document.title,
+    viewport: [Math.round(scrollX), Math.round(scrollY), innerWidth, innerHeight],
+    visibility: document.visibilityState,
+    sentAt: Date.now(),
+  });
+
   /**
    * The frame table, or `{same: true, doc, path}` when `doc` is in `cached` and nothing
    * changed since the last collection, or `{needsMainWorld: true}` when the main-world
@@ -331,11 +340,7 @@
       gen: state.gen,
       doc: state.doc,
       path,
-      url: location.href,
-      title: document.title,
-      viewport: [Math.round(scrollX), Math.round(scrollY), innerWidth, innerHeight],
-      visibility: document.visibilityState,
-      sentAt: Date.now(),
+      ...documentFacts(),
     };
   };
 
@@ -366,11 +371,7 @@
       jsonMs: performance.now() - started - out.walkMs - out.mapMs,
       doc: state.doc,
       path,
-      url: location.href,
-      title: document.title,
-      viewport: [Math.round(scrollX), Math.round(scrollY), innerWidth, innerHeight],
-      visibility: document.visibilityState,
-      sentAt: Date.now(),
+      ...documentFacts(),
     };
   };
 

@@ -48,6 +48,16 @@ use common::mcp_client::Server;
 
 pub const BOTH: [Family; 2] = [Family::Chromium, Family::Gecko];
 
+/// Which walkers a reading call's `timings` say served it (`text`, `scoped`, `main`, …).
+pub fn walkers(out: &Value) -> Vec<String> {
+    out["timings"]["walkers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
 /// One MCP server (`webext-mcp serve --browser <session>`) against a shared helper browser.
 pub struct Agent {
     pub server: Server,

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::common::http::TestServer;
 use crate::common::planted::{PLANTED, SECRETS_PAGE};
 use crate::corpus::{SYNTHETIC, TAMPERING, corpus, rust_docs};
-use crate::{Agent, BOTH};
+use crate::{Agent, BOTH, walkers};
 
 /// Where the scope could go wrong: names built across hidden text, inline wrappers, labels
 /// elsewhere, `aria-labelledby`, attributes, captions, cut texts, case folding beyond ASCII,
@@ -82,15 +82,6 @@ const QUERIES: [(&str, bool, bool); 10] = [
     ("σοφία push", false, false),
     ("Name", false, false),
 ];
-
-fn walkers(out: &Value) -> Vec<String> {
-    out["timings"]["walkers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w.as_str().unwrap_or("").to_owned())
-        .collect()
-}
 
 /// `tool` on `tab` twice: cold (a scoped walk where it can), then from the tables a snapshot holds.
 fn both_ways(agent: &mut Agent, tab: i64, tool: &str, args: Value) -> (Value, Value) {

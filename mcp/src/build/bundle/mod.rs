@@ -199,15 +199,17 @@ impl Graph<'_> {
         }
         let minify = self.settings.minify;
         if minify {
-            // The small modules are minified while the big ones' renamed text is linked again.
             let renaming = std::mem::take(&mut self.renaming);
-            let renamed: Vec<usize> = renaming.iter().map(load::early::Renaming::id).collect();
-            let (modules, env, out) = (&self.modules, self.settings.env, self.out.as_str());
-            std::thread::scope(|s| {
-                s.spawn(|| minify_all(modules, &renamed));
-                load::early::finish(renaming, modules, env, out);
-            });
-            // Whatever the renaming could not take.
+            if !renaming.is_empty() {
+                // The other modules are minified while the renamings finish.
+                let renamed: Vec<usize> = renaming.iter().map(load::early::Renaming::id).collect();
+                let (modules, env, out) = (&self.modules, self.settings.env, self.out.as_str());
+                std::thread::scope(|s| {
+                    s.spawn(|| minify_all(modules, &renamed));
+                    load::early::finish(renaming, modules, env, out);
+                });
+            }
+            // Everything else, and whatever a renaming could not take.
             minify_all(&self.modules, &[]);
         }
         let parts: Vec<emit::Part<'_>> = self

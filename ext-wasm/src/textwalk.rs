@@ -9,7 +9,9 @@
 //! element showing `window.frames[k - 1]`, and `-k` the same under `aria-hidden` (its frame's
 //! text is left out, as the engine leaves out everything under `aria-hidden`). Frames are
 //! stitched where their element stands, by path, exactly as `Dom::stitch` does; frames no
-//! element claims follow the top frame's text.
+//! element claims follow the top frame's text. A top frame's walk that ended early
+//! (`"partial": true`, a first page) is followed by nothing: the frames no element has claimed
+//! yet may stand in the part not walked, so the text is the start of the whole page's.
 //!
 //! A main-world walk is page code's answer, so each token list is parsed on its own (never
 //! spliced), checked for shape and size, and its frame elements must follow the order in which
@@ -56,7 +58,7 @@ fn bad(what: &str) -> EngineError {
 }
 
 /// The page's text from its frames' text walks: `head` is
-/// `{"frames": [{"path": [..], "tokens": i, "order": [..] | null}], "redact": "safe"}`, written
+/// `{"frames": [{"path": [..], "tokens": i, "order": [..] | null, "partial": bool}], "redact": "safe"}`, written
 /// by the helper (frames top first); `tokens` indexes `texts`; `order`, when given, the
 /// indices of the frame elements the agent saw, in document order. Returns the text and its
 /// line count.
@@ -104,7 +106,8 @@ pub fn page_text(head: &str, texts: &[String]) -> Result<(String, usize), Engine
         claimed[c] = true;
     }
     emit(&frames, &claims, 0, false, &mut lines);
-    for (fi, _) in claimed.iter().enumerate().skip(1).filter(|(_, c)| !**c) {
+    let top_partial = heads.first().and_then(|h| h.get("partial")) == Some(&Json::Bool(true));
+    for (fi, _) in claimed.iter().enumerate().skip(1).filter(|(_, c)| !**c && !top_partial) {
         emit(&frames, &claims, fi, false, &mut lines);
     }
     let text = lines.finish();
@@ -234,6 +237,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!(got, "Frames\na b c\nIn frame\none\nAfter\nOrphan\n");
+    }
+
+    #[test]
+    fn a_partial_top_walk_is_the_start_of_the_whole_text() {
+        let head = |partial: bool| {
+            format!(
+                r#"{{"frames":[{{"path":[],"tokens":0,"order":[0,1],"partial":{partial}}},{{"path":[0],"tokens":1}},{{"path":[1],"tokens":2}}]}}"#
+            )
+        };
+        let texts = [r#"["Top",1,"Middle",0]"#, r#"["In frame"]"#, r#"["Unclaimed so far"]"#];
+        let whole = text(&head(false), &texts).unwrap();
+        let first = text(&head(true), &texts).unwrap();
+        assert_eq!(whole, "Top\nIn frame\nMiddle\nUnclaimed so far\n");
+        assert_eq!(first, "Top\nIn frame\nMiddle\n");
+        assert!(whole.starts_with(&first));
     }
 
     #[test]

@@ -6,7 +6,8 @@ import { ERROR_CODES } from "./protocol.js";
 
 /**
  * The page of `cached.text` at `offset`: `{chunk, offset, nextCursor, totalBytes}`
- * (`cached.bytes`, the text's UTF-8 length, when the engine gave it).
+ * (`cached.bytes`, the text's UTF-8 length, when the engine gave it; null while `cached`
+ * holds only the start of a longer text).
  */
 export function pageOf(eng, cached, offset, maxBytes) {
   // read_page's text pages by sections: each page opens with its heading where it can.
@@ -15,7 +16,8 @@ export function pageOf(eng, cached, offset, maxBytes) {
     chunk: p.chunk,
     offset,
     nextCursor: p.nextOffset == null ? null : `${cached.id}:${p.nextOffset}`,
-    totalBytes: cached.bytes ?? new TextEncoder().encode(cached.text).length,
+    // Unknown while only the start of the text was read (reading.js `partial`).
+    totalBytes: cached.partial ? null : (cached.bytes ?? new TextEncoder().encode(cached.text).length),
   };
 }
 

@@ -1096,7 +1096,7 @@ export const METHOD_SPECS = Object.freeze({
         "type": "integer"
       }
     },
-    "result": "{snapshotId: t<N> (m<N> with main), tab, text: this page, offset, nextCursor: string | null, totalBytes, nodes: lines, frames}",
+    "result": "{snapshotId: t<N> (m<N> with main), tab, text: this page, offset, nextCursor: string | null, totalBytes: null while only the start of a long page was read, pageChanged?: true when the page changed since the previous page, nodes: lines, frames}",
     "target": "extension"
   },
   "page.upload": {

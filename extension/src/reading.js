@@ -67,13 +67,13 @@ async function scopedFrames(tab, st, scope) {
  * a frame element out of the order the agent saw, a malformed answer); then the caller reads
  * the tables. Nothing is kept: the table cache and the diffs' re-walks are untouched.
  */
-async function walkedText(eng, tab, st, redact, started) {
+async function walkedText(eng, tab, st, redact, started, stopAfter = null) {
   const t0 = performance.now();
-  let results = await callAgent(tab, st, { allFrames: true }, "text", [{}]);
+  let results = await callAgent(tab, st, { allFrames: true }, "text", [{ stopAfter }]);
   const fresh = results.filter((r) => r.value?.needsMainWorld).map((r) => ({ frameId: r.frameId, channel: r.value.channel }));
   if (fresh.length) {
     await injectMainCollector(tab, fresh);
-    const again = await callAgent(tab, st, { frameIds: fresh.map((f) => f.frameId) }, "text", [{ mainInjected: true }]);
+    const again = await callAgent(tab, st, { frameIds: fresh.map((f) => f.frameId) }, "text", [{ mainInjected: true, stopAfter }]);
     results = results.filter((r) => !r.value?.needsMainWorld).concat(again);
   }
   const frames = results.filter((r) => typeof r.value?.tokens === "string").map((r) => ({ frameId: r.frameId, path: r.value.path, table: r.value }));
@@ -81,7 +81,7 @@ async function walkedText(eng, tab, st, redact, started) {
   frames.sort(framesInOrder);
   const t1 = performance.now();
   const t1wall = Date.now();
-  const head = JSON.stringify({ frames: frames.map((f, k) => ({ path: f.path, tokens: k, order: f.table.order ?? null })), redact });
+  const head = JSON.stringify({ frames: frames.map((f, k) => ({ path: f.path, tokens: k, order: f.table.order ?? null, partial: f.table.partial === true })), redact });
   let out;
   try {
     out = eng.pageText(head, frames.map((f) => f.table.tokens));
@@ -98,34 +98,110 @@ const KINDS = {
   main: { mode: "read", prefix: "m", key: "latestRead", what: "read_page text", tool: "read_page" },
 };
 
+// A first page needs only the start of a long page. Cold, the top document's walk ends at the
+// first block this many characters past the page's end (room for what the engine joins,
+// marks up or redacts differently, and for the lines a cut walk leaves unfinished at its
+// end), and the text is kept as `partial`; the first cursor past it walks the whole page.
+const READ_AHEAD = 4096;
+
+const utf8 = new TextEncoder();
+
+/**
+ * The text of `kind` for `params`, walked far enough for a page of `pageBytes` at `offset`
+ * (cold and unscoped: at least that, more when cheaper; otherwise whole): `{frames, out,
+ * marks, partial}`.
+ */
+async function readFar(eng, tab, st, kind, params, redact, started, offset, pageBytes) {
+  let stopAfter = offset === null ? null : offset + pageBytes + READ_AHEAD;
+  for (let tries = 1; ; tries++) {
+    const r = await readOnce(eng, tab, st, kind, params, redact, started, stopAfter);
+    const partial = stopAfter !== null && r.frames[0]?.frameId === 0 && r.frames[0].table.partial === true;
+    const bytes = r.out.bytes ?? utf8.encode(r.out.text).length;
+    // A partial text must reach past the page, so that the page ends where the whole text's
+    // would; else walk further, and the third time all of it.
+    if (!partial || bytes > offset + pageBytes) return { ...r, partial, bytes };
+    stopAfter = tries < 2 ? stopAfter * 4 : null;
+  }
+}
+
+async function readOnce(eng, tab, st, kind, params, redact, started, stopAfter) {
+  // Cold (no table held), the whole page's text needs no table: walk for text alone.
+  const walked = kind === KINDS.text && params.root == null && st.tables.size === 0 ? await walkedText(eng, tab, st, redact, started, stopAfter) : null;
+  if (walked) return walked;
+  const scope = kind === KINDS.main && params.root == null ? { main: true, stopAfter } : null;
+  return rendered(eng, tab, st, { mode: kind.mode, root: params.root ?? null, redact }, started, scope);
+}
+
+/** Remembers `text` as `kind`'s answer in `cached`: what read_page showed is what actions check. */
+function keepText(st, kind, cached, { out, partial, bytes }) {
+  Object.assign(cached, { text: out.text, bytes, partial });
+  // read_page shows refs of links and controls: actions on them are checked against what it
+  // showed (a link inline as `[text](url)[e8]` is remembered as the line `[e8] link "text"`).
+  if (kind === KINDS.main) rememberShown(st, `${out.text}${linkLines(out.text)}`);
+}
+
 export async function readText(params) {
   const started = performance.now();
   const tab = await resolveTab(params);
   const st = await stateOf(tab.id);
   const maxBytes = maxBytesOf(params);
+  const pageBytes = maxBytes - MARKS;
   const eng = await engine();
   const kind = params.main ? KINDS.main : KINDS.text;
   if (params.cursor != null) {
     const hint = `call ${kind.tool} again and page through it`;
     const cached = st[kind.key];
-    const page = pageAtCursor(eng, cached, params.cursor, maxBytes - MARKS, { prefix: kind.prefix, what: kind.what, tab, hint });
+    const m = new RegExp(`^(${kind.prefix}\\d+):(\\d+)$`).exec(params.cursor);
+    let changed = false;
+    if (m && cached?.id === m[1] && cached.partial && Number(m[2]) + pageBytes >= cached.bytes) {
+      // Past the start that was read: read the whole page now (its later pages come from it).
+      const before = cached.text;
+      keepText(st, kind, cached, await readFar(eng, tab, st, kind, cached.params, cached.redact, started, null, pageBytes));
+      const offset = Number(m[2]);
+      const at = continuation(before, offset, cached.text);
+      changed = at !== offset;
+      if (changed) params = { ...params, cursor: `${cached.id}:${at}` };
+    }
+    const page = pageAtCursor(eng, cached, params.cursor, pageBytes, { prefix: kind.prefix, what: kind.what, tab, hint });
     const { chunk, ...rest } = bounded(page);
-    return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...rest };
+    return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...rest, ...(changed && { pageChanged: true }) };
   }
   const redact = redactOf(params);
-  // Cold (no table held), the whole page's text needs no table: walk for text alone.
-  const walked = !params.main && params.root == null && st.tables.size === 0 ? await walkedText(eng, tab, st, redact, started) : null;
-  const scope = params.main && params.root == null ? { main: true } : null;
-  const { frames, out, marks } = walked ?? (await rendered(eng, tab, st, { mode: kind.mode, root: params.root ?? null, redact }, started, scope));
+  const read = await readFar(eng, tab, st, kind, params, redact, started, 0, pageBytes);
   st.texts = (st.texts ?? 0) + 1;
-  const cached = { id: `${kind.prefix}${st.texts}`, text: out.text, bytes: out.bytes, sections: kind.mode === "read" };
+  const cached = { id: `${kind.prefix}${st.texts}`, sections: kind.mode === "read", redact, params: { root: params.root ?? null } };
+  keepText(st, kind, cached, read);
   st[kind.key] = cached;
-  // read_page shows refs of links and controls: actions on them are checked against what it
-  // showed (a link inline as `[text](url)[e8]` is remembered as the line `[e8] link "text"`).
-  if (params.main) rememberShown(st, `${out.text}${linkLines(out.text)}`);
-  const { chunk, ...first } = bounded(pageOf(eng, cached, 0, maxBytes - MARKS));
-  const timings = timingsOf(frames, { ...marks, t3: performance.now() });
-  return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...first, nodes: out.nodes, frames: frames.length, timings };
+  const { chunk, ...first } = bounded(pageOf(eng, cached, 0, pageBytes));
+  const timings = timingsOf(read.frames, { ...read.marks, t3: performance.now() });
+  return { snapshotId: cached.id, tab: describeTab(tab), text: chunk, ...first, nodes: read.out.nodes, frames: read.frames.length, timings };
+}
+
+/**
+ * Where the page after byte `offset` of `before` (the start of a page read earlier) goes on in
+ * `after` (the whole page read now): the same offset when the text up to it is the same;
+ * else (the page changed in between) just after the line `before`'s pages ended with, where
+ * it stands nearest that offset in `after`, or the line start at or after the offset.
+ */
+export function continuation(before, offset, after) {
+  const a = utf8.encode(after);
+  const b = utf8.encode(before).subarray(0, offset);
+  if (offset <= a.length && b.every((x, i) => a[i] === x)) return offset;
+  const decoder = new TextDecoder();
+  const read = decoder.decode(b);
+  const last = read.slice(read.lastIndexOf("\n", read.length - 2) + 1);
+  let best = null;
+  if (last.length > 1) {
+    for (let i = after.indexOf(last); i >= 0; i = after.indexOf(last, i + 1)) {
+      if (i > 0 && after[i - 1] !== "\n") continue;
+      const end = utf8.encode(after.slice(0, i + last.length)).length;
+      if (best === null || Math.abs(end - offset) < Math.abs(best - offset)) best = end;
+    }
+  }
+  if (best !== null) return best;
+  if (offset >= a.length) return a.length;
+  const nl = a.indexOf(10, Math.max(0, offset - 1));
+  return nl < 0 ? a.length : nl + 1;
 }
 
 const INLINE_LINK = /\[((?:[^\]\\]|\\.)*)\]\([^)\s]*\)\[((?:f\d+)?e\d+)\]/g;

@@ -368,11 +368,14 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
    * root. Roots are walked at depth `baseDepth`. `reuse(el)`, when given, may answer an id
    * for an element the walk need not enter: it then emits the marker `[depth, id, "="]`
    * (a diff's re-walk, page/patch.js: the background puts the element's subtree from the
-   * last table there; a marker never reaches the engine).
+   * last table there; a marker never reaches the engine). `stopAfter`, when given, ends the
+   * walk after the first block element that brings its text to that many characters:
+   * `partial` then says the table holds only the document up to there (a reading tool's
+   * first pages, extension/src/reading.js).
    */
   function walk(roots, {
     viewportOnly = false, maxNodes = 200000, idOf, closedRoot = () => false, enterShadow = () => {}, leaveShadow = () => {}, baseDepth = 0,
-    reuse = null, scope = null,
+    reuse = null, scope = null, stopAfter = null,
   }) {
     // Outside the FULL elements of a scoped walk: text is left out, elements not in `scope` too.
     let scoping = scope !== null;
@@ -408,19 +411,28 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       }
     };
     let stopped = false;
+    // `stopAfter`: the characters of text emitted so far, and whether the walk ended early.
+    let chars = 0;
+    let partial = false;
+    const emitText = (depth, x) => {
+      chars += x.length;
+      emit([depth, x]);
+    };
 
     const pushText = (node, depth) => {
       const data = node.data;
       if (!data || !/\S/.test(data)) return;
       let x = collapse(data);
       if (x.length > MAX_TEXT) x = x.slice(0, MAX_TEXT);
-      emit([depth, x]);
+      emitText(depth, x);
     };
     const walkChildren = (parent, depth, hidden) => {
       for (let child = parent.firstChild; child; child = child.nextSibling) {
         if (stopped) return;
-        if (child.nodeType === 1) walkElement(child, depth, hidden);
-        else if (child.nodeType === 3 && !hidden && !scoping) pushText(child, depth);
+        if (child.nodeType === 1) {
+          walkElement(child, depth, hidden);
+          if (stopAfter !== null && chars >= stopAfter && !scoping && BLOCK_TAGS.has(child.localName)) stopped = partial = true;
+        } else if (child.nodeType === 3 && !hidden && !scoping) pushText(child, depth);
       }
     };
     const walkSlot = (slot, depth, hidden) => {
@@ -432,16 +444,17 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       }
     };
     function walkPre(pre, depth) {
-      flatPre(pre, (text) => emit([depth, text]), (a, text) => {
+      flatPre(pre, (x) => emitText(depth, x), (a, x) => {
         const more = { a: { href: a.getAttribute("href") } };
         if (viewportOnly) more.r = rectOf(a);
         emit([depth, idOf(a, "a"), "a", more]);
-        if (text) emit([depth + 1, text]);
+        if (x) emitText(depth + 1, x);
       });
     }
 
     /** `inHidden`: the parent is in the table with `h` (its own text is not shown). */
     function walkElement(el, depth, inHidden = false) {
+      if (partial) return;
       if (count >= maxNodes) {
         if (nodes.length) markIncomplete(nodes[nodes.length - 1]);
         stopped = true;
@@ -566,7 +579,7 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
 
     for (const root of roots) walkElement(root, baseDepth);
     if (nodes.length) parts.push(JSON.stringify(nodes).slice(1, -1));
-    return { json: `[${parts.join(",")}]`, count };
+    return { json: `[${parts.join(",")}]`, count, partial };
   }
 
   /**
@@ -577,8 +590,10 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
    * (ext-wasm src/textwalk.rs) — a string is the texts of the table's text nodes between two
    * boundaries (each as the table carries it, joined by spaces), 0 a block boundary, k ≥ 1 the frame element of `window.frames[k - 1]`, -k the same under
    * `aria-hidden` — and how many elements and texts it met (the budget counts both).
+   * `stopAfter` and `partial` as for `walk`: the walk ends at the first block boundary after
+   * that many characters of text.
    */
-  function textWalk(roots, { maxNodes = 200000 } = {}) {
+  function textWalk(roots, { maxNodes = 200000, stopAfter = null } = {}) {
     const frameIndex = new Map();
     for (let i = 0; i < window.frames.length; i++) frameIndex.set(window.frames[i], i);
     const out = [];
@@ -591,6 +606,8 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
     };
     let count = 0;
     let stopped = false;
+    let chars = 0;
+    let partial = false;
     const boundary = () => {
       flushLine();
       if (out.length && out[out.length - 1] !== 0) out.push(0);
@@ -600,7 +617,9 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       if (!data || !/\S/.test(data)) return;
       count += 1;
       const x = collapse(data);
-      line.push(x.length > MAX_TEXT ? x.slice(0, MAX_TEXT) : x);
+      const cut = x.length > MAX_TEXT ? x.slice(0, MAX_TEXT) : x;
+      chars += cut.length;
+      line.push(cut);
     };
     // `quiet`: the parent's own text is not shown (hidden or transparent); `muted`: under
     // `aria-hidden`, nothing is shown but frame elements are still placed.
@@ -619,7 +638,9 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       }
     };
     const push = (text) => {
-      if (text) line.push(text);
+      if (!text) return;
+      chars += text.length;
+      line.push(text);
     };
     function walkElement(el, muted) {
       stopped ||= count >= maxNodes;
@@ -645,11 +666,14 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
         const host = canHost(tag) ? el.shadowRoot : null;
         walkChildren(host ?? el, hidden || transparent, muted);
       }
-      if (block) boundary();
+      if (block) {
+        boundary();
+        if (stopAfter !== null && chars >= stopAfter) stopped = partial = true;
+      }
     }
     for (const root of roots) walkElement(root, false);
     flushLine();
-    return { json: JSON.stringify(out), count };
+    return { json: JSON.stringify(out), count, partial };
   }
 
   // Content scripts see their extension's runtime; the main world does not (a page that
@@ -665,8 +689,9 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
   // Page code that breaks JSON.stringify for arrays (old Prototype.js) gets no answer, and
   // the agent walks from its own world.
   if (Array.prototype.toJSON !== undefined) return;
-  // `scopeOf(event)`: a scoped walk's scope (null: walk everything).
-  const answer = (viewportOnly, scopeOf = () => null) => (event) => {
+  // `scopeOf(event)`: a scoped walk's scope (null: walk everything); `stopAfterOf(event)`, where
+  // a walk may end (`walk`'s `stopAfter`).
+  const answer = (viewportOnly, scopeOf = () => null, stopAfterOf = () => null) => (event) => {
     // A second copy of this listener (injected twice) leaves the answer to the first.
     event.stopImmediatePropagation();
     const started = performance.now();
@@ -710,11 +735,12 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
     const tags = [];
     const hosts = [];
     const custom = [];
-    const { json } = document.documentElement
+    const { json, partial = false } = document.documentElement
       ? walk([document.documentElement], {
         viewportOnly,
         maxNodes: maxNodesCap,
         scope,
+        stopAfter: scope === null ? null : stopAfterOf(event),
         idOf: (el, tag) => {
           positions.push(position(el));
           tags.push(tag);
@@ -733,14 +759,23 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       })
       : { json: "[]" };
     const walkMs = performance.now() - started;
-    const head = JSON.stringify({ walkMs, positions, tags: tags.join(" "), hosts, custom, scoped: scope !== null });
+    const head = JSON.stringify({ walkMs, positions, tags: tags.join(" "), hosts, custom, scoped: scope !== null, partial });
     document.dispatchEvent(new CustomEvent(channel + REPLY, { detail: `${head}\n${json}` }));
+  };
+  // A request's detail, when it has one, is JSON; `stopAfter` a positive integer or absent.
+  const stopAfterOf = (event) => {
+    try {
+      const n = JSON.parse(String(event.detail ?? "null"))?.stopAfter;
+      return Number.isInteger(n) && n > 0 ? n : null;
+    } catch {
+      return null;
+    }
   };
   document.addEventListener(channel + REQUEST_TEXT, (event) => {
     event.stopImmediatePropagation();
     const started = performance.now();
-    const { json } = document.documentElement ? textWalk([document.documentElement], { maxNodes: maxNodesCap }) : { json: "[]" };
-    const head = JSON.stringify({ walkMs: performance.now() - started });
+    const { json, partial = false } = document.documentElement ? textWalk([document.documentElement], { maxNodes: maxNodesCap, stopAfter: stopAfterOf(event) }) : { json: "[]" };
+    const head = JSON.stringify({ walkMs: performance.now() - started, partial });
     document.dispatchEvent(new CustomEvent(channel + REPLY, { detail: `${head}\n${json}` }));
   }, true);
   document.addEventListener(channel + REQUEST_ALL, answer(false), true);
@@ -753,5 +788,5 @@ export function installCollector(channel = null, maxNodesCap = 200000) {
       return null;
     }
   }), true);
-  document.addEventListener(channel + REQUEST_MAIN, answer(false, mainScope), true);
+  document.addEventListener(channel + REQUEST_MAIN, answer(false, mainScope, stopAfterOf), true);
 }

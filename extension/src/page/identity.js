@@ -255,7 +255,7 @@
     if (logMutations(observer.takeRecords())) return "mismatch";
     // Strings cross to the background much faster than arrays (Firefox clones arrays
     // element by element); the background splices both into the engine input.
-    return { nodes: answer.slice(cut + 1), elements: ids.length, ids: JSON.stringify(ids), closed: JSON.stringify(closed), frameIndex, walkMs: Number(head.walkMs) || 0, mapMs: performance.now() - started, tabled: new Set(ids), scoped: head.scoped === true };
+    return { nodes: answer.slice(cut + 1), elements: ids.length, ids: JSON.stringify(ids), closed: JSON.stringify(closed), frameIndex, walkMs: Number(head.walkMs) || 0, mapMs: performance.now() - started, tabled: new Set(ids), scoped: head.scoped === true, partial: head.partial === true };
   }
 
   /** The walk in this world: slower, but needs nothing from the page. */
@@ -349,15 +349,18 @@
    * what the answer can come from (collector.js `findScope` for `find`, the query; `mainScope`
    * for `main`) and this world's ids: `{nodes, ids, …, scoped}` (`scoped` false: the main world
    * walked everything), `{needsMainWorld: true}` as `collect`, or `{absent: true}` (walk the
-   * usual way). Nothing here changes what `collect` holds or re-walks.
+   * usual way). Nothing here changes what `collect` holds or re-walks. `stopAfter` (the top
+   * document's `main` only): the walk may end after that many characters of text, and
+   * `partial` says it did (collector.js `walk`).
    */
-  api.scoped = ({ find = null, main = false, mainInjected = false } = {}) => {
+  api.scoped = ({ find = null, main = false, mainInjected = false, stopAfter = null } = {}) => {
     const path = framePath();
     if (mainWorld === false) return { absent: true, doc: state.doc, path };
     const request = find ? REQUEST_FIND : main ? REQUEST_MAIN : null;
     if (!request) return { absent: true, doc: state.doc, path };
     const started = performance.now();
-    const out = collectInMain({ viewportOnly: false, request, detail: find ? JSON.stringify(find) : null });
+    const stop = main && window === window.top && Number.isInteger(stopAfter) ? JSON.stringify({ stopAfter }) : null;
+    const out = collectInMain({ viewportOnly: false, request, detail: find ? JSON.stringify(find) : stop });
     if (out === "absent") {
       if (!mainInjected && mainWorld === null) return { needsMainWorld: true, channel, doc: state.doc, path };
       mainWorld = false;
@@ -367,6 +370,8 @@
     const { tabled: _ids, ...sent } = out;
     return {
       ...sent,
+      // Only a walk asked to stop may have stopped (a page cannot make its reader ask again).
+      partial: stop !== null && out.partial,
       walker: out.scoped ? "scoped" : "main",
       jsonMs: performance.now() - started - out.walkMs - out.mapMs,
       doc: state.doc,
@@ -380,22 +385,28 @@
    * in the main world when it answers (`order`: the frame elements this world sees, in
    * document order, by `window.frames` index; the engine checks the walk against it), else
    * here. No ids, no table: nothing here changes what `collect` holds or re-walks.
+   * `stopAfter` (the top document only; child frames are always read whole, their text stands
+   * inside the top's): the walk may end after that many characters, and `partial` says it did.
    */
-  api.text = ({ mainInjected = false } = {}) => {
+  api.text = ({ mainInjected = false, stopAfter = null } = {}) => {
     const doc = state.doc;
     const path = framePath();
     const started = performance.now();
+    const stop = window === window.top && Number.isInteger(stopAfter) ? stopAfter : null;
     let out = null;
     if (mainWorld !== false) {
       reply = null;
-      document.dispatchEvent(new CustomEvent(channel + REQUEST_TEXT));
+      document.dispatchEvent(stop === null ? new CustomEvent(channel + REQUEST_TEXT) : new CustomEvent(channel + REQUEST_TEXT, { detail: JSON.stringify({ stopAfter: stop }) }));
       const answer = reply;
       reply = null;
       const cut = answer === null ? -1 : answer.indexOf("\n");
       if (cut >= 0) {
         let walkMs = 0;
+        let partial = false;
         try {
-          walkMs = Number(JSON.parse(answer.slice(0, cut)).walkMs) || 0;
+          const head = JSON.parse(answer.slice(0, cut));
+          walkMs = Number(head.walkMs) || 0;
+          partial = head.partial === true;
         } catch {
           // The timing is the page's word; the tokens are checked by the engine.
         }
@@ -409,15 +420,15 @@
           }
         }
         mainWorld = true;
-        out = { tokens: answer.slice(cut + 1), order, walkMs, walker: "text" };
+        out = { tokens: answer.slice(cut + 1), order, walkMs, walker: "text", partial: stop !== null && partial };
       } else if (answer === null) {
         if (!mainInjected && mainWorld === null) return { needsMainWorld: true, channel, doc, path };
         mainWorld = false;
       }
     }
     if (!out) {
-      const { json } = document.documentElement ? textWalk([document.documentElement]) : { json: "[]" };
-      out = { tokens: json, order: null, walkMs: performance.now() - started, walker: "text-isolated" };
+      const { json, partial = false } = document.documentElement ? textWalk([document.documentElement], { stopAfter: stop }) : { json: "[]" };
+      out = { tokens: json, order: null, walkMs: performance.now() - started, walker: "text-isolated", partial };
     }
     return { ...out, jsonMs: 0, mapMs: 0, doc, path, url: location.href, title: document.title, sentAt: Date.now() };
   };

@@ -364,7 +364,7 @@ pub const METHODS: &[Method] = &[
                 "read_page: the main content as structured text (headings, lists, tables, code, links with refs)"
             ),
         ],
-        result: "{snapshotId: t<N> (m<N> with main), tab, text: this page, offset, nextCursor: string | null, totalBytes, nodes: lines, frames}",
+        result: "{snapshotId: t<N> (m<N> with main), tab, text: this page, offset, nextCursor: string | null, totalBytes: null while only the start of a long page was read, pageChanged?: true when the page changed since the previous page, nodes: lines, frames}",
     },
     Method {
         name: PAGE_FIND,

@@ -142,7 +142,9 @@ pub struct Snapshot {
     /// Byte offset of `text` in the whole snapshot.
     pub offset: u64,
     pub next_cursor: Option<String>,
-    pub total_bytes: u64,
+    /// The whole text's size; null while only its start was read (get_page_text and
+    /// read_page read a long page's first page alone, the next cursor reads the rest).
+    pub total_bytes: Option<u64>,
     #[serde(flatten)]
     pub extra: Extra,
 }

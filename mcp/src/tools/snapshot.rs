@@ -150,9 +150,11 @@ async fn take_snapshot(ctx: Ctx, args: Value) -> ToolResult {
             " — bytes {}..{} of {}; more with cursor={next}\n",
             out.offset,
             out.offset + out.text.len() as u64,
-            out.total_bytes,
+            out.total_bytes.unwrap_or_default(),
         )),
-        None if out.offset > 0 => text.push_str(&format!(" — last page, {} bytes in all\n", out.total_bytes)),
+        None if out.offset > 0 => {
+            text.push_str(&format!(" — last page, {} bytes in all\n", out.total_bytes.unwrap_or_default()))
+        }
         None => text.push('\n'),
     }
     text.push_str(&diff_line(out.extra.get("diff")));

@@ -22,6 +22,7 @@ mod observe_bench;
 mod png;
 mod progress;
 mod read_diff;
+mod read_pages;
 mod read_scoped;
 mod read_text;
 mod reading;

@@ -38,6 +38,11 @@ async def main(binary, home, project):
             print("progress increasing", increasing)
             if seen:
                 print("last progress:", seen[-1][1])
+            # The wait's own status lines (a loaded machine may fill a second with the
+            # server's generic heartbeat instead, even the last one).
+            for _, message in seen:
+                if message and "still working" not in message:
+                    print("status progress:", message)
 
 
 if __name__ == "__main__":

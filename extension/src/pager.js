@@ -26,7 +26,7 @@ export function pageOf(eng, cached, offset, maxBytes) {
  * `what` its name in messages, `hint` what to do once it is superseded.
  */
 export function pageAtCursor(eng, cached, cursor, maxBytes, { prefix, what, tab, hint }) {
-  const m = new RegExp(`^(${prefix}\\d+):(\\d+)$`).exec(cursor);
+  const m = cursorOf(cursor, prefix);
   if (!m) {
     throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, `\`${cursor}\` is not a ${what} cursor`, "pass the nextCursor of the previous page");
   }
@@ -38,4 +38,9 @@ export function pageAtCursor(eng, cached, cursor, maxBytes, { prefix, what, tab,
     );
   }
   return pageOf(eng, cached, Number(m[2]), maxBytes);
+}
+
+/** A cursor `<prefix><n>:<offset>` split: `[cursor, id, offset]`, or null. */
+export function cursorOf(cursor, prefix) {
+  return new RegExp(`^(${prefix}\\d+):(\\d+)$`).exec(cursor);
 }

@@ -5,7 +5,7 @@
 import { engine } from "./engine.js";
 import { HelperError } from "./errors.js";
 import { callAgent, injectMainCollector } from "./inject.js";
-import { pageAtCursor, pageOf } from "./pager.js";
+import { cursorOf, pageAtCursor, pageOf } from "./pager.js";
 import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { MARKS, bounded, collectFrames, framesInOrder, maxBytesOf, redactOf, renderCollected, timingsOf } from "./snapshot.js";
 import { describeTab, resolveTab } from "./tabs.js";
@@ -107,9 +107,9 @@ const READ_AHEAD = 4096;
 const utf8 = new TextEncoder();
 
 /**
- * The text of `kind` for `params`, walked far enough for a page of `pageBytes` at `offset`
- * (cold and unscoped: at least that, more when cheaper; otherwise whole): `{frames, out,
- * marks, partial}`.
+ * The text of `kind` for `params`, for a page of `pageBytes` at `offset` (null: the whole
+ * page): `{frames, out, marks, partial, bytes}`. Only a cold walk of the top document stops
+ * early (`partial`), and then past that page; every other read is whole.
  */
 async function readFar(eng, tab, st, kind, params, redact, started, offset, pageBytes) {
   let stopAfter = offset === null ? null : offset + pageBytes + READ_AHEAD;
@@ -151,7 +151,7 @@ export async function readText(params) {
   if (params.cursor != null) {
     const hint = `call ${kind.tool} again and page through it`;
     const cached = st[kind.key];
-    const m = new RegExp(`^(${kind.prefix}\\d+):(\\d+)$`).exec(params.cursor);
+    const m = cursorOf(params.cursor, kind.prefix);
     let changed = false;
     if (m && cached?.id === m[1] && cached.partial && Number(m[2]) + pageBytes >= cached.bytes) {
       // Past the start that was read: read the whole page now (its later pages come from it).
@@ -183,7 +183,7 @@ export async function readText(params) {
  * else (the page changed in between) just after the line `before`'s pages ended with, where
  * it stands nearest that offset in `after`, or the line start at or after the offset.
  */
-export function continuation(before, offset, after) {
+function continuation(before, offset, after) {
   const a = utf8.encode(after);
   const b = utf8.encode(before).subarray(0, offset);
   if (offset <= a.length && b.every((x, i) => a[i] === x)) return offset;

@@ -198,8 +198,9 @@
    * The table walked in the main world with this world's ids, or why not: `"absent"` (no
    * main-world collector answered) or `"mismatch"` (the DOM changed during the walk, or a
    * position did not name an element of the reported tag: the caller walks here instead).
+   * `partial` (the walk ended early) is taken from the page only when `stopping` asked for it.
    */
-  function collectInMain({ viewportOnly, request = null, detail = null }) {
+  function collectInMain({ viewportOnly, request = null, detail = null, stopping = false }) {
     logMutations(observer.takeRecords());
     reply = null;
     const name = request ?? (viewportOnly ? REQUEST_VIEWPORT : REQUEST_ALL);
@@ -255,7 +256,7 @@
     if (logMutations(observer.takeRecords())) return "mismatch";
     // Strings cross to the background much faster than arrays (Firefox clones arrays
     // element by element); the background splices both into the engine input.
-    return { nodes: answer.slice(cut + 1), elements: ids.length, ids: JSON.stringify(ids), closed: JSON.stringify(closed), frameIndex, walkMs: Number(head.walkMs) || 0, mapMs: performance.now() - started, tabled: new Set(ids), scoped: head.scoped === true, partial: head.partial === true };
+    return { nodes: answer.slice(cut + 1), elements: ids.length, ids: JSON.stringify(ids), closed: JSON.stringify(closed), frameIndex, walkMs: Number(head.walkMs) || 0, mapMs: performance.now() - started, tabled: new Set(ids), scoped: head.scoped === true, partial: stopping && head.partial === true };
   }
 
   /** The walk in this world: slower, but needs nothing from the page. */
@@ -360,7 +361,8 @@
     if (!request) return { absent: true, doc: state.doc, path };
     const started = performance.now();
     const stop = main && window === window.top && Number.isInteger(stopAfter) ? JSON.stringify({ stopAfter }) : null;
-    const out = collectInMain({ viewportOnly: false, request, detail: find ? JSON.stringify(find) : stop });
+    // Only a walk asked to stop may have stopped (a page cannot make its reader ask again).
+    const out = collectInMain({ viewportOnly: false, request, detail: find ? JSON.stringify(find) : stop, stopping: stop !== null });
     if (out === "absent") {
       if (!mainInjected && mainWorld === null) return { needsMainWorld: true, channel, doc: state.doc, path };
       mainWorld = false;
@@ -370,8 +372,6 @@
     const { tabled: _ids, ...sent } = out;
     return {
       ...sent,
-      // Only a walk asked to stop may have stopped (a page cannot make its reader ask again).
-      partial: stop !== null && out.partial,
       walker: out.scoped ? "scoped" : "main",
       jsonMs: performance.now() - started - out.walkMs - out.mapMs,
       doc: state.doc,

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use webext_mcp::catalog::Catalog;
 use webext_mcp::config::Flags;
 use webext_mcp::paths::Env;
-use webext_mcp::tools::catalog::{ListArgs, list};
+use webext_mcp::tools::templates::catalog::{ListArgs, list};
 
 const RUNS: usize = 2001;
 

@@ -7,7 +7,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use webext_mcp::tools::validate::{ValidateArgs, run_validate};
+use webext_mcp::tools::build::validate::{ValidateArgs, run_validate};
 
 const RUNS: usize = 501;
 

@@ -27,6 +27,7 @@ pub mod resources;
 pub mod runner;
 pub mod server;
 pub mod session;
+pub mod text;
 pub mod tools;
 pub mod upload;
 pub mod validation;

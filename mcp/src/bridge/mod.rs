@@ -37,7 +37,7 @@ use webext_mcp_host::protocol::methods::{
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 pub use containers::Containers;
-pub use targeting::{CurrentPages, TabTarget, decode_with_target, schema_with_target};
+pub use targeting::{CurrentPages, TabTarget};
 pub use timeouts::Timeout;
 
 /// The browser side of a server's [`crate::tools::Context`]: the hosts, the browser chosen

@@ -295,58 +295,6 @@ mod tests {
     //! `WEBEXT_MCP_EVALUATE_SCRIPT=true`, the corpus' forms and table pages).
     use super::*;
 
-    /// Decodes `value` as `method`'s result type; `None` for a method with no type here.
-    fn decode_for(method: &str, value: Value) -> Option<Result<(), ErrorBody>> {
-        use webext_mcp_host::protocol::methods::*;
-        Some(match method {
-            TABS_LIST => decode::<TabList>(method, value).map(drop),
-            TABS_NEW | TABS_NAVIGATE | TABS_SELECT => decode::<TabReply>(method, value).map(drop),
-            TABS_CLOSE => decode::<Closed>(method, value).map(drop),
-            BROWSER_INFO => decode::<BrowserInfo>(method, value).map(drop),
-            PING => decode::<Pong>(method, value).map(drop),
-            PAGE_SNAPSHOT | PAGE_TEXT | PAGE_FIND => decode::<Snapshot>(method, value).map(drop),
-            PAGE_CLEAR_SNAPSHOT => decode::<Cleared>(method, value).map(drop),
-            PAGE_RESOLVE_REF => decode::<Resolved>(method, value).map(drop),
-            PAGE_ACT | PAGE_UPLOAD => decode::<Acted>(method, value).map(drop),
-            PAGE_UPLOAD_CHUNK => decode::<Staged>(method, value).map(drop),
-            PAGE_UPLOAD_OPEN => decode::<UploadOpened>(method, value).map(drop),
-            PAGE_UPLOAD_CANCEL => decode::<UploadCancelled>(method, value).map(drop),
-            PAGE_FILL_FORM => decode::<FormFilled>(method, value).map(drop),
-            PAGE_WAIT_FOR => decode::<Waited>(method, value).map(drop),
-            PAGE_EVALUATE => decode::<Evaluated>(method, value).map(drop),
-            PAGE_DIALOG => decode::<DialogReply>(method, value).map(drop),
-            CONTAINERS_LIST => decode::<super::super::containers::ContainerList>(method, value).map(drop),
-            // Issue 29's replies live beside their tools.
-            PAGE_SCREENSHOT => decode::<crate::tools::capture::Screenshot>(method, value).map(drop),
-            PAGE_RESIZE => decode::<crate::tools::viewport::Resized>(method, value).map(drop),
-            PAGE_EMULATE => decode::<crate::tools::viewport::Emulated>(method, value).map(drop),
-            COOKIES_GET => decode::<crate::tools::cookies::CookieList>(method, value).map(drop),
-            COOKIES_SET => decode::<crate::tools::cookies::SetReply>(method, value).map(drop),
-            COOKIES_CLEAR => decode::<crate::tools::cookies::ClearReply>(method, value).map(drop),
-            STORAGE_GET => decode::<crate::tools::storage::Listing>(method, value).map(drop),
-            STORAGE_SET => decode::<crate::tools::storage::SetReply>(method, value).map(drop),
-            STORAGE_CLEAR => decode::<crate::tools::storage::ClearReply>(method, value).map(drop),
-            CONSOLE_LIST => decode::<crate::tools::console::ConsoleList>(method, value).map(drop),
-            CONSOLE_CLEAR => decode::<crate::tools::console::ConsoleCleared>(method, value).map(drop),
-            NETWORK_LIST => decode::<crate::tools::network::NetworkList>(method, value).map(drop),
-            NETWORK_GET => decode::<crate::tools::network::Got>(method, value).map(drop),
-            _ => return None,
-        })
-    }
-
-    /// Every method the helper answers has a result type: a method added to the protocol
-    /// table without one fails here. (`debug.digest` is answered raw to the e2e tests that
-    /// check framing; no tool reads it.)
-    #[test]
-    fn every_extension_method_has_a_typed_result() {
-        use webext_mcp_host::protocol::methods::{DEBUG_DIGEST, METHODS, Target};
-        for m in METHODS.iter().filter(|m| m.target == Target::Extension && m.name != DEBUG_DIGEST) {
-            let empty = decode_for(m.name, json!({}))
-                .unwrap_or_else(|| panic!("`{}` has no result type in bridge/results.rs", m.name));
-            let e = empty.expect_err("an empty object lacks the result's fields");
-            assert!(e.message.contains(&format!("`{}` result", m.name)), "{}", e.message);
-        }
-    }
     use serde_json::json;
     use webext_mcp_host::protocol::ErrorCode;
 

@@ -12,11 +12,9 @@ use std::sync::Mutex;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use webext_mcp_host::descriptor::Descriptor;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
-
-use crate::tools::schema::{decode, schema_of};
 
 /// How a per-tab tool names its tab; flattened into every per-tab tool's arguments.
 #[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
@@ -32,47 +30,6 @@ pub struct TabTarget {
     pub page_idx: Option<i64>,
     #[serde(default)]
     pub expect_tab_set: Option<String>,
-}
-
-const TARGET_KEYS: [&str; 4] = ["browser", "tabId", "pageIdx", "expectTabSet"];
-
-/// Splits a per-tab tool's arguments into its [`TabTarget`] and the tool's own arguments.
-pub fn decode_with_target<T: serde::de::DeserializeOwned>(args: Value) -> Result<(TabTarget, T), ErrorBody> {
-    let mut own = match args {
-        Value::Null => Map::new(),
-        Value::Object(m) => m,
-        _ => {
-            return Err(ErrorBody::invalid_argument("arguments must be a JSON object")
-                .with_hint("pass named arguments, e.g. {}"));
-        }
-    };
-    let mut target = Map::new();
-    for key in TARGET_KEYS {
-        if let Some(v) = own.remove(key) {
-            target.insert(key.to_owned(), v);
-        }
-    }
-    let target: TabTarget = decode(Value::Object(target))?;
-    if target.tab_id.is_some() && target.page_idx.is_some() {
-        return Err(
-            ErrorBody::invalid_argument("give `tabId` or `pageIdx`, not both").with_hint("prefer `tabId`")
-        );
-    }
-    Ok((target, decode(Value::Object(own))?))
-}
-
-/// The input schema of a per-tab tool: its own arguments plus [`TabTarget`]'s.
-pub fn schema_with_target<T: JsonSchema>() -> Map<String, Value> {
-    let mut schema = schema_of::<T>();
-    let target = schema_of::<TabTarget>();
-    if let (Some(Value::Object(props)), Some(Value::Object(extra))) =
-        (schema.get_mut("properties"), target.get("properties"))
-    {
-        for (k, v) in extra {
-            props.insert(k.clone(), v.clone());
-        }
-    }
-    schema
 }
 
 /// This server's current page per browser (keyed by session, else profile label).
@@ -140,27 +97,6 @@ pub fn address(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn target_fields_split_from_the_tools_own() {
-        #[derive(Debug, Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Own {
-            #[serde(default)]
-            url: Option<String>,
-        }
-        let (t, own): (TabTarget, Own) =
-            decode_with_target(json!({"tabId": 7, "url": "http://x/", "browser": "firefox"})).unwrap();
-        assert_eq!(t.tab_id, Some(7));
-        assert_eq!(t.browser.as_deref(), Some("firefox"));
-        assert_eq!(own.url.as_deref(), Some("http://x/"));
-        let err = decode_with_target::<Own>(json!({"tabId": 1, "pageIdx": 0})).unwrap_err();
-        assert_eq!(err.code, ErrorCode::InvalidArgument);
-        let err = decode_with_target::<Own>(json!({"tabId": "7"})).unwrap_err();
-        assert!(err.message.contains("tabId"), "{}", err.message);
-        let err = decode_with_target::<Own>(json!({"tabid": 7})).unwrap_err();
-        assert!(err.message.contains("tabid"), "{}", err.message);
-    }
 
     #[test]
     fn the_address_is_the_tab_id_else_the_index_else_the_current_page() {

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{print_result, print_stdout, terminal_progress};
 use crate::session::logs::Entry;
-use crate::tools::live::LogsArgs;
+use crate::tools::dev::logs::LogsArgs;
 use crate::tools::{self, Ctx};
 
 /// How long each call follows.

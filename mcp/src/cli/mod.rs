@@ -19,15 +19,17 @@ mod session;
 use crate::config::{Config, Flags};
 use crate::logging;
 use crate::paths::{Env, Paths};
-use crate::tools::browsers::{DetectArgs, InstallBrowserArgs, ListBrowsersArgs, UninstallBrowserArgs};
-use crate::tools::catalog::{CreateArgs, ListArgs};
-use crate::tools::dev::{SessionArgs, StartArgs, StopArgs, WaitArgs};
-use crate::tools::extension::BuildArgs;
-use crate::tools::feature::AddFeatureArgs;
-use crate::tools::inspect::InspectArgs;
-use crate::tools::install::{DoctorArgs, InstallArgs, UninstallArgs};
-use crate::tools::live::LogsArgs;
-use crate::tools::validate::{InspectBuildArgs, ValidateArgs};
+use crate::tools::browsers::managed::{
+    DetectArgs, InstallBrowserArgs, ListBrowsersArgs, UninstallBrowserArgs,
+};
+use crate::tools::build::extension_build::BuildArgs;
+use crate::tools::build::validate::{InspectBuildArgs, ValidateArgs};
+use crate::tools::core::install::{DoctorArgs, InstallArgs, UninstallArgs};
+use crate::tools::dev::logs::LogsArgs;
+use crate::tools::dev::sessions::{SessionArgs, StartArgs, StopArgs, WaitArgs};
+use crate::tools::dev::source_inspect::InspectArgs;
+use crate::tools::templates::add_feature::AddFeatureArgs;
+use crate::tools::templates::catalog::{CreateArgs, ListArgs};
 use crate::tools::{self, Context, Ctx, Selection};
 
 #[derive(Parser, Debug)]
@@ -224,7 +226,7 @@ pub fn context(home: Option<&std::path::Path>, env: Env, flags: &Flags) -> Resul
     let config = Config::load(&paths.config_file, &env, flags)?;
     let toolsets = std::sync::RwLock::new(Selection::parse(&config.list("toolsets"))?);
     let containers = crate::bridge::Containers::new(config.text("container"), config.text("scope"))?;
-    let browser = tools::browser::BrowserState::new(&paths.runtime_search, config.text("browser"))
+    let browser = crate::bridge::BrowserState::new(&paths.runtime_search, config.text("browser"))
         .with_containers(containers);
     Ok(Arc::new(Context { paths, config, env, toolsets, browser }))
 }

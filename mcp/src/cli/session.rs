@@ -87,7 +87,7 @@ async fn foreground(ctx: &Ctx, tool: &str, args: Value, as_json: bool, out: &mut
     let dir = contract_dir(&args, started["browser"].as_str().unwrap_or("chromium"));
     let ready =
         session::contract::read_ready(&dir).and_then(|r| serde_json::to_value(r).ok()).unwrap_or(started);
-    out(&if as_json { ready.to_string() } else { tools::dev::describe(&ready) });
+    out(&if as_json { ready.to_string() } else { tools::dev::sessions::describe(&ready) });
     let events = dir.join("events.ndjson");
     let mut offset = std::fs::metadata(&events).map(|m| m.len()).unwrap_or(0);
     let mut stdin = Some(stdin);
@@ -135,7 +135,7 @@ fn print_events(path: &Path, offset: &mut u64, as_json: bool, out: &mut dyn FnMu
         if as_json {
             out(line);
         } else if let Ok(v) = serde_json::from_str::<Value>(line) {
-            out(&tools::dev::event_text(&v));
+            out(&tools::dev::sessions::event_text(&v));
         }
     }
 }

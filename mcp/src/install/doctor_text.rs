@@ -30,7 +30,7 @@ pub fn text(report: &Value) -> String {
         match d["verdict"].as_str() {
             Some("used") => {
                 let n = d["hosts"].as_u64().and_then(|n| usize::try_from(n).ok()).unwrap_or(0);
-                out.push_str(&format!(" ({})\n", crate::tools::counted(n, "host", "hosts")));
+                out.push_str(&format!(" ({})\n", crate::text::counted(n, "host", "hosts")));
             }
             Some("refused") => out.push_str(&format!(" ({})\n", s(&d["problem"]))),
             _ => out.push('\n'),

@@ -170,7 +170,7 @@ pub fn uninstall_text(r: &UninstallReport) -> String {
     for k in &r.registry {
         out.push_str(&format!("{verb} HKCU\\{k}\n"));
     }
-    let dirs = crate::tools::counted(r.removed_dirs.len(), "directory", "directories");
+    let dirs = crate::text::counted(r.removed_dirs.len(), "directory", "directories");
     out.push_str(&format!("{verb} {dirs} install had created\n"));
     for k in &r.kept_dirs {
         out.push_str(&format!(

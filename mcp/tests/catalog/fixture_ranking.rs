@@ -1,7 +1,7 @@
 //! Ranking against the real 53-template Extension.js catalog, where the right answers are
 //! not ours to choose.
 
-use webext_mcp::tools::catalog::{ListArgs, list};
+use webext_mcp::tools::templates::catalog::{ListArgs, list};
 
 use crate::{assert_ranked_first, extension_js_catalog};
 

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 use webext_mcp::catalog::Catalog;
-use webext_mcp::tools::catalog::{ListArgs, list};
+use webext_mcp::tools::templates::catalog::{ListArgs, list};
 
 use crate::{assert_ranked_first, call};
 

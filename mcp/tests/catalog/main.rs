@@ -119,7 +119,7 @@ pub fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 /// Asserts that each query ranks its template first in `catalog`, reporting every miss.
 pub fn assert_ranked_first(catalog: &Catalog, cases: &[(&str, &str)]) {
-    use webext_mcp::tools::catalog::{ListArgs, list};
+    use webext_mcp::tools::templates::catalog::{ListArgs, list};
     let failures: Vec<String> = cases
         .iter()
         .filter_map(|(q, want)| {

@@ -460,7 +460,7 @@ fn the_default_page_with_the_published_catalog_is_under_8_kb() {
         SystemTime::now(),
         Refresh::Never,
     );
-    use webext_mcp::tools::catalog::{ListArgs, list};
+    use webext_mcp::tools::templates::catalog::{ListArgs, list};
     for args in
         [ListArgs::default(), ListArgs { query: Some("sidebar with react".into()), ..ListArgs::default() }]
     {

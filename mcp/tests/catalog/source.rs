@@ -2,7 +2,7 @@
 
 use serde_json::json;
 use webext_mcp::catalog::Catalog;
-use webext_mcp::tools::catalog::{SourceArgs, template_source};
+use webext_mcp::tools::templates::catalog::{SourceArgs, template_source};
 
 use crate::{call, extension_js_catalog};
 

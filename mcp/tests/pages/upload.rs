@@ -443,7 +443,7 @@ fn upload_bench() {
     rt.block_on(b.runner.shutdown());
 }
 
-/// The server's pieces in flight at once (mcp/src/tools/upload.rs).
+/// The server's pieces in flight at once (mcp/src/tools/input/upload.rs).
 const WINDOW: u32 = 3;
 
 fn bench_uploads(mut agent: Agent, url: &str, path: &str, what: &str) {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use super::Installable;
+use super::managed::Installable;
 use crate::paths::find_executable;
 use crate::tools::{ToolOutput, ToolResult};
 
@@ -35,7 +35,7 @@ pub fn package(manager: &str, browser: Installable) -> Option<&'static str> {
 const DEADLINE: Duration = Duration::from_secs(600);
 
 pub async fn install(browser: Installable, consent: bool) -> ToolResult {
-    let name = crate::tools::schema::word_of(&browser);
+    let name = crate::tools::registry::schema::word_of(&browser);
     if !cfg!(target_os = "linux") {
         return Err(ErrorBody::new(
             ErrorCode::Unsupported,

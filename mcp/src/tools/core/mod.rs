@@ -1,0 +1,4 @@
+//! The `core` toolset: the server itself and its installation.
+
+pub mod info;
+pub mod install;

@@ -1,0 +1,4 @@
+//! The `debug` toolset: checking a client's wiring.
+
+pub mod echo;
+pub mod ping;

@@ -1,7 +1,7 @@
 // Screenshots (`page.screenshot`): the viewport, the whole page, a clip or one element of any
 // tab, background tabs included, without activating the tab or focusing its window.
 //
-// How, per browser (docs/design-notes-29.md has the measurements):
+// How, per browser (docs/screenshots-and-storage.md says why; docs/bench/pages.md has the measurements):
 // - Firefox: `tabs.captureTab(tabId, {rect, scale})` draws any tab, hidden or not, any part
 //   of its document (full page and clips included).
 // - Chromium draws no hidden tab: a hidden tab produces no compositor frames, and the
@@ -62,7 +62,7 @@ async function quotaSlot() {
  * active tab of a window (`visibleTab`); a tab of the agent window, made active there
  * (`agentWindow`); a hidden tab the agent opened or navigated, first moved into the agent
  * window (`moved`). Chromium draws no hidden tab (the debugger's capture of one never
- * answers, design-notes-29), so a hidden tab of the user's own is UNSUPPORTED.
+ * answers, docs/screenshots-and-storage.md), so a hidden tab of the user's own is UNSUPPORTED.
  */
 async function madeVisible(tab) {
   const win = await api.windows.get(tab.windowId).catch(() => null);

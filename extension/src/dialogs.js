@@ -18,7 +18,7 @@
 // stuck in a loop looks the same; the probe runs only when the call would otherwise have
 // timed out. Crashes: Chromium reports a tab whose renderer died as `status: "unloaded"`
 // (not `discarded`); in Firefox executeScript resolves without the script's result while the
-// tabs API still shows the page (see docs/design-notes-18b.md).
+// tabs API still shows the page (see docs/pages.md, "Crashed tabs").
 import { api } from "./api.js";
 import { CONSOLE_HOOK, CONSOLE_RELAY, captureOn, hookConsole, injectConsole, logOf } from "./consolelog.js";
 import { HelperError } from "./errors.js";

@@ -7,7 +7,7 @@
 // and the two lines must agree under the rule below, else STALE with both, and nothing is
 // acted on.
 //
-// The rule (docs/design-notes-18a.md): the same role, and the same accessible name after
+// The rule (docs/snapshot.md, "Re-check before acting on a ref"): the same role, and the same accessible name after
 // whitespace normalization (a name cut with `…` matching the start of the other), or names
 // that differ by one word of a known toggle pair
 // (TOGGLES, case-insensitive). The tag is the element's own (ids name elements, whose tag never

@@ -83,7 +83,7 @@ const PIPE_TO_BROWSER: usize = MAX_TO_BROWSER;
 /// Through the default 64 KiB pipe a 1 MB frame keeps the pipe full, so each of those reads
 /// also wakes this host's writer for the next 4 KiB; with room for a whole frame the host
 /// writes it at once and sleeps while the browser drains it (issue 31: an upload's pieces
-/// staged ~10-20 % faster in both browsers, docs/design-notes-31.md). Linux only
+/// staged ~10-20 % faster in both browsers, docs/bench/pages.md). Linux only
 /// (`F_SETPIPE_SZ`).
 #[cfg(target_os = "linux")]
 pub(super) fn widen_pipe(fd: std::os::fd::BorrowedFd<'_>, bytes: usize) -> Option<usize> {

@@ -1,4 +1,4 @@
-//! The one JavaScript parser of the binary (oxc, chosen in docs/design-notes-21.md): parsing
+//! The one JavaScript parser of the binary (oxc, chosen as docs/build.md says): parsing
 //! with the source type a file name implies, and byte offsets turned into line:column for
 //! findings. Callers walk the tree themselves; nothing here evaluates code.
 

@@ -1,5 +1,5 @@
 //! Figures, not pass/fail: how each Chromium capture path performs on a background tab
-//! (docs/design-notes-29.md), and screenshot_page's own medians on the Rust `std/index.html`
+//! (docs/bench/pages.md), and screenshot_page's own medians on the Rust `std/index.html`
 //! at 1280×800 in both browsers.
 //! `cargo test -p webext-mcp --test pages capture_bench -- --ignored --nocapture`
 

@@ -187,7 +187,7 @@ fn a_dialog_raised_while_the_page_loads_is_answered_by_the_hook() {
 
 /// Chromium's renderer dies building a DOM 5,000 levels deep (its layout recursion); Firefox
 /// survives the same page, and no page or extension can crash a Firefox content process on
-/// purpose, so the fixture is Chromium's (see docs/design-notes-18b.md).
+/// purpose, so the fixture is Chromium's (see docs/pages.md, "Crashed tabs").
 #[test]
 fn a_crashed_tab_is_tab_crashed_well_within_the_timeout() {
     let server = TestServer::start();

@@ -13,7 +13,7 @@
 //!
 //! Every problem is a finding with file:line:column; what only the project's own toolchain
 //! can compile (Sass, Less, Vue, Svelte) is `MANIFEST_NEEDS_COMPILE`, which delegates.
-//! What is supported, and what is not: docs/design-notes-22.md.
+//! What is supported, and what is not: docs/bundler.md.
 
 mod cache;
 pub mod css;

@@ -1,6 +1,6 @@
 //! `screenshot_page` and `screenshot_by_uid`: an image of any tab (viewport, full page, clip)
 //! or of one element, background tabs included, without activating the tab or focusing its
-//! window (`extension/src/capture.js` says how, per browser; docs/design-notes-29.md why).
+//! window (`extension/src/capture.js` says how, per browser; docs/screenshots-and-storage.md why).
 //!
 //! ```text
 //! tool ─▶ page.screenshot ─▶ helper: mask secret fields → capture → fit to budget (long side, bytes)

@@ -1,6 +1,6 @@
 //! `resize_page` and `emulate`: a tab's viewport size, and device emulation (scale factor,
 //! mobile, user agent, colour scheme, reduced motion). How, per browser, is decided in the
-//! helper (`extension/src/viewport.js`; the matrix is in docs/design-notes-31.md):
+//! helper (`extension/src/viewport.js`; the matrix is in docs/pages.md):
 //!
 //! ```text
 //! resize_page ─▶ page.resize ─▶ window only the agent's (or force) → windows.update until the page reports the size

@@ -25,7 +25,8 @@ followed by what to do next. Call server_info for versions, toolsets and paths. 
 Browser tools take `browser` (name, profile label or dev-session id; default: the selected \
 browser). Per-tab tools take `tabId` (from list_pages, preferred) or `pageIdx` (position in \
 list_pages), optionally `expectTabSet` (list_pages' tabSet: STALE, nothing done, if the tab \
-set changed); with neither, the last page this server opened or selected. Refs like e12 \
+set changed); with neither, the last page this server opened or selected. `timeoutMs` is \
+how long a call may wait, in milliseconds (each tool has its own default). Refs like e12 \
 come from take_snapshot.";
 
 #[derive(Clone)]

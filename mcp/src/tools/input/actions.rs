@@ -16,7 +16,7 @@ use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::bridge::results::{Acted, Evaluated, FormFilled, Snapshot, Waited, to_value};
 use crate::bridge::{TabTarget, Timeout};
-use crate::tools::registry::{decode_with_target, schema_with_target};
+use crate::tools::registry::{Wait, decode_with, decode_with_target, schema_with, schema_with_target};
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 
 pub use super::args::{
@@ -142,13 +142,13 @@ const CLICK_BY_UID: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Click the element a ref names once it is visible, enabled, still and uncovered; reports what changed (added/removed elements, navigation).",
     effect: Effect::Additive,
-    input_schema: schema_with_target::<UidArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), UidArgs>,
     run: |ctx, _call, args| Box::pin(click_by_uid(ctx, args)),
 };
 
 async fn click_by_uid(ctx: Ctx, args: Value) -> ToolResult {
-    let (t, a) = decode_with_target::<UidArgs>(args)?;
-    act(ctx, t, "clicked", json!({ "action": "click", "locator": a.uid }), (a.timeout_ms, a.diff)).await
+    let ((t, w), a) = decode_with::<(TabTarget, Wait), UidArgs>(args)?;
+    act(ctx, t, "clicked", json!({ "action": "click", "locator": a.uid }), (w.timeout_ms, a.diff)).await
 }
 
 const HOVER_BY_UID: ToolDef = ToolDef {
@@ -157,13 +157,13 @@ const HOVER_BY_UID: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Hover the element a ref names.",
     effect: Effect::Idempotent,
-    input_schema: schema_with_target::<UidArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), UidArgs>,
     run: |ctx, _call, args| Box::pin(hover_by_uid(ctx, args)),
 };
 
 async fn hover_by_uid(ctx: Ctx, args: Value) -> ToolResult {
-    let (t, a) = decode_with_target::<UidArgs>(args)?;
-    act(ctx, t, "hovered", json!({ "action": "hover", "locator": a.uid }), (a.timeout_ms, a.diff)).await
+    let ((t, w), a) = decode_with::<(TabTarget, Wait), UidArgs>(args)?;
+    act(ctx, t, "hovered", json!({ "action": "hover", "locator": a.uid }), (w.timeout_ms, a.diff)).await
 }
 
 const FILL_BY_UID: ToolDef = ToolDef {
@@ -172,14 +172,14 @@ const FILL_BY_UID: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Set a field's value (input and change events); checkboxes take true/false.",
     effect: Effect::Idempotent,
-    input_schema: schema_with_target::<FillUidArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), FillUidArgs>,
     run: |ctx, _call, args| Box::pin(fill_by_uid(ctx, args)),
 };
 
 async fn fill_by_uid(ctx: Ctx, args: Value) -> ToolResult {
-    let (t, a) = decode_with_target::<FillUidArgs>(args)?;
+    let ((t, w), a) = decode_with::<(TabTarget, Wait), FillUidArgs>(args)?;
     let params = json!({ "action": "fill", "locator": a.uid, "value": a.value.as_json() });
-    act(ctx, t, "filled", params, (a.timeout_ms, a.diff)).await
+    act(ctx, t, "filled", params, (w.timeout_ms, a.diff)).await
 }
 
 const FILL_FORM_BY_UID: ToolDef = ToolDef {
@@ -188,16 +188,16 @@ const FILL_FORM_BY_UID: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Fill several fields by ref in one call.",
     effect: Effect::Idempotent,
-    input_schema: schema_with_target::<FillFormArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), FillFormArgs>,
     run: |ctx, _call, args| Box::pin(fill_form_by_uid(ctx, args)),
 };
 
 async fn fill_form_by_uid(ctx: Ctx, args: Value) -> ToolResult {
-    let (t, a) = decode_with_target::<FillFormArgs>(args)?;
+    let ((t, w), a) = decode_with::<(TabTarget, Wait), FillFormArgs>(args)?;
     if a.fields.is_empty() {
         return Err(ErrorBody::invalid_argument("`fields` is empty").with_hint("give [{uid, value}, …]"));
     }
-    let timeout = timeout_of(a.timeout_ms)?;
+    let timeout = timeout_of(w.timeout_ms)?;
     let fields: Vec<Value> =
         a.fields.iter().map(|f| json!({ "ref": f.uid, "value": f.value.as_json() })).collect();
     let params = json!({ "fields": fields, "timeoutMs": timeout.ms() });
@@ -221,14 +221,14 @@ const DRAG_BY_UID_TO_UID: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Drag one element onto another.",
     effect: Effect::Additive,
-    input_schema: schema_with_target::<DragUidArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), DragUidArgs>,
     run: |ctx, _call, args| Box::pin(drag_by_uid_to_uid(ctx, args)),
 };
 
 async fn drag_by_uid_to_uid(ctx: Ctx, args: Value) -> ToolResult {
-    let (t, a) = decode_with_target::<DragUidArgs>(args)?;
+    let ((t, w), a) = decode_with::<(TabTarget, Wait), DragUidArgs>(args)?;
     let params = json!({ "action": "drag", "locator": a.from_uid, "to": a.to_uid });
-    act(ctx, t, "dragged", params, (a.timeout_ms, a.diff)).await
+    act(ctx, t, "dragged", params, (w.timeout_ms, a.diff)).await
 }
 
 const CLICK: ToolDef = ToolDef {
@@ -237,18 +237,18 @@ const CLICK: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Click by locator: a ref, text=…, role=button[name=\"Save\"] or CSS. Waits for it (TIMEOUT lists close candidates); several matches need nth.",
     effect: Effect::Additive,
-    input_schema: schema_with_target::<LocatorArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), LocatorArgs>,
     run: |ctx, _call, args| Box::pin(click(ctx, args)),
 };
 
 async fn click(ctx: Ctx, args: Value) -> ToolResult {
-    let (t, a) = decode_with_target::<LocatorArgs>(args)?;
+    let ((t, w), a) = decode_with::<(TabTarget, Wait), LocatorArgs>(args)?;
     act(
         ctx,
         t,
         "clicked",
         json!({ "action": "click", "locator": a.locator, "nth": a.nth }),
-        (a.timeout_ms, a.diff),
+        (w.timeout_ms, a.diff),
     )
     .await
 }
@@ -259,18 +259,18 @@ const HOVER: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Hover by locator.",
     effect: Effect::Idempotent,
-    input_schema: schema_with_target::<LocatorArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), LocatorArgs>,
     run: |ctx, _call, args| Box::pin(hover(ctx, args)),
 };
 
 async fn hover(ctx: Ctx, args: Value) -> ToolResult {
-    let (t, a) = decode_with_target::<LocatorArgs>(args)?;
+    let ((t, w), a) = decode_with::<(TabTarget, Wait), LocatorArgs>(args)?;
     act(
         ctx,
         t,
         "hovered",
         json!({ "action": "hover", "locator": a.locator, "nth": a.nth }),
-        (a.timeout_ms, a.diff),
+        (w.timeout_ms, a.diff),
     )
     .await
 }
@@ -281,14 +281,14 @@ const FILL: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Fill a field by locator.",
     effect: Effect::Idempotent,
-    input_schema: schema_with_target::<FillArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), FillArgs>,
     run: |ctx, _call, args| Box::pin(fill(ctx, args)),
 };
 
 async fn fill(ctx: Ctx, args: Value) -> ToolResult {
-    let (t, a) = decode_with_target::<FillArgs>(args)?;
+    let ((t, w), a) = decode_with::<(TabTarget, Wait), FillArgs>(args)?;
     let params = json!({ "action": "fill", "locator": a.locator, "nth": a.nth, "value": a.value.as_json() });
-    act(ctx, t, "filled", params, (a.timeout_ms, a.diff)).await
+    act(ctx, t, "filled", params, (w.timeout_ms, a.diff)).await
 }
 
 const TYPE: ToolDef = ToolDef {
@@ -297,14 +297,14 @@ const TYPE: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Type text key by key into a field.",
     effect: Effect::Additive,
-    input_schema: schema_with_target::<TypeArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), TypeArgs>,
     run: |ctx, _call, args| Box::pin(type_text(ctx, args)),
 };
 
 async fn type_text(ctx: Ctx, args: Value) -> ToolResult {
-    let (t, a) = decode_with_target::<TypeArgs>(args)?;
+    let ((t, w), a) = decode_with::<(TabTarget, Wait), TypeArgs>(args)?;
     let params = json!({ "action": "type", "locator": a.locator, "nth": a.nth, "text": a.text });
-    act(ctx, t, "typed into", params, (a.timeout_ms, a.diff)).await
+    act(ctx, t, "typed into", params, (w.timeout_ms, a.diff)).await
 }
 
 const DRAG: ToolDef = ToolDef {
@@ -313,13 +313,13 @@ const DRAG: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Drag `from` onto `to` (locators).",
     effect: Effect::Additive,
-    input_schema: schema_with_target::<DragArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), DragArgs>,
     run: |ctx, _call, args| Box::pin(drag(ctx, args)),
 };
 
 async fn drag(ctx: Ctx, args: Value) -> ToolResult {
-    let (t, a) = decode_with_target::<DragArgs>(args)?;
-    act(ctx, t, "dragged", json!({ "action": "drag", "locator": a.from, "to": a.to }), (a.timeout_ms, a.diff))
+    let ((t, w), a) = decode_with::<(TabTarget, Wait), DragArgs>(args)?;
+    act(ctx, t, "dragged", json!({ "action": "drag", "locator": a.from, "to": a.to }), (w.timeout_ms, a.diff))
         .await
 }
 
@@ -329,17 +329,17 @@ const SELECT_OPTION: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Select options of a <select> by value or label.",
     effect: Effect::Idempotent,
-    input_schema: schema_with_target::<SelectArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), SelectArgs>,
     run: |ctx, _call, args| Box::pin(select_option(ctx, args)),
 };
 
 async fn select_option(ctx: Ctx, args: Value) -> ToolResult {
-    let (t, a) = decode_with_target::<SelectArgs>(args)?;
+    let ((t, w), a) = decode_with::<(TabTarget, Wait), SelectArgs>(args)?;
     if a.values.is_empty() {
         return Err(ErrorBody::invalid_argument("`values` is empty"));
     }
     let params = json!({ "action": "select", "locator": a.locator, "nth": a.nth, "values": a.values });
-    act(ctx, t, "selected in", params, (a.timeout_ms, a.diff)).await
+    act(ctx, t, "selected in", params, (w.timeout_ms, a.diff)).await
 }
 
 /// `Shift+Tab` → ("Tab", true).
@@ -377,15 +377,15 @@ const PRESS_KEY: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Press a key on an element or the focused one, with its default action (Enter submits, Tab/Shift+Tab move focus, Space toggles).",
     effect: Effect::Additive,
-    input_schema: schema_with_target::<PressArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), PressArgs>,
     run: |ctx, _call, args| Box::pin(press_key(ctx, args)),
 };
 
 async fn press_key(ctx: Ctx, args: Value) -> ToolResult {
-    let (t, a) = decode_with_target::<PressArgs>(args)?;
+    let ((t, w), a) = decode_with::<(TabTarget, Wait), PressArgs>(args)?;
     let (key, shift) = parse_key(&a.key)?;
     let params = json!({ "action": "press", "locator": a.locator, "key": key, "shift": shift });
-    act(ctx, t, &format!("pressed {} on", a.key), params, (a.timeout_ms, a.diff)).await
+    act(ctx, t, &format!("pressed {} on", a.key), params, (w.timeout_ms, a.diff)).await
 }
 
 const SCROLL: ToolDef = ToolDef {
@@ -394,17 +394,17 @@ const SCROLL: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Scroll an element into view, or the page by dx/dy.",
     effect: Effect::Idempotent,
-    input_schema: schema_with_target::<ScrollArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), ScrollArgs>,
     run: |ctx, _call, args| Box::pin(scroll(ctx, args)),
 };
 
 async fn scroll(ctx: Ctx, args: Value) -> ToolResult {
-    let (t, a) = decode_with_target::<ScrollArgs>(args)?;
+    let ((t, w), a) = decode_with::<(TabTarget, Wait), ScrollArgs>(args)?;
     if a.locator.is_none() && a.dx.is_none() && a.dy.is_none() {
         return Err(ErrorBody::invalid_argument("give `locator`, or `dx`/`dy`"));
     }
     let params = json!({ "action": "scroll", "locator": a.locator, "dx": a.dx, "dy": a.dy });
-    act(ctx, t, "scrolled", params, (a.timeout_ms, a.diff)).await
+    act(ctx, t, "scrolled", params, (w.timeout_ms, a.diff)).await
 }
 
 const EVALUATE_SCRIPT: ToolDef = ToolDef {
@@ -455,17 +455,17 @@ const WAIT_FOR: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Wait until text, a selector or a ref is visible (or gone), or the URL matches (substring or * pattern). A timeoutMs over 50000 waits 50000 (clients give up at 60 s).",
     effect: Effect::Read,
-    input_schema: schema_with_target::<WaitArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), WaitArgs>,
     run: |ctx, _call, args| Box::pin(wait_for(ctx, args)),
 };
 
 async fn wait_for(ctx: Ctx, args: Value) -> ToolResult {
-    let (t, a) = decode_with_target::<WaitArgs>(args)?;
+    let ((t, w), a) = decode_with::<(TabTarget, Wait), WaitArgs>(args)?;
     let given = [a.text.is_some(), a.selector.is_some(), a.uid.is_some(), a.url.is_some()];
     if given.iter().filter(|g| **g).count() != 1 {
         return Err(ErrorBody::invalid_argument("give exactly one of `text`, `selector`, `uid`, `url`"));
     }
-    let wait = Timeout::for_wait(a.timeout_ms, ACTION_TIMEOUT_MS)?;
+    let wait = Timeout::for_wait(w.timeout_ms, ACTION_TIMEOUT_MS)?;
     let timeout = wait.timeout;
     let state = match a.state {
         WaitState::Visible => "visible",

@@ -11,8 +11,6 @@ use serde_json::Value;
 pub struct UidArgs {
     /// A ref (e12).
     pub uid: String,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
     /// Also the snapshot changes (take_snapshot diff).
     #[serde(default)]
     pub diff: bool,
@@ -23,8 +21,6 @@ pub struct UidArgs {
 pub struct FillUidArgs {
     pub uid: String,
     pub value: FieldValue,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
     /// Also the snapshot changes (take_snapshot diff).
     #[serde(default)]
     pub diff: bool,
@@ -63,8 +59,6 @@ pub struct FormField {
 pub struct FillFormArgs {
     /// [{uid, value}], in order.
     pub fields: Vec<FormField>,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -72,8 +66,6 @@ pub struct FillFormArgs {
 pub struct DragUidArgs {
     pub from_uid: String,
     pub to_uid: String,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
     /// Also the snapshot changes (take_snapshot diff).
     #[serde(default)]
     pub diff: bool,
@@ -86,8 +78,6 @@ pub struct LocatorArgs {
     /// 0-based match index.
     #[serde(default)]
     pub nth: Option<u32>,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
     /// Also the snapshot changes (take_snapshot diff).
     #[serde(default)]
     pub diff: bool,
@@ -100,8 +90,6 @@ pub struct FillArgs {
     pub value: FieldValue,
     #[serde(default)]
     pub nth: Option<u32>,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
     /// Also the snapshot changes (take_snapshot diff).
     #[serde(default)]
     pub diff: bool,
@@ -114,8 +102,6 @@ pub struct TypeArgs {
     pub text: String,
     #[serde(default)]
     pub nth: Option<u32>,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
     /// Also the snapshot changes (take_snapshot diff).
     #[serde(default)]
     pub diff: bool,
@@ -126,8 +112,6 @@ pub struct TypeArgs {
 pub struct DragArgs {
     pub from: String,
     pub to: String,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
     /// Also the snapshot changes (take_snapshot diff).
     #[serde(default)]
     pub diff: bool,
@@ -140,8 +124,6 @@ pub struct SelectArgs {
     pub values: Vec<String>,
     #[serde(default)]
     pub nth: Option<u32>,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
     /// Also the snapshot changes (take_snapshot diff).
     #[serde(default)]
     pub diff: bool,
@@ -155,8 +137,6 @@ pub struct PressArgs {
     /// Default: the focused element.
     #[serde(default)]
     pub locator: Option<String>,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
     /// Also the snapshot changes (take_snapshot diff).
     #[serde(default)]
     pub diff: bool,
@@ -171,8 +151,6 @@ pub struct ScrollArgs {
     pub dx: Option<i64>,
     #[serde(default)]
     pub dy: Option<i64>,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
     /// Also the snapshot changes (take_snapshot diff).
     #[serde(default)]
     pub diff: bool,
@@ -217,6 +195,4 @@ pub struct WaitArgs {
     pub url: Option<String>,
     #[serde(default)]
     pub state: WaitState,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
 }

@@ -31,7 +31,7 @@ use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::bridge::results::{Acted, BrowserInfo, Staged, UploadCancelled, UploadOpened, to_value};
 use crate::bridge::{TabTarget, Timeout};
-use crate::tools::registry::{decode_with_target, schema_with_target};
+use crate::tools::registry::{Wait, decode_with, schema_with};
 use crate::tools::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 use crate::upload::{Admitted, DEFAULT_MAX_MEGABYTES, Rule, too_large};
 
@@ -60,8 +60,6 @@ pub struct UploadUidArgs {
     /// Drop the files on the element (dragenter, dragover, drop) instead of setting an input.
     #[serde(default)]
     pub drop: bool,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
 }
 
 /// Arguments of `upload_file` (plus the tab's address).
@@ -75,8 +73,6 @@ pub struct UploadArgs {
     pub paths: Vec<String>,
     #[serde(default)]
     pub drop: bool,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
 }
 
 const UPLOAD_FILE_BY_UID: ToolDef = ToolDef {
@@ -85,17 +81,17 @@ const UPLOAD_FILE_BY_UID: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Set files from this machine (absolute paths under the allowed upload roots; never dotfiles or secret folders) on the <input type=file> a ref names, or drop them on it with drop: true.",
     effect: Effect::Additive,
-    input_schema: schema_with_target::<UploadUidArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), UploadUidArgs>,
     run: |ctx, call, args| Box::pin(upload_file_by_uid(ctx, call, args)),
 };
 
 async fn upload_file_by_uid(ctx: Ctx, call: Call, args: Value) -> ToolResult {
-    let (target, a) = decode_with_target::<UploadUidArgs>(args)?;
+    let ((target, w), a) = decode_with::<(TabTarget, Wait), UploadUidArgs>(args)?;
     run(
         ctx,
         call,
         target,
-        Upload { locator: a.uid, nth: None, paths: a.paths, drop: a.drop, timeout_ms: a.timeout_ms },
+        Upload { locator: a.uid, nth: None, paths: a.paths, drop: a.drop, timeout_ms: w.timeout_ms },
     )
     .await
 }
@@ -106,17 +102,17 @@ const UPLOAD_FILE: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "upload_file_by_uid by locator: a ref, text=… or CSS (e.g. input[type=file]).",
     effect: Effect::Additive,
-    input_schema: schema_with_target::<UploadArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), UploadArgs>,
     run: |ctx, call, args| Box::pin(upload_file(ctx, call, args)),
 };
 
 async fn upload_file(ctx: Ctx, call: Call, args: Value) -> ToolResult {
-    let (target, a) = decode_with_target::<UploadArgs>(args)?;
+    let ((target, w), a) = decode_with::<(TabTarget, Wait), UploadArgs>(args)?;
     run(
         ctx,
         call,
         target,
-        Upload { locator: a.locator, nth: a.nth, paths: a.paths, drop: a.drop, timeout_ms: a.timeout_ms },
+        Upload { locator: a.locator, nth: a.nth, paths: a.paths, drop: a.drop, timeout_ms: w.timeout_ms },
     )
     .await
 }

@@ -19,9 +19,10 @@ use webext_mcp_host::protocol::ErrorBody;
 use webext_mcp_host::protocol::methods::{CONSOLE_CLEAR, CONSOLE_LIST};
 use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
 
+use crate::bridge::TabTarget;
 use crate::bridge::Timeout;
 use crate::bridge::results::{Extra, Tab, to_value};
-use crate::tools::registry::{decode_with_target, schema_with_target};
+use crate::tools::registry::{Paging, decode_with, decode_with_target, schema_with, schema_with_target};
 use crate::tools::snapshot::take_snapshot::Redact;
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 
@@ -65,12 +66,6 @@ pub struct ListArgs {
     /// Only entries after this seq (lastSeq of an earlier call).
     #[serde(default)]
     pub since: Option<u64>,
-    /// nextCursor of the previous page.
-    #[serde(default)]
-    pub cursor: Option<String>,
-    /// Page size (default 16384).
-    #[serde(default)]
-    pub max_bytes: Option<u64>,
     #[serde(default)]
     pub redact: Redact,
     /// Chromium with debugger mode: take the console from CDP from now on (true; its debugging bar shows) or go back to the hook (false).
@@ -205,18 +200,18 @@ const LIST_CONSOLE_MESSAGES: ToolDef = ToolDef {
     toolset: Toolset::Observe,
     description: "What the tab's pages logged: console calls (level, text, source line), uncaught errors and promise rejections with stacks, CSP violations, failed loads; repeats collapsed (×N), oldest first, marked by document. Filters: level (least severe shown), contains, since (lastSeq of an earlier call). Paged: pass nextCursor. Agent tabs are captured from their first script; another tab from the first call on. Chromium with debugger mode: viaDebugger: true reads the console through CDP (pages whose CSP or timing defeats the hook).",
     effect: Effect::Read,
-    input_schema: schema_with_target::<ListArgs>,
+    input_schema: schema_with::<(TabTarget, Paging), ListArgs>,
     run: |ctx, _call, args| Box::pin(list_console_messages(ctx, args)),
 };
 
 async fn list_console_messages(ctx: Ctx, args: Value) -> ToolResult {
-    let (target, a) = decode_with_target::<ListArgs>(args)?;
-    if a.max_bytes.is_some_and(|n| !(256..=1_048_576).contains(&n)) {
+    let ((target, p), a) = decode_with::<(TabTarget, Paging), ListArgs>(args)?;
+    if p.max_bytes.is_some_and(|n| !(256..=1_048_576).contains(&n)) {
         return Err(ErrorBody::invalid_argument("`maxBytes` must be between 256 and 1048576"));
     }
     let params = json!({
         "level": a.level.map(ConsoleLevel::as_str), "contains": a.contains, "since": a.since,
-        "cursor": a.cursor, "maxBytes": a.max_bytes, "viaDebugger": a.via_debugger,
+        "cursor": p.cursor, "maxBytes": p.max_bytes, "viaDebugger": a.via_debugger,
     });
     let (_, mut out): (_, ConsoleList) =
         ctx.browser.call_tab(&target, CONSOLE_LIST, params, Timeout::fixed(TAB_CALL_TIMEOUT_MS)).await?;

@@ -19,9 +19,10 @@ use webext_mcp_host::protocol::methods::{NETWORK_GET, NETWORK_LIST};
 use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
 
 use super::console::{PAGE_END, PAGE_HEAD, level_of, one_line, scrubbed};
+use crate::bridge::TabTarget;
 use crate::bridge::Timeout;
 use crate::bridge::results::{Extra, Tab, to_value};
-use crate::tools::registry::{decode_with_target, schema_with_target};
+use crate::tools::registry::{Paging, decode_with, decode_with_target, schema_with, schema_with_target};
 use crate::tools::snapshot::take_snapshot::Redact;
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 
@@ -52,12 +53,6 @@ pub struct ListArgs {
     /// Only entries after this seq (lastSeq of an earlier call).
     #[serde(default)]
     pub since: Option<u64>,
-    /// nextCursor of the previous page.
-    #[serde(default)]
-    pub cursor: Option<String>,
-    /// Page size (default 16384).
-    #[serde(default)]
-    pub max_bytes: Option<u64>,
     #[serde(default)]
     pub redact: Redact,
     /// Chromium with debugger mode: keep response bodies of the tab's next loads (false: stop).
@@ -186,13 +181,13 @@ const LIST_NETWORK_REQUESTS: ToolDef = ToolDef {
     toolset: Toolset::Observe,
     description: "The tab's requests, oldest first: id, method, status, type, URL, duration, size, cache, failure reason. Filters: url (substring or pattern with *), type (document, script, stylesheet, image, font, fetch, media, websocket, other), status (404, 4xx, ok, failed), since (lastSeq of an earlier call). Paged: pass nextCursor. Requests a CSP blocked never reach the network: list_console_messages shows them. Secret URL parameters redacted. Chromium keeps response bodies only with debugger mode and captureBodies: true (its debugging bar shows meanwhile).",
     effect: Effect::Read,
-    input_schema: schema_with_target::<ListArgs>,
+    input_schema: schema_with::<(TabTarget, Paging), ListArgs>,
     run: |ctx, _call, args| Box::pin(list_network_requests(ctx, args)),
 };
 
 async fn list_network_requests(ctx: Ctx, args: Value) -> ToolResult {
-    let (target, a) = decode_with_target::<ListArgs>(args)?;
-    if a.max_bytes.is_some_and(|n| !(256..=1_048_576).contains(&n)) {
+    let ((target, p), a) = decode_with::<(TabTarget, Paging), ListArgs>(args)?;
+    if p.max_bytes.is_some_and(|n| !(256..=1_048_576).contains(&n)) {
         return Err(ErrorBody::invalid_argument("`maxBytes` must be between 256 and 1048576"));
     }
     let status = a.status.map(|s| match s {
@@ -201,7 +196,7 @@ async fn list_network_requests(ctx: Ctx, args: Value) -> ToolResult {
     });
     let params = json!({
         "url": a.url, "type": a.resource_type, "status": status, "since": a.since,
-        "cursor": a.cursor, "maxBytes": a.max_bytes, "captureBodies": a.capture_bodies,
+        "cursor": p.cursor, "maxBytes": p.max_bytes, "captureBodies": a.capture_bodies,
     });
     let (_, mut out): (_, NetworkList) =
         ctx.browser.call_tab(&target, NETWORK_LIST, params, Timeout::fixed(TAB_CALL_TIMEOUT_MS)).await?;

@@ -13,6 +13,7 @@ use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 use crate::bridge::Timeout;
 use crate::bridge::containers::resolve;
 use crate::bridge::results::{TabReply, to_value};
+use crate::tools::registry::{Wait, decode_with, schema_with};
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -49,8 +50,6 @@ pub struct NewInContainerArgs {
     pub active: bool,
     #[serde(default)]
     pub browser: Option<String>,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
 }
 
 fn call_timeout() -> Timeout {
@@ -133,13 +132,13 @@ const NEW_PAGE_IN_CONTAINER: ToolDef = ToolDef {
     toolset: Toolset::Pages,
     description: "Open a tab in a Firefox container (background unless active) and make it the current page.",
     effect: Effect::Additive,
-    input_schema: schema_of::<NewInContainerArgs>,
+    input_schema: schema_with::<Wait, NewInContainerArgs>,
     run: |ctx, _call, args| Box::pin(new_page_in_container(ctx, args)),
 };
 
 async fn new_page_in_container(ctx: Ctx, args: Value) -> ToolResult {
-    let a: NewInContainerArgs = decode(args)?;
-    let timeout = Timeout::from_arg(a.timeout_ms, LOAD_TIMEOUT_MS)?;
+    let (w, a): (Wait, NewInContainerArgs) = decode_with(args)?;
+    let timeout = Timeout::from_arg(w.timeout_ms, LOAD_TIMEOUT_MS)?;
     let d = ctx.browser.resolve_waiting(a.browser.as_deref(), timeout).await?;
     let list = ctx.browser.container_list(&d, call_timeout()).await?;
     let c = resolve(&list, &a.container)?;

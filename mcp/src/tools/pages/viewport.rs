@@ -17,9 +17,9 @@ use webext_mcp_host::protocol::ErrorBody;
 use webext_mcp_host::protocol::methods::{PAGE_EMULATE, PAGE_RESIZE, VIEWPORT_MAX, VIEWPORT_MIN};
 use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
 
-use crate::bridge::Timeout;
 use crate::bridge::results::{Extra, Tab, to_value};
-use crate::tools::registry::{decode_with_target, schema_with_target};
+use crate::bridge::{TabTarget, Timeout};
+use crate::tools::registry::{Wait, decode_with, decode_with_target, schema_with, schema_with_target};
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -76,8 +76,6 @@ pub struct EmulateArgs {
     /// Clear the tab's emulation (and a debugger-made size) first.
     #[serde(default)]
     pub reset: bool,
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
 }
 
 /// `page.resize`.
@@ -186,19 +184,19 @@ const EMULATE: ToolDef = ToolDef {
     toolset: Toolset::Pages,
     description: "Per-tab device scale factor, mobile (touch), userAgent, colorScheme light|dark, reducedMotion reduce|no-preference; kept until reset: true. Chromium with debugger mode only (its debugging bar stays up meanwhile); otherwise UNSUPPORTED, and always in Firefox.",
     effect: Effect::Idempotent,
-    input_schema: schema_with_target::<EmulateArgs>,
+    input_schema: schema_with::<(TabTarget, Wait), EmulateArgs>,
     run: |ctx, _call, args| Box::pin(emulate(ctx, args)),
 };
 
 async fn emulate(ctx: Ctx, args: Value) -> ToolResult {
-    let (target, a) = decode_with_target::<EmulateArgs>(args)?;
+    let ((target, w), a) = decode_with::<(TabTarget, Wait), EmulateArgs>(args)?;
     if let Some(f) = a.device_scale_factor
         && !(0.5..=4.0).contains(&f)
     {
         return Err(ErrorBody::invalid_argument("`deviceScaleFactor` is 0.5–4")
             .with_hint("e.g. 2 for a high-density screen"));
     }
-    let timeout = Timeout::from_arg(a.timeout_ms, TAB_CALL_TIMEOUT_MS)?;
+    let timeout = Timeout::from_arg(w.timeout_ms, TAB_CALL_TIMEOUT_MS)?;
     let mut params = json!({ "reset": a.reset, "timeoutMs": timeout.ms() });
     for (key, value) in [
         ("deviceScaleFactor", a.device_scale_factor.map(|f| json!(f))),

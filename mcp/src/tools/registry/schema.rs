@@ -10,8 +10,6 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 use webext_mcp_host::protocol::ErrorBody;
 
-use crate::bridge::TabTarget;
-
 /// Drops what costs bytes in every tools/list without telling a client anything: `null` in
 /// the types of optional fields (`required` already says they are optional), `default:
 /// null`, integer `format`s and their `minimum: 0`, line breaks in descriptions.
@@ -194,74 +192,9 @@ impl<'de> Deserialize<'de> for NoOtherFields {
     }
 }
 
-/// The keys of [`TabTarget`], split off a per-tab tool's arguments before its own are decoded
-/// (serde's `flatten` would turn `deny_unknown_fields` off).
-const TARGET_KEYS: [&str; 4] = ["browser", "tabId", "pageIdx", "expectTabSet"];
-
-/// Splits a per-tab tool's arguments into its [`TabTarget`] and the tool's own arguments.
-pub fn decode_with_target<T: serde::de::DeserializeOwned>(args: Value) -> Result<(TabTarget, T), ErrorBody> {
-    let mut own = match args {
-        Value::Null => Map::new(),
-        Value::Object(m) => m,
-        _ => {
-            return Err(ErrorBody::invalid_argument("arguments must be a JSON object")
-                .with_hint("pass named arguments, e.g. {}"));
-        }
-    };
-    let mut target = Map::new();
-    for key in TARGET_KEYS {
-        if let Some(v) = own.remove(key) {
-            target.insert(key.to_owned(), v);
-        }
-    }
-    let target: TabTarget = decode(Value::Object(target))?;
-    if target.tab_id.is_some() && target.page_idx.is_some() {
-        return Err(
-            ErrorBody::invalid_argument("give `tabId` or `pageIdx`, not both").with_hint("prefer `tabId`")
-        );
-    }
-    Ok((target, decode(Value::Object(own))?))
-}
-
-/// The input schema of a per-tab tool: its own arguments plus [`TabTarget`]'s.
-pub fn schema_with_target<T: JsonSchema>() -> Map<String, Value> {
-    let mut schema = schema_of::<T>();
-    let target = schema_of::<TabTarget>();
-    if let (Some(Value::Object(props)), Some(Value::Object(extra))) =
-        (schema.get_mut("properties"), target.get("properties"))
-    {
-        for (k, v) in extra {
-            props.insert(k.clone(), v.clone());
-        }
-    }
-    schema
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn target_fields_split_from_the_tools_own() {
-        #[derive(Debug, Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Own {
-            #[serde(default)]
-            url: Option<String>,
-        }
-        let (t, own): (TabTarget, Own) =
-            decode_with_target(serde_json::json!({"tabId": 7, "url": "http://x/", "browser": "firefox"}))
-                .unwrap();
-        assert_eq!(t.tab_id, Some(7));
-        assert_eq!(t.browser.as_deref(), Some("firefox"));
-        assert_eq!(own.url.as_deref(), Some("http://x/"));
-        let err = decode_with_target::<Own>(serde_json::json!({"tabId": 1, "pageIdx": 0})).unwrap_err();
-        assert_eq!(err.code, webext_mcp_host::protocol::ErrorCode::InvalidArgument);
-        let err = decode_with_target::<Own>(serde_json::json!({"tabId": "7"})).unwrap_err();
-        assert!(err.message.contains("tabId"), "{}", err.message);
-        let err = decode_with_target::<Own>(serde_json::json!({"tabid": 7})).unwrap_err();
-        assert!(err.message.contains("tabid"), "{}", err.message);
-    }
 
     #[test]
     fn decode_names_the_field_with_the_wrong_type() {

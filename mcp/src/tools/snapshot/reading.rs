@@ -9,9 +9,10 @@ use webext_mcp_host::protocol::ErrorBody;
 use webext_mcp_host::protocol::methods::{PAGE_FIND, PAGE_TEXT};
 use webext_mcp_host::protocol::timeouts::SNAPSHOT_TIMEOUT_MS;
 
+use crate::bridge::TabTarget;
 use crate::bridge::Timeout;
 use crate::bridge::results::{Snapshot, to_value};
-use crate::tools::registry::{decode_with_target, schema_with_target};
+use crate::tools::registry::{Paging, decode_with, decode_with_target, schema_with, schema_with_target};
 use crate::tools::snapshot::take_snapshot::Redact;
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 
@@ -23,12 +24,6 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TextArgs {
-    /// nextCursor of the previous page.
-    #[serde(default)]
-    pub cursor: Option<String>,
-    /// Page size (default 16384).
-    #[serde(default)]
-    pub max_bytes: Option<u64>,
     /// A ref: only its subtree.
     #[serde(default)]
     pub root: Option<String>,
@@ -71,7 +66,7 @@ const GET_PAGE_TEXT: ToolDef = ToolDef {
     toolset: Toolset::Snapshot,
     description: "The page's visible text in reading order, one line per block (frames included; hidden text, field values and secrets left out). Paged: pass nextCursor. Cheaper than take_snapshot when you only need to read.",
     effect: Effect::Read,
-    input_schema: schema_with_target::<TextArgs>,
+    input_schema: schema_with::<(TabTarget, Paging), TextArgs>,
     run: |ctx, _call, args| Box::pin(get_page_text(ctx, args)),
 };
 
@@ -85,7 +80,7 @@ const READ_PAGE: ToolDef = ToolDef {
     toolset: Toolset::Snapshot,
     description: "The page's main content (its <main>, else its only <article>, else the page without navigation, header, footer and sidebars) as compact text: # headings, paragraphs, - lists, | table rows, ``` code, links as [text](url)[ref], controls as [ref] role \"name\". Paged: pass nextCursor.",
     effect: Effect::Read,
-    input_schema: schema_with_target::<TextArgs>,
+    input_schema: schema_with::<(TabTarget, Paging), TextArgs>,
     run: |ctx, _call, args| Box::pin(read_page(ctx, args)),
 };
 
@@ -95,11 +90,11 @@ async fn read_page(ctx: Ctx, args: Value) -> ToolResult {
 
 /// `page.text`: the visible text, or (`main`) the main content as structured text.
 async fn page_text(ctx: Ctx, args: Value, main: bool) -> ToolResult {
-    let (target, a) = decode_with_target::<TextArgs>(args)?;
-    if a.max_bytes.is_some_and(|n| n < 256) {
+    let ((target, p), a) = decode_with::<(TabTarget, Paging), TextArgs>(args)?;
+    if p.max_bytes.is_some_and(|n| n < 256) {
         return Err(ErrorBody::invalid_argument("`maxBytes` must be at least 256"));
     }
-    let params = json!({ "cursor": a.cursor, "maxBytes": a.max_bytes, "root": a.root, "redact": a.redact.as_str(), "main": main });
+    let params = json!({ "cursor": p.cursor, "maxBytes": p.max_bytes, "root": a.root, "redact": a.redact.as_str(), "main": main });
     let (_, out): (_, Snapshot) = ctx
         .browser
         .call_tab(&target, PAGE_TEXT, params, Timeout::from_arg(a.timeout_ms, SNAPSHOT_TIMEOUT_MS)?)

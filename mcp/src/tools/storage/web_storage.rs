@@ -14,9 +14,10 @@ use webext_mcp_host::protocol::methods::{STORAGE_CLEAR, STORAGE_GET, STORAGE_SET
 use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
 
 use super::cookies::value_policy;
+use crate::bridge::TabTarget;
 use crate::bridge::Timeout;
 use crate::bridge::results::{Extra, Tab, to_value};
-use crate::tools::registry::{decode_with_target, schema_with_target};
+use crate::tools::registry::{Paging, decode_with, decode_with_target, schema_with, schema_with_target};
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -49,12 +50,6 @@ pub struct GetArgs {
     /// List IndexedDB databases (default true).
     #[serde(default)]
     pub indexed_db: Option<bool>,
-    /// Page size (default 16384).
-    #[serde(default)]
-    pub max_bytes: Option<u64>,
-    /// nextCursor of the previous page.
-    #[serde(default)]
-    pub cursor: Option<String>,
 }
 
 /// Arguments of `set_storage` (plus the tab's address).
@@ -145,12 +140,12 @@ const GET_STORAGE: ToolDef = ToolDef {
     toolset: Toolset::Storage,
     description: "The tab's origin's localStorage/sessionStorage (area; prefix filters keys): keys, sizes, values (secret-looking ones redacted unless includeValues, same policy as cookie values), plus its IndexedDB databases and object-store counts. Paged: maxBytes + cursor.",
     effect: Effect::Read,
-    input_schema: schema_with_target::<GetArgs>,
+    input_schema: schema_with::<(TabTarget, Paging), GetArgs>,
     run: |ctx, _call, args| Box::pin(get_storage(ctx, args)),
 };
 
 async fn get_storage(ctx: Ctx, args: Value) -> ToolResult {
-    let (target, a) = decode_with_target::<GetArgs>(args)?;
+    let ((target, p), a) = decode_with::<(TabTarget, Paging), GetArgs>(args)?;
     if a.include_values {
         let d = ctx.browser.resolve_waiting(target.browser.as_deref(), timeout()).await?;
         value_policy(&ctx, &d)?;
@@ -162,8 +157,8 @@ async fn get_storage(ctx: Ctx, args: Value) -> ToolResult {
     });
     for (k, v) in [
         ("prefix", a.prefix.map(Value::from)),
-        ("maxBytes", a.max_bytes.map(Value::from)),
-        ("cursor", a.cursor.map(Value::from)),
+        ("maxBytes", p.max_bytes.map(Value::from)),
+        ("cursor", p.cursor.map(Value::from)),
     ] {
         if let Some(v) = v {
             params[k] = v;

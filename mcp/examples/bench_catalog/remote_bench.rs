@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use webext_mcp::catalog::CatalogError;
-use webext_mcp::catalog::feature::{AddRequest, Feature, add};
 use webext_mcp::catalog::remote::fetch::Fetch;
 use webext_mcp::catalog::remote::{self, Refresh, Settings, cache};
+use webext_mcp::feature::{AddRequest, Feature, add};
 
 const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 

@@ -159,7 +159,7 @@ impl Planner<'_> {
     /// The manifest rules a browser enforces at load time: the same rules and codes as
     /// `extension_manifest_validate`, its blocking subset.
     fn check_basics(&mut self, m: &Json) {
-        self.plan.findings.extend(crate::validation::blocking(m, self.plan.target));
+        self.plan.findings.extend(crate::manifest::rules::blocking(m, self.plan.target));
     }
 
     fn locate(&self, rel: &str) -> Option<PathBuf> {

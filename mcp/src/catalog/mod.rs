@@ -16,7 +16,6 @@
 
 pub mod create;
 pub mod embedded;
-pub mod feature;
 pub mod model;
 pub mod remote;
 pub mod search;

@@ -7,6 +7,7 @@
 //! `action` over `action-locales`). Ties go to featured templates, then shorter slugs.
 
 use super::Template;
+use crate::text::edit_distance;
 
 /// What `extension_list_templates` filters on. Empty fields do not filter.
 #[derive(Debug, Clone, Default)]
@@ -282,22 +283,6 @@ pub fn closest<'a>(names: impl Iterator<Item = &'a str>, wanted: &str, n: usize)
     by_distance.sort();
     by_distance.dedup_by(|a, b| a.1 == b.1);
     by_distance.into_iter().take(n).map(|(_, name)| name.to_owned()).collect()
-}
-
-/// Levenshtein distance in characters (also the validator's "did you mean").
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(row[j]).min(row[j + 1]) };
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

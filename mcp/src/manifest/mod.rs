@@ -19,6 +19,7 @@ pub mod object;
 mod pretty;
 pub mod refs;
 pub mod resolve;
+pub mod rules;
 pub mod spans;
 pub mod target;
 

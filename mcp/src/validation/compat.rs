@@ -115,7 +115,7 @@ impl Outcome {
 /// it) against the table.
 pub fn check(m: &Json, t: Target, apis: &BTreeMap<String, Location>, out: &mut Outcome) {
     let label = browser_label(t);
-    if let Some(mv) = super::values::manifest_version(m)
+    if let Some(mv) = crate::manifest::rules::values::manifest_version(m)
         && let Some(s) = support(&format!("manifest.manifest_version.v{mv}"), t)
     {
         out.need(s, &format!("manifest_version {mv}"));
@@ -159,7 +159,7 @@ pub fn check(m: &Json, t: Target, apis: &BTreeMap<String, Location>, out: &mut O
                     )
                 }
                 None if super::permissions::engines_of(p).is_none() => {
-                    let close = super::schema::closest(p, super::permissions::known_names());
+                    let close = crate::manifest::rules::keys::closest(p, super::permissions::known_names());
                     out.findings.push(
                         Finding::new(
                             FindingCode::ManifestBadPermission,

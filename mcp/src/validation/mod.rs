@@ -13,17 +13,13 @@
 //!
 //! The rule codes are the `MANIFEST_*` table of `crate::manifest::findings` (documented in
 //! `docs/manifest-findings.md`); `extension_build` stops on the [`blocking`] subset.
-
 pub mod code;
 pub mod compat;
-pub mod csp;
 pub mod files;
 pub mod inspect;
 pub mod locales;
 pub mod permissions;
-pub mod schema;
 pub mod similar;
-pub mod values;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,7 +27,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::build::boundary::Boundary;
-use crate::manifest::{self, Finding, FindingCode, Json, Lenient, Severity, SourceManifest, Target};
+use crate::manifest::{self, Finding, FindingCode, Json, Lenient, Severity, SourceManifest, Target, rules};
 
 /// What to validate.
 #[derive(Debug, Clone)]
@@ -151,9 +147,9 @@ pub fn validate(req: &Request) -> Result<Report, ValidateError> {
         let resolved = manifest::resolve(&source.json, t);
         let m = &resolved.manifest;
         let mut found = resolved.findings.clone();
-        schema::check(m, &mut found);
-        values::check(m, t, &mut found);
-        let mv3 = values::manifest_version(m) == Some(3);
+        rules::keys::check(m, &mut found);
+        rules::values::check(m, t, &mut found);
+        let mv3 = rules::values::manifest_version(m) == Some(3);
         let fs = files::check(&layout, m, mv3);
         found.extend(fs.findings);
         let usage = if req.scan_code {
@@ -377,16 +373,6 @@ fn merge(all: Vec<(Finding, Option<Target>)>, targets: &[Target]) -> Vec<Finding
     }
     out.sort_by_key(|f| (f.severity != Severity::Error, f.line.unwrap_or(usize::MAX)));
     out
-}
-
-/// The build's blocking subset for one target: the manifest rules a browser enforces at load
-/// time (`FindingCode::blocks_build`), same codes as validation.
-pub fn blocking(m: &Json, t: Target) -> Vec<Finding> {
-    let mut found = Vec::new();
-    schema::check(m, &mut found);
-    values::check(m, t, &mut found);
-    found.retain(|f| f.is_error() && f.code.blocks_build());
-    found
 }
 
 /// Resolves `projectPath` / `manifestPath` arguments: a manifest path's project is the folder

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use webext_mcp::build::{self, Pipeline};
 use webext_mcp::catalog::Catalog;
 use webext_mcp::catalog::create::{CreateRequest, create};
-use webext_mcp::catalog::feature::{AddRequest, Feature, FeatureError, add};
+use webext_mcp::feature::{AddRequest, Feature, FeatureError, add};
 use webext_mcp_host::protocol::ErrorBody;
 
 use super::{call, snapshot};

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 use webext_mcp::catalog::Catalog;
 use webext_mcp::catalog::create::{CreateRequest, create};
-use webext_mcp::catalog::feature::{AddRequest, Feature, add};
+use webext_mcp::feature::{AddRequest, Feature, add};
 use webext_mcp::runner::Family;
 
 use crate::build_load::{assert_clean, copy_dir, verdict};

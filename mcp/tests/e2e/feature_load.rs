@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 use webext_mcp::catalog::Catalog;
 use webext_mcp::catalog::create::{CreateRequest, create};
-use webext_mcp::catalog::feature::{AddRequest, Feature, FeatureError, add};
+use webext_mcp::feature::{AddRequest, Feature, FeatureError, add};
 use webext_mcp::runner::Family;
 
 use crate::catalog_load::{build_natively, firefox_failures, problems};

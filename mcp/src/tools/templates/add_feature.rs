@@ -1,4 +1,4 @@
-//! `extension_add_feature` (the `templates` toolset) over [`crate::catalog::feature`]; the
+//! `extension_add_feature` (the `templates` toolset) over [`crate::feature`]; the
 //! CLI twin is `webext-mcp add-feature`.
 
 use std::path::Path;
@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use webext_mcp_host::protocol::ErrorBody;
 
-use crate::catalog::feature::{self, AddRequest, Added, Feature, FeatureError};
+use crate::feature::{self, AddRequest, Added, Feature, FeatureError};
 use crate::paths::resolve_lexically;
 use crate::tools::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 

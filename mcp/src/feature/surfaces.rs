@@ -66,7 +66,7 @@ impl Feature {
         if matches!(n.as_str(), "bookmarks-page" | "bookmark-manager" | "bookmark") {
             return Some(Feature::Bookmarks);
         }
-        Some(match super::super::search::canonical_surface(&n)? {
+        Some(match crate::catalog::search::canonical_surface(&n)? {
             "action" => Feature::Popup,
             "content" => Feature::ContentScript,
             "sidebar" => Feature::Sidebar,
@@ -113,7 +113,7 @@ impl Feature {
             // The embedded `content` template's script: the catalog's own pattern, which
             // marks its root for the inspector and is safe to inject twice.
             Feature::ContentScript => {
-                &[("content/content.js", include_str!("../../../templates/content/src/content/content.js"))]
+                &[("content/content.js", include_str!("../../templates/content/src/content/content.js"))]
             }
             Feature::Background => pattern!("background.js"),
             Feature::Newtab => pattern!("newtab/newtab.html", "newtab/newtab.js", "newtab/newtab.css"),

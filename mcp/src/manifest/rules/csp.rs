@@ -5,7 +5,7 @@
 
 use crate::manifest::{Finding, FindingCode, Json, Severity};
 
-use super::schema::kind;
+use super::keys::kind;
 
 /// Checks `content_security_policy` (a string in MV2, `{extension_pages, sandbox}` in MV3).
 pub fn check(csp: &Json, mv: Option<u32>, out: &mut Vec<Finding>) {

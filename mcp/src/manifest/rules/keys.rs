@@ -353,7 +353,7 @@ pub fn closest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&
         return None;
     }
     known
-        .map(|k| (crate::catalog::search::edit_distance(name, k), k))
+        .map(|k| (crate::text::edit_distance(name, k), k))
         .filter(|(d, _)| *d <= 2)
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)

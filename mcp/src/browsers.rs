@@ -1,11 +1,14 @@
-//! The browser catalog: every browser webext-mcp knows, declared once.
+//! The browser catalog: every browser webext-mcp knows, declared once, in one table
+//! ([`BROWSERS`], data only in `catalog.rs`).
 //!
 //! ```text
-//!                 ┌─▶ manifest::target   build targets (`dist/<name>/`), engine per target
-//!                 ├─▶ install::locations native-messaging locations per channel and OS
-//! BROWSERS (here) ┼─▶ runner             binary env/config keys, fallback binaries per engine
-//!                 ├─▶ session            binaries per browser name (`chrome` is never Chromium)
-//!                 └─▶ install, doctor    channel ids and names, extensions page, a helper's engine
+//! Browser { name, engine, extensions_page,
+//!           binaries   ─▶ runner, session  programs a launch tries (`chrome` is never Chromium)
+//!           channels   ─▶ install, doctor  native-messaging locations per channel and OS
+//!           installs   ─▶ detect, survey   install places per OS, with their channel words
+//!           managed }  ─▶ managed          builds extension_install_browser downloads
+//!     │
+//!     └─▶ manifest::target  build targets (`dist/<name>/`), engine per target
 //! webext_mcp_host::browsers::REPORTED ─▶ host::select (`gecko-based` …), checked against BROWSERS
 //! ```
 //!
@@ -15,10 +18,11 @@
 //! A [`Browser`] is what a `browser` argument names: its name is also the build target, the
 //! `dist/` folder and the name the helper reports in its `hello`. A [`Channel`] is one
 //! installation of it with its own configuration folder (Chrome Beta, Chromium from snap),
-//! which is what `install` registers the native host with. Paths follow
+//! which is what `install` registers the native host with ([`ChannelId`] is its key). An
+//! [`Install`] is one place it may be installed on one system, with its [`ChannelWord`];
+//! a [`ManagedBuild`] is a build of it webext-mcp downloads itself ([`Managed`] is its key).
+//! Their engine and browser are the entry's: no row names a browser. Paths follow
 //! `reference/native-messaging.md`; the entries marked unverified there stay so here.
-//! Where each browser is installed per system is [`installs`]; browsers webext-mcp
-//! downloads itself are [`managed`].
 
 use serde::Serialize;
 
@@ -137,7 +141,7 @@ pub struct Binaries {
 }
 
 impl Binaries {
-    pub const NONE: Binaries = Binaries { unix: &[], macos: &[] };
+    const NONE: Binaries = Binaries { unix: &[], macos: &[] };
 
     /// The candidates on `os`, in order.
     pub fn on(self, os: Os) -> impl Iterator<Item = &'static str> {

@@ -295,8 +295,7 @@ fn native(
     p: &plan::Plan,
 ) -> Result<BrowserBuild, BuildError> {
     let started = Instant::now();
-    let target = p.target;
-    let browser = target.name;
+    let browser = p.target.name;
     let _lock = take_lock(req, opts, browser)?;
     let staging =
         Staging::create(&req.out_dir, browser).map_err(BuildError::io("cannot create the staging folder"))?;
@@ -316,7 +315,7 @@ fn native(
         .map_err(BuildError::io("cannot write manifest.json"))?;
     let stem = output::artifact_stem(&p.manifest, source.messages.as_ref(), &req.project);
     let warnings: Vec<Finding> = p.findings.iter().filter(|f| !f.is_error()).cloned().collect();
-    let mut built = finish(req, opts, target, Pipeline::Native, staging, &stem, warnings, started)?;
+    let mut built = finish(req, opts, p.target, Pipeline::Native, staging, &stem, warnings, started)?;
     built.sources = p.files.clone();
     built.inputs = p.inputs.clone();
     Ok(built)

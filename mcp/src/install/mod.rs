@@ -264,6 +264,9 @@ pub fn helper_xpi() -> Result<Vec<u8>, InstallError> {
 pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallError> {
     let forced: BTreeSet<ChannelId> = request.browsers.iter().flatten().copied().collect();
     let mut browsers = Vec::new();
+    // The engine of each entry of `browsers`, kept beside it rather than read back from its
+    // report word.
+    let mut engines: Vec<Engine> = Vec::new();
     let mut skipped = Vec::new();
     for target in ChannelId::ALL {
         let Some(location) = locations::location(target, setup.os, &setup.roots) else {
@@ -287,6 +290,7 @@ pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallEr
         let helper_dir = setup.helper_dir(target.engine());
         let xpi = setup.xpi_path();
         let helper = if target.engine() == Engine::Gecko { xpi.clone() } else { helper_dir.clone() };
+        engines.push(target.engine());
         browsers.push(BrowserEntry {
             id: target.id(),
             name: target.display_name(),
@@ -299,12 +303,9 @@ pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallEr
     }
     let mut writes: Vec<FileWrite> = Vec::new();
     let mut registry = Vec::new();
-    let families: Vec<Engine> = [Engine::Chromium, Engine::Gecko]
-        .into_iter()
-        .filter(|f| browsers.iter().any(|b| b.family == f.name()))
-        .collect();
-    for b in &browsers {
-        let family = if b.family == Engine::Gecko.name() { Engine::Gecko } else { Engine::Chromium };
+    let families: Vec<Engine> =
+        [Engine::Chromium, Engine::Gecko].into_iter().filter(|f| engines.contains(f)).collect();
+    for (b, &family) in browsers.iter().zip(&engines) {
         if !writes.iter().any(|w| w.path == b.location.manifest) {
             let text = render_manifest(family, &setup.binary)?;
             writes.push(file_write(b.location.manifest.clone(), "manifest", text.into_bytes())?);

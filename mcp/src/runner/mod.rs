@@ -51,10 +51,6 @@ pub const MAX_CLOSED_ROOTS: usize = 200;
 /// A boxed future, so that [`Runner`] stays usable as `dyn Runner`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// A browser engine family; one runner implementation each: the catalog's [`Engine`].
-///
-/// [`Engine`]: crate::browsers::Engine
-
 /// What to launch and how.
 #[derive(Debug, Clone)]
 pub struct RunnerOptions {

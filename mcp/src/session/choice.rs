@@ -33,8 +33,7 @@ fn candidates(target: Target) -> Vec<&'static str> {
 /// The browsers dev sessions run in: every browser of the catalog, Chromium family first
 /// (the default when nothing is configured).
 fn session_targets() -> Vec<Target> {
-    let of =
-        |engine: Engine| browsers::BROWSERS.iter().filter(move |b| b.engine == engine).map(|b| Target::of(b));
+    let of = |engine: Engine| browsers::BROWSERS.iter().filter(move |b| b.engine == engine).map(Target::of);
     of(Engine::Chromium).chain(of(Engine::Gecko)).collect()
 }
 

@@ -1,34 +1,43 @@
-//! The browser catalog: every browser webext-mcp knows, declared once.
+//! The browser catalog: every browser webext-mcp knows, declared once, in one table
+//! ([`BROWSERS`], data only in `catalog.rs`).
 //!
 //! ```text
-//!                 ┌─▶ manifest::target   build targets (`dist/<name>/`), engine per target
-//!                 ├─▶ install::locations native-messaging locations per channel and OS
-//! BROWSERS (here) ┼─▶ runner             binary env/config keys, fallback binaries per engine
-//!                 ├─▶ session            binaries per browser name (`chrome` is never Chromium)
-//!                 └─▶ install, doctor    channel ids and names, extensions page, a helper's engine
+//! Browser { name, engine, extensions_page,
+//!           binaries   ─▶ runner, session  programs a launch tries (`chrome` is never Chromium)
+//!           channels   ─▶ install, doctor  native-messaging locations per channel and OS
+//!           installs   ─▶ detect, survey   install places per OS, with their channel words
+//!           managed }  ─▶ managed          builds extension_install_browser downloads
+//!     │
+//!     └─▶ manifest::target  build targets (`dist/<name>/`), engine per target
 //! webext_mcp_host::browsers::REPORTED ─▶ host::select (`gecko-based` …), checked against BROWSERS
 //! ```
 //!
 //! There is one engine enum, [`Engine`] (defined in the host crate, which cannot depend on
-//! this one); `runner::Family` and `manifest::Family` are re-exports of it.
+//! this one), re-exported here; every table and module of this crate names it `Engine`.
 //!
 //! A [`Browser`] is what a `browser` argument names: its name is also the build target, the
 //! `dist/` folder and the name the helper reports in its `hello`. A [`Channel`] is one
 //! installation of it with its own configuration folder (Chrome Beta, Chromium from snap),
-//! which is what `install` registers the native host with. Paths follow
+//! which is what `install` registers the native host with ([`ChannelId`] is its key). An
+//! [`Install`] is one place it may be installed on one system, with its [`ChannelWord`];
+//! a [`ManagedBuild`] is a build of it webext-mcp downloads itself ([`Managed`] is its key).
+//! Their engine and browser are the entry's: no row names a browser. Paths follow
 //! `reference/native-messaging.md`; the entries marked unverified there stay so here.
-//! Where each browser is installed per system is [`installs`]; browsers webext-mcp
-//! downloads itself are [`managed`].
 
 use serde::Serialize;
 
+mod catalog;
 pub mod detect;
 pub mod installs;
 pub mod managed;
 pub mod survey;
 pub mod version;
 
+pub use catalog::BROWSERS;
+pub use installs::Install;
 pub use webext_mcp_host::browsers::{Engine, REPORTED, engine_of_reported};
+
+use managed::Managed;
 
 /// The operating systems with a known layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -58,13 +67,68 @@ pub struct Browser {
     /// The `browser` argument value, build target and reported name (`chrome`, `zen`, …).
     pub name: &'static str,
     pub engine: Engine,
-    /// Programs tried, in order, to run it when no binary is configured.
+    /// Programs tried, in order, to run it when no binary is configured: each is one of
+    /// its [`Browser::installs`] (a table test checks), in launch order, which is not
+    /// detection's order (`google-chrome` before `/opt/google/chrome/chrome`).
     pub binaries: Binaries,
     /// The page that lists extensions (where the helper is loaded unpacked or from a file).
     pub extensions_page: &'static str,
     /// The installations `install` registers with; empty where no per-user native-messaging
     /// location is known (Opera, Waterfox).
     pub channels: &'static [Channel],
+    /// Where it may be installed, per system, in preference order (what detection reads).
+    pub installs: &'static [Install],
+    /// The builds of it `extension_install_browser` downloads (Chrome for Testing is a
+    /// build of `chrome`), the first standing in when it is missing; most have none.
+    pub managed: &'static [ManagedBuild],
+}
+
+impl Browser {
+    /// The programs to try on `os`, in order ([`Binaries::on`]).
+    pub fn binaries(&self, os: Os) -> impl Iterator<Item = &'static str> {
+        self.binaries.on(os)
+    }
+}
+
+/// A release channel's word: what an install place is (`/opt/google/chrome-beta` is
+/// `beta`), what detection reports and what a managed build's moving version means. For
+/// Gecko browsers the installation's own `channel-prefs.js` has the last word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChannelWord {
+    Stable,
+    Beta,
+    Dev,
+    Canary,
+    Nightly,
+    Esr,
+    Developer,
+    Snapshot,
+}
+
+impl ChannelWord {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ChannelWord::Stable => "stable",
+            ChannelWord::Beta => "beta",
+            ChannelWord::Dev => "dev",
+            ChannelWord::Canary => "canary",
+            ChannelWord::Nightly => "nightly",
+            ChannelWord::Esr => "esr",
+            ChannelWord::Developer => "developer",
+            ChannelWord::Snapshot => "snapshot",
+        }
+    }
+}
+
+/// A build of a catalog browser that `extension_install_browser` downloads: its engine and
+/// build target are those of the entry that holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ManagedBuild {
+    pub id: Managed,
+    /// Its `browser` argument value and cache folder (`chrome-for-testing`).
+    pub name: &'static str,
+    /// The channel a moving version (`stable`, `latest`) means.
+    pub default_channel: ChannelWord,
 }
 
 /// Binary candidates per operating system. A name with a `/` is a path that must exist; a
@@ -130,7 +194,7 @@ pub enum AppData {
     Roaming,
 }
 
-/// The installation channels `install` knows, in report order (`install::Target`).
+/// The installation channels `install` knows, in report order ([`ChannelId::ALL`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChannelId {
@@ -150,287 +214,20 @@ pub enum ChannelId {
     Floorp,
 }
 
-const fn chromium_place(config_dir: &'static str, hosts_dir: &'static str) -> Option<Place> {
-    Some(Place { config_dir, hosts_dir })
-}
-
-const fn local(config_dir: &'static str, registry_vendors: &'static [&'static str]) -> Option<WindowsPlace> {
-    Some(WindowsPlace { root: AppData::Local, config_dir, registry_vendors })
-}
-
-const fn roaming(config_dir: &'static str) -> Option<WindowsPlace> {
-    Some(WindowsPlace { root: AppData::Roaming, config_dir, registry_vendors: &["Mozilla"] })
-}
-
-const CHROME_KEY: &[&str] = &[r"Google\Chrome"];
-/// Firefox and Zen read `~/.mozilla`, never the XDG `~/.config/mozilla` (verified on Linux).
-const MOZILLA_LINUX: &str = ".mozilla/native-messaging-hosts";
-const MOZILLA_MACOS: &str = "Mozilla/NativeMessagingHosts";
-
-/// Every browser, in display order (the first is the default build target).
-pub const BROWSERS: [Browser; 11] = [
-    Browser {
-        name: "chrome",
-        engine: Engine::Chromium,
-        extensions_page: "chrome://extensions",
-        binaries: Binaries {
-            unix: &["google-chrome", "google-chrome-stable", "/opt/google/chrome/chrome"],
-            macos: &["/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"],
-        },
-        channels: &[
-            Channel {
-                id: ChannelId::Chrome,
-                name: "chrome",
-                aliases: &[],
-                display_name: "Google Chrome",
-                linux: chromium_place(".config/google-chrome", ".config/google-chrome/NativeMessagingHosts"),
-                macos: chromium_place("Google/Chrome", "Google/Chrome/NativeMessagingHosts"),
-                windows: local(r"Google\Chrome\User Data", CHROME_KEY),
-            },
-            Channel {
-                id: ChannelId::ChromeBeta,
-                name: "chrome-beta",
-                aliases: &[],
-                display_name: "Google Chrome Beta",
-                linux: chromium_place(
-                    ".config/google-chrome-beta",
-                    ".config/google-chrome-beta/NativeMessagingHosts",
-                ),
-                macos: None,
-                windows: local(r"Google\Chrome Beta\User Data", CHROME_KEY),
-            },
-            Channel {
-                id: ChannelId::ChromeUnstable,
-                name: "chrome-unstable",
-                aliases: &[],
-                display_name: "Google Chrome Dev (unstable)",
-                linux: chromium_place(
-                    ".config/google-chrome-unstable",
-                    ".config/google-chrome-unstable/NativeMessagingHosts",
-                ),
-                macos: None,
-                windows: local(r"Google\Chrome Dev\User Data", CHROME_KEY),
-            },
-        ],
-    },
-    Browser {
-        name: "chromium",
-        engine: Engine::Chromium,
-        extensions_page: "chrome://extensions",
-        // The real binary first: Debian's `/usr/bin/chromium` wrapper adds flags of its own.
-        binaries: Binaries {
-            unix: &["/usr/lib/chromium/chromium", "chromium", "chromium-browser"],
-            macos: &["/Applications/Chromium.app/Contents/MacOS/Chromium"],
-        },
-        channels: &[
-            Channel {
-                id: ChannelId::Chromium,
-                name: "chromium",
-                aliases: &[],
-                display_name: "Chromium",
-                linux: chromium_place(".config/chromium", ".config/chromium/NativeMessagingHosts"),
-                macos: chromium_place("Chromium", "Chromium/NativeMessagingHosts"),
-                windows: local(r"Chromium\User Data", &["Chromium"]),
-            },
-            Channel {
-                id: ChannelId::ChromiumSnap,
-                name: "chromium-snap",
-                aliases: &[],
-                display_name: "Chromium (snap)",
-                linux: chromium_place(
-                    "snap/chromium/common/chromium",
-                    "snap/chromium/common/chromium/NativeMessagingHosts",
-                ),
-                macos: None,
-                windows: None,
-            },
-        ],
-    },
-    Browser {
-        name: "edge",
-        engine: Engine::Chromium,
-        extensions_page: "edge://extensions",
-        binaries: Binaries {
-            unix: &["microsoft-edge", "microsoft-edge-stable", "/opt/microsoft/msedge/msedge"],
-            macos: &["/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge"],
-        },
-        channels: &[
-            Channel {
-                id: ChannelId::Edge,
-                name: "edge",
-                aliases: &[],
-                display_name: "Microsoft Edge",
-                linux: chromium_place(
-                    ".config/microsoft-edge",
-                    ".config/microsoft-edge/NativeMessagingHosts",
-                ),
-                macos: chromium_place("Microsoft Edge", "Microsoft Edge/NativeMessagingHosts"),
-                windows: local(r"Microsoft\Edge\User Data", &[r"Microsoft\Edge"]),
-            },
-            Channel {
-                id: ChannelId::EdgeBeta,
-                name: "edge-beta",
-                aliases: &[],
-                display_name: "Microsoft Edge Beta",
-                linux: chromium_place(
-                    ".config/microsoft-edge-beta",
-                    ".config/microsoft-edge-beta/NativeMessagingHosts",
-                ),
-                macos: None,
-                windows: local(r"Microsoft\Edge Beta\User Data", &[r"Microsoft\Edge"]),
-            },
-            Channel {
-                id: ChannelId::EdgeDev,
-                name: "edge-dev",
-                aliases: &[],
-                display_name: "Microsoft Edge Dev",
-                linux: chromium_place(
-                    ".config/microsoft-edge-dev",
-                    ".config/microsoft-edge-dev/NativeMessagingHosts",
-                ),
-                macos: None,
-                windows: local(r"Microsoft\Edge Dev\User Data", &[r"Microsoft\Edge"]),
-            },
-        ],
-    },
-    Browser {
-        name: "brave",
-        engine: Engine::Chromium,
-        extensions_page: "brave://extensions",
-        binaries: Binaries {
-            unix: &["brave-browser", "brave", "/opt/brave.com/brave/brave"],
-            macos: &["/Applications/Brave Browser.app/Contents/MacOS/Brave Browser"],
-        },
-        channels: &[Channel {
-            id: ChannelId::Brave,
-            name: "brave",
-            aliases: &[],
-            display_name: "Brave",
-            linux: chromium_place(
-                ".config/BraveSoftware/Brave-Browser",
-                ".config/BraveSoftware/Brave-Browser/NativeMessagingHosts",
-            ),
-            macos: chromium_place(
-                "BraveSoftware/Brave-Browser",
-                "BraveSoftware/Brave-Browser/NativeMessagingHosts",
-            ),
-            // Brave reads its own key and falls back to Chrome's.
-            windows: local(
-                r"BraveSoftware\Brave-Browser\User Data",
-                &[r"BraveSoftware\Brave-Browser", r"Google\Chrome"],
-            ),
-        }],
-    },
-    Browser {
-        name: "opera",
-        engine: Engine::Chromium,
-        extensions_page: "opera://extensions",
-        binaries: Binaries { unix: &["opera"], macos: &["/Applications/Opera.app/Contents/MacOS/Opera"] },
-        channels: &[],
-    },
-    Browser {
-        name: "vivaldi",
-        engine: Engine::Chromium,
-        extensions_page: "vivaldi://extensions",
-        binaries: Binaries {
-            unix: &["vivaldi", "vivaldi-stable"],
-            macos: &["/Applications/Vivaldi.app/Contents/MacOS/Vivaldi"],
-        },
-        channels: &[Channel {
-            id: ChannelId::Vivaldi,
-            name: "vivaldi",
-            aliases: &[],
-            display_name: "Vivaldi",
-            linux: chromium_place(".config/vivaldi", ".config/vivaldi/NativeMessagingHosts"),
-            macos: chromium_place("Vivaldi", "Vivaldi/NativeMessagingHosts"),
-            // Vivaldi reads Chrome's key (unverified).
-            windows: local(r"Vivaldi\User Data", CHROME_KEY),
-        }],
-    },
-    Browser {
-        name: "firefox",
-        engine: Engine::Gecko,
-        extensions_page: "about:addons",
-        // ESR first: the Firefox of these machines; Developer Edition and Nightly are
-        // channels of the same browser (they report `firefox` too).
-        binaries: Binaries {
-            unix: &["firefox-esr", "firefox", "firefox-developer-edition", "firefox-nightly"],
-            macos: &["/Applications/Firefox.app/Contents/MacOS/firefox"],
-        },
-        channels: &[Channel {
-            id: ChannelId::Firefox,
-            name: "firefox",
-            aliases: &["firefox-esr"],
-            display_name: "Firefox",
-            linux: Some(Place { config_dir: ".mozilla", hosts_dir: MOZILLA_LINUX }),
-            macos: Some(Place { config_dir: "Firefox", hosts_dir: MOZILLA_MACOS }),
-            windows: roaming(r"Mozilla\Firefox"),
-        }],
-    },
-    Browser {
-        name: "librewolf",
-        engine: Engine::Gecko,
-        extensions_page: "about:addons",
-        binaries: Binaries { unix: &["librewolf"], macos: &[] },
-        channels: &[Channel {
-            id: ChannelId::Librewolf,
-            name: "librewolf",
-            aliases: &[],
-            display_name: "LibreWolf",
-            linux: Some(Place { config_dir: ".librewolf", hosts_dir: ".librewolf/native-messaging-hosts" }),
-            macos: Some(Place { config_dir: "librewolf", hosts_dir: "LibreWolf/NativeMessagingHosts" }),
-            windows: roaming("librewolf"),
-        }],
-    },
-    Browser {
-        name: "zen",
-        engine: Engine::Gecko,
-        extensions_page: "about:addons",
-        // Unverified (no Zen here): the names of its Linux tarball and packages, and its
-        // macOS bundle.
-        binaries: Binaries {
-            unix: &["zen", "zen-browser"],
-            macos: &["/Applications/Zen.app/Contents/MacOS/zen"],
-        },
-        channels: &[Channel {
-            id: ChannelId::Zen,
-            name: "zen",
-            aliases: &[],
-            display_name: "Zen",
-            linux: Some(Place { config_dir: ".zen", hosts_dir: MOZILLA_LINUX }),
-            macos: Some(Place { config_dir: "zen", hosts_dir: MOZILLA_MACOS }),
-            windows: roaming("zen"),
-        }],
-    },
-    Browser {
-        name: "floorp",
-        engine: Engine::Gecko,
-        extensions_page: "about:addons",
-        binaries: Binaries::NONE,
-        channels: &[Channel {
-            id: ChannelId::Floorp,
-            name: "floorp",
-            aliases: &[],
-            display_name: "Floorp",
-            // Unverified; macOS unknown.
-            linux: Some(Place { config_dir: ".floorp", hosts_dir: ".floorp/native-messaging-hosts" }),
-            macos: None,
-            windows: roaming("Floorp"),
-        }],
-    },
-    Browser {
-        name: "waterfox",
-        engine: Engine::Gecko,
-        extensions_page: "about:addons",
-        binaries: Binaries::NONE,
-        channels: &[],
-    },
-];
-
 /// The browser called `name` (case-insensitive, trimmed).
 pub fn browser(name: &str) -> Option<&'static Browser> {
     let name = name.trim();
     BROWSERS.iter().find(|b| b.name.eq_ignore_ascii_case(name))
+}
+
+/// Every install place with its browser, in catalog order.
+pub fn installs() -> impl Iterator<Item = (&'static Browser, &'static Install)> {
+    BROWSERS.iter().flat_map(|b| b.installs.iter().map(move |i| (b, i)))
+}
+
+/// Every managed build with its browser, in catalog order ([`Managed::ALL`]).
+pub fn managed_builds() -> impl Iterator<Item = (&'static Browser, &'static ManagedBuild)> {
+    BROWSERS.iter().flat_map(|b| b.managed.iter().map(move |m| (b, m)))
 }
 
 /// Every installation channel with its browser, in catalog order.
@@ -507,6 +304,23 @@ pub const fn install_hint(engine: Engine) -> &'static str {
 }
 
 impl ChannelId {
+    pub const ALL: [ChannelId; 14] = [
+        ChannelId::Chrome,
+        ChannelId::ChromeBeta,
+        ChannelId::ChromeUnstable,
+        ChannelId::Chromium,
+        ChannelId::ChromiumSnap,
+        ChannelId::Edge,
+        ChannelId::EdgeBeta,
+        ChannelId::EdgeDev,
+        ChannelId::Brave,
+        ChannelId::Vivaldi,
+        ChannelId::Firefox,
+        ChannelId::Zen,
+        ChannelId::Librewolf,
+        ChannelId::Floorp,
+    ];
+
     /// This channel's catalog entry and browser.
     pub fn entry(self) -> (&'static Browser, &'static Channel) {
         match channels().find(|(_, c)| c.id == self) {
@@ -519,6 +333,41 @@ impl ChannelId {
     /// The engine of the channel's browser.
     pub fn engine(self) -> Engine {
         self.entry().0.engine
+    }
+}
+
+impl Managed {
+    /// This build's catalog entry and the browser it is a build of.
+    pub fn entry(self) -> (&'static Browser, &'static ManagedBuild) {
+        match managed_builds().find(|(_, m)| m.id == self) {
+            Some(hit) => hit,
+            // Every id has an entry (a unit test checks); the first is a harmless stand-in.
+            None => (&BROWSERS[0], &BROWSERS[0].managed[0]),
+        }
+    }
+
+    /// Its `browser` argument value and cache folder.
+    pub fn name(self) -> &'static str {
+        self.entry().1.name
+    }
+
+    pub fn named(name: &str) -> Option<Managed> {
+        let name = name.trim();
+        managed_builds().find(|(_, m)| m.name.eq_ignore_ascii_case(name)).map(|(_, m)| m.id)
+    }
+
+    pub fn engine(self) -> Engine {
+        self.entry().0.engine
+    }
+
+    /// The catalog browser it is a build of: its build target and `dist/` folder.
+    pub fn catalog_browser(self) -> &'static str {
+        self.entry().0.name
+    }
+
+    /// The channel a moving version (`stable`, `latest`) means.
+    pub fn default_channel(self) -> &'static str {
+        self.entry().1.default_channel.as_str()
     }
 }
 

@@ -10,42 +10,42 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::browsers::Engine as Family;
+use crate::browsers::Engine;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/helper_files.rs"));
 }
 
 /// Where a family's build lives under `extension/dist/` (and in an unpacked copy).
-pub const fn dist_name(family: Family) -> &'static str {
+pub const fn dist_name(family: Engine) -> &'static str {
     match family {
-        Family::Chromium => "chrome",
-        Family::Gecko => "firefox",
+        Engine::Chromium => "chrome",
+        Engine::Gecko => "firefox",
     }
 }
 
-fn table(family: Family) -> &'static [(&'static str, &'static [u8])] {
+fn table(family: Engine) -> &'static [(&'static str, &'static [u8])] {
     match family {
-        Family::Chromium => embedded::CHROME,
-        Family::Gecko => embedded::FIREFOX,
+        Engine::Chromium => embedded::CHROME,
+        Engine::Gecko => embedded::FIREFOX,
     }
 }
 
 /// The embedded helper for `family`: paths relative to its root (`/`-separated, sorted) and
 /// contents. Empty when the binary was built without `extension/dist/`.
-pub fn files(family: Family) -> impl Iterator<Item = (&'static str, &'static [u8])> {
+pub fn files(family: Engine) -> impl Iterator<Item = (&'static str, &'static [u8])> {
     table(family).iter().copied()
 }
 
 /// Whether this binary carries the helper for `family`.
-pub fn is_embedded(family: Family) -> bool {
+pub fn is_embedded(family: Engine) -> bool {
     table(family).iter().any(|(path, _)| *path == "manifest.json")
 }
 
 /// The families whose helper this binary lacks (a `helperless` build): it can install
 /// nothing, and `doctor` and `server_info` say so.
-pub fn missing() -> Vec<Family> {
-    [Family::Chromium, Family::Gecko].into_iter().filter(|f| !is_embedded(*f)).collect()
+pub fn missing() -> Vec<Engine> {
+    [Engine::Chromium, Engine::Gecko].into_iter().filter(|f| !is_embedded(*f)).collect()
 }
 
 /// What makes a binary with the helper.
@@ -56,7 +56,7 @@ pub const REBUILD: &str = "reinstall from the source checkout with scripts/insta
 pub enum HelperError {
     /// The binary was built without the helper (the `helperless` feature).
     #[error("this webext-mcp binary was built without the {} helper extension, so it cannot install it", family.name())]
-    NotEmbedded { family: Family },
+    NotEmbedded { family: Engine },
     /// A file could not be written.
     #[error("cannot write {}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
@@ -64,7 +64,7 @@ pub enum HelperError {
 
 /// Writes the embedded helper for `family` into `dir` (created if needed; files overwritten)
 /// and returns `dir`, ready for "Load unpacked" or an xpi.
-pub fn unpack(family: Family, dir: &Path) -> Result<PathBuf, HelperError> {
+pub fn unpack(family: Engine, dir: &Path) -> Result<PathBuf, HelperError> {
     if !is_embedded(family) {
         return Err(HelperError::NotEmbedded { family });
     }
@@ -88,13 +88,13 @@ mod tests {
     use webext_mcp_host::protocol::permissions::{MANIFEST_KEYS, NeededBy, PERMISSIONS};
     use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, HELPER_CHROMIUM_KEY, HELPER_GECKO_ID};
 
-    const FAMILIES: [Family; 2] = [Family::Chromium, Family::Gecko];
+    const FAMILIES: [Engine; 2] = [Engine::Chromium, Engine::Gecko];
 
     fn extension_dir() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("extension")
     }
 
-    fn source_manifest(family: Family) -> Value {
+    fn source_manifest(family: Engine) -> Value {
         let path = extension_dir().join(format!("manifest.{}.json", dist_name(family)));
         serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap()
     }
@@ -154,7 +154,7 @@ mod tests {
         let key = std::fs::read_to_string(extension_dir().join("key.pub.b64")).unwrap();
         assert_eq!(chromium_id(&key), HELPER_CHROMIUM_ID);
         assert_eq!(key.trim(), HELPER_CHROMIUM_KEY.trim());
-        assert_eq!(source_manifest(Family::Chromium)["key"], key.trim());
+        assert_eq!(source_manifest(Engine::Chromium)["key"], key.trim());
     }
 
     #[test]
@@ -185,10 +185,10 @@ mod tests {
             assert_eq!(m["action"]["default_popup"], "status.html", "{name}");
             assert_eq!(m["options_ui"]["page"], "status.html", "{name}");
         }
-        let chrome = source_manifest(Family::Chromium);
+        let chrome = source_manifest(Engine::Chromium);
         assert_eq!(chrome["background"]["service_worker"], "background.js");
         assert!(chrome.get("browser_specific_settings").is_none());
-        let firefox = source_manifest(Family::Gecko);
+        let firefox = source_manifest(Engine::Gecko);
         assert_eq!(firefox["background"]["scripts"], serde_json::json!(["background.js"]));
         assert_eq!(firefox["browser_specific_settings"]["gecko"]["id"], HELPER_GECKO_ID);
         assert!(firefox.get("key").is_none());

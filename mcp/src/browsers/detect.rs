@@ -1,9 +1,9 @@
-//! Finding the browsers installed on a machine: the rows of [`super::installs::INSTALLS`]
-//! for one system, resolved against an injected [`Probe`] (the file-system root, home,
+//! Finding the browsers installed on a machine: the catalog's install places
+//! ([`super::Browser::installs`]) for one system, resolved against an injected [`Probe`] (the file-system root, home,
 //! `PATH` and Windows folders), so fake trees test every system's table on any machine.
 //!
 //! ```text
-//! INSTALLS (this OS) ─▶ candidate paths ─▶ exists & runnable? ─▶ first per (browser, channel, source)
+//! installs (this OS) ─▶ candidate paths ─▶ exists & runnable? ─▶ first per (browser, channel, source)
 //!                                                    │ launcher script of a browser already found: skipped
 //!                                                    ▼
 //!                                   version from files (version.rs), `--version` last, if allowed
@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::installs::{At, INSTALLS, Install, Source};
-use super::{Engine, Os, browser, version};
+use super::installs::{At, Source};
+use super::{Browser, Engine, Os, installs, version};
 use crate::paths::{Env, is_executable};
 
 /// What detection may look at. [`Probe::real`] is this machine; tests build fake ones.
@@ -112,7 +112,7 @@ pub fn can_load_unpacked(browser: &str, version: Option<&str>) -> bool {
 /// known place), for reading its version without running it.
 pub fn deb_of(probe: &Probe, binary: &Path) -> Option<&'static str> {
     let real = std::fs::canonicalize(binary).unwrap_or_else(|_| binary.to_path_buf());
-    INSTALLS.iter().filter(|r| r.os == probe.os).find_map(|r| match r.at {
+    installs().map(|(_, r)| r).filter(|r| r.os == probe.os).find_map(|r| match r.at {
         At::Path(p) if probe.rooted(p) == real => r.deb,
         _ => None,
     })
@@ -136,14 +136,14 @@ pub fn read_version(
 /// twice (a symlink in `PATH`) counts once; a launcher script counts only when no real
 /// binary of its browser and source was found.
 pub fn scan(probe: &Probe, wanted: &dyn Fn(&str) -> bool) -> Vec<Found> {
-    let mut found: Vec<(Found, &Install)> = Vec::new();
+    let mut found: Vec<(Found, &Browser)> = Vec::new();
     let mut seen: HashSet<PathBuf> = HashSet::new();
     let mut groups: HashSet<(&str, &str, Source)> = HashSet::new();
-    for row in INSTALLS.iter().filter(|r| r.os == probe.os && wanted(r.browser)) {
-        if groups.contains(&(row.browser, row.channel, row.source)) {
+    for (b, row) in installs().filter(|(b, r)| r.os == probe.os && wanted(b.name)) {
+        let word = row.channel.as_str();
+        if groups.contains(&(b.name, word, row.source)) {
             continue;
         }
-        let Some(engine) = browser(row.browser).map(|b| b.engine) else { continue };
         for path in probe.candidates(row.at) {
             if !is_executable(&path) {
                 continue;
@@ -152,27 +152,25 @@ pub fn scan(probe: &Probe, wanted: &dyn Fn(&str) -> bool) -> Vec<Found> {
             if !seen.insert(real.clone()) {
                 continue;
             }
-            if is_script(&real)
-                && found.iter().any(|(f, r)| r.browser == row.browser && f.source == row.source)
-            {
+            if is_script(&real) && found.iter().any(|(f, fb)| fb.name == b.name && f.source == row.source) {
                 continue;
             }
-            let (version, declared) = read_version(engine, probe, &real, row.deb);
-            let channel = declared.unwrap_or(row.channel).to_owned();
+            let (version, declared) = read_version(b.engine, probe, &real, row.deb);
+            let channel = declared.unwrap_or(word).to_owned();
             let version_text = version.as_ref().map(|v| v.version.clone());
-            groups.insert((row.browser, row.channel, row.source));
+            groups.insert((b.name, word, row.source));
             found.push((
                 Found {
-                    browser: row.browser.to_owned(),
+                    browser: b.name.to_owned(),
                     channel,
-                    engine,
+                    engine: b.engine,
                     source: row.source,
                     binary_path: path,
-                    can_load_unpacked: can_load_unpacked(row.browser, version_text.as_deref()),
+                    can_load_unpacked: can_load_unpacked(b.name, version_text.as_deref()),
                     version: version_text,
                     version_from: version.map(|v| v.from),
                 },
-                row,
+                b,
             ));
             break;
         }

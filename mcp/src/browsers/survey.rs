@@ -78,14 +78,10 @@ pub const fn runs_sessions(engine: Engine) -> bool {
     matches!(engine, Engine::Chromium | Engine::Gecko)
 }
 
-/// The managed browser that stands in for a missing catalog browser.
+/// The managed browser that stands in for a missing catalog browser: the first build of
+/// it the catalog lists.
 pub fn stand_in(browser: &str) -> Option<Managed> {
-    match browser {
-        "chrome" => Some(Managed::ChromeForTesting),
-        "chromium" => Some(Managed::Chromium),
-        "firefox" => Some(Managed::Firefox),
-        _ => None,
-    }
+    super::browser(browser)?.managed.first().map(|m| m.id)
 }
 
 /// The `extension_install_browser` arguments for `browser`.

@@ -19,11 +19,12 @@
 //!
 //! Every change is returned as a [`DevChange`] so the session records it in `events.ndjson`.
 
+use crate::browsers::Engine;
 use std::path::Path;
 
 use serde::Serialize;
 
-use crate::manifest::{self, Family, Json, Object};
+use crate::manifest::{self, Json, Object};
 
 /// The service worker added to an extension that has none.
 pub const ADDED_WORKER: &str = "webext-mcp-dev-worker.js";
@@ -65,7 +66,7 @@ pub enum DevError {
 }
 
 /// Applies the dev transforms to a built extension in `dir`, built for `family`.
-pub fn apply(dir: &Path, family: Family) -> Result<Vec<DevChange>, DevError> {
+pub fn apply(dir: &Path, family: Engine) -> Result<Vec<DevChange>, DevError> {
     let manifest_path = dir.join("manifest.json");
     let text = std::fs::read_to_string(&manifest_path).map_err(|source| DevError::Io {
         what: format!("cannot read {}", manifest_path.display()),
@@ -91,10 +92,10 @@ pub fn apply(dir: &Path, family: Family) -> Result<Vec<DevChange>, DevError> {
     }
     let mv3 = root.get("manifest_version").and_then(Json::as_f64) == Some(3.0);
     let added = match family {
-        Family::Chromium => {
+        Engine::Chromium => {
             (mv3 && add_worker(root)).then(|| DevChange::ServiceWorker { file: ADDED_WORKER.into() })
         }
-        Family::Gecko => {
+        Engine::Gecko => {
             add_background_script(root).then(|| DevChange::BackgroundScript { file: ADDED_WORKER.into() })
         }
     };
@@ -106,7 +107,7 @@ pub fn apply(dir: &Path, family: Family) -> Result<Vec<DevChange>, DevError> {
         .map_err(|source| DevError::Io { what: format!("cannot write {ADDED_WORKER}"), source })?;
         changes.push(change);
     }
-    if family == Family::Gecko {
+    if family == Engine::Gecko {
         changes.extend(add_gecko_id(root));
     }
     changes.extend(add_permissions(root, mv3));
@@ -314,7 +315,7 @@ mod tests {
         for f in ["cs.js", "a.js", "b.js", "m.js"] {
             std::fs::write(dir.path().join(f), "const x = 1;\n").unwrap();
         }
-        let changes = apply(dir.path(), Family::Chromium).unwrap();
+        let changes = apply(dir.path(), Engine::Chromium).unwrap();
         assert_eq!(std::fs::read_to_string(dir.path().join("cs.js")).unwrap(), "{const x = 1;\n}\n");
         assert_eq!(std::fs::read_to_string(dir.path().join("a.js")).unwrap(), "const x = 1;\n");
         assert_eq!(std::fs::read_to_string(dir.path().join("m.js")).unwrap(), "const x = 1;\n");
@@ -329,7 +330,7 @@ mod tests {
         assert!(changes.contains(&DevChange::Permission { value: "scripting".into() }));
         // Applying twice (a rebuild of an already transformed tree never happens, but an
         // extension that already asks for everything) adds nothing new.
-        let again = apply(dir.path(), Family::Chromium).unwrap();
+        let again = apply(dir.path(), Engine::Chromium).unwrap();
         assert!(
             !again
                 .iter()
@@ -346,7 +347,7 @@ mod tests {
           "content_scripts": [{"matches": ["http://127.0.0.1/*"], "js": ["cs.js"]}]}"#;
         std::fs::write(dir.path().join("manifest.json"), manifest).unwrap();
         std::fs::write(dir.path().join("cs.js"), "const x = 1;\n").unwrap();
-        let changes = apply(dir.path(), Family::Gecko).unwrap();
+        let changes = apply(dir.path(), Engine::Gecko).unwrap();
         let built: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.path().join("manifest.json")).unwrap())
                 .unwrap();
@@ -360,16 +361,16 @@ mod tests {
         let own = r#"{"manifest_version": 3, "name": "t", "version": "1", "background": {"scripts": ["bg.js"]},
           "browser_specific_settings": {"gecko": {"id": "me@example.test"}}}"#;
         std::fs::write(dir.path().join("manifest.json"), own).unwrap();
-        let changes = apply(dir.path(), Family::Gecko).unwrap();
+        let changes = apply(dir.path(), Engine::Gecko).unwrap();
         assert!(
             !changes
                 .iter()
                 .any(|c| matches!(c, DevChange::GeckoId { .. } | DevChange::BackgroundScript { .. }))
         );
-        let again = apply(dir.path(), Family::Gecko);
+        let again = apply(dir.path(), Engine::Gecko);
         assert!(again.is_ok());
         std::fs::write(dir.path().join("manifest.json"), manifest).unwrap();
-        apply(dir.path(), Family::Gecko).unwrap();
+        apply(dir.path(), Engine::Gecko).unwrap();
         let rebuilt: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.path().join("manifest.json")).unwrap())
                 .unwrap();

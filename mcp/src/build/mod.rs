@@ -315,7 +315,7 @@ fn native(
         .map_err(BuildError::io("cannot write manifest.json"))?;
     let stem = output::artifact_stem(&p.manifest, source.messages.as_ref(), &req.project);
     let warnings: Vec<Finding> = p.findings.iter().filter(|f| !f.is_error()).cloned().collect();
-    let mut built = finish(req, opts, browser, Pipeline::Native, staging, &stem, warnings, started)?;
+    let mut built = finish(req, opts, p.target, Pipeline::Native, staging, &stem, warnings, started)?;
     built.sources = p.files.clone();
     built.inputs = p.inputs.clone();
     Ok(built)
@@ -326,16 +326,16 @@ fn native(
 fn finish(
     req: &BuildRequest,
     opts: BuildOptions,
-    browser: &str,
+    target: Target,
     pipeline: Pipeline,
     staging: Staging,
     stem: &str,
     warnings: Vec<Finding>,
     started: Instant,
 ) -> Result<BrowserBuild, BuildError> {
+    let browser = target.name;
     let dev_changes = if opts.dev {
-        let family = manifest::Target::named(browser).map_or(manifest::Family::Chromium, |t| t.family);
-        dev::apply(&staging.dir, family).map_err(|e| BuildError::Failed {
+        dev::apply(&staging.dir, target.engine).map_err(|e| BuildError::Failed {
             message: format!("the dev-build transform failed: {e}"),
             hint: "check the built manifest.json; production builds are not affected".into(),
             findings: Vec::new(),
@@ -567,7 +567,7 @@ fn adopt_output(
     copy_tree(built, &staging.dir, &format!("{stem}.zip"))
         .map_err(BuildError::io(format!("cannot copy {}", built.display())))?;
     let warnings = findings.iter().filter(|f| !f.is_error()).cloned().collect();
-    finish(req, opts, target.name, Pipeline::Delegated, staging, &stem, warnings, started)
+    finish(req, opts, target, Pipeline::Delegated, staging, &stem, warnings, started)
 }
 
 /// Copies a built tree, leaving out a previous store zip of the same name.

@@ -110,8 +110,8 @@ fn template_of(slug: &str, files: &[(&str, &[u8])]) -> Result<Template, String> 
     let mut entrypoints = BTreeSet::new();
     let mut background = false;
     for target in [
-        Target { name: "chrome", family: manifest::Family::Chromium },
-        Target { name: "firefox", family: manifest::Family::Gecko },
+        Target { name: "chrome", engine: crate::browsers::Engine::Chromium },
+        Target { name: "firefox", engine: crate::browsers::Engine::Gecko },
     ] {
         let resolved = manifest::resolve(&source, target).manifest;
         let strings = |key: &str| -> Vec<String> {

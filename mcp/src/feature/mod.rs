@@ -19,6 +19,7 @@ pub mod diff;
 pub mod framework;
 pub mod surfaces;
 
+use crate::browsers::Engine;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -27,7 +28,7 @@ use serde_json::Value;
 pub use framework::{FRAMEWORKS, Framework};
 pub use surfaces::{Change, Feature};
 
-use crate::manifest::{self, Family, Finding, Json, Target, edit};
+use crate::manifest::{self, Finding, Json, Target, edit};
 
 /// What to add.
 #[derive(Debug, Clone)]
@@ -114,8 +115,8 @@ fn finding_message(f: &Finding) -> &str {
     &f.message
 }
 
-const CHROME: Target = Target { name: "chrome", family: Family::Chromium };
-const FIREFOX: Target = Target { name: "firefox", family: Family::Gecko };
+const CHROME: Target = Target { name: "chrome", engine: Engine::Chromium };
+const FIREFOX: Target = Target { name: "firefox", engine: Engine::Gecko };
 
 /// Adds the feature (or, for a dry run, says what it would write).
 pub fn add(req: &AddRequest) -> Result<Added, FeatureError> {

@@ -7,10 +7,11 @@
 //! under `chromium:` (or into an existing Chromium-family variant), never into the plain key
 //! Firefox would warn about.
 
+use crate::browsers::Engine;
 use serde_json::{Value, json};
 
+use crate::manifest::Target;
 use crate::manifest::target::{CHROMIUM_FAMILY_PREFIXES, GECKO_FAMILY_PREFIXES};
-use crate::manifest::{Family, Target};
 
 /// A surface a project can gain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,14 +236,14 @@ pub enum Change {
 
 /// Which browsers a root key applies to: `None` for a plain key; the family of a prefixed
 /// key; `Err(())` for a prefix of no known browser (dropped by resolution).
-fn key_family(prefix: &str) -> Result<Family, ()> {
+fn key_family(prefix: &str) -> Result<Engine, ()> {
     if CHROMIUM_FAMILY_PREFIXES.contains(&prefix) {
-        return Ok(Family::Chromium);
+        return Ok(Engine::Chromium);
     }
     if GECKO_FAMILY_PREFIXES.contains(&prefix) {
-        return Ok(Family::Gecko);
+        return Ok(Engine::Gecko);
     }
-    Target::named(prefix).map(|t| t.family).ok_or(())
+    Target::named(prefix).map(|t| t.engine).ok_or(())
 }
 
 /// The root keys that are `name` or `<prefix>:name`: (key, family of the prefix, whether
@@ -250,7 +251,7 @@ fn key_family(prefix: &str) -> Result<Family, ()> {
 fn variants<'a>(
     root: &'a serde_json::Map<String, Value>,
     name: &str,
-) -> Vec<(&'a str, Option<Family>, bool)> {
+) -> Vec<(&'a str, Option<Engine>, bool)> {
     root.keys()
         .filter_map(|k| match k.split_once(':') {
             None if k == name => Some((k.as_str(), None, true)),
@@ -265,10 +266,10 @@ fn variants<'a>(
 }
 
 /// The prefix a new family-only key gets.
-const fn family_prefix(f: Family) -> &'static str {
+const fn family_prefix(f: Engine) -> &'static str {
     match f {
-        Family::Chromium => "chromium",
-        Family::Gecko => "firefox",
+        Engine::Chromium => "chromium",
+        Engine::Gecko => "firefox",
     }
 }
 
@@ -278,7 +279,7 @@ const fn family_prefix(f: Family) -> &'static str {
 fn applicable<'a>(
     root: &'a serde_json::Map<String, Value>,
     name: &str,
-    family: Option<Family>,
+    family: Option<Engine>,
 ) -> (Vec<&'a str>, bool) {
     let mut keys = Vec::new();
     let mut covered = false;
@@ -303,7 +304,7 @@ fn ensure_member(
     key: &str,
     member: &str,
     value: &Value,
-    family: Option<Family>,
+    family: Option<Engine>,
     out: &mut Vec<Change>,
 ) {
     let (keys, covered) = applicable(root, key, family);
@@ -333,7 +334,7 @@ fn ensure_member(
 fn ensure_permission(
     root: &serde_json::Map<String, Value>,
     permission: &str,
-    family: Option<Family>,
+    family: Option<Engine>,
     out: &mut Vec<Change>,
 ) {
     let (keys, covered) = applicable(root, "permissions", family);
@@ -394,12 +395,12 @@ pub fn changes(feature: Feature, entry: &str, root: &serde_json::Map<String, Val
         }
         Feature::Sidebar => {
             step(root, &mut out, |r, o| {
-                ensure_member(r, "side_panel", "default_path", &entry, Some(Family::Chromium), o)
+                ensure_member(r, "side_panel", "default_path", &entry, Some(Engine::Chromium), o)
             });
             step(root, &mut out, |r, o| {
-                ensure_member(r, "sidebar_action", "default_panel", &entry, Some(Family::Gecko), o)
+                ensure_member(r, "sidebar_action", "default_panel", &entry, Some(Engine::Gecko), o)
             });
-            step(root, &mut out, |r, o| ensure_permission(r, "sidePanel", Some(Family::Chromium), o));
+            step(root, &mut out, |r, o| ensure_permission(r, "sidePanel", Some(Engine::Chromium), o));
             step(root, &mut out, |r, o| ensure_permission(r, "storage", None, o));
         }
         Feature::ContentScript => {
@@ -441,9 +442,9 @@ pub fn changes(feature: Feature, entry: &str, root: &serde_json::Map<String, Val
         Feature::History | Feature::Bookmarks => {
             let page = if feature == Feature::History { "history" } else { "bookmarks" };
             step(root, &mut out, |r, o| {
-                ensure_member(r, "chrome_url_overrides", page, &entry, Some(Family::Chromium), o)
+                ensure_member(r, "chrome_url_overrides", page, &entry, Some(Engine::Chromium), o)
             });
-            step(root, &mut out, |r, o| ensure_permission(r, page, Some(Family::Chromium), o));
+            step(root, &mut out, |r, o| ensure_permission(r, page, Some(Engine::Chromium), o));
         }
     }
     out
@@ -515,7 +516,7 @@ mod tests {
     fn chromium_only_permissions_carry_the_plain_list_over() {
         let root = object(json!({"permissions": ["storage", "tabs"]}));
         let mut out = Vec::new();
-        ensure_permission(&root, "sidePanel", Some(Family::Chromium), &mut out);
+        ensure_permission(&root, "sidePanel", Some(Engine::Chromium), &mut out);
         assert_eq!(
             out,
             [Change::Member {
@@ -530,7 +531,7 @@ mod tests {
         ensure_permission(&root, "storage", None, &mut out);
         assert_eq!(out.len(), 3, "{out:?}");
         let mut out = Vec::new();
-        ensure_permission(&root, "sidePanel", Some(Family::Chromium), &mut out);
+        ensure_permission(&root, "sidePanel", Some(Engine::Chromium), &mut out);
         assert_eq!(out.len(), 2, "chrome: and brave: lists, no new key: {out:?}");
     }
 

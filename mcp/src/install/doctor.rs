@@ -35,23 +35,23 @@ pub(super) use super::codes::problem;
 pub use super::codes::{DoctorCode, Problem};
 pub use super::doctor_text::text;
 pub use super::explain::explain_browser_error;
-use super::locations::{self, Location, Target};
+use super::locations::{self, Location};
 use super::permissions;
-use crate::browsers::Engine as Family;
+use crate::browsers::{ChannelId, Engine};
 use crate::paths::is_executable;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// How long `<path> --version` and a host connection may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
-fn reinstall(target: Target) -> String {
+fn reinstall(target: ChannelId) -> String {
     format!("run `webext-mcp install --browser {}` to rewrite it", target.id())
 }
 
 /// What the manifest at `location` says, and what is wrong with it. `binary_version` tells
 /// the version of the webext-mcp at a path (injected: it runs a process).
 pub fn check_manifest(
-    target: Target,
+    target: ChannelId,
     location: &Location,
     misplaced: Option<&Path>,
     binary_version: &dyn Fn(&Path) -> Result<String, String>,
@@ -170,9 +170,9 @@ pub fn check_manifest(
             )),
         },
     }
-    let (key, wanted) = match target.family() {
-        Family::Chromium => ("allowed_origins", format!("chrome-extension://{HELPER_CHROMIUM_ID}/")),
-        Family::Gecko => ("allowed_extensions", HELPER_GECKO_ID.to_owned()),
+    let (key, wanted) = match target.engine() {
+        Engine::Chromium => ("allowed_origins", format!("chrome-extension://{HELPER_CHROMIUM_ID}/")),
+        Engine::Gecko => ("allowed_extensions", HELPER_GECKO_ID.to_owned()),
     };
     let allowed: Vec<&str> = manifest
         .get(key)
@@ -198,7 +198,7 @@ pub fn check_manifest(
 }
 
 /// The unpacked helper of one family.
-fn check_helper(setup: &Setup, family: Family) -> (Value, Vec<Problem>) {
+fn check_helper(setup: &Setup, family: Engine) -> (Value, Vec<Problem>) {
     let dir = setup.helper_dir(family);
     let manifest = dir.join("manifest.json");
     let manifest = std::fs::read(&manifest).ok().and_then(|b| serde_json::from_slice::<Value>(&b).ok());
@@ -313,7 +313,7 @@ async fn helper_last_error(client: &Client) -> Value {
 #[derive(Debug, Clone, Default)]
 pub struct Request {
     /// Only these browsers (also when not detected).
-    pub browsers: Option<Vec<Target>>,
+    pub browsers: Option<Vec<ChannelId>>,
     /// An error message the browser gave the helper, to explain.
     pub browser_error: Option<String>,
 }
@@ -338,7 +338,7 @@ fn local_checks(setup: &Setup, request: &Request, hosts: &[Descriptor]) -> (Vec<
     let mut browsers = Vec::new();
     let mut families = Vec::new();
     let mut seen_manifests: Vec<PathBuf> = Vec::new();
-    let located: Vec<(Target, Location)> = Target::ALL
+    let located: Vec<(ChannelId, Location)> = ChannelId::ALL
         .into_iter()
         .filter_map(|t| locations::location(t, setup.os, &setup.roots).map(|l| (t, l)))
         .collect();
@@ -355,7 +355,7 @@ fn local_checks(setup: &Setup, request: &Request, hosts: &[Descriptor]) -> (Vec<
         if !wanted {
             continue;
         }
-        let wrong = (target.family() == Family::Gecko).then_some(misplaced.as_deref()).flatten();
+        let wrong = (target.engine() == Engine::Gecko).then_some(misplaced.as_deref()).flatten();
         let (manifest, ps) = check_manifest(target, loc, wrong, &version_of);
         // Firefox and Zen share one file: its problems are reported once.
         if !seen_manifests.contains(&loc.manifest) {
@@ -364,13 +364,13 @@ fn local_checks(setup: &Setup, request: &Request, hosts: &[Descriptor]) -> (Vec<
         }
         let connected: Vec<&Descriptor> =
             hosts.iter().filter(|d| d.browser == target.reported_name()).collect();
-        if !families.contains(&target.family()) {
-            families.push(target.family());
+        if !families.contains(&target.engine()) {
+            families.push(target.engine());
         }
         browsers.push(json!({
             "id": target.id(),
             "name": target.display_name(),
-            "family": target.family().name(),
+            "family": target.engine().name(),
             "detected": detected,
             "manifestPath": loc.manifest,
             "registryKeys": loc.registry_keys,

@@ -9,33 +9,14 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use webext_mcp_host::protocol::NATIVE_HOST_NAME;
 
-use crate::browsers::Engine as Family;
-use crate::browsers::{self, AppData, Place};
+use crate::browsers::{self, AppData, ChannelId, Engine, Place};
 
 pub use crate::browsers::Os;
 
-/// One browser (or one channel of a browser) `install` knows how to register with: a key
-/// into the catalog ([`crate::browsers`]), which holds its names and locations.
-pub use crate::browsers::ChannelId as Target;
-
-impl Target {
-    pub const ALL: [Target; 14] = [
-        Target::Chrome,
-        Target::ChromeBeta,
-        Target::ChromeUnstable,
-        Target::Chromium,
-        Target::ChromiumSnap,
-        Target::Edge,
-        Target::EdgeBeta,
-        Target::EdgeDev,
-        Target::Brave,
-        Target::Vivaldi,
-        Target::Firefox,
-        Target::Zen,
-        Target::Librewolf,
-        Target::Floorp,
-    ];
-
+// `ChannelId` (one browser, or one channel of a browser, `install` knows how to register
+// with) is a key into the catalog ([`crate::browsers`]), which holds its names and
+// locations; these are the answers `install` and `doctor` need from it.
+impl ChannelId {
     /// The id used by `--browser` and in reports.
     pub fn id(self) -> &'static str {
         self.entry().1.name
@@ -46,10 +27,6 @@ impl Target {
         self.entry().1.display_name
     }
 
-    pub fn family(self) -> Family {
-        self.engine()
-    }
-
     /// The name the helper reports for this browser in its `hello` (descriptor `browser`).
     pub fn reported_name(self) -> &'static str {
         self.entry().0.name
@@ -57,22 +34,22 @@ impl Target {
 
     /// Resolves a `--browser` value: a target id, or a browser name that covers its channels
     /// (`chrome` is Chrome stable only; `chromium-based` / `gecko-based` mean the family).
-    pub fn parse_list(text: &str) -> Result<Vec<Target>, String> {
+    pub fn parse_list(text: &str) -> Result<Vec<ChannelId>, String> {
         let mut out = Vec::new();
         for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let name = name.to_ascii_lowercase();
             if name == "all" {
-                out.extend(Target::ALL);
+                out.extend(ChannelId::ALL);
                 continue;
             }
-            if let Some(engine) = Family::ALL.into_iter().find(|e| e.any_name() == name) {
-                out.extend(Target::ALL.into_iter().filter(|t| t.family() == engine));
+            if let Some(engine) = Engine::ALL.into_iter().find(|e| e.any_name() == name) {
+                out.extend(ChannelId::ALL.into_iter().filter(|t| t.engine() == engine));
                 continue;
             }
             match browsers::channels().find(|(_, c)| c.name == name || c.aliases.contains(&name.as_str())) {
                 Some((_, c)) => out.push(c.id),
                 None => {
-                    let known: Vec<&str> = Target::ALL.iter().map(|t| t.id()).collect();
+                    let known: Vec<&str> = ChannelId::ALL.iter().map(|t| t.id()).collect();
                     return Err(format!(
                         "unknown browser `{name}`; use one of {}, chromium-based, gecko-based or all",
                         known.join(", ")
@@ -121,7 +98,7 @@ pub fn manifest_file_name() -> String {
 
 /// `Software\…\NativeMessagingHosts\<name>` keys under `HKEY_CURRENT_USER` that make `target`
 /// find the host on Windows. Pure, so tested on every platform.
-pub fn registry_keys(target: Target) -> Vec<String> {
+pub fn registry_keys(target: ChannelId) -> Vec<String> {
     let vendors = target.entry().1.windows.map(|w| w.registry_vendors).unwrap_or_default();
     vendors
         .iter()
@@ -131,7 +108,7 @@ pub fn registry_keys(target: Target) -> Vec<String> {
 
 /// Where `target` is on `os`; `None` where the browser has no known per-user location
 /// there (snap and some channels are Linux-only; Floorp on macOS is unverified).
-pub fn location(target: Target, os: Os, roots: &Roots) -> Option<Location> {
+pub fn location(target: ChannelId, os: Os, roots: &Roots) -> Option<Location> {
     let name = manifest_file_name();
     let channel = target.entry().1;
     let at = |root: &Path, place: Place| Location {
@@ -149,7 +126,7 @@ pub fn location(target: Target, os: Os, roots: &Roots) -> Option<Location> {
                 AppData::Roaming => &roots.app_data,
             };
             // One manifest per family, kept with webext-mcp's data; the registry points at it.
-            let family = target.family().name();
+            let family = target.engine().name();
             let manifest = roots.data_dir.join("hosts").join(family).join(&name);
             Some(Location {
                 config_dir: root.join(w.config_dir),
@@ -182,46 +159,46 @@ mod tests {
     #[test]
     fn linux_table_matches_the_reference() {
         let cases = [
-            (Target::Chrome, "/h/.config/google-chrome", "/h/.config/google-chrome/NativeMessagingHosts"),
+            (ChannelId::Chrome, "/h/.config/google-chrome", "/h/.config/google-chrome/NativeMessagingHosts"),
             (
-                Target::ChromeBeta,
+                ChannelId::ChromeBeta,
                 "/h/.config/google-chrome-beta",
                 "/h/.config/google-chrome-beta/NativeMessagingHosts",
             ),
             (
-                Target::ChromeUnstable,
+                ChannelId::ChromeUnstable,
                 "/h/.config/google-chrome-unstable",
                 "/h/.config/google-chrome-unstable/NativeMessagingHosts",
             ),
-            (Target::Chromium, "/h/.config/chromium", "/h/.config/chromium/NativeMessagingHosts"),
+            (ChannelId::Chromium, "/h/.config/chromium", "/h/.config/chromium/NativeMessagingHosts"),
             (
-                Target::ChromiumSnap,
+                ChannelId::ChromiumSnap,
                 "/h/snap/chromium/common/chromium",
                 "/h/snap/chromium/common/chromium/NativeMessagingHosts",
             ),
-            (Target::Edge, "/h/.config/microsoft-edge", "/h/.config/microsoft-edge/NativeMessagingHosts"),
+            (ChannelId::Edge, "/h/.config/microsoft-edge", "/h/.config/microsoft-edge/NativeMessagingHosts"),
             (
-                Target::EdgeBeta,
+                ChannelId::EdgeBeta,
                 "/h/.config/microsoft-edge-beta",
                 "/h/.config/microsoft-edge-beta/NativeMessagingHosts",
             ),
             (
-                Target::EdgeDev,
+                ChannelId::EdgeDev,
                 "/h/.config/microsoft-edge-dev",
                 "/h/.config/microsoft-edge-dev/NativeMessagingHosts",
             ),
             (
-                Target::Brave,
+                ChannelId::Brave,
                 "/h/.config/BraveSoftware/Brave-Browser",
                 "/h/.config/BraveSoftware/Brave-Browser/NativeMessagingHosts",
             ),
-            (Target::Vivaldi, "/h/.config/vivaldi", "/h/.config/vivaldi/NativeMessagingHosts"),
-            (Target::Firefox, "/h/.mozilla", "/h/.mozilla/native-messaging-hosts"),
-            (Target::Zen, "/h/.zen", "/h/.mozilla/native-messaging-hosts"),
-            (Target::Librewolf, "/h/.librewolf", "/h/.librewolf/native-messaging-hosts"),
-            (Target::Floorp, "/h/.floorp", "/h/.floorp/native-messaging-hosts"),
+            (ChannelId::Vivaldi, "/h/.config/vivaldi", "/h/.config/vivaldi/NativeMessagingHosts"),
+            (ChannelId::Firefox, "/h/.mozilla", "/h/.mozilla/native-messaging-hosts"),
+            (ChannelId::Zen, "/h/.zen", "/h/.mozilla/native-messaging-hosts"),
+            (ChannelId::Librewolf, "/h/.librewolf", "/h/.librewolf/native-messaging-hosts"),
+            (ChannelId::Floorp, "/h/.floorp", "/h/.floorp/native-messaging-hosts"),
         ];
-        assert_eq!(cases.len(), Target::ALL.len());
+        assert_eq!(cases.len(), ChannelId::ALL.len());
         for (target, config, dir) in cases {
             let loc = location(target, Os::Linux, &roots()).unwrap();
             assert_eq!(loc.config_dir, Path::new(config), "{target:?}");
@@ -234,24 +211,24 @@ mod tests {
     fn macos_table_matches_the_reference() {
         let s = "/h/Library/Application Support";
         let cases = [
-            (Target::Chrome, "Google/Chrome/NativeMessagingHosts"),
-            (Target::Chromium, "Chromium/NativeMessagingHosts"),
-            (Target::Edge, "Microsoft Edge/NativeMessagingHosts"),
-            (Target::Brave, "BraveSoftware/Brave-Browser/NativeMessagingHosts"),
-            (Target::Vivaldi, "Vivaldi/NativeMessagingHosts"),
-            (Target::Firefox, "Mozilla/NativeMessagingHosts"),
-            (Target::Zen, "Mozilla/NativeMessagingHosts"),
-            (Target::Librewolf, "LibreWolf/NativeMessagingHosts"),
+            (ChannelId::Chrome, "Google/Chrome/NativeMessagingHosts"),
+            (ChannelId::Chromium, "Chromium/NativeMessagingHosts"),
+            (ChannelId::Edge, "Microsoft Edge/NativeMessagingHosts"),
+            (ChannelId::Brave, "BraveSoftware/Brave-Browser/NativeMessagingHosts"),
+            (ChannelId::Vivaldi, "Vivaldi/NativeMessagingHosts"),
+            (ChannelId::Firefox, "Mozilla/NativeMessagingHosts"),
+            (ChannelId::Zen, "Mozilla/NativeMessagingHosts"),
+            (ChannelId::Librewolf, "LibreWolf/NativeMessagingHosts"),
         ];
         for (target, dir) in cases {
             let loc = location(target, Os::Macos, &roots()).unwrap();
             assert_eq!(loc.manifest, Path::new(s).join(dir).join("dev.webext_mcp.bridge.json"), "{target:?}");
         }
         assert_eq!(
-            location(Target::Firefox, Os::Macos, &roots()).unwrap().config_dir,
+            location(ChannelId::Firefox, Os::Macos, &roots()).unwrap().config_dir,
             Path::new(s).join("Firefox")
         );
-        for t in [Target::ChromiumSnap, Target::Floorp, Target::EdgeDev] {
+        for t in [ChannelId::ChromiumSnap, ChannelId::Floorp, ChannelId::EdgeDev] {
             assert!(location(t, Os::Macos, &roots()).is_none(), "{t:?}");
         }
     }
@@ -260,39 +237,39 @@ mod tests {
     fn windows_registry_keys_per_browser() {
         let chrome = r"Software\Google\Chrome\NativeMessagingHosts\dev.webext_mcp.bridge";
         let mozilla = r"Software\Mozilla\NativeMessagingHosts\dev.webext_mcp.bridge";
-        assert_eq!(registry_keys(Target::Chrome), [chrome]);
+        assert_eq!(registry_keys(ChannelId::Chrome), [chrome]);
         assert_eq!(
-            registry_keys(Target::Chromium),
+            registry_keys(ChannelId::Chromium),
             [r"Software\Chromium\NativeMessagingHosts\dev.webext_mcp.bridge"]
         );
         assert_eq!(
-            registry_keys(Target::Edge),
+            registry_keys(ChannelId::Edge),
             [r"Software\Microsoft\Edge\NativeMessagingHosts\dev.webext_mcp.bridge"]
         );
         assert_eq!(
-            registry_keys(Target::Brave),
+            registry_keys(ChannelId::Brave),
             [r"Software\BraveSoftware\Brave-Browser\NativeMessagingHosts\dev.webext_mcp.bridge", chrome]
         );
-        assert_eq!(registry_keys(Target::Vivaldi), [chrome]);
-        for t in [Target::Firefox, Target::Zen, Target::Librewolf, Target::Floorp] {
+        assert_eq!(registry_keys(ChannelId::Vivaldi), [chrome]);
+        for t in [ChannelId::Firefox, ChannelId::Zen, ChannelId::Librewolf, ChannelId::Floorp] {
             assert_eq!(registry_keys(t), [mozilla], "{t:?}");
         }
-        let loc = location(Target::Edge, Os::Windows, &roots()).unwrap();
-        assert_eq!(loc.registry_keys, registry_keys(Target::Edge));
+        let loc = location(ChannelId::Edge, Os::Windows, &roots()).unwrap();
+        assert_eq!(loc.registry_keys, registry_keys(ChannelId::Edge));
         assert!(loc.manifest.starts_with(&roots().data_dir));
         assert!(loc.manifest.to_string_lossy().contains("chromium"));
-        assert!(location(Target::ChromiumSnap, Os::Windows, &roots()).is_none());
+        assert!(location(ChannelId::ChromiumSnap, Os::Windows, &roots()).is_none());
     }
 
     #[test]
     fn browser_lists_resolve() {
-        assert_eq!(Target::parse_list("chromium").unwrap(), [Target::Chromium]);
-        assert_eq!(Target::parse_list("firefox, zen").unwrap(), [Target::Firefox, Target::Zen]);
-        assert_eq!(Target::parse_list("gecko-based").unwrap().len(), 4);
-        assert_eq!(Target::parse_list("all").unwrap().len(), Target::ALL.len());
-        let err = Target::parse_list("netscape").unwrap_err();
+        assert_eq!(ChannelId::parse_list("chromium").unwrap(), [ChannelId::Chromium]);
+        assert_eq!(ChannelId::parse_list("firefox, zen").unwrap(), [ChannelId::Firefox, ChannelId::Zen]);
+        assert_eq!(ChannelId::parse_list("gecko-based").unwrap().len(), 4);
+        assert_eq!(ChannelId::parse_list("all").unwrap().len(), ChannelId::ALL.len());
+        let err = ChannelId::parse_list("netscape").unwrap_err();
         assert!(err.contains("netscape") && err.contains("chromium"), "{err}");
-        assert!(Target::parse_list(" , ").is_err());
+        assert!(ChannelId::parse_list(" , ").is_err());
     }
 
     #[test]

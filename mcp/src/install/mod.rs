@@ -35,12 +35,12 @@ use std::path::{Path, PathBuf};
 
 use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME};
 
-use crate::browsers::Engine as Family;
+use crate::browsers::{ChannelId, Engine};
 use crate::helper;
 use crate::paths::{Env, Paths};
 
 use journal::Journal;
-pub use locations::{Location, Os, Roots, Target};
+pub use locations::{Location, Os, Roots};
 use record::RECORD_VERSION;
 pub use record::{RECORD_FILE, Record, RecordedFile, read_record};
 pub use report::{
@@ -94,7 +94,7 @@ pub(super) fn io<'a>(
 #[derive(Debug, Clone, Default)]
 pub struct Request {
     /// `--browser`: install for these even when their config dir is missing.
-    pub browsers: Option<Vec<Target>>,
+    pub browsers: Option<Vec<ChannelId>>,
     /// List what would be written, write nothing.
     pub dry_run: bool,
 }
@@ -141,7 +141,7 @@ impl Setup {
     }
 
     /// Where the helper for `family` is unpacked.
-    pub fn helper_dir(&self, family: Family) -> PathBuf {
+    pub fn helper_dir(&self, family: Engine) -> PathBuf {
         self.paths.helper_dir.join(family.name())
     }
 
@@ -152,7 +152,7 @@ impl Setup {
 }
 
 /// The host manifest text for `family` pointing at `binary` (from `manifests/`).
-pub fn render_manifest(family: Family, binary: &Path) -> Result<String, InstallError> {
+pub fn render_manifest(family: Engine, binary: &Path) -> Result<String, InstallError> {
     let bad =
         |reason: &str| InstallError::BadBinary { path: binary.to_path_buf(), reason: reason.to_owned() };
     if !binary.is_absolute() {
@@ -163,8 +163,8 @@ pub fn render_manifest(family: Family, binary: &Path) -> Result<String, InstallE
     let quoted = serde_json::to_string(path).map_err(|e| bad(&e.to_string()))?;
     let escaped = &quoted[1..quoted.len() - 1];
     let template = match family {
-        Family::Chromium => CHROMIUM_TEMPLATE,
-        Family::Gecko => GECKO_TEMPLATE,
+        Engine::Chromium => CHROMIUM_TEMPLATE,
+        Engine::Gecko => GECKO_TEMPLATE,
     };
     Ok(template
         .replace("@NAME@", NATIVE_HOST_NAME)
@@ -192,11 +192,11 @@ fn file_write(path: PathBuf, kind: &'static str, bytes: Vec<u8>) -> Result<FileW
 }
 
 /// The next steps a user takes for `target` after install.
-pub fn next_steps(target: Target, helper_dir: &Path, xpi: &Path) -> Vec<String> {
+pub fn next_steps(target: ChannelId, helper_dir: &Path, xpi: &Path) -> Vec<String> {
     let scheme = target.entry().0.extensions_page;
     let doctor = "run `webext-mcp doctor` to confirm the helper connected".to_owned();
-    match target.family() {
-        Family::Chromium => vec![
+    match target.engine() {
+        Engine::Chromium => vec![
             format!("open {scheme} in {}", target.display_name()),
             "turn on Developer mode (top right)".to_owned(),
             format!(
@@ -205,13 +205,13 @@ pub fn next_steps(target: Target, helper_dir: &Path, xpi: &Path) -> Vec<String> 
             ),
             doctor,
         ],
-        Family::Gecko => {
+        Engine::Gecko => {
             let unsigned = format!(
                 "set xpinstall.signatures.required to false in about:config, then about:addons → gear → \"Install Add-on From File…\" → {}",
                 xpi.display()
             );
             match target {
-                Target::Librewolf => vec![unsigned, doctor],
+                ChannelId::Librewolf => vec![unsigned, doctor],
                 _ => vec![
                     format!(
                         "{} release needs the AMO-signed helper xpi ({HELPER_GECKO_ID}), published with each webext-mcp release; install it from about:addons → \"Install Add-on From File…\"",
@@ -226,7 +226,7 @@ pub fn next_steps(target: Target, helper_dir: &Path, xpi: &Path) -> Vec<String> 
 }
 
 /// Every file `family`'s helper consists of, under its unpack dir.
-fn helper_writes(setup: &Setup, family: Family) -> Result<Vec<FileWrite>, InstallError> {
+fn helper_writes(setup: &Setup, family: Engine) -> Result<Vec<FileWrite>, InstallError> {
     if !helper::is_embedded(family) {
         return Err(helper::HelperError::NotEmbedded { family }.into());
     }
@@ -252,7 +252,7 @@ pub fn helper_xpi() -> Result<Vec<u8>, InstallError> {
     let options = SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
         .last_modified_time(zip::DateTime::default());
-    for (rel, bytes) in helper::files(Family::Gecko) {
+    for (rel, bytes) in helper::files(Engine::Gecko) {
         zip.start_file(rel, options).map_err(|e| fail(&e))?;
         zip.write_all(bytes).map_err(|e| fail(&e))?;
     }
@@ -262,10 +262,13 @@ pub fn helper_xpi() -> Result<Vec<u8>, InstallError> {
 
 /// Decides what install writes. Reads the file system, writes nothing.
 pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallError> {
-    let forced: BTreeSet<Target> = request.browsers.iter().flatten().copied().collect();
+    let forced: BTreeSet<ChannelId> = request.browsers.iter().flatten().copied().collect();
     let mut browsers = Vec::new();
+    // The engine of each entry of `browsers`, kept beside it rather than read back from its
+    // report word.
+    let mut engines: Vec<Engine> = Vec::new();
     let mut skipped = Vec::new();
-    for target in Target::ALL {
+    for target in ChannelId::ALL {
         let Some(location) = locations::location(target, setup.os, &setup.roots) else {
             if forced.contains(&target) {
                 let reason = format!("no known per-user native-messaging location on {:?}", setup.os);
@@ -284,13 +287,14 @@ pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallEr
             skipped.push(Skipped { id: target.id(), name: target.display_name(), reason });
             continue;
         }
-        let helper_dir = setup.helper_dir(target.family());
+        let helper_dir = setup.helper_dir(target.engine());
         let xpi = setup.xpi_path();
-        let helper = if target.family() == Family::Gecko { xpi.clone() } else { helper_dir.clone() };
+        let helper = if target.engine() == Engine::Gecko { xpi.clone() } else { helper_dir.clone() };
+        engines.push(target.engine());
         browsers.push(BrowserEntry {
             id: target.id(),
             name: target.display_name(),
-            family: target.family().name(),
+            family: target.engine().name(),
             detected,
             next_steps: next_steps(target, &helper_dir, &xpi),
             location,
@@ -299,12 +303,9 @@ pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallEr
     }
     let mut writes: Vec<FileWrite> = Vec::new();
     let mut registry = Vec::new();
-    let families: Vec<Family> = [Family::Chromium, Family::Gecko]
-        .into_iter()
-        .filter(|f| browsers.iter().any(|b| b.family == f.name()))
-        .collect();
-    for b in &browsers {
-        let family = if b.family == Family::Gecko.name() { Family::Gecko } else { Family::Chromium };
+    let families: Vec<Engine> =
+        [Engine::Chromium, Engine::Gecko].into_iter().filter(|f| engines.contains(f)).collect();
+    for (b, &family) in browsers.iter().zip(&engines) {
         if !writes.iter().any(|w| w.path == b.location.manifest) {
             let text = render_manifest(family, &setup.binary)?;
             writes.push(file_write(b.location.manifest.clone(), "manifest", text.into_bytes())?);
@@ -316,12 +317,12 @@ pub fn plan(setup: &Setup, request: &Request) -> Result<InstallReport, InstallEr
             }
         }
     }
-    for family in [Family::Chromium, Family::Gecko] {
+    for family in [Engine::Chromium, Engine::Gecko] {
         if families.contains(&family) {
             writes.extend(helper_writes(setup, family)?);
         }
     }
-    if families.contains(&Family::Gecko) {
+    if families.contains(&Engine::Gecko) {
         writes.push(file_write(setup.xpi_path(), "xpi", helper_xpi()?)?);
     }
     let record = (!browsers.is_empty()).then(|| setup.record_path());
@@ -370,7 +371,7 @@ pub fn install(setup: &Setup, request: &Request) -> Result<InstallReport, Instal
     let result = (|| -> Result<(), InstallError> {
         // Files of an older helper that the new one no longer has.
         let unpacked: BTreeSet<&Path> = report.writes.iter().map(|w| w.path.as_path()).collect();
-        for family in [Family::Chromium, Family::Gecko] {
+        for family in [Engine::Chromium, Engine::Gecko] {
             let dir = setup.helper_dir(family);
             if !report.writes.iter().any(|w| w.kind == "helper" && w.path.starts_with(&dir)) {
                 continue;
@@ -460,7 +461,7 @@ mod tests {
     #[test]
     fn manifests_render_from_the_templates() {
         let c: Value = serde_json::from_str(
-            &render_manifest(Family::Chromium, Path::new("/opt/w \"x\"/webext-mcp")).unwrap(),
+            &render_manifest(Engine::Chromium, Path::new("/opt/w \"x\"/webext-mcp")).unwrap(),
         )
         .unwrap();
         assert_eq!(c["name"], NATIVE_HOST_NAME);
@@ -469,22 +470,22 @@ mod tests {
         assert_eq!(c["allowed_origins"], json!([format!("chrome-extension://{HELPER_CHROMIUM_ID}/")]));
         assert!(c.get("allowed_extensions").is_none());
         let g: Value =
-            serde_json::from_str(&render_manifest(Family::Gecko, Path::new("/b/webext-mcp")).unwrap())
+            serde_json::from_str(&render_manifest(Engine::Gecko, Path::new("/b/webext-mcp")).unwrap())
                 .unwrap();
         assert_eq!(g["allowed_extensions"], json!([HELPER_GECKO_ID]));
         assert!(g.get("allowed_origins").is_none());
-        assert!(render_manifest(Family::Gecko, Path::new("rel/webext-mcp")).is_err());
+        assert!(render_manifest(Engine::Gecko, Path::new("rel/webext-mcp")).is_err());
     }
 
     #[test]
     fn next_steps_name_the_page_and_the_directory() {
-        let steps = next_steps(Target::Edge, Path::new("/d/helper/chromium"), Path::new("/d/x.xpi"));
+        let steps = next_steps(ChannelId::Edge, Path::new("/d/helper/chromium"), Path::new("/d/x.xpi"));
         assert!(steps[0].contains("edge://extensions"));
         assert!(steps.iter().any(|s| s.contains("Load unpacked") && s.contains("/d/helper/chromium")));
-        let ff = next_steps(Target::Firefox, Path::new("/d/helper/firefox"), Path::new("/d/x.xpi"));
+        let ff = next_steps(ChannelId::Firefox, Path::new("/d/helper/firefox"), Path::new("/d/x.xpi"));
         assert!(ff[0].contains("signed"), "{ff:?}");
         assert!(ff.iter().any(|s| s.contains("/d/x.xpi") && s.contains("xpinstall.signatures.required")));
-        let lw = next_steps(Target::Librewolf, Path::new("/d"), Path::new("/d/x.xpi"));
+        let lw = next_steps(ChannelId::Librewolf, Path::new("/d"), Path::new("/d/x.xpi"));
         assert!(!lw[0].contains("signed xpi"), "{lw:?}");
     }
 
@@ -495,12 +496,12 @@ mod tests {
         let paths = Paths::for_home(home.path(), &env);
         let setup = Setup::new(&paths, &env, Os::Windows, PathBuf::from("/opt/webext-mcp.exe"));
         let request = Request {
-            browsers: Some(vec![Target::Brave, Target::Firefox, Target::ChromiumSnap]),
+            browsers: Some(vec![ChannelId::Brave, ChannelId::Firefox, ChannelId::ChromiumSnap]),
             dry_run: true,
         };
         let Ok(report) = plan(&setup, &request) else {
             // A binary without the embedded helper cannot plan an install at all.
-            assert!(!helper::is_embedded(Family::Chromium));
+            assert!(!helper::is_embedded(Engine::Chromium));
             return;
         };
         let keys: Vec<&str> = report.registry.iter().map(|r| r.key.as_str()).collect();
@@ -524,13 +525,13 @@ mod tests {
 
     #[test]
     fn xpi_is_stable_and_has_the_manifest_at_its_root() {
-        if !helper::is_embedded(Family::Gecko) {
+        if !helper::is_embedded(Engine::Gecko) {
             return;
         }
         let a = helper_xpi().unwrap();
         assert_eq!(a, helper_xpi().unwrap());
         let mut zip = zip::ZipArchive::new(std::io::Cursor::new(a)).unwrap();
         assert!(zip.by_name("manifest.json").is_ok());
-        assert_eq!(zip.len(), helper::files(Family::Gecko).count());
+        assert_eq!(zip.len(), helper::files(Engine::Gecko).count());
     }
 }

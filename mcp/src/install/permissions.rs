@@ -15,7 +15,7 @@ use serde_json::Value;
 use webext_mcp_host::protocol::permissions::{Kind, Permission, PermissionSet, missing_required};
 
 use super::codes::{DoctorCode, Problem};
-use crate::browsers::Engine as Family;
+use crate::browsers::Engine;
 
 /// A required API permission is missing (manifest or grants): the helper must be reinstalled
 /// or reloaded and its new permissions approved.
@@ -29,14 +29,14 @@ fn names(ps: &[&Permission]) -> String {
 }
 
 /// How a user gets `family`'s helper to carry this version's permissions.
-fn reapprove(family: Family) -> &'static str {
+fn reapprove(family: Engine) -> &'static str {
     match family {
-        Family::Chromium => {
+        Engine::Chromium => {
             "run `webext-mcp install`, then reload the webext-mcp helper on chrome://extensions \
              (edge://extensions, brave://extensions) and approve its new permissions: Chromium keeps \
              a helper that asks for more disabled until you do"
         }
-        Family::Gecko => {
+        Engine::Gecko => {
             "run `webext-mcp install`, then install the new helper xpi from about:addons → gear → \
              \"Install Add-on From File…\" and approve its new permissions"
         }
@@ -45,7 +45,7 @@ fn reapprove(family: Family) -> &'static str {
 
 /// The problem with an unpacked helper's `manifest` (its data dir copy), if it lacks a
 /// permission `family` requires by this version's table.
-pub fn check_manifest(family: Family, manifest: &Value) -> Option<Problem> {
+pub fn check_manifest(family: Engine, manifest: &Value) -> Option<Problem> {
     let missing = missing_required(family, &PermissionSet::required_by_manifest(manifest));
     (!missing.is_empty()).then(|| Problem {
         code: CHANGED,
@@ -60,7 +60,7 @@ pub fn check_manifest(family: Family, manifest: &Value) -> Option<Problem> {
 
 /// The problems with what a loaded helper of `family` says it holds (`hello.permissions`);
 /// `who` names the host in messages.
-pub fn check_granted(family: Family, who: &str, granted: &PermissionSet) -> Vec<Problem> {
+pub fn check_granted(family: Engine, who: &str, granted: &PermissionSet) -> Vec<Problem> {
     let missing = missing_required(family, granted);
     let (apis, hosts): (Vec<&Permission>, Vec<&Permission>) =
         missing.into_iter().partition(|p| p.kind == Kind::Api);
@@ -96,50 +96,50 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn full(family: Family) -> Value {
+    fn full(family: Engine) -> Value {
         let want = webext_mcp_host::protocol::permissions::manifest_keys(family);
         Value::Object(want.into_iter().map(|(k, v)| (k.to_owned(), json!(v))).collect())
     }
 
     #[test]
     fn a_manifest_with_this_versions_permissions_is_fine_and_one_without_debugger_is_not() {
-        for family in [Family::Chromium, Family::Gecko] {
+        for family in [Engine::Chromium, Engine::Gecko] {
             assert_eq!(check_manifest(family, &full(family)), None, "{}", family.name());
         }
-        let mut m = full(Family::Chromium);
+        let mut m = full(Engine::Chromium);
         m["permissions"].as_array_mut().unwrap().retain(|p| p != "debugger");
-        let p = check_manifest(Family::Chromium, &m).unwrap();
+        let p = check_manifest(Engine::Chromium, &m).unwrap();
         assert_eq!(p.code, CHANGED);
         assert!(p.message.contains("lacks debugger"), "{}", p.message);
         assert!(p.fix.contains("webext-mcp install") && p.fix.contains("chrome://extensions"), "{}", p.fix);
         // Firefox never needs debugger; a Firefox helper from before containers (issue 31)
         // lacks two permissions, and the fix says how to upgrade.
-        let mut gecko = full(Family::Gecko);
+        let mut gecko = full(Engine::Gecko);
         gecko["permissions"].as_array_mut().unwrap().retain(|p| p != "debugger");
-        assert_eq!(check_manifest(Family::Gecko, &gecko), None);
+        assert_eq!(check_manifest(Engine::Gecko, &gecko), None);
         gecko["permissions"]
             .as_array_mut()
             .unwrap()
             .retain(|p| p != "contextualIdentities" && p != "cookies");
-        let old = check_manifest(Family::Gecko, &gecko).unwrap();
+        let old = check_manifest(Engine::Gecko, &gecko).unwrap();
         assert!(old.message.contains("lacks contextualIdentities, cookies"), "{}", old.message);
         assert!(old.fix.contains("about:addons"), "{}", old.fix);
-        assert!(check_manifest(Family::Gecko, &m).unwrap().message.contains("webRequestBlocking"));
-        let none = check_manifest(Family::Gecko, &json!({})).unwrap();
+        assert!(check_manifest(Engine::Gecko, &m).unwrap().message.contains("webRequestBlocking"));
+        let none = check_manifest(Engine::Gecko, &json!({})).unwrap();
         assert!(none.fix.contains("about:addons"), "{}", none.fix);
     }
 
     #[test]
     fn grants_without_an_api_permission_or_site_access_are_two_problems() {
-        let granted = PermissionSet::required_by_manifest(&full(Family::Gecko));
-        assert!(check_granted(Family::Gecko, "firefox", &granted).is_empty());
-        let found = check_granted(Family::Chromium, "chromium", &granted);
+        let granted = PermissionSet::required_by_manifest(&full(Engine::Gecko));
+        assert!(check_granted(Engine::Gecko, "firefox", &granted).is_empty());
+        let found = check_granted(Engine::Chromium, "chromium", &granted);
         assert_eq!(found.iter().map(|p| p.code).collect::<Vec<_>>(), [CHANGED]);
         assert!(found[0].message.contains("debugger"), "{}", found[0].message);
         let mut withheld = granted.clone();
         withheld.origins.clear();
         withheld.permissions.retain(|p| p != "tabs");
-        let found = check_granted(Family::Gecko, "firefox", &withheld);
+        let found = check_granted(Engine::Gecko, "firefox", &withheld);
         assert_eq!(found.iter().map(|p| p.code).collect::<Vec<_>>(), [CHANGED, SITE_ACCESS_WITHHELD]);
         assert!(found[1].message.contains("<all_urls>") && found[1].fix.contains("status page"));
     }

@@ -32,7 +32,7 @@ pub use object::Object;
 pub use refs::{FileRef, RefKind, file_refs, is_external};
 pub use resolve::{Resolved, resolve, resolve_keys};
 pub use spans::{Lenient, Pos, Spans};
-pub use target::{Family, Target, UnknownTarget, parse_targets};
+pub use target::{Target, UnknownTarget, parse_targets};
 
 /// A project's manifest as read from disk, before resolution.
 #[derive(Debug, Clone, PartialEq)]

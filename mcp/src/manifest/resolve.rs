@@ -20,7 +20,8 @@
 use super::findings::{Finding, FindingCode};
 use super::json::Json;
 use super::object::Object;
-use super::target::{Family, Target, is_known_prefix};
+use super::target::{Target, is_known_prefix};
+use crate::browsers::Engine;
 
 /// The manifest for one target, and what resolving it noticed.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,9 +43,9 @@ pub fn resolve(source: &Json, target: Target) -> Resolved {
     let mut dropped = Vec::new();
     if let Some(root) = manifest.as_object_mut() {
         root.remove("$schema");
-        match target.family {
-            Family::Gecko => gecko_background(root),
-            Family::Chromium => dropped = chromium_background(root),
+        match target.engine {
+            Engine::Gecko => gecko_background(root),
+            Engine::Chromium => dropped = chromium_background(root),
         }
     }
     Resolved { target, manifest, findings, dropped_background_scripts: dropped }

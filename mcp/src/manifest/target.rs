@@ -5,24 +5,23 @@
 //! or `all` (= chrome, edge, firefox). `zen` is not an Extension.js target; here it is a
 //! Gecko browser, like the Firefox fork it is.
 
-use crate::browsers::{BROWSERS, Engine};
+use crate::browsers::{BROWSERS, Browser, Engine};
 
-/// The engine, under the name the build code has always used for it.
-pub use crate::browsers::Engine as Family;
-
-/// A build target: the name as the user gave it (it names `dist/<name>/`) and its family.
+/// A build target: the name as the user gave it (it names `dist/<name>/`) and its engine.
+/// Once parsed, a target travels with the build and the session; nothing looks its name up
+/// again to learn the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Target {
     pub name: &'static str,
-    pub family: Family,
+    pub engine: Engine,
 }
 
 /// Every accepted target name, in display order: the catalog's browsers, then the engines.
 pub fn targets() -> impl Iterator<Item = Target> {
     BROWSERS
         .iter()
-        .map(|b| Target { name: b.name, family: b.engine })
-        .chain(Engine::ALL.into_iter().map(|e| Target { name: e.any_name(), family: e }))
+        .map(Target::of)
+        .chain(Engine::ALL.into_iter().map(|e| Target { name: e.any_name(), engine: e }))
 }
 
 /// What `all` means (Extension.js `vendors('all')`).
@@ -37,6 +36,11 @@ pub const GECKO_FAMILY_PREFIXES: [&str; 2] = ["gecko", "firefox"];
 const OTHER_KNOWN_PREFIXES: [&str; 5] = ["safari", "webkit", "webkit-based", "yandex", "firefox-based"];
 
 impl Target {
+    /// The target of a catalog browser.
+    pub const fn of(b: &Browser) -> Target {
+        Target { name: b.name, engine: b.engine }
+    }
+
     /// Looks a single name up (case-insensitive, trimmed).
     pub fn named(name: &str) -> Option<Target> {
         let name = name.trim();
@@ -45,9 +49,9 @@ impl Target {
 
     /// The family prefixes that apply to this target.
     pub fn family_prefixes(self) -> &'static [&'static str] {
-        match self.family {
-            Family::Chromium => &CHROMIUM_FAMILY_PREFIXES,
-            Family::Gecko => &GECKO_FAMILY_PREFIXES,
+        match self.engine {
+            Engine::Chromium => &CHROMIUM_FAMILY_PREFIXES,
+            Engine::Gecko => &GECKO_FAMILY_PREFIXES,
         }
     }
 }
@@ -123,21 +127,21 @@ mod tests {
     #[test]
     fn families() {
         for (name, family) in [
-            ("chrome", Family::Chromium),
-            ("chromium", Family::Chromium),
-            ("edge", Family::Chromium),
-            ("brave", Family::Chromium),
-            ("opera", Family::Chromium),
-            ("vivaldi", Family::Chromium),
-            ("chromium-based", Family::Chromium),
-            ("firefox", Family::Gecko),
-            ("librewolf", Family::Gecko),
-            ("zen", Family::Gecko),
-            ("gecko-based", Family::Gecko),
-            ("floorp", Family::Gecko),
-            ("waterfox", Family::Gecko),
+            ("chrome", Engine::Chromium),
+            ("chromium", Engine::Chromium),
+            ("edge", Engine::Chromium),
+            ("brave", Engine::Chromium),
+            ("opera", Engine::Chromium),
+            ("vivaldi", Engine::Chromium),
+            ("chromium-based", Engine::Chromium),
+            ("firefox", Engine::Gecko),
+            ("librewolf", Engine::Gecko),
+            ("zen", Engine::Gecko),
+            ("gecko-based", Engine::Gecko),
+            ("floorp", Engine::Gecko),
+            ("waterfox", Engine::Gecko),
         ] {
-            assert_eq!(Target::named(name).unwrap().family, family, "{name}");
+            assert_eq!(Target::named(name).unwrap().engine, family, "{name}");
         }
     }
 
@@ -145,7 +149,7 @@ mod tests {
     #[test]
     fn every_catalog_browser_is_a_build_target() {
         for b in &BROWSERS {
-            assert_eq!(Target::named(b.name), Some(Target { name: b.name, family: b.engine }));
+            assert_eq!(Target::named(b.name), Some(Target { name: b.name, engine: b.engine }));
             assert!(is_known_prefix(b.name));
         }
         assert_eq!(targets().count(), BROWSERS.len() + 2);

@@ -40,7 +40,7 @@ pub use firefox::FirefoxRunner;
 pub use log::{ConsoleEvent, EventKind, ExtensionHandle, Level, LogStream};
 
 use crate::browsers;
-use crate::browsers::Os;
+use crate::browsers::{Engine, Os};
 use crate::config::Config;
 use crate::paths::{Env, find_executable, is_executable};
 use cdp::CdpError;
@@ -50,11 +50,6 @@ pub const MAX_CLOSED_ROOTS: usize = 200;
 
 /// A boxed future, so that [`Runner`] stays usable as `dyn Runner`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// A browser engine family; one runner implementation each: the catalog's [`Engine`].
-///
-/// [`Engine`]: crate::browsers::Engine
-pub use crate::browsers::Engine as Family;
 
 /// What to launch and how.
 #[derive(Debug, Clone)]
@@ -157,7 +152,7 @@ pub struct PageInfo {
 /// The page and background methods are what dev sessions need to reload an extension in
 /// place; a family that cannot do them yet answers [`RunnerError::Unsupported`].
 pub trait Runner: Send + Sync {
-    fn family(&self) -> Family;
+    fn family(&self) -> Engine;
     /// The browser's process id, which is also its process-group id.
     fn pid(&self) -> u32;
     /// The `HOME` the browser runs with (Firefox reads native host manifests from
@@ -323,7 +318,7 @@ pub(crate) fn read_manifest(dir: &Path) -> Result<serde_json::Value, RunnerError
 
 /// Launches a browser of `family`, resolving its binary from the options, `env` and `config`.
 pub async fn launch(
-    family: Family,
+    family: Engine,
     mut opts: RunnerOptions,
     env: &Env,
     config: Option<&Config>,
@@ -331,8 +326,8 @@ pub async fn launch(
     let binary = resolve_binary(family, opts.binary.as_deref(), env, config)?;
     opts.binary = Some(binary.clone());
     Ok(match family {
-        Family::Chromium => Box::new(ChromiumRunner::launch(opts, binary).await?),
-        Family::Gecko => Box::new(FirefoxRunner::launch(opts, binary).await?),
+        Engine::Chromium => Box::new(ChromiumRunner::launch(opts, binary).await?),
+        Engine::Gecko => Box::new(FirefoxRunner::launch(opts, binary).await?),
     })
 }
 
@@ -340,7 +335,7 @@ pub async fn launch(
 /// `browsers.<family>.binary` > the first installed of the catalog's binaries for the
 /// engine ([`browsers::engine_binaries`]).
 pub fn resolve_binary(
-    family: Family,
+    family: Engine,
     explicit: Option<&Path>,
     env: &Env,
     config: Option<&Config>,
@@ -350,7 +345,7 @@ pub fn resolve_binary(
 
 /// [`resolve_binary`] with the program lookup injected (tests).
 pub fn resolve_binary_with(
-    family: Family,
+    family: Engine,
     explicit: Option<&Path>,
     env: &Env,
     config: Option<&Config>,
@@ -389,10 +384,10 @@ pub fn find_program(name: &str) -> Option<PathBuf> {
 pub enum RunnerError {
     /// No browser of the family was found.
     #[error("no {} browser found (tried {tried}); {}", family.name(), browsers::install_hint(*family))]
-    NotInstalled { family: Family, tried: String },
+    NotInstalled { family: Engine, tried: String },
     /// The configured binary does not exist or is not executable.
     #[error("{} binary `{binary}` (from {origin}) is not an executable file; fix the path or unset it", family.name())]
-    BinaryMissing { family: Family, binary: String, origin: String },
+    BinaryMissing { family: Engine, binary: String, origin: String },
     /// The browser process could not be started.
     #[error("cannot start {binary}: {source}")]
     Spawn { binary: PathBuf, source: std::io::Error },
@@ -407,10 +402,10 @@ pub enum RunnerError {
     LoadRefused { dir: PathBuf, message: String },
     /// The browser did not come up in time.
     #[error("{} did not start within {} s; last output: {stderr}", family.name(), timeout.as_secs())]
-    StartTimeout { family: Family, timeout: Duration, stderr: String },
+    StartTimeout { family: Engine, timeout: Duration, stderr: String },
     /// The browser exited before it was ready.
     #[error("{} exited during start ({status}); last output: {stderr}", family.name())]
-    Exited { family: Family, status: String, stderr: String },
+    Exited { family: Engine, status: String, stderr: String },
     /// The extension's background never started.
     #[error("extension {id}: background never started within {} s", timeout.as_secs())]
     BackgroundTimeout { id: String, timeout: Duration },
@@ -422,7 +417,7 @@ pub enum RunnerError {
     Script { message: String },
     /// The operation does not exist for this browser family.
     #[error("{what} is not supported for {}", family.name())]
-    Unsupported { family: Family, what: String },
+    Unsupported { family: Engine, what: String },
     /// The CDP connection failed.
     #[error(transparent)]
     Cdp(#[from] CdpError),
@@ -466,7 +461,7 @@ mod tests {
         flags.insert("browsers.chromium.binary", "from-config".to_owned());
         let config = Config::load(&cfg_file, &Env::default(), &flags).unwrap();
         let find = finder(&["from-arg", "from-env", "from-config", "chromium"]);
-        let fam = Family::Chromium;
+        let fam = Engine::Chromium;
         let got = resolve_binary_with(fam, Some(Path::new("from-arg")), &env, Some(&config), &find).unwrap();
         assert_eq!(got, Path::new("/found/from-arg"));
         let got = resolve_binary_with(fam, None, &env, Some(&config), &find).unwrap();
@@ -479,11 +474,11 @@ mod tests {
 
     #[test]
     fn missing_browser_is_not_installed_with_hint() {
-        let err = resolve_binary_with(Family::Gecko, None, &Env::default(), None, &|_| None).unwrap_err();
+        let err = resolve_binary_with(Engine::Gecko, None, &Env::default(), None, &|_| None).unwrap_err();
         assert!(matches!(err, RunnerError::NotInstalled { .. }));
         assert!(err.to_string().contains("apt-get install firefox-esr"), "{err}");
         let env = Env::from_pairs([("WEBEXT_MCP_FIREFOX_BINARY", "/nope/firefox")], 0);
-        let err = resolve_binary_with(Family::Gecko, None, &env, None, &|_| None).unwrap_err();
+        let err = resolve_binary_with(Engine::Gecko, None, &env, None, &|_| None).unwrap_err();
         assert!(err.to_string().contains("WEBEXT_MCP_FIREFOX_BINARY"), "{err}");
     }
 

@@ -1,6 +1,7 @@
 //! Which browser a session runs in: a name (or none: config, then what is installed) to a
 //! build target, an engine and a binary, through the one browser catalog.
 
+use crate::browsers::Engine;
 use std::path::{Path, PathBuf};
 
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
@@ -10,37 +11,39 @@ use crate::browsers::Os;
 use crate::config::Config;
 use crate::manifest::Target;
 use crate::paths::Env;
-use crate::runner::{self, Family};
+use crate::runner;
 
 /// A browser name resolved to a build target, an engine and a binary.
 #[derive(Debug, Clone)]
 pub struct BrowserChoice {
     pub target: Target,
-    pub family: Family,
+    pub family: Engine,
     pub binary: PathBuf,
 }
 
-/// Programs tried for a browser name when no binary is configured (`chrome` means Google
+/// Programs tried for a build target when no binary is configured (`chrome` means Google
 /// Chrome, never Chromium; `chromium-based` / `gecko-based` any browser of that engine).
-fn candidates(name: &str) -> Vec<&'static str> {
-    match browsers::browser(name) {
-        Some(b) => b.binaries.on(Os::current()).collect(),
-        None => {
-            let family = Target::named(name).map_or(Family::Chromium, |t| t.family);
-            browsers::engine_binaries(family, Os::current())
-        }
+fn candidates(target: Target) -> Vec<&'static str> {
+    match browsers::browser(target.name) {
+        Some(b) => b.binaries(Os::current()).collect(),
+        None => browsers::engine_binaries(target.engine, Os::current()),
     }
 }
 
-/// The browsers dev sessions run in, by name: every browser of the catalog, Chromium
-/// family first (the default when nothing is configured).
+/// The browsers dev sessions run in: every browser of the catalog, Chromium family first
+/// (the default when nothing is configured).
+fn session_targets() -> Vec<Target> {
+    let of = |engine: Engine| browsers::BROWSERS.iter().filter(move |b| b.engine == engine).map(Target::of);
+    of(Engine::Chromium).chain(of(Engine::Gecko)).collect()
+}
+
+/// The names of [`session_targets`].
 fn session_names() -> Vec<&'static str> {
-    let of = |family: Family| browsers::BROWSERS.iter().filter(move |b| b.engine == family).map(|b| b.name);
-    of(Family::Chromium).chain(of(Family::Gecko)).collect()
+    session_targets().into_iter().map(|t| t.name).collect()
 }
 
 /// Whether a binary for `family` is configured (environment or config file).
-fn binary_configured(family: Family, env: &Env, config: &Config) -> bool {
+fn binary_configured(family: Engine, env: &Env, config: &Config) -> bool {
     env.get(browsers::binary_env(family)).is_some()
         || config.text(browsers::binary_key(family)).is_some_and(|v| !v.is_empty())
 }
@@ -53,10 +56,10 @@ pub fn default_browser(env: &Env, config: &Config) -> Option<&'static str> {
     if let Some(t) = configured_browser(config) {
         return Some(t.name);
     }
-    if binary_configured(Family::Chromium, env, config) {
+    if binary_configured(Engine::Chromium, env, config) {
         return Some("chromium");
     }
-    if binary_configured(Family::Gecko, env, config) {
+    if binary_configured(Engine::Gecko, env, config) {
         return Some("firefox");
     }
     first_installed()
@@ -64,9 +67,10 @@ pub fn default_browser(env: &Env, config: &Config) -> Option<&'static str> {
 
 /// The first browser of the catalog with a program installed here (Chromium family first).
 fn first_installed() -> Option<&'static str> {
-    session_names()
+    session_targets()
         .into_iter()
-        .find(|name| candidates(name).into_iter().any(|c| runner::find_program(c).is_some()))
+        .find(|t| candidates(*t).into_iter().any(|c| runner::find_program(c).is_some()))
+        .map(|t| t.name)
 }
 
 /// Config `browser` as a session browser: a browser or engine name (the key also picks
@@ -96,7 +100,7 @@ pub fn resolve_browser(
         Some(n) => n,
         None if binary.is_some() => "chromium".to_owned(),
         None => default_browser(env, config).map(str::to_owned).ok_or_else(|| {
-            let tried: Vec<&str> = session_names().into_iter().flat_map(candidates).collect();
+            let tried: Vec<&str> = session_targets().into_iter().flat_map(candidates).collect();
             ErrorBody::new(
                 ErrorCode::NotInstalled,
                 format!("no browser for dev sessions is installed here (tried {})", tried.join(", ")),
@@ -108,12 +112,12 @@ pub fn resolve_browser(
         ErrorBody::invalid_argument(format!("unknown browser `{name}`"))
             .with_hint(format!("use {}, chromium-based or gecko-based", session_names().join(", ")))
     })?;
-    let family = target.family;
+    let family = target.engine;
     let env_key = browsers::binary_env(family);
     let binary = if binary.is_some() || binary_configured(family, env, config) {
         runner::resolve_binary(family, binary, env, Some(config)).map_err(ErrorBody::from)?
     } else {
-        candidates(target.name).into_iter().find_map(runner::find_program).ok_or_else(|| {
+        candidates(target).into_iter().find_map(runner::find_program).ok_or_else(|| {
             let other = installed_or_chromium();
             let hint = if target.name == "chrome" && other != "chrome" {
                 format!("Google Chrome is not installed here; {} to use {other}, or extension_install_browser with {{\"browser\":\"chrome-for-testing\"}} and then {}, or set the binary (`binary`, CLI --binary, or {env_key})", pass_browser(&other), pass_browser("chrome-for-testing"))
@@ -126,7 +130,7 @@ pub fn resolve_browser(
             };
             ErrorBody::new(
                 ErrorCode::NotInstalled,
-                format!("{} is not installed (tried {})", target.name, candidates(target.name).join(", ")),
+                format!("{} is not installed (tried {})", target.name, candidates(target).join(", ")),
             )
             .with_hint(hint)
         })?
@@ -202,10 +206,10 @@ mod tests {
         }
         if runner::find_program("firefox-esr").is_some() {
             let c = resolve_browser(Some("firefox"), None, &none, &cfg).unwrap();
-            assert_eq!((c.family, c.target.name), (Family::Gecko, "firefox"));
+            assert_eq!((c.family, c.target.name), (Engine::Gecko, "firefox"));
             assert!(c.binary.ends_with("firefox-esr"), "{:?}", c.binary);
             let any = resolve_browser(Some("gecko-based"), None, &none, &cfg).unwrap();
-            assert_eq!(any.family, Family::Gecko);
+            assert_eq!(any.family, Engine::Gecko);
         }
         let e = resolve_browser(Some("netscape"), None, &none, &cfg).unwrap_err();
         assert!(e.hint.unwrap_or_default().contains("firefox"), "unknown names list Gecko browsers too");
@@ -215,6 +219,7 @@ mod tests {
     /// name tries every Chromium-engine browser of the catalog.
     #[test]
     fn chrome_is_never_chromium_and_the_engine_name_tries_all() {
+        let candidates = |name: &str| super::candidates(Target::named(name).unwrap());
         let chrome = candidates("chrome");
         assert!(
             chrome.contains(&"google-chrome") && !chrome.iter().any(|c| c.contains("chromium")),
@@ -222,14 +227,14 @@ mod tests {
         );
         assert_eq!(candidates("chromium")[0], "/usr/lib/chromium/chromium");
         let any = candidates("chromium-based");
-        for b in browsers::BROWSERS.iter().filter(|b| b.engine == Family::Chromium) {
-            assert!(b.binaries.unix.iter().all(|c| any.contains(c)), "{}", b.name);
+        for b in browsers::BROWSERS.iter().filter(|b| b.engine == Engine::Chromium) {
+            assert!(b.binaries(Os::current()).all(|c| any.contains(&c)), "{}", b.name);
         }
         let names = session_names();
         assert!(names.contains(&"opera") && names.contains(&"firefox") && names.contains(&"librewolf"));
         let first_gecko = names.iter().position(|n| *n == "firefox").unwrap();
         assert!(
-            names[..first_gecko].iter().all(|n| browsers::browser(n).unwrap().engine == Family::Chromium)
+            names[..first_gecko].iter().all(|n| browsers::browser(n).unwrap().engine == Engine::Chromium)
         );
         assert!(candidates("gecko-based").contains(&"firefox-esr"));
     }

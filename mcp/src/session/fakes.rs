@@ -1,6 +1,7 @@
 //! Test doubles for the session's collaborators: a browser ([`FakeRunner`]) and a clock
 //! ([`FixedClock`]) that answer at once and record what they were asked.
 
+use crate::browsers::Engine;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -9,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::rebuild::Clock;
 use super::reload;
-use crate::runner::{BoxFuture, ExtensionHandle, Family, PageInfo, Runner, RunnerError};
+use crate::runner::{BoxFuture, ExtensionHandle, PageInfo, Runner, RunnerError};
 
 /// What the fakes were asked, in order (`build`, `load <dir name>`, `reinject`, …).
 pub type Calls = Arc<Mutex<Vec<String>>>;
@@ -27,8 +28,8 @@ pub struct FakeRunner {
 }
 
 impl Runner for FakeRunner {
-    fn family(&self) -> Family {
-        Family::Chromium
+    fn family(&self) -> Engine {
+        Engine::Chromium
     }
     fn pid(&self) -> u32 {
         4242

@@ -5,6 +5,7 @@
 //! in error after a failed first build, or when it could not start; the process that spawned
 //! it waits for that line. After that it only writes files.
 
+use crate::browsers::Engine;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -30,13 +31,12 @@ use crate::build::lock::{BuildLock, LockError};
 use crate::build::{BuildOptions, BuildRequest};
 use crate::manifest::{self, Target};
 use crate::paths::Env;
-use crate::runner::{self, BoxFuture, Family, Runner, RunnerError, RunnerOptions};
+use crate::runner::{self, BoxFuture, Runner, RunnerError, RunnerOptions};
 use waits::{owner_watch, recv, recv_signal, recv_unbounded, signal};
 
 /// Runs a session until it is stopped; the exit code says whether it started.
 pub async fn run(spec: Spec) -> ExitCode {
-    let family = Target::named(&spec.browser).map_or(Family::Chromium, |t| t.family);
-    let mut session = match Session::open(spec, Box::new(EngineLauncher { family })) {
+    let mut session = match Session::open(spec, Box::new(EngineLauncher)) {
         Ok(s) => s,
         Err(e) => {
             report(Err(e));
@@ -70,6 +70,8 @@ fn report(outcome: Result<Value, ErrorBody>) {
 
 struct Session {
     spec: Spec,
+    /// `spec.browser` as a build target: looked up once, in [`Session::open`].
+    target: Target,
     live: Live,
     socket: PathBuf,
     control: Option<mpsc::Receiver<Incoming>>,
@@ -80,18 +82,25 @@ struct Session {
 }
 
 /// Starts the browser a session runs.
+/// The session passes the engine of its build target, resolved once when it opens.
 pub(super) trait Launcher: Send + Sync {
-    fn launch(&self, opts: RunnerOptions) -> BoxFuture<'_, Result<Box<dyn Runner>, RunnerError>>;
+    fn launch(
+        &self,
+        engine: Engine,
+        opts: RunnerOptions,
+    ) -> BoxFuture<'_, Result<Box<dyn Runner>, RunnerError>>;
 }
 
-/// Launches a browser of one engine with the environment of this process.
-pub(super) struct EngineLauncher {
-    pub family: Family,
-}
+/// Launches a browser of the given engine with the environment of this process.
+pub(super) struct EngineLauncher;
 
 impl Launcher for EngineLauncher {
-    fn launch(&self, opts: RunnerOptions) -> BoxFuture<'_, Result<Box<dyn Runner>, RunnerError>> {
-        Box::pin(async move { runner::launch(self.family, opts, &Env::capture(), None).await })
+    fn launch(
+        &self,
+        engine: Engine,
+        opts: RunnerOptions,
+    ) -> BoxFuture<'_, Result<Box<dyn Runner>, RunnerError>> {
+        Box::pin(async move { runner::launch(engine, opts, &Env::capture(), None).await })
     }
 }
 
@@ -245,6 +254,7 @@ impl Session {
             _build_lock: build_lock,
             _profile_lock: profile_lock,
             spec,
+            target,
         };
         session.live.write_ready();
         session.live.contract.event(
@@ -288,7 +298,7 @@ impl Session {
                     return Err(ErrorBody::not_found(format!(
                         "no built extension in {} (nor a build of another {} browser in {})",
                         self.live.dist.display(),
-                        Target::named(&self.spec.browser).map_or("Chromium", |t| t.family.name()),
+                        self.target.engine.name(),
                         self.spec.out_dir.display()
                     ))
                     .with_hint(format!(
@@ -325,7 +335,7 @@ impl Session {
         // opens the starting page itself, which then loads while the browser comes up and the
         // add-on installs (issue 25: about 1.5 s of a cold start). Chromium injects nothing at
         // a load: it navigates once the extension is in.
-        let opens_start = self.family() == Family::Gecko;
+        let opens_start = self.family() == Engine::Gecko;
         if opens_start {
             opts.start_url = self.spec.starting_url.clone();
         }
@@ -336,15 +346,15 @@ impl Session {
         // round trip, about a second less to ready); it connects at once, so its host
         // manifest is in the browser's private HOME before the start. Firefox reads it only
         // there (LibreWolf in its own folder: every Gecko folder of the catalog gets one).
-        let preload = self.family() == Family::Gecko && host.is_some();
+        let preload = self.family() == Engine::Gecko && host.is_some();
         if let (true, Some(dir), Some(text)) = (preload, &helper, &host) {
             opts.extensions.push(dir.clone());
-            for rel in crate::browsers::home_hosts_dirs(Family::Gecko, crate::browsers::Os::current()) {
+            for rel in crate::browsers::home_hosts_dirs(Engine::Gecko, crate::browsers::Os::current()) {
                 opts.home_files
                     .push((rel.join(format!("{NATIVE_HOST_NAME}.json")), text.clone().into_bytes()));
             }
         }
-        let runner = self.launcher.launch(opts).await.map_err(ErrorBody::from)?;
+        let runner = self.launcher.launch(self.target.engine, opts).await.map_err(ErrorBody::from)?;
         if let (false, Some(_), Some(text)) = (preload, &helper, &host) {
             self.register_host(text);
         }
@@ -405,8 +415,8 @@ impl Session {
     }
 
     /// The engine this session's browser runs.
-    fn family(&self) -> Family {
-        Target::named(&self.spec.browser).map_or(Family::Chromium, |t| t.family)
+    fn family(&self) -> Engine {
+        self.target.engine
     }
 
     /// Unpacks the helper next to the contract files, so the browser tools reach this

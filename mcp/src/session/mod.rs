@@ -137,9 +137,9 @@ pub fn preview_dist(out_dir: &Path, browser: &str) -> PathBuf {
 /// Built folders `dist/<name>/` (with a manifest) of other browsers of `browser`'s family,
 /// in catalog order.
 pub fn sibling_builds(out_dir: &Path, browser: &str) -> Vec<PathBuf> {
-    let Some(family) = Target::named(browser).map(|t| t.family) else { return Vec::new() };
+    let Some(family) = Target::named(browser).map(|t| t.engine) else { return Vec::new() };
     manifest::target::targets()
-        .filter(|t| t.family == family && t.name != browser)
+        .filter(|t| t.engine == family && t.name != browser)
         .map(|t| out_dir.join(t.name))
         .filter(|d| d.join("manifest.json").is_file())
         .collect()

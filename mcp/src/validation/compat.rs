@@ -8,11 +8,12 @@
 //!                                                              minVersion = the highest first version
 //! ```
 
+use crate::browsers::Engine;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
 use super::code::Location;
-use crate::manifest::{Family, Finding, FindingCode, Json, Target};
+use crate::manifest::{Finding, FindingCode, Json, Target};
 
 const TABLE_TEXT: &str = include_str!("compat-table.tsv");
 
@@ -58,11 +59,11 @@ pub enum Support {
 }
 
 fn column(t: Target) -> usize {
-    match (t.family, t.name) {
-        (Family::Chromium, "edge") => 1,
-        (Family::Chromium, "opera") => 3,
-        (Family::Chromium, _) => 0,
-        (Family::Gecko, _) => 2,
+    match (t.engine, t.name) {
+        (Engine::Chromium, "edge") => 1,
+        (Engine::Chromium, "opera") => 3,
+        (Engine::Chromium, _) => 0,
+        (Engine::Gecko, _) => 2,
     }
 }
 
@@ -145,7 +146,7 @@ pub fn check(m: &Json, t: Target, apis: &BTreeMap<String, Location>, out: &mut O
                     .at(path),
                 ),
                 Some(s) => out.need(s, &format!("the {p} permission")),
-                None if matches!(super::permissions::engines_of(p), Some(Some(f)) if f != t.family) => {
+                None if matches!(super::permissions::engines_of(p), Some(Some(f)) if f != t.engine) => {
                     out.findings.push(
                         Finding::new(
                             FindingCode::ManifestPermissionUnsupported,
@@ -218,9 +219,9 @@ pub fn check(m: &Json, t: Target, apis: &BTreeMap<String, Location>, out: &mut O
 }
 
 fn other_family_prefix(t: Target) -> &'static str {
-    match t.family {
-        Family::Chromium => "firefox",
-        Family::Gecko => "chromium",
+    match t.engine {
+        Engine::Chromium => "firefox",
+        Engine::Gecko => "chromium",
     }
 }
 
@@ -264,18 +265,18 @@ fn keys(v: &Json, feature: &str, path: &str, t: Target, label: &str, out: &mut O
 /// The minimum version the manifest declares for `t` (`strict_min_version`,
 /// `minimum_chrome_version`), and where.
 pub fn declared_min(m: &Json, t: Target) -> Option<(String, &'static str)> {
-    match t.family {
-        Family::Gecko => m
+    match t.engine {
+        Engine::Gecko => m
             .get("browser_specific_settings")
             .and_then(|b| b.get("gecko"))
             .and_then(|g| g.get("strict_min_version"))
             .and_then(Json::as_str)
             .map(|v| (v.to_owned(), "browser_specific_settings.gecko.strict_min_version")),
-        Family::Chromium if column(t) != 3 => m
+        Engine::Chromium if column(t) != 3 => m
             .get("minimum_chrome_version")
             .and_then(Json::as_str)
             .map(|v| (v.to_owned(), "minimum_chrome_version")),
-        Family::Chromium => None,
+        Engine::Chromium => None,
     }
 }
 
@@ -289,7 +290,7 @@ pub fn min_version_finding(m: &Json, t: Target, needed: &(String, String)) -> Op
         return None;
     }
     let label = browser_label(t);
-    let fixed = if t.family == Family::Gecko { format!("{need}.0") } else { need.clone() };
+    let fixed = if t.engine == Engine::Gecko { format!("{need}.0") } else { need.clone() };
     Some(
         Finding::new(
             FindingCode::ManifestMinVersion,

@@ -9,6 +9,7 @@
 //! everything ─▶ store flags (broad hosts, remote code, minified code, size, icons, privacy)
 //! ```
 
+use crate::browsers::Engine;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
 use std::path::Path;
@@ -23,7 +24,7 @@ use crate::build::glob::glob_match;
 use crate::build::js;
 use crate::build::plan::normalize;
 use crate::build::scan::{HtmlRef, css_refs, html_refs};
-use crate::manifest::{self, Family, Json, RefKind, Target};
+use crate::manifest::{self, Json, RefKind, Target};
 
 /// At most this many files are listed and hashed (a hostile folder could hold millions).
 const MAX_FILES: usize = 5000;
@@ -313,7 +314,7 @@ fn permission_analysis(m: &Json, usage: &code::Usage) -> Permissions {
         }
     }
     let mut install_warnings = BTreeMap::new();
-    for (name, family) in [("chrome", Family::Chromium), ("firefox", Family::Gecko)] {
+    for (name, family) in [("chrome", Engine::Chromium), ("firefox", Engine::Gecko)] {
         let mut w: Vec<String> =
             declared.iter().chain(&host).filter_map(|p| permissions::install_warning(p, family)).collect();
         w.dedup();
@@ -382,7 +383,7 @@ fn flags(
         .filter(|f| f.path.ends_with(".js") && minified(&dist.join(&f.path)))
         .map(|f| f.path.as_str())
         .collect();
-    if target.family == Family::Gecko && !min.is_empty() && !has_source_zip {
+    if target.engine == Engine::Gecko && !min.is_empty() && !has_source_zip {
         out.push(Flag {
             flag: "minified-without-source",
             detail: format!(
@@ -406,7 +407,7 @@ fn flags(
         .and_then(Json::as_object)
         .map(|o| o.keys().map(str::to_owned).collect())
         .unwrap_or_default();
-    let needed: &[&str] = if target.family == Family::Gecko { &["48", "96"] } else { &["16", "48", "128"] };
+    let needed: &[&str] = if target.engine == Engine::Gecko { &["48", "96"] } else { &["16", "48", "128"] };
     let missing: Vec<&str> = needed.iter().copied().filter(|s| !icons.iter().any(|i| i == s)).collect();
     if !missing.is_empty() {
         out.push(Flag {
@@ -418,7 +419,7 @@ fn flags(
             ),
         });
     }
-    if target.family == Family::Gecko
+    if target.engine == Engine::Gecko
         && m.get("browser_specific_settings")
             .and_then(|b| b.get("gecko"))
             .and_then(|g| g.get("data_collection_permissions"))

@@ -296,7 +296,7 @@ fn source_level(source: &SourceManifest, shown: &str, all: &mut Vec<(Finding, Op
 /// Firefox store rules: an add-on id (signing needs one for MV3) and, for new listings,
 /// `data_collection_permissions`.
 fn gecko_store(m: &Json, t: Target, mv3: bool, out: &mut Vec<Finding>) {
-    if t.family != manifest::Family::Gecko {
+    if t.engine != crate::browsers::Engine::Gecko {
         return;
     }
     let gecko = m.get("browser_specific_settings").and_then(|b| b.get("gecko"));

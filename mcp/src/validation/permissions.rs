@@ -5,101 +5,101 @@
 //! Sources: Chrome's "Permission warnings" and "Declare permissions" pages, Firefox's
 //! `permissions` manifest page and the strings of its install dialog.
 
-use crate::manifest::Family;
+use crate::browsers::Engine;
 
 /// (permission, engines that know it). `None` = both.
-const KNOWN: &[(&str, Option<Family>)] = &[
+const KNOWN: &[(&str, Option<Engine>)] = &[
     ("activeTab", None),
     ("alarms", None),
-    ("background", Some(Family::Chromium)),
+    ("background", Some(Engine::Chromium)),
     ("bookmarks", None),
-    ("browserSettings", Some(Family::Gecko)),
+    ("browserSettings", Some(Engine::Gecko)),
     ("browsingData", None),
-    ("captivePortal", Some(Family::Gecko)),
-    ("certificateProvider", Some(Family::Chromium)),
+    ("captivePortal", Some(Engine::Gecko)),
+    ("certificateProvider", Some(Engine::Chromium)),
     ("clipboardRead", None),
     ("clipboardWrite", None),
-    ("contentSettings", Some(Family::Chromium)),
+    ("contentSettings", Some(Engine::Chromium)),
     ("contextMenus", None),
-    ("contextualIdentities", Some(Family::Gecko)),
+    ("contextualIdentities", Some(Engine::Gecko)),
     ("cookies", None),
-    ("debugger", Some(Family::Chromium)),
-    ("declarativeContent", Some(Family::Chromium)),
+    ("debugger", Some(Engine::Chromium)),
+    ("declarativeContent", Some(Engine::Chromium)),
     ("declarativeNetRequest", None),
     ("declarativeNetRequestFeedback", None),
     ("declarativeNetRequestWithHostAccess", None),
-    ("desktopCapture", Some(Family::Chromium)),
-    ("devtools", Some(Family::Gecko)),
-    ("dns", Some(Family::Gecko)),
-    ("documentScan", Some(Family::Chromium)),
+    ("desktopCapture", Some(Engine::Chromium)),
+    ("devtools", Some(Engine::Gecko)),
+    ("dns", Some(Engine::Gecko)),
+    ("documentScan", Some(Engine::Chromium)),
     ("downloads", None),
     ("downloads.open", None),
-    ("downloads.ui", Some(Family::Chromium)),
-    ("enterprise.deviceAttributes", Some(Family::Chromium)),
-    ("enterprise.hardwarePlatform", Some(Family::Chromium)),
-    ("enterprise.networkingAttributes", Some(Family::Chromium)),
-    ("enterprise.platformKeys", Some(Family::Chromium)),
-    ("favicon", Some(Family::Chromium)),
-    ("find", Some(Family::Gecko)),
-    ("fontSettings", Some(Family::Chromium)),
-    ("gcm", Some(Family::Chromium)),
+    ("downloads.ui", Some(Engine::Chromium)),
+    ("enterprise.deviceAttributes", Some(Engine::Chromium)),
+    ("enterprise.hardwarePlatform", Some(Engine::Chromium)),
+    ("enterprise.networkingAttributes", Some(Engine::Chromium)),
+    ("enterprise.platformKeys", Some(Engine::Chromium)),
+    ("favicon", Some(Engine::Chromium)),
+    ("find", Some(Engine::Gecko)),
+    ("fontSettings", Some(Engine::Chromium)),
+    ("gcm", Some(Engine::Chromium)),
     ("geolocation", None),
     ("history", None),
     ("identity", None),
-    ("identity.email", Some(Family::Chromium)),
+    ("identity.email", Some(Engine::Chromium)),
     ("idle", None),
-    ("loginState", Some(Family::Chromium)),
+    ("loginState", Some(Engine::Chromium)),
     ("management", None),
-    ("menus", Some(Family::Gecko)),
-    ("menus.overrideContext", Some(Family::Gecko)),
+    ("menus", Some(Engine::Gecko)),
+    ("menus.overrideContext", Some(Engine::Gecko)),
     ("nativeMessaging", None),
     ("notifications", None),
-    ("offscreen", Some(Family::Chromium)),
-    ("pageCapture", Some(Family::Chromium)),
-    ("pkcs11", Some(Family::Gecko)),
-    ("platformKeys", Some(Family::Chromium)),
-    ("power", Some(Family::Chromium)),
-    ("printerProvider", Some(Family::Chromium)),
-    ("printing", Some(Family::Chromium)),
-    ("printingMetrics", Some(Family::Chromium)),
+    ("offscreen", Some(Engine::Chromium)),
+    ("pageCapture", Some(Engine::Chromium)),
+    ("pkcs11", Some(Engine::Gecko)),
+    ("platformKeys", Some(Engine::Chromium)),
+    ("power", Some(Engine::Chromium)),
+    ("printerProvider", Some(Engine::Chromium)),
+    ("printing", Some(Engine::Chromium)),
+    ("printingMetrics", Some(Engine::Chromium)),
     ("privacy", None),
-    ("processes", Some(Family::Chromium)),
+    ("processes", Some(Engine::Chromium)),
     ("proxy", None),
-    ("readingList", Some(Family::Chromium)),
-    ("runtime", Some(Family::Chromium)),
+    ("readingList", Some(Engine::Chromium)),
+    ("runtime", Some(Engine::Chromium)),
     ("scripting", None),
     ("search", None),
     ("sessions", None),
-    ("sidePanel", Some(Family::Chromium)),
+    ("sidePanel", Some(Engine::Chromium)),
     ("storage", None),
-    ("system.cpu", Some(Family::Chromium)),
-    ("system.display", Some(Family::Chromium)),
-    ("system.memory", Some(Family::Chromium)),
-    ("system.storage", Some(Family::Chromium)),
-    ("tabCapture", Some(Family::Chromium)),
+    ("system.cpu", Some(Engine::Chromium)),
+    ("system.display", Some(Engine::Chromium)),
+    ("system.memory", Some(Engine::Chromium)),
+    ("system.storage", Some(Engine::Chromium)),
+    ("tabCapture", Some(Engine::Chromium)),
     ("tabGroups", None),
-    ("tabHide", Some(Family::Gecko)),
+    ("tabHide", Some(Engine::Gecko)),
     ("tabs", None),
-    ("theme", Some(Family::Gecko)),
+    ("theme", Some(Engine::Gecko)),
     ("topSites", None),
-    ("tts", Some(Family::Chromium)),
-    ("ttsEngine", Some(Family::Chromium)),
+    ("tts", Some(Engine::Chromium)),
+    ("ttsEngine", Some(Engine::Chromium)),
     ("unlimitedStorage", None),
     ("userScripts", None),
-    ("vpnProvider", Some(Family::Chromium)),
-    ("wallpaper", Some(Family::Chromium)),
-    ("webAuthenticationProxy", Some(Family::Chromium)),
+    ("vpnProvider", Some(Engine::Chromium)),
+    ("wallpaper", Some(Engine::Chromium)),
+    ("webAuthenticationProxy", Some(Engine::Chromium)),
     ("webNavigation", None),
     ("webRequest", None),
     ("webRequestAuthProvider", None),
     ("webRequestBlocking", None),
-    ("webRequestFilterResponse", Some(Family::Gecko)),
-    ("webRequestFilterResponse.serviceWorkerScript", Some(Family::Gecko)),
+    ("webRequestFilterResponse", Some(Engine::Gecko)),
+    ("webRequestFilterResponse.serviceWorkerScript", Some(Engine::Gecko)),
 ];
 
 /// Which engines know permission `p`: `None` when no browser does, `Some(None)` when both
 /// do, `Some(Some(engine))` when only that one does.
-pub fn engines_of(p: &str) -> Option<Option<Family>> {
+pub fn engines_of(p: &str) -> Option<Option<Engine>> {
     KNOWN.iter().find(|(name, _)| *name == p).map(|(_, f)| *f)
 }
 
@@ -231,9 +231,9 @@ pub fn review_cost(p: &str) -> Option<&'static str> {
 }
 
 /// The install warning a permission shows (Chrome, Firefox); `None` where it shows none.
-pub fn install_warning(p: &str, family: Family) -> Option<String> {
-    let chrome = |s: &str| (family == Family::Chromium).then(|| s.to_owned());
-    let firefox = |s: &str| (family == Family::Gecko).then(|| s.to_owned());
+pub fn install_warning(p: &str, family: Engine) -> Option<String> {
+    let chrome = |s: &str| (family == Engine::Chromium).then(|| s.to_owned());
+    let firefox = |s: &str| (family == Engine::Gecko).then(|| s.to_owned());
     if p == "<all_urls>"
         || p == "*://*/*"
         || p.starts_with("*://*/")
@@ -296,7 +296,7 @@ pub fn install_warning(p: &str, family: Family) -> Option<String> {
         "favicon" => ("Read the icons of the websites you visit", ""),
         _ => ("", ""),
     };
-    let s = if family == Family::Chromium { c } else { f };
+    let s = if family == Engine::Chromium { c } else { f };
     (!s.is_empty()).then(|| s.to_owned())
 }
 
@@ -317,7 +317,7 @@ mod tests {
         assert_eq!(is_used("alarms", &["storage.sync.get"]), Some(false));
         assert_eq!(is_used("activeTab", &[]), None);
         assert_eq!(is_used("tabs", &["tabs.query"]), Some(true));
-        assert!(install_warning("<all_urls>", Family::Chromium).unwrap().contains("all websites"));
-        assert_eq!(install_warning("storage", Family::Gecko), None);
+        assert!(install_warning("<all_urls>", Engine::Chromium).unwrap().contains("all websites"));
+        assert_eq!(install_warning("storage", Engine::Gecko), None);
     }
 }

@@ -11,12 +11,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
+use webext_mcp::browsers::Engine;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use webext_mcp::paths::Env;
 use webext_mcp::runner::cdp::CdpClient;
-use webext_mcp::runner::{Family, Runner, RunnerOptions};
+use webext_mcp::runner::{Runner, RunnerOptions};
 
 use super::DEADLINE;
 
@@ -52,7 +53,7 @@ pub struct Isolated {
     pub session: String,
 }
 
-pub async fn isolated(family: Family, extensions: &[&Path]) -> Isolated {
+pub async fn isolated(family: Engine, extensions: &[&Path]) -> Isolated {
     let runtime_dir = runtime_dir();
     let session = session_id();
     let opts = options(extensions, runtime_dir.path(), &session);
@@ -73,10 +74,10 @@ static SHARED_CHROMIUM: OnceLock<Result<Shared, String>> = OnceLock::new();
 static SHARED_FIREFOX: OnceLock<Result<Shared, String>> = OnceLock::new();
 
 /// The shared browser of `family`, started on first call (blocks while it starts).
-pub fn shared(family: Family) -> &'static Shared {
+pub fn shared(family: Engine) -> &'static Shared {
     let cell = match family {
-        Family::Chromium => &SHARED_CHROMIUM,
-        Family::Gecko => &SHARED_FIREFOX,
+        Engine::Chromium => &SHARED_CHROMIUM,
+        Engine::Gecko => &SHARED_FIREFOX,
     };
     match cell.get_or_init(|| start_shared(family)) {
         Ok(shared) => shared,
@@ -84,7 +85,7 @@ pub fn shared(family: Family) -> &'static Shared {
     }
 }
 
-fn start_shared(family: Family) -> Result<Shared, String> {
+fn start_shared(family: Engine) -> Result<Shared, String> {
     // Kept for the life of the process: the runtime dir must outlive the browser.
     let runtime_dir = runtime_dir().keep();
     let session = session_id();

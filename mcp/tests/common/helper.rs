@@ -3,11 +3,12 @@
 //! native host; waiting for the host; calling tools through `webext-mcp call … --json`.
 
 use std::time::{Duration, Instant};
+use webext_mcp::browsers::Engine;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use webext_mcp::paths::Env;
-use webext_mcp::runner::{Family, Runner, RunnerOptions};
+use webext_mcp::runner::{Runner, RunnerOptions};
 use webext_mcp_host::descriptor::{self, Descriptor};
 use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME};
 
@@ -24,7 +25,7 @@ pub enum Host {
 /// A browser with the helper loaded and its own runtime dir and session.
 pub struct HelperBrowser {
     pub runner: Box<dyn Runner>,
-    pub family: Family,
+    pub family: Engine,
     pub runtime_dir: TempDir,
     pub session: String,
     /// Profile (Chromium), `HOME` (Firefox), the unpacked helper and the CLI's `HOME`.
@@ -39,7 +40,7 @@ fn private_dir(prefix: &str) -> TempDir {
 }
 
 /// The host manifest a browser reads to start `webext-mcp` in host mode.
-fn host_manifest(family: Family) -> Value {
+fn host_manifest(family: Engine) -> Value {
     let mut m = json!({
         "name": NATIVE_HOST_NAME,
         "description": "webext-mcp host (test)",
@@ -47,10 +48,10 @@ fn host_manifest(family: Family) -> Value {
         "type": "stdio",
     });
     match family {
-        Family::Chromium => {
+        Engine::Chromium => {
             m["allowed_origins"] = json!([format!("chrome-extension://{HELPER_CHROMIUM_ID}/")])
         }
-        Family::Gecko => m["allowed_extensions"] = json!([HELPER_GECKO_ID]),
+        Engine::Gecko => m["allowed_extensions"] = json!([HELPER_GECKO_ID]),
     }
     m
 }
@@ -58,19 +59,19 @@ fn host_manifest(family: Family) -> Value {
 /// Launches `family` with the embedded helper; with [`Host::Installed`] the host manifest is
 /// written where that browser looks before it starts (Chromium: the profile's
 /// `NativeMessagingHosts/`; Firefox: `$HOME/.mozilla/native-messaging-hosts/`).
-pub async fn launch(family: Family, host: Host) -> HelperBrowser {
+pub async fn launch(family: Engine, host: Host) -> HelperBrowser {
     launch_with(family, host, true).await
 }
 
 /// [`launch`], choosing whether the runner keeps an inspector on service workers (off: the
 /// helper runs as in a user's browser, for benchmarks).
-pub async fn launch_with(family: Family, host: Host, observe_workers: bool) -> HelperBrowser {
+pub async fn launch_with(family: Engine, host: Host, observe_workers: bool) -> HelperBrowser {
     launch_configured(family, host, |o| o.observe_workers = observe_workers).await
 }
 
 /// [`launch`], with the runner options adjusted by `configure` (e.g. `remote_control`).
 pub async fn launch_configured(
-    family: Family,
+    family: Engine,
     host: Host,
     configure: impl FnOnce(&mut RunnerOptions),
 ) -> HelperBrowser {
@@ -89,12 +90,12 @@ pub async fn launch_configured(
     opts.env.push(("WEBEXT_MCP_LOG".into(), "debug".into()));
     configure(&mut opts);
     let manifest_dir = match family {
-        Family::Chromium => {
+        Engine::Chromium => {
             let profile = dirs.path().join("profile");
             opts.profile_dir = Some(profile.clone());
             profile.join("NativeMessagingHosts")
         }
-        Family::Gecko => {
+        Engine::Gecko => {
             let home = dirs.path().join("home");
             opts.env.push(("HOME".into(), home.display().to_string()));
             // Containers on, as in Zen and with Multi-Account Containers (issue 31's tests).
@@ -203,10 +204,10 @@ static SHARED_FIREFOX: std::sync::OnceLock<Result<&'static HelperBrowser, String
 /// The helper browser of `family` shared by every test of this binary (each test uses its
 /// own MCP server and its own tabs), started on first use with its host connected. It runs
 /// on a thread of its own whose runtime lives as long as the process.
-pub fn shared(family: Family) -> &'static HelperBrowser {
+pub fn shared(family: Engine) -> &'static HelperBrowser {
     let cell = match family {
-        Family::Chromium => &SHARED_CHROMIUM,
-        Family::Gecko => &SHARED_FIREFOX,
+        Engine::Chromium => &SHARED_CHROMIUM,
+        Engine::Gecko => &SHARED_FIREFOX,
     };
     let started = cell.get_or_init(|| {
         let (tx, rx) = std::sync::mpsc::channel();

@@ -13,10 +13,11 @@
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use webext_mcp::browsers::Engine;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use webext_mcp::runner::{ConsoleEvent, EventKind, ExtensionHandle, Family, Level};
+use webext_mcp::runner::{ConsoleEvent, EventKind, ExtensionHandle, Level};
 
 use crate::common::DEADLINE;
 use crate::common::browser::{Tab, isolated, shared};
@@ -162,7 +163,7 @@ pub(crate) async fn verdict(handle: &ExtensionHandle) -> Verdict {
     Verdict { background, errors }
 }
 
-pub(crate) fn assert_clean(fixture: &str, family: Family, handle: &ExtensionHandle, v: &Verdict) {
+pub(crate) fn assert_clean(fixture: &str, family: Engine, handle: &ExtensionHandle, v: &Verdict) {
     assert!(handle.has_background, "{fixture}: the build lost its background");
     assert!(
         v.is_clean(),
@@ -176,7 +177,7 @@ pub(crate) fn assert_clean(fixture: &str, family: Family, handle: &ExtensionHand
 
 /// Both errors are caught: the `console.error` at its level, the throw as an exception of
 /// `background.js`, line 5, and the report names that place.
-fn assert_caught(family: Family, handle: &ExtensionHandle, v: &Verdict) {
+fn assert_caught(family: Engine, handle: &ExtensionHandle, v: &Verdict) {
     assert!(!v.is_clean(), "{}: the broken fixture passed the check", family.name());
     let logged = v
         .errors
@@ -199,29 +200,29 @@ fn assert_caught(family: Family, handle: &ExtensionHandle, v: &Verdict) {
 
 #[tokio::test]
 async fn chromium_loads_built_fixtures_cleanly() {
-    let browser = shared(Family::Chromium);
+    let browser = shared(Engine::Chromium);
     for fixture in CLEAN {
         let built = build(fixture).await;
         let handle = browser.runner.load_extension(&built.output("chrome")).await.unwrap();
         let v = verdict(&handle).await;
-        assert_clean(fixture, Family::Chromium, &handle, &v);
+        assert_clean(fixture, Engine::Chromium, &handle, &v);
     }
 }
 
 #[tokio::test]
 async fn chromium_reports_a_broken_build_with_file_and_line() {
     let built = build(BROKEN).await;
-    let browser = shared(Family::Chromium);
+    let browser = shared(Engine::Chromium);
     let handle = browser.runner.load_extension(&built.output("chrome")).await.unwrap();
     let v = verdict(&handle).await;
-    assert_caught(Family::Chromium, &handle, &v);
+    assert_caught(Engine::Chromium, &handle, &v);
 }
 
 /// The built popup page runs and reaches the built background, which answers from storage.
 #[tokio::test]
 async fn chromium_built_popup_talks_to_its_background() {
     let built = build("popup-background").await;
-    let browser = shared(Family::Chromium);
+    let browser = shared(Engine::Chromium);
     let handle = browser.runner.load_extension(&built.output("chrome")).await.unwrap();
     handle.wait_background(DEADLINE).await.unwrap();
     let tab = Tab::open(
@@ -251,22 +252,22 @@ async fn chromium_built_popup_talks_to_its_background() {
 async fn firefox_loads_built_fixtures_cleanly() {
     for fixture in CLEAN {
         let built = build(fixture).await;
-        let browser = isolated(Family::Gecko, &[&built.output("firefox")]).await;
+        let browser = isolated(Engine::Gecko, &[&built.output("firefox")]).await;
         let handle = browser.runner.extensions()[0].clone();
         let v = verdict(&handle).await;
         browser.runner.shutdown().await;
-        assert_clean(fixture, Family::Gecko, &handle, &v);
+        assert_clean(fixture, Engine::Gecko, &handle, &v);
     }
 }
 
 #[tokio::test]
 async fn firefox_reports_a_broken_build_with_file_and_line() {
     let built = build(BROKEN).await;
-    let browser = isolated(Family::Gecko, &[&built.output("firefox")]).await;
+    let browser = isolated(Engine::Gecko, &[&built.output("firefox")]).await;
     let handle = browser.runner.extensions()[0].clone();
     let v = verdict(&handle).await;
     browser.runner.shutdown().await;
-    assert_caught(Family::Gecko, &handle, &v);
+    assert_caught(Engine::Gecko, &handle, &v);
 }
 
 /// Issue 21: a `pages/` page linking `../public/css/file.css` loads with that stylesheet
@@ -274,7 +275,7 @@ async fn firefox_reports_a_broken_build_with_file_and_line() {
 #[tokio::test]
 async fn chromium_special_folder_page_gets_its_public_stylesheet() {
     let built = build("special-folders").await;
-    let browser = shared(Family::Chromium);
+    let browser = shared(Engine::Chromium);
     let handle = browser.runner.load_extension(&built.output("chrome")).await.unwrap();
     handle.wait_background(DEADLINE).await.unwrap();
     let tab = Tab::open(

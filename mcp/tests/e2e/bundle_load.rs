@@ -8,9 +8,10 @@
 //! installs from the npm registry (skipped with the reason when they are not there).
 
 use std::time::{Duration, Instant};
+use webext_mcp::browsers::Engine;
 
 use serde_json::{Value, json};
-use webext_mcp::runner::{Family, Level};
+use webext_mcp::runner::Level;
 
 use crate::build_load::{assert_clean, build, build_prepared, copy_dir, verdict};
 use crate::common::DEADLINE;
@@ -68,20 +69,20 @@ pub(crate) async fn firefox_with(
 ) -> Box<dyn webext_mcp::runner::Runner> {
     let mut opts = options(&[extension], runtime_dir, session);
     opts.remote_control = true;
-    webext_mcp::runner::launch(Family::Gecko, opts, &webext_mcp::paths::Env::capture(), None).await.unwrap()
+    webext_mcp::runner::launch(Engine::Gecko, opts, &webext_mcp::paths::Env::capture(), None).await.unwrap()
 }
 
 #[tokio::test]
 async fn chromium_runs_bundled_content_scripts_workers_and_pages() {
     let site = TestServer::start();
     site.page("/", PAGE);
-    let browser = shared(Family::Chromium);
+    let browser = shared(Engine::Chromium);
     let cdp = browser.runner.as_chromium().unwrap().cdp();
     for fixture in ["bundle-esm", "bundle-ts"] {
         let built = build(fixture).await;
         let handle = browser.runner.load_extension(&built.output("chrome")).await.unwrap();
         let v = verdict(&handle).await;
-        assert_clean(fixture, Family::Chromium, &handle, &v);
+        assert_clean(fixture, Engine::Chromium, &handle, &v);
         let tab = Tab::open(cdp, &site.url("/")).await;
         if fixture == "bundle-esm" {
             wait_value("bundle-esm markers", &esm_expected("chrome"), || tab.evaluate(ESM_MARKERS)).await;
@@ -106,7 +107,7 @@ async fn firefox_runs_bundled_content_scripts_workers_and_pages() {
             firefox_with(&built.output("firefox"), runtime_dir.path(), &format!("bundle-{fixture}")).await;
         let handle = runner.extensions()[0].clone();
         let v = verdict(&handle).await;
-        assert_clean(fixture, Family::Gecko, &handle, &v);
+        assert_clean(fixture, Engine::Gecko, &handle, &v);
         let tab = runner.pages().await.unwrap()[0].target_id.clone();
         runner.navigate_page(&tab, &site.url("/")).await.unwrap();
         let eval = |expr: &'static str| {
@@ -172,7 +173,7 @@ const RENDERED: &str = "(() => { const h = document.querySelector('h1'), p = doc
 #[tokio::test]
 async fn chromium_renders_react_and_preact_popups() {
     let Some(builds) = jsx_builds().await else { return };
-    let browser = shared(Family::Chromium);
+    let browser = shared(Engine::Chromium);
     let cdp = browser.runner.as_chromium().unwrap().cdp();
     for (fixture, text, built) in builds {
         let handle = browser.runner.load_extension(&built.output("chrome")).await.unwrap();

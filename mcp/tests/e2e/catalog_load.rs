@@ -8,6 +8,7 @@
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use webext_mcp::browsers::Engine;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -15,7 +16,7 @@ use webext_mcp::build::{self, BuildRequest, Pipeline};
 use webext_mcp::catalog::Catalog;
 use webext_mcp::catalog::create::{CreateRequest, create};
 use webext_mcp::manifest::parse_targets;
-use webext_mcp::runner::{ConsoleEvent, ExtensionHandle, Family, Level};
+use webext_mcp::runner::{ConsoleEvent, ExtensionHandle, Level};
 
 use crate::common::DEADLINE;
 use crate::common::browser::{Tab, isolated, shared};
@@ -85,7 +86,7 @@ pub(crate) async fn firefox_failures(
     let mut failures = Vec::new();
     for (label, project) in projects {
         let out = project.join("dist").join("firefox");
-        let browser = isolated(Family::Gecko, &[&out]).await;
+        let browser = isolated(Engine::Gecko, &[&out]).await;
         let handle = browser.runner.extensions()[0].clone();
         assert_eq!(handle.has_background, declares_background(&out), "{label}");
         let found = problems(&handle).await;
@@ -131,7 +132,7 @@ fn declares_background(project_output: &std::path::Path) -> bool {
 #[tokio::test]
 async fn chromium_loads_every_template_cleanly() {
     let projects = tokio::task::spawn_blocking(create_and_build_all).await.unwrap();
-    let browser = shared(Family::Chromium);
+    let browser = shared(Engine::Chromium);
     let mut handles = Vec::new();
     for (slug, _) in &projects.built {
         let out = projects.output(slug, "chrome");
@@ -187,7 +188,7 @@ async fn content_scripts_are_safe_to_inject_twice() {
                 storage: { local: { get: (d) => Promise.resolve(d && typeof d === 'object' ? d : {}) }, \
                 onChanged: { addListener() {}, removeListener() {} } } };";
     let source = Catalog::embedded().sources().next().unwrap();
-    let browser = shared(Family::Chromium);
+    let browser = shared(Engine::Chromium);
     for (slug, scripts, root) in cases {
         let tab = Tab::open(browser.runner.as_chromium().unwrap().cdp(), "about:blank").await;
         let mut program = format!("(async () => {{ const errors = []; {stub}\n");

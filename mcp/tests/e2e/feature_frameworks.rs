@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
+use webext_mcp::browsers::Engine;
 use webext_mcp::catalog::Catalog;
 use webext_mcp::catalog::create::{CreateRequest, create};
 use webext_mcp::feature::{AddRequest, Feature, add};
-use webext_mcp::runner::Family;
 
 use crate::build_load::{assert_clean, copy_dir, verdict};
 use crate::bundle_load::{firefox_with, jsx_deps, wait_value};
@@ -113,7 +113,7 @@ async fn chromium_renders_react_and_preact_features() {
     let Some(grown) = grown().await else { return };
     let site = TestServer::start();
     site.page("/", "<!doctype html><title>served</title><body><p>one two three</p></body>");
-    let browser = shared(Family::Chromium);
+    let browser = shared(Engine::Chromium);
     let cdp = browser.runner.as_chromium().unwrap().cdp();
     for (framework, project, shown) in &grown.projects {
         let handle = browser.runner.load_extension(&project.join("dist/chrome")).await.unwrap();
@@ -127,7 +127,7 @@ async fn chromium_renders_react_and_preact_features() {
         })
         .await;
         let v = verdict(&handle).await;
-        assert_clean(framework, Family::Chromium, &handle, &v);
+        assert_clean(framework, Engine::Chromium, &handle, &v);
     }
 }
 
@@ -156,6 +156,6 @@ async fn firefox_renders_react_and_preact_features() {
             .await;
         let v = verdict(&handle).await;
         runner.shutdown().await;
-        assert_clean(framework, Family::Gecko, &handle, &v);
+        assert_clean(framework, Engine::Gecko, &handle, &v);
     }
 }

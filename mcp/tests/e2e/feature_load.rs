@@ -9,10 +9,10 @@
 use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
+use webext_mcp::browsers::Engine;
 use webext_mcp::catalog::Catalog;
 use webext_mcp::catalog::create::{CreateRequest, create};
 use webext_mcp::feature::{AddRequest, Feature, FeatureError, add};
-use webext_mcp::runner::Family;
 
 use crate::catalog_load::{build_natively, firefox_failures, problems};
 use crate::common::browser::shared;
@@ -71,7 +71,7 @@ fn grow_all() -> Grown {
 #[tokio::test]
 async fn chromium_loads_projects_grown_with_every_feature() {
     let grown = tokio::task::spawn_blocking(grow_all).await.unwrap();
-    let browser = shared(Family::Chromium);
+    let browser = shared(Engine::Chromium);
     let mut failures = Vec::new();
     for (label, project, _) in &grown.projects {
         let out = project.join("dist/chrome");

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 use webext_mcp_host::client::Client;
 use webext_mcp_host::protocol::methods::PING;
 
@@ -17,7 +17,7 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
     sorted[i].as_secs_f64() * 1000.0
 }
 
-async fn bench(family: Family) {
+async fn bench(family: Engine) {
     // No inspector on the helper's worker: measure it as it runs in a user's browser.
     let b = launch_with(family, Host::Installed, false).await;
     let d = b.wait_host("after hello", |_| true).await;
@@ -66,11 +66,11 @@ async fn bench(family: Family) {
 #[tokio::test]
 #[ignore = "benchmark: run with --ignored --nocapture"]
 async fn chromium_ping_and_reconnect_figures() {
-    bench(Family::Chromium).await;
+    bench(Engine::Chromium).await;
 }
 
 #[tokio::test]
 #[ignore = "benchmark: run with --ignored --nocapture"]
 async fn firefox_ping_and_reconnect_figures() {
-    bench(Family::Gecko).await;
+    bench(Engine::Gecko).await;
 }

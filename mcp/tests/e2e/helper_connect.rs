@@ -2,7 +2,7 @@
 //! and the browser tools answer through it (`webext-mcp call … --json`).
 
 use serde_json::{Value, json};
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 use webext_mcp_host::client::Client;
 use webext_mcp_host::protocol::methods::BROWSER_INFO;
 use webext_mcp_host::protocol::permissions::{Kind, Need, PERMISSIONS, PermissionSet};
@@ -18,7 +18,7 @@ fn in_order(mut set: PermissionSet) -> PermissionSet {
 }
 
 /// What the permission table requires of `family`'s helper, as `permissions.getAll()` says it.
-fn required_permissions(family: Family) -> PermissionSet {
+fn required_permissions(family: Engine) -> PermissionSet {
     let engine = family;
     let mut set = PermissionSet::default();
     for p in PERMISSIONS.iter().filter(|p| p.need(engine) == Need::Required) {
@@ -30,7 +30,7 @@ fn required_permissions(family: Family) -> PermissionSet {
     in_order(set)
 }
 
-async fn hello_list_ping_and_info(family: Family) {
+async fn hello_list_ping_and_info(family: Engine) {
     let b = launch(family, Host::Installed).await;
     let d = b.wait_host("after hello", |_| true).await;
     assert_eq!(d.browser, family.name(), "{d:?}");
@@ -85,7 +85,7 @@ async fn hello_list_ping_and_info(family: Family) {
     let now: PermissionSet = serde_json::from_value(raw["permissions"].clone()).unwrap();
     assert_eq!(in_order(now), want, "browser.info: {raw}");
 
-    if family == Family::Chromium {
+    if family == Engine::Chromium {
         // The id Chromium gave the unpacked helper is the one derived from its `key`.
         assert_eq!(b.runner.extensions()[0].id, HELPER_CHROMIUM_ID);
     }
@@ -94,10 +94,10 @@ async fn hello_list_ping_and_info(family: Family) {
 
 #[tokio::test]
 async fn chromium_helper_says_hello_and_answers_tools() {
-    hello_list_ping_and_info(Family::Chromium).await;
+    hello_list_ping_and_info(Engine::Chromium).await;
 }
 
 #[tokio::test]
 async fn firefox_helper_says_hello_and_answers_tools() {
-    hello_list_ping_and_info(Family::Gecko).await;
+    hello_list_ping_and_info(Engine::Gecko).await;
 }

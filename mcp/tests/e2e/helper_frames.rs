@@ -4,7 +4,7 @@
 //! hashes what it reassembled (`debug.digest`) and the test compares.
 
 use serde_json::{Value, json};
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 use webext_mcp_host::client::Client;
 use webext_mcp_host::protocol::methods::{DEBUG_DIGEST, PING};
 use webext_mcp_host::protocol::{MAX_TO_BROWSER, sha256_hex};
@@ -26,7 +26,7 @@ async fn digest(client: &Client, payload: &str) -> Value {
     r
 }
 
-async fn frames_arrive_whole_or_chunked_and_intact(family: Family) {
+async fn frames_arrive_whole_or_chunked_and_intact(family: Engine) {
     let b = launch(family, Host::Installed).await;
     let d = b.wait_host("after hello", |_| true).await;
     let client = Client::connect(&d).await.unwrap();
@@ -66,10 +66,10 @@ async fn frames_arrive_whole_or_chunked_and_intact(family: Family) {
 
 #[tokio::test]
 async fn chromium_frames_of_one_mebibyte_and_chunked_payloads_arrive_intact() {
-    frames_arrive_whole_or_chunked_and_intact(Family::Chromium).await;
+    frames_arrive_whole_or_chunked_and_intact(Engine::Chromium).await;
 }
 
 #[tokio::test]
 async fn firefox_frames_of_one_mebibyte_and_chunked_payloads_arrive_intact() {
-    frames_arrive_whole_or_chunked_and_intact(Family::Gecko).await;
+    frames_arrive_whole_or_chunked_and_intact(Engine::Gecko).await;
 }

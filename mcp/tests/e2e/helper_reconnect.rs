@@ -4,14 +4,14 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 use webext_mcp_host::protocol::HELPER_CHROMIUM_ID;
 
 use crate::common::DEADLINE;
 use crate::common::browser::Tab;
 use crate::helper_support::{Host, kill, launch, launch_with};
 
-async fn reconnects_after_the_host_is_killed(family: Family) {
+async fn reconnects_after_the_host_is_killed(family: Engine) {
     let b = launch(family, Host::Installed).await;
     let first = b.wait_host("after hello", |_| true).await;
     // A host that exits (kill -9 here; a framing error from the browser in production) is
@@ -43,12 +43,12 @@ async fn reconnects_after_the_host_is_killed(family: Family) {
 
 #[tokio::test]
 async fn chromium_helper_reconnects_after_the_host_is_killed() {
-    reconnects_after_the_host_is_killed(Family::Chromium).await;
+    reconnects_after_the_host_is_killed(Engine::Chromium).await;
 }
 
 #[tokio::test]
 async fn firefox_helper_reconnects_after_the_host_is_killed() {
-    reconnects_after_the_host_is_killed(Family::Gecko).await;
+    reconnects_after_the_host_is_killed(Engine::Gecko).await;
 }
 
 /// Polls `expr` in `tab` until its value satisfies `ok`.
@@ -79,7 +79,7 @@ async fn unobserved_chromium_helper_reconnects_after_its_worker_was_stopped() {
 }
 
 async fn reconnects_after_worker_stop(observe_workers: bool) {
-    let b = launch_with(Family::Chromium, Host::Installed, observe_workers).await;
+    let b = launch_with(Engine::Chromium, Host::Installed, observe_workers).await;
     let first = b.wait_host("after hello", |_| true).await;
     let cdp = b.runner.as_chromium().unwrap().cdp();
     {

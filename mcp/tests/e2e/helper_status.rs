@@ -2,9 +2,10 @@
 //! label setting is what `list_connected_browsers` shows.
 
 use std::time::{Duration, Instant};
+use webext_mcp::browsers::Engine;
 
 use serde_json::{Value, json};
-use webext_mcp::runner::{Family, Level, Runner};
+use webext_mcp::runner::{Level, Runner};
 use webext_mcp_host::protocol::permissions::{Need, PERMISSIONS, Permission};
 use webext_mcp_host::protocol::{HELPER_CHROMIUM_ID, NATIVE_HOST_NAME};
 
@@ -24,11 +25,11 @@ enum StatusPage<'a> {
 impl<'a> StatusPage<'a> {
     async fn open(b: &'a HelperBrowser) -> StatusPage<'a> {
         let page = match b.family {
-            Family::Chromium => {
+            Engine::Chromium => {
                 let url = format!("chrome-extension://{HELPER_CHROMIUM_ID}/{STATUS_PAGE}");
                 StatusPage::Chromium(Tab::open(b.runner.as_chromium().unwrap().cdp(), &url).await)
             }
-            Family::Gecko => {
+            Engine::Gecko => {
                 let url = format!("{}{STATUS_PAGE}", b.runner.extensions()[0].base_url);
                 let handle = b.runner.pages().await.unwrap().remove(0).target_id;
                 b.runner.navigate_page(&handle, &url).await.unwrap();
@@ -69,12 +70,12 @@ impl<'a> StatusPage<'a> {
 }
 
 /// A helper browser whose status page the test can open.
-async fn launch_for_page(family: Family, host: Host) -> HelperBrowser {
+async fn launch_for_page(family: Engine, host: Host) -> HelperBrowser {
     launch_configured(family, host, |o| o.remote_control = true).await
 }
 
 /// With no host manifest, the page shows `expected`, the browser's own words.
-async fn status_page_shows_host_not_found(family: Family, expected: &str) -> HelperBrowser {
+async fn status_page_shows_host_not_found(family: Engine, expected: &str) -> HelperBrowser {
     let b = launch_for_page(family, Host::Missing).await;
     let page = StatusPage::open(&b).await;
     let error = page
@@ -93,7 +94,7 @@ async fn status_page_shows_host_not_found(family: Family, expected: &str) -> Hel
 #[tokio::test]
 async fn chromium_status_page_shows_host_not_found() {
     let b =
-        status_page_shows_host_not_found(Family::Chromium, "Specified native messaging host not found").await;
+        status_page_shows_host_not_found(Engine::Chromium, "Specified native messaging host not found").await;
     b.runner.shutdown().await;
 }
 
@@ -102,7 +103,7 @@ async fn chromium_status_page_shows_host_not_found() {
 #[tokio::test]
 async fn firefox_status_page_shows_no_such_native_application() {
     let expected = format!("No such native application {NATIVE_HOST_NAME}");
-    let b = status_page_shows_host_not_found(Family::Gecko, &expected).await;
+    let b = status_page_shows_host_not_found(Engine::Gecko, &expected).await;
     let handle = &b.runner.extensions()[0];
     let event = handle
         .subscribe()
@@ -115,7 +116,7 @@ async fn firefox_status_page_shows_no_such_native_application() {
 }
 
 /// Editing the label on the page renames the browser for the tools, without a new host.
-async fn label_edited_on_the_status_page_is_what_tools_show(family: Family) {
+async fn label_edited_on_the_status_page_is_what_tools_show(family: Engine) {
     let b = launch_for_page(family, Host::Installed).await;
     let first = b.wait_host("after hello", |_| true).await;
     assert!(is_default_label(&first.label, family.name()), "{}", first.label);
@@ -124,7 +125,7 @@ async fn label_edited_on_the_status_page_is_what_tools_show(family: Family) {
     page.wait_eval("document.getElementById('label').textContent", |v| v == first.label.as_str()).await;
     // Debugger mode is a Chromium-only toggle.
     let hidden = page.evaluate("document.getElementById('debugger-setting').hidden").await;
-    assert_eq!(hidden, family == Family::Gecko);
+    assert_eq!(hidden, family == Engine::Gecko);
     page.evaluate(
         "(() => { const input = document.getElementById('label-input'); input.value = '  work profile '; \
          input.dispatchEvent(new Event('input')); document.getElementById('label-form').requestSubmit(); return true; })()",
@@ -146,19 +147,19 @@ async fn label_edited_on_the_status_page_is_what_tools_show(family: Family) {
 
 #[tokio::test]
 async fn chromium_label_edited_on_the_status_page_is_what_tools_show() {
-    label_edited_on_the_status_page_is_what_tools_show(Family::Chromium).await;
+    label_edited_on_the_status_page_is_what_tools_show(Engine::Chromium).await;
 }
 
 #[tokio::test]
 async fn firefox_label_edited_on_the_status_page_is_what_tools_show() {
-    label_edited_on_the_status_page_is_what_tools_show(Family::Gecko).await;
+    label_edited_on_the_status_page_is_what_tools_show(Engine::Gecko).await;
 }
 
 /// Debugger mode is a Chromium-only toggle, off by default; turning it on announces the
 /// `debugger` capability in a new hello.
 #[tokio::test]
 async fn chromium_debugger_mode_toggle_changes_capabilities() {
-    let b = launch(Family::Chromium, Host::Installed).await;
+    let b = launch(Engine::Chromium, Host::Installed).await;
     let has_debugger =
         |d: &webext_mcp_host::descriptor::Descriptor| d.capabilities.iter().any(|c| c == "debugger");
     let first = b.wait_host("after hello", |_| true).await;
@@ -191,7 +192,7 @@ async fn permission_rows(page: &StatusPage<'_>, ok: impl Fn(&[Value]) -> bool) -
 
 /// The status page lists the permission table's rows for this family (from the generated
 /// permissions.js), each with its reason and state; all granted, so no Grant button.
-async fn status_page_lists_the_permission_table(family: Family) -> (HelperBrowser, String) {
+async fn status_page_lists_the_permission_table(family: Engine) -> (HelperBrowser, String) {
     let b = launch_for_page(family, Host::Installed).await;
     let d = b.wait_host("after hello", |_| true).await;
     let page = StatusPage::open(&b).await;
@@ -211,7 +212,7 @@ async fn status_page_lists_the_permission_table(family: Family) -> (HelperBrowse
 
 #[tokio::test]
 async fn chromium_status_page_lists_the_permission_table() {
-    let (b, _) = status_page_lists_the_permission_table(Family::Chromium).await;
+    let (b, _) = status_page_lists_the_permission_table(Engine::Chromium).await;
     b.runner.shutdown().await;
 }
 
@@ -219,7 +220,7 @@ async fn chromium_status_page_lists_the_permission_table() {
 /// offers "Grant" for it, and doctor, from the new hello, says what it costs.
 #[tokio::test]
 async fn firefox_status_page_offers_to_grant_withheld_site_access_and_doctor_says_so() {
-    let (b, label) = status_page_lists_the_permission_table(Family::Gecko).await;
+    let (b, label) = status_page_lists_the_permission_table(Engine::Gecko).await;
     let page = StatusPage::open(&b).await;
     page.evaluate("(browser.permissions.remove({ origins: ['<all_urls>'] }), true)").await;
     let rows =

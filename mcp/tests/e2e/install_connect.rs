@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use webext_mcp::browsers::Engine;
 use webext_mcp::paths::Env;
-use webext_mcp::runner::Family;
 
 use crate::common::DEADLINE;
 use crate::common::browser::options;
@@ -40,7 +40,7 @@ enum Altered {
     Without(&'static str),
 }
 
-async fn installed_helper_connects(family: Family, id: &str, altered: Altered) {
+async fn installed_helper_connects(family: Engine, id: &str, altered: Altered) {
     use std::os::unix::fs::PermissionsExt;
     let home = tempfile::Builder::new().prefix("wxm-install-").tempdir().unwrap();
     let runtime = tempfile::Builder::new().prefix("wxm-rt-").tempdir().unwrap();
@@ -67,7 +67,7 @@ async fn installed_helper_connects(family: Family, id: &str, altered: Altered) {
     let session = format!("install-{}-{id}", std::process::id());
     let mut opts = options(&[&helper], runtime.path(), &session);
     opts.env.push(("HOME".into(), h.display().to_string()));
-    if family == Family::Chromium {
+    if family == Engine::Chromium {
         // The default user-data-dir of Chromium under this home: where install wrote.
         opts.profile_dir = Some(h.join(".config/chromium"));
     }
@@ -145,7 +145,7 @@ async fn installed_helper_connects(family: Family, id: &str, altered: Altered) {
     let message =
         last["message"].as_str().unwrap_or_else(|| panic!("no last error after a host kill: {last}"));
     assert!(!message.is_empty());
-    if family == Family::Chromium {
+    if family == Engine::Chromium {
         assert!(message.contains("exited"), "{last}");
         assert!(last["meaning"]["fix"].is_string(), "doctor explains it: {last}");
     }
@@ -154,29 +154,29 @@ async fn installed_helper_connects(family: Family, id: &str, altered: Altered) {
 
 #[tokio::test]
 async fn chromium_loads_the_installed_helper_and_doctor_sees_it_connected() {
-    installed_helper_connects(Family::Chromium, "chromium", Altered::No).await;
+    installed_helper_connects(Engine::Chromium, "chromium", Altered::No).await;
 }
 
 #[tokio::test]
 async fn firefox_reads_the_installed_manifest_and_doctor_sees_it_connected() {
-    installed_helper_connects(Family::Gecko, "firefox", Altered::No).await;
+    installed_helper_connects(Engine::Gecko, "firefox", Altered::No).await;
 }
 
 #[tokio::test]
 async fn an_older_helper_in_the_browser_is_reported_as_version_skew() {
-    installed_helper_connects(Family::Chromium, "chromium", Altered::Version("0.0.9")).await;
+    installed_helper_connects(Engine::Chromium, "chromium", Altered::Version("0.0.9")).await;
 }
 
 /// Chromium loads an unpacked helper that lacks a permission of this version's table (here
 /// `debugger`, which the helper does without): doctor names it twice, on disk and granted.
 #[tokio::test]
 async fn a_helper_without_a_required_permission_is_reported_as_permissions_changed() {
-    installed_helper_connects(Family::Chromium, "chromium", Altered::Without("debugger")).await;
+    installed_helper_connects(Engine::Chromium, "chromium", Altered::Without("debugger")).await;
 }
 
 /// A Firefox helper from before issue 30 (no response filter) loads and connects; doctor says
 /// it must be reinstalled for network bodies (the permission table's upgrade path).
 #[tokio::test]
 async fn a_firefox_helper_without_the_response_filter_is_reported_as_permissions_changed() {
-    installed_helper_connects(Family::Gecko, "firefox", Altered::Without("webRequestFilterResponse")).await;
+    installed_helper_connects(Engine::Gecko, "firefox", Altered::Without("webRequestFilterResponse")).await;
 }

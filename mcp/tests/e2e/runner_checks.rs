@@ -1,6 +1,7 @@
 //! The runner behaviours every browser family must show; `runner_<family>.rs` run them.
 
-use webext_mcp::runner::{EventKind, Family, Level};
+use webext_mcp::browsers::Engine;
+use webext_mcp::runner::{EventKind, Level};
 
 use crate::common::DEADLINE;
 use crate::common::browser::isolated;
@@ -8,7 +9,7 @@ use crate::common::ext::background_extension;
 use crate::common::http::TestServer;
 
 /// The background starts and its `fetch` reaches the local server.
-pub async fn background_fetch_reaches_local_server(family: Family) {
+pub async fn background_fetch_reaches_local_server(family: Engine) {
     let server = TestServer::start();
     server.route("/from-background", "text/plain", "ok");
     let bg = format!("fetch({:?}).catch((e) => console.error(String(e)));\n", server.url("/from-background"));
@@ -28,7 +29,7 @@ pub async fn background_fetch_reaches_local_server(family: Family) {
 }
 
 /// An uncaught throw at the top of the background is reported with its file and line.
-pub async fn background_throw_is_reported_with_file_and_line(family: Family) {
+pub async fn background_throw_is_reported_with_file_and_line(family: Engine) {
     let ext = background_extension(
         "thrower",
         "console.log('before the throw');\nthrow new Error('boom-from-background');\n",
@@ -51,7 +52,7 @@ pub async fn background_throw_is_reported_with_file_and_line(family: Family) {
 }
 
 /// `console.error` arrives at level error, `console.log` at level log.
-pub async fn console_levels_are_kept(family: Family) {
+pub async fn console_levels_are_kept(family: Engine) {
     let ext =
         background_extension("logger", "console.log('plain-message');\nconsole.error('bad-thing', 42);\n");
     let browser = isolated(family, &[ext.path()]).await;

@@ -1,7 +1,8 @@
 //! The Chromium runner in headless Chromium.
 
 use serde_json::json;
-use webext_mcp::runner::{EventKind, Family, Level};
+use webext_mcp::browsers::Engine;
+use webext_mcp::runner::{EventKind, Level};
 
 use crate::common::DEADLINE;
 use crate::common::browser::{Tab, isolated, shared};
@@ -11,17 +12,17 @@ use crate::runner_checks as checks;
 
 #[tokio::test]
 async fn background_fetch_reaches_local_server() {
-    checks::background_fetch_reaches_local_server(Family::Chromium).await;
+    checks::background_fetch_reaches_local_server(Engine::Chromium).await;
 }
 
 #[tokio::test]
 async fn background_throw_is_reported_with_file_and_line() {
-    checks::background_throw_is_reported_with_file_and_line(Family::Chromium).await;
+    checks::background_throw_is_reported_with_file_and_line(Engine::Chromium).await;
 }
 
 #[tokio::test]
 async fn console_levels_are_kept() {
-    checks::console_levels_are_kept(Family::Chromium).await;
+    checks::console_levels_are_kept(Engine::Chromium).await;
 }
 
 /// The shared browser takes extensions at run time and opens tabs; a content script's
@@ -37,8 +38,8 @@ async fn shared_browser_loads_extensions_and_opens_tabs() {
         ("bg.js", "console.info('worker-up');\n"),
         ("cs.js", "document.title = 'seen';\nconsole.warn('content-warn');\n"),
     ]);
-    let browser = shared(Family::Chromium);
-    let again = shared(Family::Chromium);
+    let browser = shared(Engine::Chromium);
+    let again = shared(Engine::Chromium);
     assert_eq!(browser.runner.pid(), again.runner.pid());
     let handle = browser.runner.load_extension(ext.path()).await.unwrap();
     handle.wait_background(DEADLINE).await.unwrap();
@@ -58,7 +59,7 @@ async fn shared_browser_loads_extensions_and_opens_tabs() {
 #[tokio::test]
 async fn broken_manifest_is_load_refused() {
     let ext = write_extension(&[("manifest.json", r#"{"manifest_version": 3, "name": "x"}"#)]);
-    let browser = shared(Family::Chromium);
+    let browser = shared(Engine::Chromium);
     let err = browser.runner.load_extension(ext.path()).await.unwrap_err();
     assert!(matches!(err, webext_mcp::runner::RunnerError::LoadRefused { .. }), "{err}");
     let body = webext_mcp_host::protocol::ErrorBody::from(err);
@@ -73,7 +74,7 @@ async fn broken_manifest_is_load_refused() {
 #[tokio::test]
 async fn reload_keeps_the_id_and_runs_the_new_worker() {
     let ext = background_extension("reloader", "console.log('version-1');\n");
-    let browser = shared(Family::Chromium);
+    let browser = shared(Engine::Chromium);
     let first = browser.runner.load_extension(ext.path()).await.unwrap();
     first.wait_background(DEADLINE).await.unwrap();
     std::fs::write(ext.path().join("bg.js"), "console.log('version-2');\n").unwrap();
@@ -94,7 +95,7 @@ async fn restarted_worker_is_not_left_waiting_for_the_debugger() {
         "restarter",
         "console.log('worker-run');\nsetTimeout(() => { throw new Error('boom-after-start'); }, 100);\n",
     );
-    let browser = isolated(Family::Chromium, &[ext.path()]).await;
+    let browser = isolated(Engine::Chromium, &[ext.path()]).await;
     let handle = browser.runner.extensions()[0].clone();
     handle.wait_background(DEADLINE).await.unwrap();
     let mut stream = handle.subscribe();

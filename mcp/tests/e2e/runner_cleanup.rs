@@ -6,7 +6,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 
 use crate::common::browser::{isolated, shared};
 use crate::common::ext::background_extension;
@@ -14,7 +14,7 @@ use crate::common::procs::{browser_processes, wait_gone};
 
 /// Launches a browser, panics while it runs, and checks nothing with its profile or HOME
 /// survives and its temp dirs are gone.
-fn panic_mid_test_leaves_no_browser(family: Family) {
+fn panic_mid_test_leaves_no_browser(family: Engine) {
     let seen: Arc<Mutex<Option<(PathBuf, PathBuf)>>> = Arc::default();
     let ext = background_extension("panicky", "console.log('up');");
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -38,12 +38,12 @@ fn panic_mid_test_leaves_no_browser(family: Family) {
 
 #[test]
 fn panic_mid_test_leaves_no_chromium() {
-    panic_mid_test_leaves_no_browser(Family::Chromium);
+    panic_mid_test_leaves_no_browser(Engine::Chromium);
 }
 
 #[test]
 fn panic_mid_test_leaves_no_firefox() {
-    panic_mid_test_leaves_no_browser(Family::Gecko);
+    panic_mid_test_leaves_no_browser(Engine::Gecko);
 }
 
 const REPORT_ENV: &str = "WEBEXT_MCP_TEST_SHARED_REPORT";
@@ -55,7 +55,7 @@ const REPORT_ENV: &str = "WEBEXT_MCP_TEST_SHARED_REPORT";
 fn shared_browser_child() {
     let Ok(report) = std::env::var(REPORT_ENV) else { return };
     let mut lines = String::new();
-    for family in [Family::Chromium, Family::Gecko] {
+    for family in [Engine::Chromium, Engine::Gecko] {
         let b = shared(family);
         lines.push_str(&format!("{}\t{}\n", b.runner.profile_dir().display(), b.runner.home_dir().display()));
     }

@@ -5,9 +5,10 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use webext_mcp::browsers::Engine;
 
 use webext_mcp::paths::Env;
-use webext_mcp::runner::{Family, RunnerError, RunnerOptions, launch};
+use webext_mcp::runner::{RunnerError, RunnerOptions, launch};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::common::browser::shared;
@@ -27,7 +28,7 @@ fn alive(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
-async fn launch_fake(family: Family, body: &str, timeout: Duration) -> (RunnerError, u32) {
+async fn launch_fake(family: Engine, body: &str, timeout: Duration) -> (RunnerError, u32) {
     let dir = tempfile::tempdir().unwrap();
     let binary = fake_browser(dir.path(), body);
     let pid_file = dir.path().join("pid");
@@ -45,7 +46,7 @@ async fn launch_fake(family: Family, body: &str, timeout: Duration) -> (RunnerEr
     (err, pid)
 }
 
-async fn silent_browser_times_out_and_is_killed(family: Family) {
+async fn silent_browser_times_out_and_is_killed(family: Engine) {
     let started = Instant::now();
     let (err, pid) = launch_fake(family, "exec sleep 600", Duration::from_secs(2)).await;
     assert!(started.elapsed() < Duration::from_secs(15), "took {:?}", started.elapsed());
@@ -57,17 +58,17 @@ async fn silent_browser_times_out_and_is_killed(family: Family) {
 
 #[tokio::test]
 async fn silent_chromium_times_out_and_is_killed() {
-    silent_browser_times_out_and_is_killed(Family::Chromium).await;
+    silent_browser_times_out_and_is_killed(Engine::Chromium).await;
 }
 
 #[tokio::test]
 async fn silent_firefox_times_out_and_is_killed() {
-    silent_browser_times_out_and_is_killed(Family::Gecko).await;
+    silent_browser_times_out_and_is_killed(Engine::Gecko).await;
 }
 
 #[tokio::test]
 async fn browser_exiting_at_start_is_reported_with_its_output() {
-    for family in [Family::Chromium, Family::Gecko] {
+    for family in [Engine::Chromium, Engine::Gecko] {
         let (err, _) =
             launch_fake(family, "echo 'cannot open display' >&2\nexit 3", Duration::from_secs(20)).await;
         assert!(matches!(err, RunnerError::Exited { .. }), "{err}");
@@ -80,7 +81,7 @@ async fn browser_exiting_at_start_is_reported_with_its_output() {
 #[tokio::test]
 async fn missing_binary_is_not_installed() {
     let opts = RunnerOptions { binary: Some("/nonexistent/chromium".into()), ..RunnerOptions::default() };
-    let err = launch(Family::Chromium, opts, &Env::default(), None).await.err().unwrap();
+    let err = launch(Engine::Chromium, opts, &Env::default(), None).await.err().unwrap();
     let body = ErrorBody::from(err);
     assert_eq!(body.code, ErrorCode::NotInstalled);
     assert!(body.message.contains("/nonexistent/chromium"), "{}", body.message);
@@ -93,7 +94,7 @@ async fn top_level_await_worker_never_starts_and_times_out() {
     let mut m = manifest("awaiter");
     m["background"] = serde_json::json!({"service_worker": "bg.js", "type": "module"});
     let ext = write_extension(&[("manifest.json", &m.to_string()), ("bg.js", "await Promise.resolve();\n")]);
-    let handle = shared(Family::Chromium).runner.load_extension(ext.path()).await.unwrap();
+    let handle = shared(Engine::Chromium).runner.load_extension(ext.path()).await.unwrap();
     let err = handle.wait_background(Duration::from_secs(3)).await.unwrap_err();
     assert!(matches!(err, RunnerError::BackgroundTimeout { .. }), "{err}");
     assert!(err.to_string().contains("background never started"), "{err}");
@@ -115,7 +116,7 @@ async fn extension_without_background_has_nothing_to_wait_for() {
     let mut m = manifest("pageless");
     m.as_object_mut().unwrap().remove("background");
     let ext = write_extension(&[("manifest.json", &m.to_string())]);
-    let handle = shared(Family::Chromium).runner.load_extension(ext.path()).await.unwrap();
+    let handle = shared(Engine::Chromium).runner.load_extension(ext.path()).await.unwrap();
     let err = handle.wait_background(Duration::from_secs(1)).await.unwrap_err();
     assert!(matches!(err, RunnerError::NoBackground { .. }), "{err}");
 }

@@ -1,6 +1,7 @@
 //! The Firefox runner in headless Firefox ESR.
 
-use webext_mcp::runner::{Family, Runner};
+use webext_mcp::browsers::Engine;
+use webext_mcp::runner::Runner;
 
 use crate::common::DEADLINE;
 use crate::common::browser::shared;
@@ -9,24 +10,24 @@ use crate::runner_checks as checks;
 
 #[tokio::test]
 async fn background_fetch_reaches_local_server() {
-    checks::background_fetch_reaches_local_server(Family::Gecko).await;
+    checks::background_fetch_reaches_local_server(Engine::Gecko).await;
 }
 
 #[tokio::test]
 async fn background_throw_is_reported_with_file_and_line() {
-    checks::background_throw_is_reported_with_file_and_line(Family::Gecko).await;
+    checks::background_throw_is_reported_with_file_and_line(Engine::Gecko).await;
 }
 
 #[tokio::test]
 async fn console_levels_are_kept() {
-    checks::console_levels_are_kept(Family::Gecko).await;
+    checks::console_levels_are_kept(Engine::Gecko).await;
 }
 
 /// The shared Firefox is started once; it cannot take extensions after launch, and says so.
 #[tokio::test]
 async fn shared_firefox_is_reused_and_refuses_late_extensions() {
-    let browser = shared(Family::Gecko);
-    assert_eq!(browser.runner.pid(), shared(Family::Gecko).runner.pid());
+    let browser = shared(Engine::Gecko);
+    assert_eq!(browser.runner.pid(), shared(Engine::Gecko).runner.pid());
     assert!(browser.runner.is_running());
     assert!(browser.runner.home_dir().is_dir());
     let ext = background_extension("late", "console.log(1);");
@@ -45,14 +46,14 @@ async fn remote_control_is_opt_in_and_drives_tabs() {
     use serde_json::json;
     use webext_mcp::runner::RunnerError;
 
-    let plain = shared(Family::Gecko);
+    let plain = shared(Engine::Gecko);
     assert!(matches!(plain.runner.pages().await, Err(RunnerError::Unsupported { .. })));
     assert!(!plain.runner.profile_dir().join("MarionetteActivePort").exists());
 
     let runtime_dir = tempfile::tempdir().unwrap();
     let mut opts = crate::common::browser::options(&[], runtime_dir.path(), "remote-control");
     opts.remote_control = true;
-    let runner = webext_mcp::runner::launch(Family::Gecko, opts, &webext_mcp::paths::Env::capture(), None)
+    let runner = webext_mcp::runner::launch(Engine::Gecko, opts, &webext_mcp::paths::Env::capture(), None)
         .await
         .unwrap();
     let pages = runner.pages().await.unwrap();

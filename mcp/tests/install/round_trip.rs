@@ -76,10 +76,10 @@ fn install_writes_the_expected_files_for_all_nine_browsers_and_doctor_is_green()
     assert!(problems(&doctor).is_empty());
 }
 
-fn family_of(name: &str) -> webext_mcp::runner::Family {
+fn family_of(name: &str) -> webext_mcp::browsers::Engine {
     match name {
-        "chromium" => webext_mcp::runner::Family::Chromium,
-        _ => webext_mcp::runner::Family::Gecko,
+        "chromium" => webext_mcp::browsers::Engine::Chromium,
+        _ => webext_mcp::browsers::Engine::Gecko,
     }
 }
 

@@ -223,7 +223,7 @@ fn evaluate_script_can_be_switched_off() {
     let dir = home.path().join(".config/webext-mcp");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("config.toml"), "[tools]\nevaluate_script = false\n").unwrap();
-    let browser = crate::common::helper::shared(webext_mcp::runner::Family::Chromium);
+    let browser = crate::common::helper::shared(webext_mcp::browsers::Engine::Chromium);
     let mut server = crate::common::mcp_client::Server::serve_in(
         home.path(),
         browser.runtime_dir.path(),
@@ -283,7 +283,7 @@ fn two_servers_act_on_their_own_tabs_without_interfering() {
 async fn debugger_mode_makes_input_trusted_and_detaches() {
     use crate::common::browser::Tab;
     use webext_mcp_host::protocol::HELPER_CHROMIUM_ID;
-    let family = webext_mcp::runner::Family::Chromium;
+    let family = webext_mcp::browsers::Engine::Chromium;
     let browser = crate::common::helper::launch(family, crate::common::helper::Host::Installed).await;
     browser.wait_host("connected", |_| true).await;
     let cdp = browser.runner.as_chromium().unwrap().cdp();

@@ -5,8 +5,7 @@
 
 use base64::Engine as _;
 use serde_json::{Value, json};
-
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 
 use crate::common::http::TestServer;
 use crate::png::{Image, decode, near};
@@ -147,7 +146,7 @@ fn a_background_tab_is_captured_without_focus_and_shows_its_colours() {
         }
         // Focus: the user's windows keep their active tabs. Firefox draws the hidden tab as
         // it is; Chromium draws no hidden tab, so the agent's tab moved to the agent window.
-        let agent_window = if family == Family::Chromium {
+        let agent_window = if family == Engine::Chromium {
             assert_eq!(
                 (s["mechanism"].clone(), s["moved"].clone()),
                 (json!("agentWindow"), json!(true)),
@@ -251,7 +250,7 @@ fn a_full_page_of_five_screens_and_an_element_by_ref() {
                 img.at(0.5, fy)
             );
         }
-        if family == Family::Gecko {
+        if family == Engine::Gecko {
             assert_eq!(visibility(&mut agent, tab), "hidden", "Firefox draws the hidden tab as it is");
         }
 
@@ -426,7 +425,7 @@ fn agent_window_tabs_are_captured_without_touching_the_users_window() {
             "{}: {s}",
             family.name()
         );
-        if family == Family::Chromium {
+        if family == Engine::Chromium {
             assert_eq!(s["mechanism"], "agentWindow", "{s}");
         }
         let now: Vec<(i64, i64)> =

@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 
 use crate::corpus::{corpus, rust_docs};
 use crate::{Agent, BOTH};
@@ -98,7 +98,7 @@ async fn capture_bench_chromium_mechanisms() {
     use crate::common::browser::Tab;
     use webext_mcp_host::protocol::HELPER_CHROMIUM_ID;
     let browser =
-        crate::common::helper::launch(Family::Chromium, crate::common::helper::Host::Installed).await;
+        crate::common::helper::launch(Engine::Chromium, crate::common::helper::Host::Installed).await;
     browser.wait_host("connected", |_| true).await;
     let cdp = browser.runner.as_chromium().unwrap().cdp();
     let status = Tab::open(cdp, &format!("chrome-extension://{HELPER_CHROMIUM_ID}/status.html")).await;

@@ -6,7 +6,7 @@
 //! says why. A browser of its own (debugger mode is a browser-wide setting).
 
 use serde_json::json;
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 
 use crate::Agent;
 use crate::common::http::TestServer;
@@ -32,7 +32,7 @@ async fn chromium_console_comes_from_the_debugger_when_asked() {
     use crate::observe_bench::{remote_browser, set_setting, status_page};
     let server = TestServer::start();
     server.page("/cdp.html", PAGE);
-    let b = remote_browser(Family::Chromium).await;
+    let b = remote_browser(Engine::Chromium).await;
     let status = status_page(b).await;
     let url = server.url("/cdp.html");
     let (agent, tab) = tokio::task::spawn_blocking(move || {

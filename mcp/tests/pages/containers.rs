@@ -4,7 +4,7 @@
 //! Chromium answers UNSUPPORTED with what to use instead.
 
 use serde_json::json;
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 
 use crate::Agent;
 use crate::common::http::TestServer;
@@ -15,7 +15,7 @@ const PAGE: &str = r#"<!doctype html><title>Account</title>
 
 /// An agent started with `--container NAME` and config `scope`.
 fn contained(container: &str, scope: &str) -> Agent {
-    let browser = crate::common::helper::shared(Family::Gecko);
+    let browser = crate::common::helper::shared(Engine::Gecko);
     let home = tempfile::Builder::new().prefix("wxm-agent-").tempdir().unwrap();
     let mut cmd = command(home.path());
     cmd.env("WEBEXT_MCP_RUNTIME_DIR", browser.runtime_dir.path()).env("WEBEXT_MCP_SCOPE", scope).args([
@@ -34,7 +34,7 @@ fn contained(container: &str, scope: &str) -> Agent {
 fn containers_open_list_and_scope_tabs_in_firefox() {
     let server = TestServer::start();
     server.page("/account.html", PAGE);
-    let mut agent = Agent::new(Family::Gecko);
+    let mut agent = Agent::new(Engine::Gecko);
     let list = agent.ok("list_containers", json!({}));
     let names: Vec<&str> =
         list["containers"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
@@ -120,7 +120,7 @@ fn containers_open_list_and_scope_tabs_in_firefox() {
 /// count includes every tab.
 #[test]
 fn a_scoped_servers_browser_info_counts_only_its_containers_tabs() {
-    let mut agent = Agent::new(Family::Gecko);
+    let mut agent = Agent::new(Engine::Gecko);
     let other =
         agent.ok("new_page_in_container", json!({ "container": "Work" }))["tab"]["tabId"].as_i64().unwrap();
     let mut scoped = contained("Banking", "container");
@@ -143,7 +143,7 @@ fn a_scoped_servers_browser_info_counts_only_its_containers_tabs() {
 
 #[test]
 fn chromium_has_no_containers_and_says_what_to_use() {
-    let mut agent = Agent::new(Family::Chromium);
+    let mut agent = Agent::new(Engine::Chromium);
     let e = agent.err("list_containers", json!({}));
     assert_eq!(e["code"], "UNSUPPORTED", "{e}");
     assert!(e["hint"].as_str().unwrap().contains("profile"), "{e}");

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 
 use crate::common::http::TestServer;
 use crate::{Agent, BOTH};
@@ -56,7 +56,7 @@ fn agent_tabs_answer_dialogs_by_policy_and_report_them_in_foreground_tabs() {
 }
 
 /// A helper browser for one test, closed when the test binary exits.
-pub fn own_browser(family: Family) -> &'static crate::common::helper::HelperBrowser {
+pub fn own_browser(family: Engine) -> &'static crate::common::helper::HelperBrowser {
     let rt = Box::leak(Box::new(tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()));
     let browser = rt.block_on(async {
         let b = crate::common::helper::launch(family, crate::common::helper::Host::Installed).await;
@@ -195,7 +195,7 @@ fn a_crashed_tab_is_tab_crashed_well_within_the_timeout() {
         "/deep.html",
         r#"<!doctype html><title>Deep</title><body><script>let n = document.body; for (let i = 0; i < 5000; i++) { const d = document.createElement('div'); n.appendChild(d); n = d; } n.textContent = 'bottom';</script></body>"#,
     );
-    let mut agent = Agent::new(Family::Chromium);
+    let mut agent = Agent::new(Engine::Chromium);
     let started = Instant::now();
     let err = agent.err("new_page", json!({ "url": server.url("/deep.html"), "timeoutMs": 15000 }));
     assert_eq!(err["code"], "TAB_CRASHED", "{err}");
@@ -226,7 +226,7 @@ fn a_firefox_tab_whose_content_process_died_is_tab_crashed() {
         "/victim.html",
         r#"<!doctype html><title>Victim</title><body><p>victim</p><script>window.marker = ['wxm', 'crash', 'fixture', '9731'].join('-');</script></body>"#,
     );
-    let mut agent = Agent::new(Family::Gecko);
+    let mut agent = Agent::new(Engine::Gecko);
     let tab = agent.open(&server.url("/victim.html"));
     let pids = content_processes_holding(agent.browser.runner.pid(), b"wxm-crash-fixture-9731");
     assert_eq!(pids.len(), 1, "the page's content process: {pids:?}");
@@ -317,7 +317,7 @@ fn descends_from(mut pid: u32, ancestor: u32) -> bool {
 #[test]
 fn a_tab_the_agent_did_not_open_has_no_hook() {
     let server = server();
-    let mut agent = Agent::new(Family::Chromium);
+    let mut agent = Agent::new(Engine::Chromium);
     let url = server.url("/plain.html");
     let mine = agent.open(&url);
     let cdp = agent.browser.runner.as_chromium().unwrap().cdp().clone();

@@ -41,13 +41,13 @@ mod viewport;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 use webext_mcp_host::protocol::timeouts::MAX_TIMEOUT_MS;
 
 use common::helper::{HelperBrowser, shared};
 use common::mcp_client::Server;
 
-pub const BOTH: [Family; 2] = [Family::Chromium, Family::Gecko];
+pub const BOTH: [Engine; 2] = [Engine::Chromium, Engine::Gecko];
 
 /// Which walkers a reading call's `timings` say served it (`text`, `scoped`, `main`, …).
 pub fn walkers(out: &Value) -> Vec<String> {
@@ -67,7 +67,7 @@ pub struct Agent {
 }
 
 impl Agent {
-    pub fn new(family: Family) -> Agent {
+    pub fn new(family: Engine) -> Agent {
         Agent::on(shared(family))
     }
 

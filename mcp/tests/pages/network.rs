@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::common::http::TestServer;
 use crate::{Agent, BOTH};
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 
 fn server() -> TestServer {
     let s = TestServer::start();
@@ -173,7 +173,7 @@ fn a_request_in_full_has_redacted_headers_its_post_body_and_a_body_where_the_bro
         if let Some(v) = header("responseHeaders", "set-cookie") {
             assert_eq!(v, "<redacted>", "{f}");
         } else {
-            assert_eq!(family, Family::Chromium, "{f}: Firefox shows Set-Cookie: {got}");
+            assert_eq!(family, Engine::Chromium, "{f}: Firefox shows Set-Cookie: {got}");
         }
         assert_eq!(header("responseHeaders", "content-type"), Some(json!("application/json")), "{f}: {got}");
         for secret in ["s3cr3t-value", "planted-cookie-42", "abcdef123456"] {
@@ -184,12 +184,12 @@ fn a_request_in_full_has_redacted_headers_its_post_body_and_a_body_where_the_bro
         }
         let body = &got["responseBody"];
         match family {
-            Family::Gecko => {
+            Engine::Gecko => {
                 assert_eq!(body["available"], true, "{f}: {body}");
                 assert_eq!(body["text"], r#"{"items":[1,2,3],"name":"net test"}"#, "{f}");
                 assert!(text.contains("\"name\":\"net test\""), "{f}: {text}");
             }
-            Family::Chromium => {
+            Engine::Chromium => {
                 assert_eq!(body["available"], false, "{f}: {body}");
                 assert!(body["why"].as_str().unwrap().contains("debugger"), "{f}: {body}");
             }
@@ -244,7 +244,7 @@ fn a_csp_blocked_request_never_reaches_the_network_and_is_a_console_entry() {
 async fn chromium_bodies_come_from_the_debugger_once_armed() {
     use crate::observe_bench::{remote_browser, set_setting, status_page};
     let server = server();
-    let b = remote_browser(Family::Chromium).await;
+    let b = remote_browser(Engine::Chromium).await;
     let status = status_page(b).await;
     let url = server.url("/net.html");
     let without = tokio::task::spawn_blocking(move || {

@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 use webext_mcp_host::protocol::timeouts::MAX_TIMEOUT_MS;
 
 use crate::common::DEADLINE;
@@ -39,7 +39,7 @@ fn timed(agent: &mut Agent, tool: &str, args: Value) -> (f64, Value) {
 
 /// A helper browser with remote control (the status page is reachable), leaked: it lives
 /// until the binary exits.
-pub async fn remote_browser(family: Family) -> &'static HelperBrowser {
+pub async fn remote_browser(family: Engine) -> &'static HelperBrowser {
     let b = launch_configured(family, Host::Installed, |o| o.remote_control = true).await;
     b.wait_host("connected", |_| true).await;
     let mut dirs = vec![b.dirs.path().to_owned(), b.runtime_dir.path().to_owned()];
@@ -52,8 +52,8 @@ pub async fn remote_browser(family: Family) -> &'static HelperBrowser {
 /// Firefox the browser's first tab, navigated over Marionette (the only tab it can reach).
 pub async fn user_tab(b: &HelperBrowser, url: &str) -> String {
     match b.family {
-        Family::Chromium => b.runner.open_page(url).await.unwrap().target_id,
-        Family::Gecko => {
+        Engine::Chromium => b.runner.open_page(url).await.unwrap().target_id,
+        Engine::Gecko => {
             let handle = b.runner.pages().await.unwrap().remove(0).target_id;
             b.runner.navigate_page(&handle, url).await.unwrap();
             handle

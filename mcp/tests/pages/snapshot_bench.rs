@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use serde_json::json;
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 
 use crate::Agent;
 use crate::corpus::{corpus, rust_docs};
@@ -150,7 +150,7 @@ fn wanted(name: &str) -> bool {
     std::env::var("WEBEXT_MCP_BENCH_ONLY").map_or(true, |only| name.contains(&only))
 }
 
-fn bench(family: Family) {
+fn bench(family: Engine) {
     let mut agent = Agent::new(family);
     if wanted("click_by_uid") {
         let (p50, p95) = click_figures(&mut agent);
@@ -191,13 +191,13 @@ fn bench(family: Family) {
 #[test]
 #[ignore = "benchmark: run with --ignored --nocapture"]
 fn snapshot_bench_chromium() {
-    bench(Family::Chromium);
+    bench(Engine::Chromium);
 }
 
 #[test]
 #[ignore = "benchmark: run with --ignored --nocapture"]
 fn snapshot_bench_firefox() {
-    bench(Family::Gecko);
+    bench(Engine::Gecko);
 }
 
 /// A profiling aid, not a test: saves the engine input of the Vec page (walked by the
@@ -209,7 +209,7 @@ fn dump_vec_input() {
     let (Ok(path), Some(_)) = (std::env::var("WEBEXT_MCP_DUMP_INPUT"), rust_docs()) else {
         return;
     };
-    let mut agent = Agent::new(Family::Chromium);
+    let mut agent = Agent::new(Engine::Chromium);
     let tab = agent.open(&corpus().url("/doc/std/vec/struct.Vec.html"));
     let collector =
         include_str!("../../../extension/src/page/collector.js").replace("export function", "function");

@@ -3,13 +3,13 @@
 //! CSP, and the Rust docs come out small and useful.
 
 use serde_json::json;
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 
 use crate::Agent;
 use crate::corpus::{SYNTHETIC, TAMPERING, corpus, rust_docs};
 
 /// The default snapshot of `path` in a fresh tab of `family`.
-fn snapshot_of(family: Family, path: &str, extra: serde_json::Value) -> String {
+fn snapshot_of(family: Engine, path: &str, extra: serde_json::Value) -> String {
     let mut agent = Agent::new(family);
     let tab = agent.open(&corpus().url(path));
     let text = agent.snapshot(tab, extra);
@@ -33,8 +33,8 @@ pub fn line_diff(a: &str, b: &str) -> String {
 #[test]
 fn synthetic_pages_are_byte_identical_in_both_browsers() {
     for path in SYNTHETIC {
-        let chromium = snapshot_of(Family::Chromium, path, json!({}));
-        let firefox = snapshot_of(Family::Gecko, path, json!({}));
+        let chromium = snapshot_of(Engine::Chromium, path, json!({}));
+        let firefox = snapshot_of(Engine::Gecko, path, json!({}));
         assert!(chromium.lines().count() > 2, "{path}: nearly empty snapshot:\n{chromium}");
         assert!(chromium == firefox, "{path} differs between browsers:\n{}", line_diff(&chromium, &firefox));
     }
@@ -42,7 +42,7 @@ fn synthetic_pages_are_byte_identical_in_both_browsers() {
 
 #[test]
 fn a_strict_csp_page_reads_like_the_same_page_without_csp() {
-    for family in [Family::Chromium, Family::Gecko] {
+    for family in [Engine::Chromium, Engine::Gecko] {
         let strict = snapshot_of(family, "/csp.html", json!({}));
         let open = snapshot_of(family, "/no-csp.html", json!({}));
         assert_eq!(strict, open, "{}:\n{}", family.name(), line_diff(&strict, &open));
@@ -52,7 +52,7 @@ fn a_strict_csp_page_reads_like_the_same_page_without_csp() {
 
 #[test]
 fn pages_are_walked_in_their_main_world_unless_they_tamper_with_it() {
-    for family in [Family::Chromium, Family::Gecko] {
+    for family in [Engine::Chromium, Engine::Gecko] {
         let mut agent = Agent::new(family);
         let mut read = |path: &str| {
             let tab = agent.open(&corpus().url(path));
@@ -110,7 +110,7 @@ fn the_vec_docs_snapshot_is_small_and_useful() {
     let html = std::fs::read_to_string(docs.join("std/vec/struct.Vec.html")).unwrap();
     let methods = first_methods(&html, 10);
     assert_eq!(methods.len(), 10);
-    for family in [Family::Chromium, Family::Gecko] {
+    for family in [Engine::Chromium, Engine::Gecko] {
         let mut agent = Agent::new(family);
         let tab = agent.open(&corpus().url("/doc/std/vec/struct.Vec.html"));
         let out = agent.ok("take_snapshot", json!({ "tabId": tab }));
@@ -162,8 +162,8 @@ fn unmatched_lines<'a>(a: &'a str, b: &str) -> Vec<&'a str> {
 fn the_rust_docs_read_the_same_in_both_browsers() {
     assert!(rust_docs().is_some(), "the rust-docs component is missing (scripts/setup installs it)");
     for path in ["/doc/std/vec/struct.Vec.html", "/doc/book/print.html"] {
-        let chromium = snapshot_of(Family::Chromium, path, json!({ "maxBytes": 50_000_000 }));
-        let firefox = snapshot_of(Family::Gecko, path, json!({ "maxBytes": 50_000_000 }));
+        let chromium = snapshot_of(Engine::Chromium, path, json!({ "maxBytes": 50_000_000 }));
+        let firefox = snapshot_of(Engine::Gecko, path, json!({ "maxBytes": 50_000_000 }));
         let only_c = unmatched_lines(&chromium, &firefox);
         let only_f = unmatched_lines(&firefox, &chromium);
         let total = chromium.lines().count().max(firefox.lines().count());
@@ -216,7 +216,7 @@ fn corpus_pages_show_their_constructs() {
         ("/csp.html", &["heading \"Strict page\" level=1", "button \"Act\""]),
     ];
     for (path, needles) in expect {
-        let text = snapshot_of(Family::Chromium, path, json!({}));
+        let text = snapshot_of(Engine::Chromium, path, json!({}));
         for needle in needles {
             assert!(text.contains(needle), "{path}: `{needle}` missing:\n{text}");
         }
@@ -224,7 +224,7 @@ fn corpus_pages_show_their_constructs() {
             assert!(!text.contains(absent), "{path}: hidden content `{absent}` shown:\n{text}");
         }
     }
-    let frames = snapshot_of(Family::Chromium, "/frames.html", json!({}));
+    let frames = snapshot_of(Engine::Chromium, "/frames.html", json!({}));
     assert!(
         frames.lines().any(|l| l.trim_start().starts_with("[f") && l.contains("Cross-origin link")),
         "{frames}"

@@ -5,7 +5,7 @@
 //! that lies about storage in its main world, IndexedDB listed.
 
 use serde_json::{Value, json};
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 
 use crate::common::http::TestServer;
 use crate::common::mcp_client::{Server, command};
@@ -50,7 +50,7 @@ req.onsuccess = () => {{ req.result.close(); const p = document.createElement('p
 }
 
 /// An agent whose server has `tools.cookie_values = false` (env), against the shared browser.
-fn strict_agent(family: Family) -> Agent {
+fn strict_agent(family: Engine) -> Agent {
     let browser = crate::common::helper::shared(family);
     let home = tempfile::Builder::new().prefix("wxm-agent-").tempdir().unwrap();
     let mut cmd = command(home.path());
@@ -143,7 +143,7 @@ fn partitioned_cookies_and_firefox_container_stores() {
         let done = agent.ok("clear_cookies", json!({ "domain": "chips.test" }));
         assert_eq!(done["removed"], json!(1), "{done}");
 
-        if family == Family::Gecko {
+        if family == Engine::Gecko {
             let store = "firefox-container-1";
             agent.ok("set_cookies", json!({ "cookies": [{ "url": "http://box.test/", "name": "boxed", "value": "b", "storeId": store }] }));
             let default = agent.ok("get_cookies", json!({ "domain": "box.test" }));

@@ -3,7 +3,7 @@
 //! the errors for tabs that vanished or never existed.
 
 use serde_json::json;
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 use webext_mcp_host::protocol::tab_set_fingerprint;
 
 use crate::common::helper::{Host, launch};
@@ -117,7 +117,7 @@ fn bad_navigation_inputs_are_refused_with_their_codes() {
 /// its tab set or its active tab.
 #[tokio::test]
 async fn page_idx_is_guarded_by_the_tab_set_and_only_select_page_focuses() {
-    for family in [Family::Chromium, Family::Gecko] {
+    for family in [Engine::Chromium, Engine::Gecko] {
         let browser = launch(family, Host::Installed).await;
         browser.wait_host("connected", |_| true).await;
         let runtime = browser.runtime_dir.path().to_owned();
@@ -126,7 +126,7 @@ async fn page_idx_is_guarded_by_the_tab_set_and_only_select_page_focuses() {
     }
 }
 
-fn focus_and_positions(family: Family, runtime: &std::path::Path, session: &str) {
+fn focus_and_positions(family: Engine, runtime: &std::path::Path, session: &str) {
     let home = tempfile::tempdir().unwrap();
     let mut server = Server::serve_in(home.path(), runtime, &["--browser", session]);
     let mut call = |tool: &str, args: serde_json::Value| server.call(tool, args);

@@ -44,7 +44,7 @@ fn sha(bytes: &[u8]) -> String {
 /// An agent whose server lives in `home`, with upload roots `roots` (comma-separated) and an
 /// upload cap of `megabytes`.
 pub(crate) fn agent_with_roots(
-    family: webext_mcp::runner::Family,
+    family: webext_mcp::browsers::Engine,
     home: tempfile::TempDir,
     roots: &str,
     megabytes: u32,
@@ -201,7 +201,7 @@ async fn chromium_debugger_mode_sets_files_by_path_within_the_roots() {
     std::fs::write(outside.path().join("other.txt"), b"not in the roots").unwrap();
     let server = TestServer::start();
     server.page("/upload.html", PAGE);
-    let b = remote_browser(webext_mcp::runner::Family::Chromium).await;
+    let b = remote_browser(webext_mcp::browsers::Engine::Chromium).await;
     let status = status_page(b).await;
     set_setting(b, &status, "debuggerMode", true).await;
     let url = server.url("/upload.html");
@@ -429,7 +429,7 @@ fn upload_bench() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let b = rt.block_on(async {
         use crate::observe_bench::{remote_browser, set_setting, status_page};
-        let b = remote_browser(webext_mcp::runner::Family::Chromium).await;
+        let b = remote_browser(webext_mcp::browsers::Engine::Chromium).await;
         let status = status_page(b).await;
         set_setting(b, &status, "debuggerMode", true).await;
         b

@@ -6,7 +6,7 @@
 //! their own: windows change size on purpose here.
 
 use serde_json::{Value, json};
-use webext_mcp::runner::Family;
+use webext_mcp::browsers::Engine;
 
 use crate::common::helper::HelperBrowser;
 use crate::common::http::TestServer;
@@ -82,7 +82,7 @@ fn resizes(b: &'static HelperBrowser, user: i64, server_url: &dyn Fn(&str) -> St
     }
     assert_eq!(size(&seen(&mut agent, user)), before, "{f}: the user's window changed size");
     // Firefox's windows are at least 500 px wide: the result says the size is not exact.
-    if b.family == Family::Gecko {
+    if b.family == Engine::Gecko {
         let r = agent.call("resize_page", json!({ "tabId": tab, "width": 400, "height": 600 }));
         let out = &r["structuredContent"];
         assert_eq!(out["exact"], false, "{f}: {r}");
@@ -119,8 +119,8 @@ fn resizes(b: &'static HelperBrowser, user: i64, server_url: &dyn Fn(&str) -> St
         assert_eq!(err["code"], "UNSUPPORTED", "{f} {args}: {err}");
         let why = format!("{} {}", err["message"], err["hint"]);
         match b.family {
-            Family::Chromium => assert!(why.contains("debugger mode"), "{f}: {err}"),
-            Family::Gecko => {
+            Engine::Chromium => assert!(why.contains("debugger mode"), "{f}: {err}"),
+            Engine::Gecko => {
                 assert!(why.contains("Firefox gives extensions no per-tab emulation"), "{f}: {err}")
             }
         }
@@ -165,7 +165,7 @@ async fn resize_page_sizes_the_viewport_and_leaves_the_users_window_alone() {
 #[tokio::test]
 async fn chromium_debugger_mode_sizes_one_tab_and_emulates_a_device() {
     let server = server();
-    let b = remote_browser(Family::Chromium).await;
+    let b = remote_browser(Engine::Chromium).await;
     let url = server.url("/user.html");
     user_tab(b, &url).await;
     let status = status_page(b).await;

@@ -12,7 +12,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::ManagedError;
-use crate::browsers::Engine;
 use crate::browsers::version::compare;
 
 /// A browser `extension_install_browser` installs.
@@ -30,7 +29,11 @@ pub enum Managed {
     FirefoxDeveloper,
 }
 
+// A key into the catalog ([`crate::browsers::ManagedBuild`], [`Managed::entry`]), which
+// holds its name, engine, the browser it is a build of and its default channel. (This
+// comment is not the enum's doc: that one is part of the tools' JSON schema.)
 impl Managed {
+    /// Every id, in catalog order (a unit test checks).
     pub const ALL: [Managed; 5] = [
         Managed::ChromeForTesting,
         Managed::Chromium,
@@ -38,46 +41,6 @@ impl Managed {
         Managed::FirefoxEsr,
         Managed::FirefoxDeveloper,
     ];
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            Managed::ChromeForTesting => "chrome-for-testing",
-            Managed::Chromium => "chromium",
-            Managed::Firefox => "firefox",
-            Managed::FirefoxEsr => "firefox-esr",
-            Managed::FirefoxDeveloper => "firefox-developer",
-        }
-    }
-
-    pub fn named(name: &str) -> Option<Managed> {
-        Managed::ALL.into_iter().find(|m| m.name().eq_ignore_ascii_case(name.trim()))
-    }
-
-    pub const fn engine(self) -> Engine {
-        match self {
-            Managed::ChromeForTesting | Managed::Chromium => Engine::Chromium,
-            _ => Engine::Gecko,
-        }
-    }
-
-    /// The catalog browser it is a build of: its build target and `dist/` folder.
-    pub const fn catalog_browser(self) -> &'static str {
-        match self {
-            Managed::ChromeForTesting => "chrome",
-            Managed::Chromium => "chromium",
-            _ => "firefox",
-        }
-    }
-
-    /// The channel a moving version (`stable`, `latest`) means.
-    pub const fn default_channel(self) -> &'static str {
-        match self {
-            Managed::ChromeForTesting | Managed::Firefox => "stable",
-            Managed::Chromium => "snapshot",
-            Managed::FirefoxEsr => "esr",
-            Managed::FirefoxDeveloper => "developer",
-        }
-    }
 }
 
 /// A platform the vendors publish builds for.

@@ -3,12 +3,13 @@
 //! (`popup.tsx` → `popup.js`), its CSS (`content_scripts[].css`, a `<link>` in the page) and
 //! its assets (web-accessible for content scripts).
 
+use crate::browsers::Engine;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::build::bundle::{self, Context, JsxConfig, Settings, resolve::ModuleResolver};
 use crate::build::js;
-use crate::manifest::{Family, Json, RefKind};
+use crate::manifest::{Json, RefKind};
 
 use super::{Planner, set_path};
 
@@ -131,7 +132,7 @@ impl<'a> Planner<'a> {
     fn new_bundler(&self) -> Bundler<'a> {
         let development = self.env.get("EXTENSION_PUBLIC_MODE") == Some("development");
         let scheme =
-            if self.plan.target.family == Family::Gecko { "moz-extension" } else { "chrome-extension" };
+            if self.plan.target.engine == Engine::Gecko { "moz-extension" } else { "chrome-extension" };
         Bundler {
             settings: Settings {
                 project: self.project,

@@ -6,7 +6,8 @@
 //! `extensions/common/manifest_handlers`, Firefox's `Schemas.sys.mjs` formats `manifestVersion`,
 //! `matchPattern`, `contentSecurityPolicy`), not what stores merely recommend.
 
-use crate::manifest::{Family, Finding, FindingCode, Json, Severity, Target};
+use crate::browsers::Engine;
+use crate::manifest::{Finding, FindingCode, Json, Severity, Target};
 
 /// The manifest version as a number, when it is 2 or 3 (anything else is reported here).
 pub fn manifest_version(m: &Json) -> Option<u32> {
@@ -81,7 +82,7 @@ fn keys_needing_permissions(m: &Json, t: Target, out: &mut Vec<Finding>) {
     let rows: [(bool, &str, &[&str]); 2] = [
         (rules, "declarative_net_request", &["declarativeNetRequest", "declarativeNetRequestWithHostAccess"]),
         // Firefox has no side_panel at all (MANIFEST_KEY_UNSUPPORTED says so).
-        (m.get("side_panel").is_some() && t.family == Family::Chromium, "side_panel", &["sidePanel"]),
+        (m.get("side_panel").is_some() && t.engine == Engine::Chromium, "side_panel", &["sidePanel"]),
     ];
     for (present, key, needs) in rows {
         if present && !needs.iter().any(|p| declared.contains(p)) {
@@ -104,7 +105,7 @@ fn keys_needing_permissions(m: &Json, t: Target, out: &mut Vec<Finding>) {
 fn version_rules(m: &Json, t: Target, mv: Option<u32>, out: &mut Vec<Finding>) {
     match (m.get("manifest_version"), mv) {
         (None, _) => {}
-        (Some(_), Some(2)) if t.family == Family::Chromium => out.push(
+        (Some(_), Some(2)) if t.engine == Engine::Chromium => out.push(
             Finding::new(
                 FindingCode::ManifestVersionUnsupported,
                 "manifest_version 2 does not load in Chromium browsers, which only load MV3",
@@ -132,7 +133,7 @@ fn version_rules(m: &Json, t: Target, mv: Option<u32>, out: &mut Vec<Finding>) {
         _ => {}
     }
     let Some(mv) = mv else { return };
-    let chromium = t.family == Family::Chromium;
+    let chromium = t.engine == Engine::Chromium;
     // (key, manifest version it belongs to, whether only Chromium enforces it)
     let rows: [(&str, &str, u32, bool); 7] = [
         ("browser_action", "", 2, false),

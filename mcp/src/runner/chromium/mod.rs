@@ -14,6 +14,7 @@
 //! that watches targets and consoles; [`args`]: the browser's flags and the profile
 //! preferences set before launch.
 
+use crate::browsers::Engine;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -26,7 +27,7 @@ use super::log::{ConsoleEvent, ExtensionHandle};
 use super::process::{
     self, BrowserProcess, ChildPipes, Tail, browser_env, is_root, remove_temp, wait_exit_status,
 };
-use super::{BoxFuture, Family, PageInfo, Runner, RunnerError, RunnerOptions, read_manifest};
+use super::{BoxFuture, PageInfo, Runner, RunnerError, RunnerOptions, read_manifest};
 use args::{chromium_args, enable_developer_mode};
 use monitor::{Monitor, lock};
 
@@ -143,7 +144,7 @@ impl ChromiumRunner {
                 Ok(())
             }
             Err(CdpError::Timeout { .. }) => Err(RunnerError::StartTimeout {
-                family: Family::Chromium,
+                family: Engine::Chromium,
                 timeout,
                 stderr: process::read_tail(tail),
             }),
@@ -151,7 +152,7 @@ impl ChromiumRunner {
                 let status = wait_exit_status(&self.process).await;
                 process::drain(stderr_reader).await;
                 Err(RunnerError::Exited {
-                    family: Family::Chromium,
+                    family: Engine::Chromium,
                     status,
                     stderr: process::read_tail(tail),
                 })
@@ -438,8 +439,8 @@ fn closed_roots(node: &Value, out: &mut Vec<u64>) {
 }
 
 impl Runner for ChromiumRunner {
-    fn family(&self) -> Family {
-        Family::Chromium
+    fn family(&self) -> Engine {
+        Engine::Chromium
     }
     fn pid(&self) -> u32 {
         self.process.pid()

@@ -29,6 +29,7 @@
 //! (`marionette.rs`) when [`RunnerOptions::remote_control`] asks for it (tests); a tab's
 //! target id is then its window handle.
 
+use crate::browsers::Engine;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -45,7 +46,7 @@ use super::marionette::{self, Marionette};
 use super::process::{self, BrowserProcess, Tail};
 use super::process::{browser_env, remove_temp, wait_exit_status};
 use super::read_manifest;
-use super::{BoxFuture, Family, PageInfo, Runner, RunnerError, RunnerOptions};
+use super::{BoxFuture, PageInfo, Runner, RunnerError, RunnerOptions};
 use devtools::Devtools;
 use output::Router;
 use prefs::write_user_js;
@@ -231,14 +232,14 @@ impl FirefoxRunner {
                 let status = wait_exit_status(&runner.process).await;
                 process::drain(stderr_reader.as_ref()).await;
                 return Err(RunnerError::Exited {
-                    family: Family::Gecko,
+                    family: Engine::Gecko,
                     status,
                     stderr: process::read_tail(&tail),
                 });
             }
             if Instant::now() >= deadline {
                 return Err(RunnerError::StartTimeout {
-                    family: Family::Gecko,
+                    family: Engine::Gecko,
                     timeout: opts.start_timeout,
                     stderr: process::read_tail(&tail),
                 });
@@ -255,14 +256,14 @@ impl FirefoxRunner {
 
     fn marionette(&self, what: &str) -> Result<&Marionette, RunnerError> {
         self.marionette.as_ref().ok_or_else(|| RunnerError::Unsupported {
-            family: Family::Gecko,
+            family: Engine::Gecko,
             what: format!("{what} without RunnerOptions::devtools or remote_control"),
         })
     }
 
     fn devtools(&self, what: &str) -> Result<&Devtools, RunnerError> {
         self.devtools.as_deref().ok_or_else(|| RunnerError::Unsupported {
-            family: Family::Gecko,
+            family: Engine::Gecko,
             what: format!("{what} without RunnerOptions::devtools"),
         })
     }
@@ -286,8 +287,8 @@ impl FirefoxRunner {
 const TAB_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Runner for FirefoxRunner {
-    fn family(&self) -> Family {
-        Family::Gecko
+    fn family(&self) -> Engine {
+        Engine::Gecko
     }
     fn pid(&self) -> u32 {
         self.process.pid()

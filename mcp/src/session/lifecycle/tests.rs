@@ -14,7 +14,11 @@ struct FakeLauncher {
 }
 
 impl Launcher for FakeLauncher {
-    fn launch(&self, opts: RunnerOptions) -> BoxFuture<'_, Result<Box<dyn Runner>, RunnerError>> {
+    fn launch(
+        &self,
+        _engine: Engine,
+        opts: RunnerOptions,
+    ) -> BoxFuture<'_, Result<Box<dyn Runner>, RunnerError>> {
         self.asked.lock().unwrap().push(opts);
         let runner = self.runner.lock().unwrap().take();
         Box::pin(async move {
@@ -27,8 +31,12 @@ impl Launcher for FakeLauncher {
 }
 
 impl Launcher for std::sync::Arc<FakeLauncher> {
-    fn launch(&self, opts: RunnerOptions) -> BoxFuture<'_, Result<Box<dyn Runner>, RunnerError>> {
-        self.as_ref().launch(opts)
+    fn launch(
+        &self,
+        engine: Engine,
+        opts: RunnerOptions,
+    ) -> BoxFuture<'_, Result<Box<dyn Runner>, RunnerError>> {
+        self.as_ref().launch(engine, opts)
     }
 }
 
@@ -94,7 +102,7 @@ async fn preview_boots_on_the_launched_browser_and_loads_dist() {
     // The built extension first, then the helper (when this build embeds one).
     let seen = calls(&calls_seen);
     assert_eq!(seen.first().map(String::as_str), Some("load chromium"), "{seen:?}");
-    if crate::helper::is_embedded(Family::Chromium) {
+    if crate::helper::is_embedded(Engine::Chromium) {
         assert_eq!(seen.get(1).map(String::as_str), Some("load helper"), "{seen:?}");
     }
     assert_eq!(session.live.ready.status, Status::Ready);
@@ -111,7 +119,7 @@ async fn preview_boots_on_the_launched_browser_and_loads_dist() {
 /// start; a Chromium session's goes in the profile after the launch.
 #[tokio::test]
 async fn a_firefox_session_preloads_the_helper_with_its_host_manifest_in_home() {
-    if !crate::helper::is_embedded(Family::Gecko) {
+    if !crate::helper::is_embedded(Engine::Gecko) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

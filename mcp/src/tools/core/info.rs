@@ -8,9 +8,9 @@ use webext_mcp_host::protocol::{
     ErrorBody, HELPER_CHROMIUM_ID, HELPER_GECKO_ID, NATIVE_HOST_NAME, PROTOCOL_VERSION,
 };
 
+use crate::browsers::Engine;
 use crate::config::Setting;
 use crate::helper;
-use crate::runner::Family;
 
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, registry, schema_of};
 
@@ -103,8 +103,8 @@ async fn server_info(ctx: Ctx, args: Value) -> ToolResult {
             "chromiumId": HELPER_CHROMIUM_ID,
             "geckoId": HELPER_GECKO_ID,
             "embedded": {
-                "chromium": helper::is_embedded(Family::Chromium),
-                "firefox": helper::is_embedded(Family::Gecko),
+                "chromium": helper::is_embedded(Engine::Chromium),
+                "firefox": helper::is_embedded(Engine::Gecko),
             },
         },
         "problems": problems,

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use webext_mcp_host::protocol::ErrorBody;
 
-use crate::install::{self, Setup, Target, doctor};
+use crate::browsers::ChannelId;
+use crate::install::{self, Setup, doctor};
 
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
@@ -52,10 +53,10 @@ pub struct DoctorArgs {
     pub browser_error: Option<String>,
 }
 
-fn targets(browser: Option<&str>) -> Result<Option<Vec<Target>>, ErrorBody> {
+fn targets(browser: Option<&str>) -> Result<Option<Vec<ChannelId>>, ErrorBody> {
     browser
         .map(|b| {
-            Target::parse_list(b).map_err(|m| {
+            ChannelId::parse_list(b).map_err(|m| {
                 ErrorBody::invalid_argument(m).with_hint("name a browser such as chromium or firefox")
             })
         })

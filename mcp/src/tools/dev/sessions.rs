@@ -208,7 +208,7 @@ async fn launch(
         },
     };
     // The project's extension.config.* run keys (issue 21), vetted; the call's own win.
-    let from_config = RunConfig::read(&project, choice.target.name, choice.target.family, command);
+    let from_config = RunConfig::read(&project, choice.target.name, choice.target.engine, command);
     if binary.is_none()
         && !named_managed
         && let Some(b) = &from_config.binary

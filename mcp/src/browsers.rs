@@ -29,6 +29,7 @@ use serde::Serialize;
 mod catalog;
 pub mod detect;
 pub mod installs;
+pub mod locations;
 pub mod managed;
 pub mod survey;
 pub mod version;

@@ -11,10 +11,10 @@ use webext_mcp_host::descriptor::Descriptor;
 
 use super::detect::{self, Found, Probe};
 use super::installs::Source;
+use super::locations::{self, Roots};
 use super::managed::{self, Managed};
 use super::{BROWSERS, ChannelId, Engine, Os, binary_env, binary_key, channels};
 use crate::config::Config;
-use crate::install::locations::{self, Roots};
 use crate::paths::{Env, is_executable};
 
 /// Whether the helper can reach an installed browser.

@@ -21,7 +21,6 @@ pub mod env;
 pub mod glob;
 pub mod inject;
 pub mod js;
-pub mod lock;
 pub mod needs;
 pub mod output;
 pub mod plan;
@@ -35,9 +34,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::Serialize;
 
+use crate::lock::{Holder, Lock, LockError};
 use crate::manifest::{self, Finding, FindingCode, Json, SourceManifest, Target};
 use delegate::{DelegateError, Invocation, Toolchain};
-use lock::{BuildLock, Holder, LockError};
 use output::Staging;
 
 /// What to build.
@@ -272,11 +271,11 @@ fn read_package_json(project: &Path) -> Option<Json> {
     manifest::parse_jsonc(&text).ok()
 }
 
-fn take_lock(req: &BuildRequest, opts: BuildOptions, browser: &str) -> Result<Option<BuildLock>, BuildError> {
+fn take_lock(req: &BuildRequest, opts: BuildOptions, browser: &str) -> Result<Option<Lock>, BuildError> {
     if opts.lock_held {
         return Ok(None);
     }
-    BuildLock::acquire(&req.out_dir, browser, req.session.as_deref())
+    Lock::acquire(&req.out_dir, browser, req.session.as_deref())
         .map_err(|e| match e {
             LockError::Busy { path, holder } => {
                 BuildError::Busy { browser: browser.to_owned(), lock: path, holder }

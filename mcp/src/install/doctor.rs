@@ -35,8 +35,8 @@ pub(super) use super::codes::problem;
 pub use super::codes::{DoctorCode, Problem};
 pub use super::doctor_text::text;
 pub use super::explain::explain_browser_error;
-use super::locations::{self, Location};
 use super::permissions;
+use crate::browsers::locations::{self, Location};
 use crate::browsers::{ChannelId, Engine};
 use crate::paths::is_executable;
 

@@ -22,7 +22,6 @@ pub mod doctor;
 mod doctor_text;
 mod explain;
 mod journal;
-pub mod locations;
 mod permissions;
 mod record;
 mod registry;
@@ -39,8 +38,9 @@ use crate::browsers::{ChannelId, Engine};
 use crate::helper;
 use crate::paths::{Env, Paths};
 
+use crate::browsers::locations;
+pub use crate::browsers::locations::{Location, Os, Roots};
 use journal::Journal;
-pub use locations::{Location, Os, Roots};
 use record::RECORD_VERSION;
 pub use record::{RECORD_FILE, Record, RecordedFile, read_record};
 pub use report::{

@@ -1,6 +1,6 @@
 //! The Windows registry writes of `install`: the default value of an `HKEY_CURRENT_USER` key
 //! set to a manifest path, through `reg.exe` (no extra dependency). The key paths themselves
-//! come from the platform-neutral [`super::locations::registry_keys`]. Elsewhere these
+//! come from the platform-neutral [`crate::browsers::locations::registry_keys`]. Elsewhere these
 //! operations are refused: no other platform has a registry to write.
 
 use super::InstallError;

@@ -27,8 +27,8 @@ use super::readiness;
 use super::rebuild::{Live, ProjectBuilder, SystemClock};
 use super::reload::Roles;
 use super::{Command, Spec, contract_dir, socket_path, watch};
-use crate::build::lock::{BuildLock, LockError};
 use crate::build::{BuildOptions, BuildRequest};
+use crate::lock::{Lock, LockError};
 use crate::manifest::{self, Target};
 use crate::paths::Env;
 use crate::runner::{self, BoxFuture, Runner, RunnerError, RunnerOptions};
@@ -77,8 +77,8 @@ struct Session {
     control: Option<mpsc::Receiver<Incoming>>,
     launcher: Box<dyn Launcher>,
     // Held for the session's life; released on drop.
-    _build_lock: BuildLock,
-    _profile_lock: BuildLock,
+    _build_lock: Lock,
+    _profile_lock: Lock,
 }
 
 /// Starts the browser a session runs.
@@ -104,7 +104,7 @@ impl Launcher for EngineLauncher {
     }
 }
 
-fn busy(what: &str, path: &Path, holder: Option<crate::build::lock::Holder>, hint: &str) -> ErrorBody {
+fn busy(what: &str, path: &Path, holder: Option<crate::lock::Holder>, hint: &str) -> ErrorBody {
     let who = holder.as_ref().map_or_else(|| "another process".to_owned(), |h| h.to_string());
     ErrorBody::new(ErrorCode::Busy, format!("{what} is in use by {who}"))
         .with_hint(hint.to_owned())
@@ -135,7 +135,7 @@ impl Session {
             ))
             .with_hint("pass the extension project's root folder (the one with manifest.json)"));
         }
-        let build_lock = BuildLock::acquire(&spec.out_dir, &spec.browser, Some(&spec.session_id)).map_err(|e| {
+        let build_lock = Lock::acquire(&spec.out_dir, &spec.browser, Some(&spec.session_id)).map_err(|e| {
             lock_error(
                 e,
                 &format!("the {} build of {}", spec.browser, spec.project.display()),
@@ -149,14 +149,13 @@ impl Session {
             )
             .with_hint("pass a writable `profile` folder")
         })?;
-        let profile_lock =
-            BuildLock::acquire(&spec.profile, "profile", Some(&spec.session_id)).map_err(|e| {
-                lock_error(
-                    e,
-                    &format!("the profile {}", spec.profile.display()),
-                    "another session uses this profile: stop it, or pass another `profile`",
-                )
-            })?;
+        let profile_lock = Lock::acquire(&spec.profile, "profile", Some(&spec.session_id)).map_err(|e| {
+            lock_error(
+                e,
+                &format!("the profile {}", spec.profile.display()),
+                "another session uses this profile: stop it, or pass another `profile`",
+            )
+        })?;
         let runtime = webext_mcp_host::runtime::ensure_private_dir(&spec.runtime_dir).map_err(|e| {
             ErrorBody::new(
                 ErrorCode::PermissionDenied,

@@ -1,6 +1,6 @@
 //! `BUSY` when another process holds the build lock, naming the holder.
 
-use webext_mcp::build::lock::BuildLock;
+use webext_mcp::lock::Lock;
 
 use super::Project;
 
@@ -8,7 +8,7 @@ use super::Project;
 fn busy_names_the_lock_holder_and_other_browsers_still_build() {
     let p = Project::fixture("popup-background");
     let dist = p.path().join("dist");
-    let held = BuildLock::acquire(&dist, "chrome", Some("dev-session-7")).unwrap();
+    let held = Lock::acquire(&dist, "chrome", Some("dev-session-7")).unwrap();
 
     let run = p.build(&["--browser", "chrome"]);
     let (code, err) = run.error();

@@ -87,7 +87,7 @@ fn no_manifest_not_installed_load_refused() {
     assert_eq!((c, code(&v)), (1, "LOAD_REFUSED"), "{v}");
     assert!(v["error"]["message"].as_str().unwrap().contains("reserved"), "{v}");
     // It cleaned up after itself: the lock is free again.
-    assert!(webext_mcp::build::lock::BuildLock::acquire(&refused.join("dist"), "chromium", None).is_ok());
+    assert!(webext_mcp::lock::Lock::acquire(&refused.join("dist"), "chromium", None).is_ok());
 }
 
 #[test]

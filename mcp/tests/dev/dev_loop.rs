@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use webext_mcp::build::lock::BuildLock;
+use webext_mcp::lock::Lock;
 
 use crate::common::mcp_client::Server;
 use crate::in_both_browsers;
@@ -108,7 +108,7 @@ fn run(browser: &str) {
     assert_eq!(stopped["status"], "stopped", "{stopped:#}");
     assert_eq!(stopped["lockFree"], true);
     assert_all_gone(&project, ids.pid, ids.browser_pid, &ids.profile, Duration::from_secs(10));
-    assert!(BuildLock::acquire(&project.join("dist"), browser, None).is_ok(), "lock still held");
+    assert!(Lock::acquire(&project.join("dist"), browser, None).is_ok(), "lock still held");
     assert!(!browser_home.exists(), "the browser's temporary HOME {} is left", browser_home.display());
     let last = events(&project);
     assert!(last.iter().any(|e| e["type"] == "browser" && e["status"] == "exited"), "{last:?}");

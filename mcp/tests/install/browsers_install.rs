@@ -208,8 +208,7 @@ fn a_held_lock_makes_an_install_busy_once_its_wait_is_over() {
     m.chrome_for_testing(CFT, mirror::cft_zip(CFT));
     let home = mirrored_home(&m);
     let root = home.data().join("browsers");
-    let held =
-        webext_mcp::build::lock::BuildLock::acquire(&root, "chrome-for-testing", Some("test")).unwrap();
+    let held = webext_mcp::lock::Lock::acquire(&root, "chrome-for-testing", Some("test")).unwrap();
     let (code, r) = home.json(&["browsers", "install", "chrome-for-testing", "--timeout", "300"]);
     assert_eq!(code, 1, "{r}");
     assert_eq!(r["error"]["code"], "BUSY", "{r}");

@@ -262,7 +262,7 @@ pub fn install(
         sha512: expected,
         verified,
         size_bytes: size_of(&tree),
-        installed_at: crate::session::contract::now_iso(),
+        installed_at: crate::timestamp::now_iso(),
     };
     let text = serde_json::to_vec_pretty(&record).map_err(|e| ManagedError::Io {
         what: "writing the install record".to_owned(),

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 pub use vendors::{Managed, Platform};
 
-use crate::build::lock::{BuildLock, LockError};
+use crate::lock::{Lock, LockError};
 
 /// The record inside each installed version folder.
 pub const RECORD: &str = ".webext-mcp-browser.json";
@@ -144,11 +144,11 @@ pub fn lock(
     browser: Managed,
     wait: Duration,
     report: &mut dyn FnMut(&str),
-) -> Result<BuildLock, ManagedError> {
+) -> Result<Lock, ManagedError> {
     let deadline = std::time::Instant::now() + wait;
     let mut told = false;
     loop {
-        match BuildLock::acquire(root, browser.name(), None) {
+        match Lock::acquire(root, browser.name(), None) {
             Ok(lock) => return Ok(lock),
             Err(LockError::Busy { holder, .. }) => {
                 let holder = holder.map(|h| h.to_string()).unwrap_or_else(|| "unknown process".to_owned());

@@ -18,7 +18,7 @@ use crate::tools::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, 
 
 pub use super::progress::event_text;
 use crate::build::delegate::DELEGATED_ENV;
-use crate::build::lock::BuildLock;
+use crate::lock::Lock;
 use crate::manifest;
 use crate::paths::resolve_lexically;
 use crate::session::run_config::RunConfig;
@@ -543,7 +543,7 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
     let ready =
         session::stop(&ctx.paths.runtime_search, &out_dir, &project, &browser, Duration::from_secs(15))
             .await?;
-    let lock_free = BuildLock::acquire(&out_dir, &browser, None).is_ok();
+    let lock_free = Lock::acquire(&out_dir, &browser, None).is_ok();
     let mut out = ready;
     out["lockFree"] = json!(lock_free);
     let text = format!(

@@ -41,7 +41,7 @@ pub enum LockError {
 
 /// A held build lock; released when dropped (closing the file releases the `flock`).
 #[derive(Debug)]
-pub struct BuildLock {
+pub struct Lock {
     file: File,
     path: PathBuf,
 }
@@ -51,9 +51,9 @@ pub fn lock_path(out_dir: &Path, browser: &str) -> PathBuf {
     out_dir.join(format!(".webext-mcp-{browser}.lock"))
 }
 
-impl BuildLock {
+impl Lock {
     /// Takes the lock without waiting, creating `out_dir` if needed.
-    pub fn acquire(out_dir: &Path, browser: &str, session: Option<&str>) -> Result<BuildLock, LockError> {
+    pub fn acquire(out_dir: &Path, browser: &str, session: Option<&str>) -> Result<Lock, LockError> {
         let path = lock_path(out_dir, browser);
         let io = |source| LockError::Io { path: path.clone(), source };
         std::fs::create_dir_all(out_dir).map_err(io)?;
@@ -83,7 +83,7 @@ impl BuildLock {
         file.seek(SeekFrom::Start(0)).map_err(io)?;
         file.write_all(body.as_bytes()).map_err(io)?;
         file.flush().map_err(io)?;
-        Ok(BuildLock { file, path })
+        Ok(Lock { file, path })
     }
 
     pub fn path(&self) -> &Path {
@@ -91,7 +91,7 @@ impl BuildLock {
     }
 }
 
-impl Drop for BuildLock {
+impl Drop for Lock {
     fn drop(&mut self) {
         // Clear the holder so a stale record never names a finished process, then remove
         // the file while the lock is still held (an empty lock file left in `dist/` is
@@ -146,8 +146,8 @@ mod tests {
     #[test]
     fn second_taker_is_busy_and_names_the_holder_until_release() {
         let dir = tempfile::tempdir().unwrap();
-        let first = BuildLock::acquire(dir.path(), "chrome", Some("s-1")).unwrap();
-        match BuildLock::acquire(dir.path(), "chrome", None) {
+        let first = Lock::acquire(dir.path(), "chrome", Some("s-1")).unwrap();
+        match Lock::acquire(dir.path(), "chrome", None) {
             Err(LockError::Busy { holder: Some(h), .. }) => {
                 assert_eq!(h, Holder { pid: std::process::id(), session: Some("s-1".into()) });
                 assert_eq!(h.to_string(), format!("pid {} (session s-1)", std::process::id()));
@@ -155,9 +155,9 @@ mod tests {
             other => panic!("expected BUSY, got {other:?}"),
         }
         // Other browsers have their own lock.
-        let _ff = BuildLock::acquire(dir.path(), "firefox", None).unwrap();
+        let _ff = Lock::acquire(dir.path(), "firefox", None).unwrap();
         drop(first);
-        assert!(BuildLock::acquire(dir.path(), "chrome", None).is_ok());
+        assert!(Lock::acquire(dir.path(), "chrome", None).is_ok());
     }
 
     #[cfg(unix)]
@@ -165,7 +165,7 @@ mod tests {
     fn a_released_lock_leaves_no_file_and_a_file_removed_under_a_waiter_is_not_shared() {
         let dir = tempfile::tempdir().unwrap();
         let path = lock_path(dir.path(), "chrome");
-        let first = BuildLock::acquire(dir.path(), "chrome", None).unwrap();
+        let first = Lock::acquire(dir.path(), "chrome", None).unwrap();
         assert!(path.is_file());
         // A process that opened the file before the holder removed it: its lock on the dead
         // file must not count, so it takes a new one at the path.
@@ -173,9 +173,9 @@ mod tests {
         drop(first);
         assert!(!path.exists(), "the lock file stayed behind");
         assert!(try_lock(&stale).unwrap() && !still_at(&stale, &path));
-        let second = BuildLock::acquire(dir.path(), "chrome", None).unwrap();
+        let second = Lock::acquire(dir.path(), "chrome", None).unwrap();
         assert!(still_at(&second.file, &path));
-        assert!(matches!(BuildLock::acquire(dir.path(), "chrome", None), Err(LockError::Busy { .. })));
+        assert!(matches!(Lock::acquire(dir.path(), "chrome", None), Err(LockError::Busy { .. })));
         drop(second);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }

@@ -30,7 +30,7 @@ impl Token {
     pub fn generate() -> std::io::Result<Token> {
         let mut bytes = [0u8; 32];
         getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(format!("no randomness: {e}")))?;
-        Ok(Token(bytes.iter().map(|b| format!("{b:02x}")).collect()))
+        Ok(Token(crate::digest::hex(&bytes)))
     }
 
     pub fn as_str(&self) -> &str {

@@ -19,6 +19,7 @@
 pub mod browsers;
 pub mod client;
 pub mod descriptor;
+pub mod digest;
 pub mod io;
 pub mod log_policy;
 pub mod native;

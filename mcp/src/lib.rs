@@ -18,6 +18,7 @@ pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod file;
 pub mod helper;
 pub mod install;
 pub mod logging;

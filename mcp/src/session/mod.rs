@@ -155,7 +155,7 @@ pub fn tag(project: &Path, browser: &str) -> String {
     let mut key = project.to_string_lossy().into_owned().into_bytes();
     key.push(0);
     key.extend_from_slice(browser.as_bytes());
-    webext_mcp_host::protocol::sha256_hex(&key)[..12].to_owned()
+    webext_mcp_host::digest::sha256_hex(&key)[..12].to_owned()
 }
 
 /// The control socket of the session of `project` and `browser`: `<runtime>/d-<tag>.sock`,
@@ -166,7 +166,7 @@ pub fn socket_path(runtime: &Path, project: &Path, browser: &str) -> PathBuf {
     if direct.as_os_str().len() <= webext_mcp_host::runtime::MAX_SOCKET_PATH {
         return direct;
     }
-    let rt_tag = webext_mcp_host::protocol::sha256_hex(runtime.as_os_str().to_string_lossy().as_bytes());
+    let rt_tag = webext_mcp_host::digest::sha256_hex(runtime.as_os_str().to_string_lossy().as_bytes());
     webext_mcp_host::runtime::short_socket_dir(&std::env::temp_dir(), webext_mcp_host::runtime::current_uid())
         .join(format!("d-{}-{}.sock", &rt_tag[..8], tag(project, browser)))
 }
@@ -178,7 +178,7 @@ pub fn new_session_id(command: Command) -> String {
         .map(|d| d.as_nanos())
         .unwrap_or_default();
     let seed = format!("{nanos}-{}", std::process::id());
-    format!("{}-{}", command.as_str(), &webext_mcp_host::protocol::sha256_hex(seed.as_bytes())[..8])
+    format!("{}-{}", command.as_str(), &webext_mcp_host::digest::sha256_hex(seed.as_bytes())[..8])
 }
 
 /// The sessions this process owns, with their stdin pipes: while a pipe is open its session

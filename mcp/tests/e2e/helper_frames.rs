@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 use webext_mcp::runner::Family;
 use webext_mcp_host::client::Client;
 use webext_mcp_host::protocol::methods::{DEBUG_DIGEST, PING};
-use webext_mcp_host::protocol::{MAX_TO_BROWSER, sha256_hex};
+use webext_mcp_host::digest::sha256_hex;
+use webext_mcp_host::protocol::MAX_TO_BROWSER;
 
 use crate::common::DEADLINE;
 use crate::helper_support::{Host, launch};

@@ -38,6 +38,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
+use webext_mcp_host::digest::hex;
 
 use super::log::ConsoleEvent;
 use super::log::{ExtensionHandle, ExtensionLog, LogStream};
@@ -415,10 +416,6 @@ fn uuid_for(gecko_id: &str) -> String {
     b[8] = (b[8] & 0x3f) | 0x80;
     let h = hex(&b);
     format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Writes `browser_specific_settings.gecko.id` into a manifest.

@@ -244,7 +244,7 @@ async fn extension_eval(ctx: Ctx, args: Value) -> ToolResult {
     };
     let value = ask(&ctx, &project, &browser, &req, timeout.transport()).await?;
     let text = value.to_string();
-    let id = webext_mcp_host::protocol::sha256_hex(
+    let id = webext_mcp_host::digest::sha256_hex(
         format!("{}{text}", crate::session::inspect::now_ms()).as_bytes(),
     )[..8]
         .to_owned();

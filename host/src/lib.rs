@@ -25,6 +25,7 @@ pub mod log_policy;
 pub mod native;
 pub mod peer;
 pub mod private_dir;
+pub mod process;
 pub mod protocol;
 pub mod router;
 pub mod runtime;

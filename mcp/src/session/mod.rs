@@ -45,6 +45,7 @@ use crate::manifest::{self, Target};
 
 pub use act::{Area, ReloadTabs, StorageOp, StorageRequest};
 pub use choice::{BrowserChoice, default_browser, default_browser_name, resolve_browser};
+pub use webext_mcp_host::process::pid_alive;
 pub use lifecycle::run;
 
 /// What a session does.
@@ -320,25 +321,6 @@ fn tail_of(path: &Path) -> String {
         "(empty)".to_owned()
     } else {
         lines.into_iter().rev().collect::<Vec<_>>().join(" | ")
-    }
-}
-
-/// Whether process `pid` exists (zombies count as gone).
-pub fn pid_alive(pid: u32) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Ok(stat) => {
-                let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next());
-                state != Some("Z")
-            }
-            Err(_) => false,
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        // SAFETY: signal 0 only checks that the process exists.
-        unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
     }
 }
 

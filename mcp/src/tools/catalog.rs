@@ -16,7 +16,7 @@ use std::sync::Arc;
 use crate::catalog::remote::{self, Loaded, fetch::HttpFetch};
 use crate::catalog::{Catalog, DEFAULT_TEMPLATE, Template};
 use crate::paths::{find_executable, resolve_lexically};
-use crate::session::inspect::truncate_utf8;
+use webext_mcp_engine::text::truncate_bytes;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -322,7 +322,7 @@ pub fn template_source(catalog: &Catalog, args: &SourceArgs) -> Result<Value, Er
             Err(_) => entry["binary"] = json!(true),
             Ok(text) => {
                 let cap = max_bytes.min(remaining);
-                let (content, truncated) = truncate_utf8(text, cap);
+                let (content, truncated) = truncate_bytes(text, cap);
                 remaining -= content.len();
                 entry["content"] = json!(content);
                 if truncated {
@@ -527,8 +527,8 @@ mod tests {
 
     #[test]
     fn cut_respects_char_boundaries() {
-        assert_eq!(truncate_utf8("héllo", 2), ("h", true));
-        assert_eq!(truncate_utf8("abc", 3), ("abc", false));
+        assert_eq!(truncate_bytes("héllo", 2), ("h", true));
+        assert_eq!(truncate_bytes("abc", 3), ("abc", false));
     }
 
     #[test]

@@ -23,7 +23,8 @@ use super::{ask, session_of};
 use crate::bridge::Timeout;
 use crate::bridge::results::TabList;
 use crate::session::control::Request;
-use crate::session::inspect::{Context, truncate_utf8};
+use crate::session::inspect::Context;
+use webext_mcp_engine::text::truncate_bytes;
 use crate::session::{Area, ReloadTabs, StorageOp, StorageRequest};
 
 /// How long a reload may take (a dev session rebuilds first).
@@ -210,7 +211,7 @@ fn expression_of(args: &EvalArgs) -> Result<String, ErrorBody> {
 /// One page of a result's JSON text from `offset`, cut on a character boundary.
 fn page_of(id: &str, text: &str, offset: usize, max: usize) -> (String, Option<String>) {
     let rest = text.get(offset..).unwrap_or("");
-    let (kept, cut) = truncate_utf8(rest, max);
+    let (kept, cut) = truncate_bytes(rest, max);
     let cursor = cut.then(|| format!("{id}:{}", offset + kept.len()));
     (kept.to_owned(), cursor)
 }

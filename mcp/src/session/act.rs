@@ -277,7 +277,7 @@ const OPEN_POPUP: &str = "(async () => { const a = globalThis.chrome && (chrome.
     if (!a || !a.openPopup) throw new Error('this extension has no action.openPopup'); await a.openPopup(); return true; })()";
 
 /// How long the browser may take to show the popup once asked.
-const POPUP_SHOWN: Duration = Duration::from_secs(10);
+const POPUP_SHOWN: Duration = Duration::from_millis(webext_mcp_host::protocol::timeouts::POPUP_SHOWN_MS);
 
 impl Live {
     /// `extension_open` with `popup: true`: `action.openPopup()` in the background (a

@@ -276,7 +276,7 @@ pub struct SourceArgs {
     pub max_total_bytes: Option<usize>,
 }
 
-const DEFAULT_MAX_BYTES: usize = 16_000;
+const TEMPLATE_FILE_CAP: usize = 16_000;
 const DEFAULT_MAX_TOTAL_BYTES: usize = 48_000;
 
 /// The pure part of `extension_get_template_source`.
@@ -304,7 +304,7 @@ pub fn template_source(catalog: &Catalog, args: &SourceArgs) -> Result<Value, Er
             "files": files,
         }));
     };
-    let max_bytes = args.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
+    let max_bytes = args.max_bytes.unwrap_or(TEMPLATE_FILE_CAP);
     let mut remaining = args.max_total_bytes.unwrap_or(DEFAULT_MAX_TOTAL_BYTES);
     let mut out = Vec::new();
     let mut missing = Vec::new();

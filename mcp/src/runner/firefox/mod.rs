@@ -284,7 +284,7 @@ impl FirefoxRunner {
 }
 
 /// How long a tab command other than evaluation may take (a navigation waits for the load).
-const TAB_TIMEOUT: Duration = Duration::from_secs(30);
+const TAB_TIMEOUT: Duration = Duration::from_millis(webext_mcp_host::protocol::timeouts::FIREFOX_TAB_COMMAND_MS);
 
 impl Runner for FirefoxRunner {
     fn family(&self) -> Family {

@@ -19,7 +19,8 @@ use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use super::super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, counted, decode, schema_of};
-use super::{ask, session_of};
+use super::{MAX_MAX_BYTES, MIN_MAX_BYTES, ask, session_of};
+use webext_mcp_host::protocol::methods::DEFAULT_MAX_BYTES;
 use crate::bridge::Timeout;
 use crate::bridge::results::TabList;
 use crate::session::control::Request;
@@ -28,10 +29,7 @@ use webext_mcp_engine::text::truncate_bytes;
 use crate::session::{Area, ReloadTabs, StorageOp, StorageRequest};
 
 /// How long a reload may take (a dev session rebuilds first).
-const RELOAD_TIMEOUT: Duration = Duration::from_secs(50);
-const DEFAULT_MAX_BYTES: u64 = 16 * 1024;
-const MIN_MAX_BYTES: u64 = 256;
-const MAX_MAX_BYTES: u64 = 1024 * 1024;
+const RELOAD_TIMEOUT: Duration = Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_RELOAD_MS);
 /// The largest `items` a `set` sends (the control socket takes 1 MiB lines).
 const MAX_SET_BYTES: usize = 512 * 1024;
 /// Evaluation results kept for their further pages.
@@ -158,7 +156,7 @@ pub struct OpenArgs {
 }
 
 fn max_bytes_of(arg: Option<u64>) -> Result<usize, ErrorBody> {
-    let n = arg.unwrap_or(DEFAULT_MAX_BYTES);
+    let n = arg.unwrap_or(DEFAULT_MAX_BYTES as u64);
     if !(MIN_MAX_BYTES..=MAX_MAX_BYTES).contains(&n) {
         return Err(ErrorBody::invalid_argument(format!(
             "`maxBytes` must be between {MIN_MAX_BYTES} and {MAX_MAX_BYTES}"

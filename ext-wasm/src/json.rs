@@ -197,7 +197,8 @@ impl<'a> Parser<'a> {
     }
 
     fn unicode_escape(&mut self) -> Result<char, ParseError> {
-        let (c, next) = unicode_escape(self.b, self.i).map_err(|at| ParseError { offset: at, what: "bad \\u escape" })?;
+        let (c, next) =
+            unicode_escape(self.b, self.i).map_err(|at| ParseError { offset: at, what: "bad \\u escape" })?;
         self.i = next;
         Ok(c)
     }
@@ -326,7 +327,8 @@ mod tests {
 
     #[test]
     fn unicode_escape_table() {
-        let cases: &[(&str, Result<(char, usize), usize>)] = &[
+        type Decoded = Result<(char, usize), usize>;
+        let cases: &[(&str, Decoded)] = &[
             ("0041", Ok(('A', 4))),
             ("00e9x", Ok(('é', 4))),
             ("d83d\\ude00", Ok(('😀', 10))),

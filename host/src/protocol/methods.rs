@@ -197,18 +197,32 @@ macro_rules! cookie_filters {
 }
 
 // The tables by area; after the macros above, which they use.
-mod session;
-mod tabs;
-mod reading;
 mod acting;
-mod view;
-mod storage;
 mod observe;
+mod reading;
+mod session;
+mod storage;
+mod tabs;
+mod view;
 
 /// Every method, by area, host-answered first (the order `protocol.js` lists them in).
-pub const METHODS: &[Method] = &concat::<METHOD_COUNT>(&[session::METHODS, tabs::METHODS, reading::METHODS, acting::METHODS, view::METHODS, storage::METHODS, observe::METHODS]);
+pub const METHODS: &[Method] = &concat::<METHOD_COUNT>(&[
+    session::METHODS,
+    tabs::METHODS,
+    reading::METHODS,
+    acting::METHODS,
+    view::METHODS,
+    storage::METHODS,
+    observe::METHODS,
+]);
 
-const METHOD_COUNT: usize = session::METHODS.len() + tabs::METHODS.len() + reading::METHODS.len() + acting::METHODS.len() + view::METHODS.len() + storage::METHODS.len() + observe::METHODS.len();
+const METHOD_COUNT: usize = session::METHODS.len()
+    + tabs::METHODS.len()
+    + reading::METHODS.len()
+    + acting::METHODS.len()
+    + view::METHODS.len()
+    + storage::METHODS.len()
+    + observe::METHODS.len();
 
 /// The areas' tables as one array, at compile time.
 const fn concat<const N: usize>(parts: &[&[Method]]) -> [Method; N] {

@@ -36,8 +36,8 @@ use super::methods::{
 
 pub use crate::browsers::Engine;
 pub use derived::{
-    MANIFEST_KEYS, PERMISSIONS_JS_PATH, PermissionSet, bless_manifest, manifest_drift, manifest_keys, manifest_lines,
-    missing_required, permissions_js,
+    MANIFEST_KEYS, PERMISSIONS_JS_PATH, PermissionSet, bless_manifest, manifest_drift, manifest_keys,
+    manifest_lines, missing_required, permissions_js,
 };
 
 mod derived;

@@ -62,8 +62,7 @@ fn each_verb_takes_exactly_its_tools_arguments() {
         let def =
             tools::registry().iter().find(|t| t.name == tool).unwrap_or_else(|| panic!("no tool {tool}"));
         let schema = (def.input_schema)();
-        let listed: BTreeSet<String> =
-            schema["properties"].as_object().unwrap().keys().cloned().collect();
+        let listed: BTreeSet<String> = schema["properties"].as_object().unwrap().keys().cloned().collect();
         // `start` waits exactly when it detaches; the flag would only contradict --detach.
         let set_by_the_verb: &[&str] = if tool == "extension_start" { &["wait"] } else { &[] };
         let listed: BTreeSet<String> =
@@ -97,10 +96,7 @@ fn verbs_pass_what_their_tools_decode() {
     let create = parse(&["create", "named", "--path", "dir", "--no-git", "--json"]);
     assert!(create.json);
     let args = create.args.unwrap();
-    assert_eq!(
-        args,
-        json!({"projectName": "named", "projectPath": "dir", "dryRun": false, "git": false})
-    );
+    assert_eq!(args, json!({"projectName": "named", "projectPath": "dir", "dryRun": false, "git": false}));
     decode::<CreateArgs>(args).unwrap();
 
     let added = parse(&["add-feature", "sidebar", "--project-path", "p", "--dry-run"]);
@@ -113,16 +109,8 @@ fn verbs_pass_what_their_tools_decode() {
     assert_eq!(args, json!({"query": "side panel", "tags": ["ai", "chat"], "featured": true}));
     decode::<ListArgs>(args).unwrap();
 
-    let inspect = parse(&[
-        "inspect",
-        "p",
-        "--include",
-        "html,page_meta",
-        "--context",
-        "popup",
-        "--max-bytes",
-        "100",
-    ]);
+    let inspect =
+        parse(&["inspect", "p", "--include", "html,page_meta", "--context", "popup", "--max-bytes", "100"]);
     let args = inspect.args.unwrap();
     assert_eq!(args["include"], json!(["html", "meta"]));
     assert_eq!(args["context"], "popup");
@@ -142,8 +130,7 @@ fn verbs_pass_what_their_tools_decode() {
     assert_eq!(args["headless"], true);
     decode::<StartArgs>(args).unwrap();
 
-    let install =
-        parse(&["browsers", "install", "chrome-for-testing", "--version", "131", "--timeout", "9"]);
+    let install = parse(&["browsers", "install", "chrome-for-testing", "--version", "131", "--timeout", "9"]);
     let args = install.args.unwrap();
     assert_eq!(
         args,

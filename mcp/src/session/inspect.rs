@@ -34,7 +34,8 @@ pub use console_summary::console_summary;
 const SCRIPT: &str = include_str!("inspect.js");
 
 /// How long a page may take to load after `url` or after opening an extension page.
-const LOAD_TIMEOUT: Duration = Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_PAGE_LOAD_MS);
+const LOAD_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_PAGE_LOAD_MS);
 /// Deadline of the collector itself.
 const EVAL_TIMEOUT: Duration = Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_EVAL_MS);
 /// Extension console events kept by a session for summaries.

@@ -45,8 +45,8 @@ use crate::manifest::{self, Target};
 
 pub use act::{Area, ReloadTabs, StorageOp, StorageRequest};
 pub use choice::{BrowserChoice, default_browser, default_browser_name, resolve_browser};
-pub use webext_mcp_host::process::pid_alive;
 pub use lifecycle::run;
+pub use webext_mcp_host::process::pid_alive;
 
 /// What a session does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

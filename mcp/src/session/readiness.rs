@@ -19,7 +19,8 @@ use super::contract::Contract;
 use crate::runner::{PageInfo, Runner};
 
 /// How long a session waits for its helper and its starting page before saying ready.
-pub const USABLE_TIMEOUT: Duration = Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_USABLE_MS);
+pub const USABLE_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_USABLE_MS);
 
 const POLL: Duration = Duration::from_millis(50);
 

@@ -23,7 +23,8 @@ use crate::bridge::results::Snapshot;
 use crate::session::{self, control, inspect};
 
 /// Deadline of the session's answer (it may navigate and open pages).
-const SESSION_TIMEOUT: Duration = Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_ANSWER_MS);
+const SESSION_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_ANSWER_MS);
 /// `page_html` cap unless `maxBytes` says otherwise.
 const HTML_MAX_BYTES: u64 = 64 * 1024;
 const MIN_MAX_BYTES: u64 = 256;

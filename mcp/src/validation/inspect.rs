@@ -495,5 +495,3 @@ pub fn tree(i: &Inspection) -> String {
     }
     s.trim_end().to_owned()
 }
-
-

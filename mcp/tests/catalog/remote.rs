@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
-use webext_mcp_host::digest::sha256_hex;
 use webext_mcp::catalog::remote::fetch::{Fetch, HttpFetch};
 use webext_mcp::catalog::remote::{self, Refresh, Settings, cache};
+use webext_mcp_host::digest::sha256_hex;
 
 use crate::common::DEADLINE;
 use crate::common::http::{Quirk, TestServer};

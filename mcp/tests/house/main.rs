@@ -18,10 +18,15 @@ const MIN_BODY_LINES: usize = 8;
 
 /// Files over [`MAX_LINES`] for now, each with the reason and the work that removes it. An
 /// entry whose file is back under the limit (or gone) fails the test, so the list only shrinks.
-const OVER_FOR_NOW: &[(&str, &str)] = &[(
-    "mcp/src/tools/mod.rs",
-    "issue 42 item 2 moves tools/ into per-toolset folders and splits this file",
-)];
+const OVER_FOR_NOW: &[(&str, &str)] = &[
+    ("mcp/src/tools/mod.rs", "issue 42 item 2 moves tools/ into per-toolset folders and splits this file"),
+    (
+        "extension/src/page/collector.js",
+        "`installCollector` is injected whole (scripting.executeScript with `func` serialises its \
+         source), so it must stay one self-contained function; splitting it needs another way to \
+         inject it (a `files:` script in both worlds), a change to be checked in both browsers",
+    ),
+];
 
 /// Folders left out of the walk, with the reason.
 const SKIPPED_DIRS: &[(&str, &str)] = &[
@@ -124,8 +129,11 @@ fn no_function_body_is_written_twice() {
             }
         }
     }
-    let copies: Vec<String> =
-        by_shape.into_values().filter(|places| places.len() > 1).map(|places| places.join("\n    ~ ")).collect();
+    let copies: Vec<String> = by_shape
+        .into_values()
+        .filter(|places| places.len() > 1)
+        .map(|places| places.join("\n    ~ "))
+        .collect();
     assert!(
         copies.is_empty(),
         "{} function bodies of {MIN_BODY_LINES}+ lines are written more than once (alike after \

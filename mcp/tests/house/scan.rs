@@ -35,17 +35,54 @@ const RUST_KEYWORDS: &[&str] = &[
 ];
 
 const JS_KEYWORDS: &[&str] = &[
-    "async", "await", "break", "case", "catch", "class", "const", "continue", "debugger", "default",
-    "delete", "do", "else", "export", "extends", "false", "finally", "for", "function", "if", "import",
-    "in", "instanceof", "let", "new", "null", "of", "return", "static", "super", "switch", "this", "throw",
-    "true", "try", "typeof", "undefined", "var", "void", "while", "yield",
+    "async",
+    "await",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "instanceof",
+    "let",
+    "new",
+    "null",
+    "of",
+    "return",
+    "static",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "undefined",
+    "var",
+    "void",
+    "while",
+    "yield",
 ];
 
 /// Tokens after which a `/` starts a regex literal rather than a division.
 const JS_BEFORE_REGEX: &[&str] = &[
     "(", ",", "=", ":", "[", "!", "&", "|", "?", "{", "}", ";", "+", "-", "*", "%", "<", ">", "~", "^",
-    "return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "&&", "||",
-    "??", "=>", "==", "===", "!=", "!==",
+    "return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "&&", "||", "??",
+    "=>", "==", "===", "!=", "!==",
 ];
 
 pub fn tokens(src: &str, lang: Lang) -> Vec<Token> {
@@ -117,7 +154,9 @@ pub fn tokens(src: &str, lang: Lang) -> Vec<Token> {
             out.push(token(&literal(src, s0, i), start_line));
         } else if c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c >= 0x80 {
             let s = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$' || b[i] >= 0x80) {
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$' || b[i] >= 0x80)
+            {
                 i += 1;
             }
             let word = &src[s..i];
@@ -299,7 +338,12 @@ fn punct_len(b: &[u8]) -> usize {
         ">=", "&&", "||", "??", "+=", "-=", "*=", "/=", "%=", "..", "?.",
     ];
     LONG.iter().find(|p| b.starts_with(p.as_bytes())).map_or_else(
-        || std::str::from_utf8(&b[..b.len().min(4)]).ok().and_then(|s| s.chars().next()).map_or(1, char::len_utf8),
+        || {
+            std::str::from_utf8(&b[..b.len().min(4)])
+                .ok()
+                .and_then(|s| s.chars().next())
+                .map_or(1, char::len_utf8)
+        },
         |p| p.len(),
     )
 }
@@ -329,7 +373,12 @@ pub fn bodies(src: &str, lang: Lang) -> Vec<Body> {
             Some(n) if t.text != "=>" && n.text == "$" => n.raw.clone(),
             _ => "(anonymous)".to_owned(),
         };
-        out.push(Body { name, first_line: toks[open].line, last_line: toks[close].line, shape: shape.join(" ") });
+        out.push(Body {
+            name,
+            first_line: toks[open].line,
+            last_line: toks[close].line,
+            shape: shape.join(" "),
+        });
     }
     out
 }

@@ -243,8 +243,7 @@ pub fn prepare(
     }
     if trust == "first-use" {
         pins.insert(o.url.clone(), Pin { sha256, bytes, first_seen: unix(std::time::SystemTime::now()) });
-        let _ =
-            store(&src.dir.join("pins.json"), &serde_json::to_vec_pretty(&pins).unwrap_or_default());
+        let _ = store(&src.dir.join("pins.json"), &serde_json::to_vec_pretty(&pins).unwrap_or_default());
     }
     Ok((provenance, tree.join(&o.folder)))
 }

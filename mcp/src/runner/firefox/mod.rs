@@ -284,7 +284,8 @@ impl FirefoxRunner {
 }
 
 /// How long a tab command other than evaluation may take (a navigation waits for the load).
-const TAB_TIMEOUT: Duration = Duration::from_millis(webext_mcp_host::protocol::timeouts::FIREFOX_TAB_COMMAND_MS);
+const TAB_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::FIREFOX_TAB_COMMAND_MS);
 
 impl Runner for FirefoxRunner {
     fn family(&self) -> Family {

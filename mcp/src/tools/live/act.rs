@@ -20,16 +20,17 @@ use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use super::super::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, counted, decode, schema_of};
 use super::{MAX_MAX_BYTES, MIN_MAX_BYTES, ask, session_of};
-use webext_mcp_host::protocol::methods::DEFAULT_MAX_BYTES;
 use crate::bridge::Timeout;
 use crate::bridge::results::TabList;
 use crate::session::control::Request;
 use crate::session::inspect::Context;
-use webext_mcp_engine::text::truncate_bytes;
 use crate::session::{Area, ReloadTabs, StorageOp, StorageRequest};
+use webext_mcp_engine::text::truncate_bytes;
+use webext_mcp_host::protocol::methods::DEFAULT_MAX_BYTES;
 
 /// How long a reload may take (a dev session rebuilds first).
-const RELOAD_TIMEOUT: Duration = Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_RELOAD_MS);
+const RELOAD_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_RELOAD_MS);
 /// The largest `items` a `set` sends (the control socket takes 1 MiB lines).
 const MAX_SET_BYTES: usize = 512 * 1024;
 /// Evaluation results kept for their further pages.

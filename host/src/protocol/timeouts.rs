@@ -85,6 +85,28 @@ pub const CATALOG_FETCH_MS: u64 = 2_500;
 /// `doctor`'s probes: `<path> --version` of a registered binary and a host connection.
 pub const DOCTOR_PROBE_MS: u64 = 5_000;
 
+/// A browser starting: launched until its debugging endpoint answers (the runners' default).
+pub const BROWSER_START_MS: u64 = 30_000;
+
+/// A browser asked to close (Chromium's `Browser.close`) before its process is signalled.
+pub const BROWSER_CLOSE_MS: u64 = 2_000;
+
+/// A browser's process group exiting after SIGTERM before it is killed.
+pub const BROWSER_SHUTDOWN_MS: u64 = 3_000;
+
+/// A build (native or delegated to the project's toolchain): long, since a first `npm`
+/// install may run; a tool call answers within [`CALL_BUDGET_MS`] and the build goes on.
+pub const BUILD_MS: u64 = 600_000;
+
+/// A dev session's control socket answering `status` or `stop`.
+pub const SESSION_CONTROL_MS: u64 = 10_000;
+
+/// A dev session's readiness probes: the helper's `tabs.list`, the starting page's state.
+pub const READINESS_PROBE_MS: u64 = 5_000;
+
+/// `extension_stop`: the session's process gone after it was asked to stop.
+pub const SESSION_STOP_MS: u64 = 15_000;
+
 /// A CDP command of the Chromium runner, unless the call says otherwise.
 pub const CDP_COMMAND_MS: u64 = 30_000;
 

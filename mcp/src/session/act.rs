@@ -300,7 +300,7 @@ impl Live {
         if !ext.has_background {
             return Err(no_background());
         }
-        runner.evaluate_in_background(ext, OPEN_POPUP, Duration::from_secs(10)).await.map_err(|e| {
+        runner.evaluate_in_background(ext, OPEN_POPUP, POPUP_SHOWN).await.map_err(|e| {
             ErrorBody::new(ErrorCode::Unsupported, format!("the browser did not open the popup: {e}"))
                 .with_hint("open it as a tab instead: extension_open without popup")
         })?;

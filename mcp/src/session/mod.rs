@@ -342,17 +342,27 @@ pub async fn stop(
         }
     };
     let socket = control::locate(runtime_dirs, project, browser).map_err(not_running)?;
-    let status =
-        control::request(&socket, &control::Request::Status, Duration::from_secs(10)).await.map_err(|e| {
-            if e.code == ErrorCode::NotConnected {
-                ErrorBody::not_found(format!("no {browser} session is running for {}", project.display()))
-                    .with_hint("extension_dev, extension_start or extension_preview start one")
-            } else {
-                e
-            }
-        })?;
+    let status = control::request(
+        &socket,
+        &control::Request::Status,
+        Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_CONTROL_MS),
+    )
+    .await
+    .map_err(|e| {
+        if e.code == ErrorCode::NotConnected {
+            ErrorBody::not_found(format!("no {browser} session is running for {}", project.display()))
+                .with_hint("extension_dev, extension_start or extension_preview start one")
+        } else {
+            e
+        }
+    })?;
     let pid = status["pid"].as_u64().and_then(|p| u32::try_from(p).ok());
-    control::request(&socket, &control::Request::Stop, Duration::from_secs(10)).await?;
+    control::request(
+        &socket,
+        &control::Request::Stop,
+        Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_CONTROL_MS),
+    )
+    .await?;
     let deadline = Instant::now() + timeout;
     if let Some(pid) = pid {
         while pid_alive(pid) {

@@ -536,9 +536,14 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
         return Err(ErrorBody::not_found(format!("no session is running for {}", project.display()))
             .with_hint("extension_dev, extension_start or extension_preview start one"));
     }
-    let ready =
-        session::stop(&ctx.paths.runtime_search, &out_dir, &project, &browser, Duration::from_secs(15))
-            .await?;
+    let ready = session::stop(
+        &ctx.paths.runtime_search,
+        &out_dir,
+        &project,
+        &browser,
+        Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_STOP_MS),
+    )
+    .await?;
     let lock_free = BuildLock::acquire(&out_dir, &browser, None).is_ok();
     let mut out = ready;
     out["lockFree"] = json!(lock_free);

@@ -316,7 +316,9 @@ impl Runner for FirefoxRunner {
     }
     fn shutdown(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
-            self.process.shutdown(Duration::from_secs(3)).await;
+            self.process
+                .shutdown(Duration::from_millis(webext_mcp_host::protocol::timeouts::BROWSER_SHUTDOWN_MS))
+                .await;
             remove_temp(&self.temp);
         })
     }

@@ -348,6 +348,23 @@ fn punct_len(b: &[u8]) -> usize {
     )
 }
 
+/// Whether every `{` of the file has its `}`: a file the tokenizer misreads (a string or
+/// regex it did not see) would hide its bodies, so the copy test checks this first.
+pub fn balanced(src: &str, lang: Lang) -> bool {
+    let mut depth = 0i64;
+    for t in tokens(src, lang) {
+        match t.text.as_str() {
+            "{" => depth += 1,
+            "}" => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    depth == 0
+}
+
 /// A function body: where it starts and ends and its normalised text.
 pub struct Body {
     pub name: String,

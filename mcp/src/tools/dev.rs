@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::bridge::timeouts::Timeout;
-use webext_mcp_host::protocol::timeouts::SESSION_WAIT_TIMEOUT_MS;
+use webext_mcp_host::protocol::timeouts::{SESSION_STOP_MS, SESSION_WAIT_TIMEOUT_MS};
 
 use super::schema::NoOtherFields;
 use super::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
@@ -541,7 +541,7 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
         &out_dir,
         &project,
         &browser,
-        Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_STOP_MS),
+        Duration::from_millis(SESSION_STOP_MS),
     )
     .await?;
     let lock_free = BuildLock::acquire(&out_dir, &browser, None).is_ok();

@@ -196,31 +196,11 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn hex4(&mut self) -> Result<u32, ParseError> {
-        let digits = self.b.get(self.i..self.i + 4).ok_or_else(|| self.err("bad \\u escape"))?;
-        let mut v = 0u32;
-        for &d in digits {
-            let n = (d as char).to_digit(16).ok_or_else(|| self.err("bad \\u escape"))?;
-            v = v * 16 + n;
-        }
-        self.i += 4;
-        Ok(v)
-    }
-
-    /// After `\u`: one UTF-16 unit, or a surrogate pair; lone surrogates become U+FFFD.
     fn unicode_escape(&mut self) -> Result<char, ParseError> {
-        let hi = self.hex4()?;
-        if (0xD800..0xDC00).contains(&hi) && self.b[self.i..].starts_with(b"\\u") {
-            let save = self.i;
-            self.i += 2;
-            let lo = self.hex4()?;
-            if (0xDC00..0xE000).contains(&lo) {
-                let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                return Ok(char::from_u32(c).unwrap_or('\u{FFFD}'));
-            }
-            self.i = save;
-        }
-        Ok(char::from_u32(hi).unwrap_or('\u{FFFD}'))
+        let (c, next) =
+            unicode_escape(self.b, self.i).map_err(|at| ParseError { offset: at, what: "bad \\u escape" })?;
+        self.i = next;
+        Ok(c)
     }
 
     fn number(&mut self) -> Result<Json<'a>, ParseError> {
@@ -296,6 +276,30 @@ impl<'a> Json<'a> {
 }
 
 /// Appends `s` as a JSON string literal.
+/// The character of a JSON `\u` escape, `at` the index just after the `\u`: one UTF-16 unit,
+/// or a surrogate pair (`\ud83d\ude00`); a lone surrogate becomes U+FFFD. Returns the
+/// character and the index after the escape (after its pair, if it has one), or the index of
+/// four characters that are not hex digits. The one decoder of both JSON readers (this one and
+/// the JSONC reader of `webext-mcp`'s manifest module).
+pub fn unicode_escape(b: &[u8], at: usize) -> Result<(char, usize), usize> {
+    let hi = hex4(b, at)?;
+    let after = at + 4;
+    if (0xD800..0xDC00).contains(&hi) && b[after..].starts_with(b"\\u") {
+        let lo = hex4(b, after + 2)?;
+        if (0xDC00..0xE000).contains(&lo) {
+            let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+            return Ok((char::from_u32(c).unwrap_or('\u{FFFD}'), after + 6));
+        }
+    }
+    Ok((char::from_u32(hi).unwrap_or('\u{FFFD}'), after))
+}
+
+/// Four hex digits at `at` (no sign, no fewer).
+fn hex4(b: &[u8], at: usize) -> Result<u32, usize> {
+    let digits = b.get(at..at + 4).ok_or(at)?;
+    digits.iter().try_fold(0u32, |v, &d| Ok(v * 16 + (d as char).to_digit(16).ok_or(at)?))
+}
+
 pub fn write_str(out: &mut String, s: &str) {
     out.push('"');
     for ch in s.chars() {
@@ -320,6 +324,26 @@ pub fn write_str(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unicode_escape_table() {
+        type Decoded = Result<(char, usize), usize>;
+        let cases: &[(&str, Decoded)] = &[
+            ("0041", Ok(('A', 4))),
+            ("00e9x", Ok(('é', 4))),
+            ("d83d\\ude00", Ok(('😀', 10))),
+            ("D83D\\u0041", Ok(('\u{FFFD}', 4))),
+            ("dc00", Ok(('\u{FFFD}', 4))),
+            ("d83d", Ok(('\u{FFFD}', 4))),
+            ("d83d\\uzz00", Err(6)),
+            ("+041", Err(0)),
+            ("00g1", Err(0)),
+            ("004", Err(0)),
+        ];
+        for (text, want) in cases {
+            assert_eq!(unicode_escape(text.as_bytes(), 0), *want, "{text}");
+        }
+    }
 
     #[test]
     fn parses_documents() {

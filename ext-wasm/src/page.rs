@@ -26,10 +26,7 @@ pub fn page(text: &str, offset: usize, max_bytes: usize) -> Result<(&str, Option
     let len = match window.iter().rposition(|&b| b == b'\n') {
         Some(nl) => nl + 1,
         None => {
-            let mut cut = max_bytes;
-            while !rest.is_char_boundary(cut) {
-                cut -= 1;
-            }
+            let cut = crate::text::truncate_bytes(rest, max_bytes).0.len();
             if cut == 0 { rest.chars().next().map_or(rest.len(), char::len_utf8) } else { cut }
         }
     };

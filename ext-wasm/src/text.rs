@@ -69,6 +69,27 @@ pub fn truncate(s: &str, max: usize) -> Cow<'_, str> {
     }
 }
 
+/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary, and
+/// whether anything was cut: the one byte-budget cut of the workspace (pages, summaries, HTML).
+pub fn truncate_bytes(s: &str, max: usize) -> (&str, bool) {
+    if s.len() <= max {
+        return (s, false);
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&s[..end], true)
+}
+
+/// At most `max` bytes of `s` (whole characters); a cut string ends with `…`.
+pub fn clip_bytes(s: &str, max: usize) -> String {
+    match truncate_bytes(s, max) {
+        (kept, true) => format!("{kept}…"),
+        (kept, false) => kept.to_owned(),
+    }
+}
+
 /// Appends `s` with `"` and `\` escaped, for the inside of a quoted string.
 pub fn push_escaped(out: &mut String, s: &str) {
     for ch in s.chars() {
@@ -160,6 +181,16 @@ mod tests {
         assert_eq!(truncate("abcd", 3), "abc…");
         assert_eq!(truncate("éé é", 3), "éé…");
         assert_eq!(truncate("日本語テキスト", 2), "日本…");
+    }
+
+    #[test]
+    fn truncation_keeps_whole_characters() {
+        assert_eq!(truncate_bytes("abc", 5), ("abc", false));
+        assert_eq!(truncate_bytes("aé", 2), ("a", true));
+        assert_eq!(truncate_bytes("aé", 3), ("aé", false));
+        assert_eq!(truncate_bytes("", 0), ("", false));
+        assert_eq!(clip_bytes("aé", 2), "a…");
+        assert_eq!(clip_bytes("ab", 2), "ab");
     }
 
     #[test]

@@ -28,7 +28,7 @@ import { describeTab, resolveTab } from "./tabs.js";
 import { chainOffset, frameChain, framePainted } from "./framechain.js";
 
 const SPEC = METHOD_SPECS["page.screenshot"].params;
-const DEFAULT_MAX_BYTES = SPEC.maxBytes.default;
+const SCREENSHOT_MAX_BYTES = SPEC.maxBytes.default;
 const HARD_MAX_BYTES = SPEC.maxBytes.max;
 const DEFAULT_MAX_WIDTH = SPEC.maxWidth.default;
 /** The tallest full page drawn (CSS px); browsers refuse bigger canvases. */
@@ -79,7 +79,7 @@ async function madeVisible(tab) {
   );
 }
 function checkOptions(params) {
-  const maxBytes = params.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxBytes = params.maxBytes ?? SCREENSHOT_MAX_BYTES;
   const maxWidth = params.maxWidth ?? DEFAULT_MAX_WIDTH;
   const format = params.format ?? "auto";
   if (!["auto", "png", "jpeg"].includes(format)) {

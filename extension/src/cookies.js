@@ -6,7 +6,7 @@ import { api, family } from "./api.js";
 import { HelperError } from "./errors.js";
 import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 
-const DEFAULT_MAX_BYTES = METHOD_SPECS["cookies.get"].params.maxBytes.default;
+const LISTING_MAX_BYTES = METHOD_SPECS["cookies.get"].params.maxBytes.default;
 const SAME_SITE = Object.freeze({ no_restriction: "None", lax: "Lax", strict: "Strict", unspecified: "Unspecified" });
 const SAME_SITE_IN = Object.freeze({ none: "no_restriction", no_restriction: "no_restriction", lax: "lax", strict: "strict", unspecified: "unspecified" });
 const utf8 = new TextEncoder();
@@ -88,7 +88,7 @@ function describe(k, withValue) {
 
 export async function getCookies(params) {
   const all = await matching(params);
-  const maxBytes = params.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxBytes = params.maxBytes ?? LISTING_MAX_BYTES;
   let offset = 0;
   if (params.cursor != null) {
     if (!/^\d+$/.test(params.cursor)) throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "`cursor` is not a get_cookies cursor", "pass the nextCursor of the previous page");

@@ -10,7 +10,7 @@ import { api } from "./api.js";
 import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { describeTab, resolveTab } from "./tabs.js";
 
-const DEFAULT_MAX_BYTES = METHOD_SPECS["storage.get"].params.maxBytes.default;
+const LISTING_MAX_BYTES = METHOD_SPECS["storage.get"].params.maxBytes.default;
 /** Longest value text carried from the page per entry (characters); longer ones are cut. */
 const VALUE_CHARS = 4096;
 const DATABASES_CAP = 50;
@@ -120,7 +120,7 @@ export async function getStorage(params) {
     const shown = eng.storedValue(String(e.key), String(e.value), level);
     return { area: e.area, key: String(e.key), size: e.size, value: shown.value, redacted: shown.redacted, ...(e.cut && { truncated: true }) };
   });
-  const maxBytes = params.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxBytes = params.maxBytes ?? LISTING_MAX_BYTES;
   let offset = 0;
   if (params.cursor != null) {
     if (!/^\d+$/.test(params.cursor)) throw new HelperError(ERROR_CODES.INVALID_ARGUMENT, "`cursor` is not a get_storage cursor", "pass the nextCursor of the previous page");

@@ -25,7 +25,7 @@ use crate::protocol::{
 use crate::transport::{Platform, Transport};
 
 /// Deadline for connecting and saying hello.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+pub const CONNECT_TIMEOUT: Duration = Duration::from_millis(crate::protocol::timeouts::HOST_CONNECT_MS);
 
 /// Extra time the client waits beyond the host's own deadline, so the host's `TIMEOUT`
 /// (which names the method) normally arrives first: the policy's one margin.

@@ -30,7 +30,7 @@ impl Token {
     pub fn generate() -> std::io::Result<Token> {
         let mut bytes = [0u8; 32];
         getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(format!("no randomness: {e}")))?;
-        Ok(Token(bytes.iter().map(|b| format!("{b:02x}")).collect()))
+        Ok(Token(crate::digest::hex(&bytes)))
     }
 
     pub fn as_str(&self) -> &str {
@@ -145,24 +145,6 @@ pub fn write(path: &Path, d: &Descriptor) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-/// Is process `pid` running (or a zombie not yet reaped)?
-#[cfg(unix)]
-pub fn pid_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
-    if pid <= 0 {
-        return false;
-    }
-    // SAFETY: signal 0 only checks for existence and permission; nothing is delivered.
-    let rc = unsafe { libc::kill(pid, 0) };
-    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
-#[cfg(not(unix))]
-pub fn pid_alive(_pid: u32) -> bool {
-    // Without a process API the endpoint probe alone decides.
-    true
-}
-
 /// Pure: a host is live unless its endpoint is provably dead, or its process is gone and
 /// nothing answers on its endpoint. (A host seen as gone may still answer: a sandboxed
 /// browser can run it in another pid namespace.)
@@ -244,7 +226,7 @@ impl Dirs {
                 Err(why) => {
                     tracing::warn!(name, "ignoring a descriptor: {why}");
                     // Written by a dead host, or by another version: removed only if dead.
-                    if pid_of_file_name(&name).is_some_and(|pid| !pid_alive(pid)) {
+                    if pid_of_file_name(&name).is_some_and(|pid| !crate::process::pid_alive(pid)) {
                         self.runtime.remove(&name, Ours::File);
                     }
                 }
@@ -261,7 +243,7 @@ impl Dirs {
             // Existence first: a connect probe per call would cost every host a connection,
             // so it is made only for hosts whose pid looks gone. A socket left by a killed
             // host whose pid was reused is caught when connecting to it fails (`forget`).
-            let alive = pid_alive(d.pid);
+            let alive = crate::process::pid_alive(d.pid);
             let probe = match self.quick_probe(&d.socket) {
                 Probe::Unknown if !alive => Platform::probe(&d.socket),
                 other => other,
@@ -303,7 +285,7 @@ impl Dirs {
                 }
                 // Only sockets of hosts whose process is gone: a starting host has bound its
                 // socket a moment before it listens, and a probe in that moment is refused.
-                let dead = pid_of_file_name(&name).is_some_and(|pid| !pid_alive(pid));
+                let dead = pid_of_file_name(&name).is_some_and(|pid| !crate::process::pid_alive(pid));
                 if !name.ends_with(".sock") || !dead || !dir.is_our_socket(&name) {
                     continue;
                 }
@@ -368,7 +350,7 @@ fn prune_log(dir: &PrivateDir, name: &str) {
         return;
     };
     let old = dir.modified(name).and_then(|t| t.elapsed().ok()).is_some_and(|age| age > KEEP);
-    if old && !pid_alive(pid) {
+    if old && !crate::process::pid_alive(pid) {
         dir.remove(name, Ours::File);
     }
 }

@@ -19,11 +19,13 @@
 pub mod browsers;
 pub mod client;
 pub mod descriptor;
+pub mod digest;
 pub mod io;
 pub mod log_policy;
 pub mod native;
 pub mod peer;
 pub mod private_dir;
+pub mod process;
 pub mod protocol;
 pub mod router;
 pub mod runtime;

@@ -98,7 +98,7 @@ pub fn socket_path(runtime: &Path, pid: u32, uid: u32, temp: &Path) -> PathBuf {
     if direct.as_os_str().len() <= MAX_SOCKET_PATH {
         return direct;
     }
-    let tag = crate::protocol::sha256_hex(runtime.as_os_str().to_string_lossy().as_bytes());
+    let tag = crate::digest::sha256_hex(runtime.as_os_str().to_string_lossy().as_bytes());
     short_socket_dir(temp, uid).join(format!("{}-{pid}.sock", &tag[..12]))
 }
 

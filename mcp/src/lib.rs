@@ -19,6 +19,7 @@ pub mod cli;
 pub mod config;
 pub mod error;
 pub mod feature;
+pub mod file;
 pub mod helper;
 pub mod install;
 pub mod lock;

@@ -115,27 +115,16 @@ pub const FINGERPRINT_SEPARATOR: &str = ",";
 ///
 /// Example: tabs `[(1, 10), (1, 11), (2, 20)]` hash the text `1:10,1:11,2:20`.
 pub fn tab_set_fingerprint(tabs: &[(i64, i64)]) -> String {
-    use sha2::Digest;
     let text: Vec<String> = tabs.iter().map(|(w, t)| format!("{w}:{t}")).collect();
-    let digest = sha2::Sha256::digest(text.join(FINGERPRINT_SEPARATOR).as_bytes());
-    let mut hex = String::with_capacity(64);
-    for byte in digest.iter() {
-        hex.push_str(&format!("{byte:02x}"));
-    }
+    let mut hex = crate::digest::sha256_hex(text.join(FINGERPRINT_SEPARATOR).as_bytes());
     hex.truncate(FINGERPRINT_LEN);
     hex
-}
-
-/// Lowercase hex sha256 of some bytes (descriptor paths, test reassembly checks).
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::digest::sha256_hex;
 
     #[test]
     fn fingerprint_is_sha256_of_the_joined_list() {
@@ -144,10 +133,5 @@ mod tests {
         assert_eq!(tab_set_fingerprint(&[]), "e3b0c44298fc");
         assert_ne!(tab_set_fingerprint(&[(1, 2), (1, 3)]), tab_set_fingerprint(&[(1, 3), (1, 2)]));
         assert_eq!(tab_set_fingerprint(&[(1, 2)]).len(), FINGERPRINT_LEN);
-    }
-
-    #[test]
-    fn sha256_hex_known_answer() {
-        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 }

@@ -61,7 +61,7 @@ pub fn probe_verdict(result: Result<(), std::io::ErrorKind>) -> Probe {
 /// Pure: the Windows named pipe of host `pid` for a runtime dir. The runtime dir's hash keeps
 /// hosts of different runtime dirs (tests, dev sessions) apart, as directories do on Unix.
 pub fn pipe_name(runtime: &Path, pid: u32) -> String {
-    let tag = crate::protocol::sha256_hex(runtime.as_os_str().to_string_lossy().as_bytes());
+    let tag = crate::digest::sha256_hex(runtime.as_os_str().to_string_lossy().as_bytes());
     format!(r"\\.\pipe\webext-mcp-{}-{pid}", &tag[..12])
 }
 

@@ -238,7 +238,7 @@ fn add_gecko_id(root: &mut Object) -> Option<DevChange> {
         return None;
     }
     let name = root.get("name").and_then(Json::as_str).unwrap_or("extension");
-    let digest = webext_mcp_host::protocol::sha256_hex(format!("webext-mcp dev {name}").as_bytes());
+    let digest = webext_mcp_host::digest::sha256_hex(format!("webext-mcp dev {name}").as_bytes());
     let id = format!("dev-{}@webext-mcp.local", &digest[..12]);
     let mut bss =
         root.get("browser_specific_settings").and_then(Json::as_object).cloned().unwrap_or_default();

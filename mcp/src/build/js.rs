@@ -238,11 +238,7 @@ fn module_imports_unguarded(text: &str, path: &Path) -> Result<Vec<Import>, Synt
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.
 pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
+    let (before, _) = webext_mcp_engine::text::truncate_bytes(text, offset);
     let line = before.matches('\n').count() + 1;
     let start = before.rfind('\n').map_or(0, |i| i + 1);
     (line, before[start..].chars().count() + 1)

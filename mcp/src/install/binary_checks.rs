@@ -8,7 +8,7 @@ use super::codes::{DoctorCode, Problem, problem};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// How long a registered binary may take to print its version.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+const PROBE_TIMEOUT: Duration = Duration::from_millis(webext_mcp_host::protocol::timeouts::DOCTOR_PROBE_MS);
 
 /// `PERMISSION_DENIED` when another user could replace the registered binary (the rule of
 /// [`super::safety`], which `install` enforces).

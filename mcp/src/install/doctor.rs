@@ -42,7 +42,7 @@ use crate::paths::is_executable;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// How long `<path> --version` and a host connection may take.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+const PROBE_TIMEOUT: Duration = Duration::from_millis(webext_mcp_host::protocol::timeouts::DOCTOR_PROBE_MS);
 
 fn reinstall(target: ChannelId) -> String {
     format!("run `webext-mcp install --browser {}` to rewrite it", target.id())

@@ -75,18 +75,7 @@ impl Journal {
     }
 }
 
-/// Writes through a temporary file in the same directory, then renames.
+/// Writes whole or not at all ([`crate::file::write_atomic`]).
 pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), InstallError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".webext-mcp-")
-        .tempfile_in(dir)
-        .map_err(io("cannot write into", dir))?;
-    std::io::Write::write_all(&mut tmp, bytes).map_err(io("cannot write", path))?;
-    tmp.persist(path).map_err(|e| InstallError::Io {
-        action: "cannot write",
-        path: path.to_path_buf(),
-        source: e.error,
-    })?;
-    Ok(())
+    crate::file::write_atomic(path, bytes).map_err(io("cannot write", path))
 }

@@ -48,7 +48,7 @@ pub use report::{
     uninstall_text,
 };
 pub use uninstall::uninstall;
-use webext_mcp_host::protocol::sha256_hex;
+use webext_mcp_host::digest::sha256_hex;
 
 const CHROMIUM_TEMPLATE: &str = include_str!("../../../manifests/chromium.json");
 const GECKO_TEMPLATE: &str = include_str!("../../../manifests/gecko.json");

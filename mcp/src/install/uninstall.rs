@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use serde_json::json;
-use webext_mcp_host::protocol::sha256_hex;
+use webext_mcp_host::digest::sha256_hex;
 
 use super::journal::write_atomic;
 use super::{InstallError, Setup, UninstallReport, io, read_existing, read_record, registry};

@@ -300,26 +300,11 @@ impl Parser<'_> {
         }
     }
 
-    fn hex4(&mut self) -> Result<u32, SyntaxError> {
-        let digits = self.text.get(self.pos..self.pos + 4).ok_or_else(|| self.error("invalid \\u escape"))?;
-        let v = u32::from_str_radix(digits, 16).map_err(|_| self.error("invalid \\u escape"))?;
-        self.pos += 4;
-        Ok(v)
-    }
-
     fn unicode_escape(&mut self) -> Result<char, SyntaxError> {
-        let hi = self.hex4()?;
-        if (0xD800..0xDC00).contains(&hi) && self.src[self.pos..].starts_with(b"\\u") {
-            let save = self.pos;
-            self.pos += 2;
-            let lo = self.hex4()?;
-            if (0xDC00..0xE000).contains(&lo) {
-                let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                return Ok(char::from_u32(c).unwrap_or('\u{fffd}'));
-            }
-            self.pos = save;
-        }
-        Ok(char::from_u32(hi).unwrap_or('\u{fffd}'))
+        let (c, next) = webext_mcp_engine::json::unicode_escape(self.src, self.pos)
+            .map_err(|at| self.error_at(at, "invalid \\u escape"))?;
+        self.pos = next;
+        Ok(c)
     }
 
     fn enter(&mut self) -> Result<(), SyntaxError> {

@@ -17,7 +17,8 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, oneshot};
 
 /// How long a command may wait for its reply unless told otherwise.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::CDP_COMMAND_MS);
 
 /// Why a CDP command failed.
 #[derive(Debug, Clone, thiserror::Error)]

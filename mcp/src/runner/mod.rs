@@ -125,7 +125,7 @@ impl Default for RunnerOptions {
             session: None,
             env: Vec::new(),
             start_url: None,
-            start_timeout: Duration::from_secs(30),
+            start_timeout: Duration::from_millis(webext_mcp_host::protocol::timeouts::BROWSER_START_MS),
             die_with_parent: true,
             observe_workers: true,
             remote_control: false,

@@ -277,7 +277,7 @@ const OPEN_POPUP: &str = "(async () => { const a = globalThis.chrome && (chrome.
     if (!a || !a.openPopup) throw new Error('this extension has no action.openPopup'); await a.openPopup(); return true; })()";
 
 /// How long the browser may take to show the popup once asked.
-const POPUP_SHOWN: Duration = Duration::from_secs(10);
+const POPUP_SHOWN: Duration = Duration::from_millis(webext_mcp_host::protocol::timeouts::POPUP_SHOWN_MS);
 
 impl Live {
     /// `extension_open` with `popup: true`: `action.openPopup()` in the background (a
@@ -300,7 +300,7 @@ impl Live {
         if !ext.has_background {
             return Err(no_background());
         }
-        runner.evaluate_in_background(ext, OPEN_POPUP, Duration::from_secs(10)).await.map_err(|e| {
+        runner.evaluate_in_background(ext, OPEN_POPUP, POPUP_SHOWN).await.map_err(|e| {
             ErrorBody::new(ErrorCode::Unsupported, format!("the browser did not open the popup: {e}"))
                 .with_hint("open it as a tab instead: extension_open without popup")
         })?;

@@ -153,9 +153,7 @@ impl Contract {
     /// Replaces `ready.json` atomically.
     pub fn write_ready(&self, ready: &Ready) -> std::io::Result<()> {
         let body = serde_json::to_vec_pretty(ready).map_err(std::io::Error::other)?;
-        let tmp = self.dir.join(format!(".ready.json.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, body)?;
-        std::fs::rename(&tmp, self.ready_path())
+        crate::file::write_atomic(&self.ready_path(), &body)
     }
 
     /// Appends an event: `{"time": …, "type": …, …fields}`.

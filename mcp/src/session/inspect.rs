@@ -28,15 +28,16 @@ use crate::runner::{ConsoleEvent, ExtensionHandle, PageInfo, Runner, RunnerError
 
 mod console_summary;
 mod html;
-pub use console_summary::{console_summary, truncate_utf8};
+pub use console_summary::console_summary;
 
 /// The page-side collector, a function expression `(opts, ...closedShadowRoots) => result`.
 const SCRIPT: &str = include_str!("inspect.js");
 
 /// How long a page may take to load after `url` or after opening an extension page.
-const LOAD_TIMEOUT: Duration = Duration::from_secs(15);
+const LOAD_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_PAGE_LOAD_MS);
 /// Deadline of the collector itself.
-const EVAL_TIMEOUT: Duration = Duration::from_secs(10);
+const EVAL_TIMEOUT: Duration = Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_EVAL_MS);
 /// Extension console events kept by a session for summaries.
 pub const RECENT: usize = 500;
 
@@ -282,7 +283,7 @@ pub async fn inspect(inputs: Inputs<'_>, req: Request) -> Result<Value, ErrorBod
         let tokens = got["html"]["tokens"].as_array().map(Vec::as_slice).unwrap_or_default();
         let rendered = html::render(tokens, level);
         let cap = usize::try_from(req.max_bytes).unwrap_or(usize::MAX);
-        let (kept, cut) = truncate_utf8(&rendered.html, cap);
+        let (kept, cut) = webext_mcp_engine::text::truncate_bytes(&rendered.html, cap);
         let truncated = cut || got["html"]["truncated"].as_bool().unwrap_or(false);
         events.push(base.event(
             "page_html",

@@ -238,7 +238,7 @@ impl Session {
                 allow_delegation: spec.allow_delegation,
                 allow_npx: spec.allow_npx,
                 node: spec.node.clone(),
-                timeout: Duration::from_secs(600),
+                timeout: Duration::from_millis(webext_mcp_host::protocol::timeouts::BUILD_MS),
                 cancel: None,
             },
             opts: BuildOptions { dev: spec.command == Command::Dev, lock_held: true },

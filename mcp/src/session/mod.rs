@@ -46,6 +46,7 @@ use crate::manifest::{self, Target};
 pub use act::{Area, ReloadTabs, StorageOp, StorageRequest};
 pub use choice::{BrowserChoice, default_browser, default_browser_name, resolve_browser};
 pub use lifecycle::run;
+pub use webext_mcp_host::process::pid_alive;
 
 /// What a session does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,7 +156,7 @@ pub fn tag(project: &Path, browser: &str) -> String {
     let mut key = project.to_string_lossy().into_owned().into_bytes();
     key.push(0);
     key.extend_from_slice(browser.as_bytes());
-    webext_mcp_host::protocol::sha256_hex(&key)[..12].to_owned()
+    webext_mcp_host::digest::sha256_hex(&key)[..12].to_owned()
 }
 
 /// The control socket of the session of `project` and `browser`: `<runtime>/d-<tag>.sock`,
@@ -166,7 +167,7 @@ pub fn socket_path(runtime: &Path, project: &Path, browser: &str) -> PathBuf {
     if direct.as_os_str().len() <= webext_mcp_host::runtime::MAX_SOCKET_PATH {
         return direct;
     }
-    let rt_tag = webext_mcp_host::protocol::sha256_hex(runtime.as_os_str().to_string_lossy().as_bytes());
+    let rt_tag = webext_mcp_host::digest::sha256_hex(runtime.as_os_str().to_string_lossy().as_bytes());
     webext_mcp_host::runtime::short_socket_dir(&std::env::temp_dir(), webext_mcp_host::runtime::current_uid())
         .join(format!("d-{}-{}.sock", &rt_tag[..8], tag(project, browser)))
 }
@@ -178,7 +179,7 @@ pub fn new_session_id(command: Command) -> String {
         .map(|d| d.as_nanos())
         .unwrap_or_default();
     let seed = format!("{nanos}-{}", std::process::id());
-    format!("{}-{}", command.as_str(), &webext_mcp_host::protocol::sha256_hex(seed.as_bytes())[..8])
+    format!("{}-{}", command.as_str(), &webext_mcp_host::digest::sha256_hex(seed.as_bytes())[..8])
 }
 
 /// The sessions this process owns, with their stdin pipes: while a pipe is open its session
@@ -323,25 +324,6 @@ fn tail_of(path: &Path) -> String {
     }
 }
 
-/// Whether process `pid` exists (zombies count as gone).
-pub fn pid_alive(pid: u32) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Ok(stat) => {
-                let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next());
-                state != Some("Z")
-            }
-            Err(_) => false,
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        // SAFETY: signal 0 only checks that the process exists.
-        unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
-    }
-}
-
 /// Asks the session of `project` and `browser` to stop and waits (up to `timeout`) until its
 /// process is gone. Returns its last `ready.json`.
 pub async fn stop(
@@ -360,17 +342,27 @@ pub async fn stop(
         }
     };
     let socket = control::locate(runtime_dirs, project, browser).map_err(not_running)?;
-    let status =
-        control::request(&socket, &control::Request::Status, Duration::from_secs(10)).await.map_err(|e| {
-            if e.code == ErrorCode::NotConnected {
-                ErrorBody::not_found(format!("no {browser} session is running for {}", project.display()))
-                    .with_hint("extension_dev, extension_start or extension_preview start one")
-            } else {
-                e
-            }
-        })?;
+    let status = control::request(
+        &socket,
+        &control::Request::Status,
+        Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_CONTROL_MS),
+    )
+    .await
+    .map_err(|e| {
+        if e.code == ErrorCode::NotConnected {
+            ErrorBody::not_found(format!("no {browser} session is running for {}", project.display()))
+                .with_hint("extension_dev, extension_start or extension_preview start one")
+        } else {
+            e
+        }
+    })?;
     let pid = status["pid"].as_u64().and_then(|p| u32::try_from(p).ok());
-    control::request(&socket, &control::Request::Stop, Duration::from_secs(10)).await?;
+    control::request(
+        &socket,
+        &control::Request::Stop,
+        Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_CONTROL_MS),
+    )
+    .await?;
     let deadline = Instant::now() + timeout;
     if let Some(pid) = pid {
         while pid_alive(pid) {

@@ -19,7 +19,8 @@ use super::contract::Contract;
 use crate::runner::{PageInfo, Runner};
 
 /// How long a session waits for its helper and its starting page before saying ready.
-pub const USABLE_TIMEOUT: Duration = Duration::from_secs(30);
+pub const USABLE_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_USABLE_MS);
 
 const POLL: Duration = Duration::from_millis(50);
 
@@ -33,7 +34,15 @@ pub async fn wait_helper(
 ) -> bool {
     let hub = Hub::new(runtime_dir);
     loop {
-        let last = match hub.call(Some(session_id), TABS_LIST, json!({}), Duration::from_secs(5)).await {
+        let last = match hub
+            .call(
+                Some(session_id),
+                TABS_LIST,
+                json!({}),
+                Duration::from_millis(webext_mcp_host::protocol::timeouts::READINESS_PROBE_MS),
+            )
+            .await
+        {
             Ok((d, _)) => {
                 contract.event("helper", json!({"status": "connected", "hostPid": d.pid}));
                 return true;
@@ -63,10 +72,23 @@ pub async fn wait_loaded(
         Value::String(url.to_owned())
     );
     loop {
-        let state = runner.evaluate_in_page(target_id, &probe, Duration::from_secs(5)).await.ok();
+        let state = runner
+            .evaluate_in_page(
+                target_id,
+                &probe,
+                Duration::from_millis(webext_mcp_host::protocol::timeouts::READINESS_PROBE_MS),
+            )
+            .await
+            .ok();
         if state.as_ref().and_then(Value::as_str) == Some("complete") {
             let settle = "new Promise((r) => setTimeout(() => r(document.readyState), 0))";
-            let _ = runner.evaluate_in_page(target_id, settle, Duration::from_secs(5)).await;
+            let _ = runner
+                .evaluate_in_page(
+                    target_id,
+                    settle,
+                    Duration::from_millis(webext_mcp_host::protocol::timeouts::READINESS_PROBE_MS),
+                )
+                .await;
             contract.event("page", json!({"status": "loaded"}));
             return true;
         }

@@ -29,7 +29,8 @@ use crate::manifest;
 use crate::runner::{BoxFuture, ExtensionHandle, LogStream, Runner};
 
 /// How long the extension's worker may take to answer after a (re)load.
-pub(super) const WORKER_TIMEOUT: Duration = Duration::from_secs(15);
+pub(super) const WORKER_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::EXTENSION_WORKER_MS);
 
 /// Why a build produced no extension.
 #[derive(Debug)]

@@ -15,6 +15,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use serde::Serialize;
+use webext_mcp_engine::text::clip_bytes;
 
 use super::code;
 use super::files::Script;
@@ -458,7 +459,7 @@ pub fn summary(i: &Inspection) -> String {
         s.push_str(&format!("entry {} → {}{pulls}\n", e.entry, e.file));
     }
     if !i.unreachable.is_empty() {
-        s.push_str(&format!("unreachable: {}\n", clip(&i.unreachable.join(", "), 300)));
+        s.push_str(&format!("unreachable: {}\n", clip_bytes(&i.unreachable.join(", "), 300)));
     }
     let p = &i.permissions;
     s.push_str(&format!(
@@ -469,13 +470,13 @@ pub fn summary(i: &Inspection) -> String {
     ));
     for (b, w) in &p.install_warnings {
         if !w.is_empty() {
-            s.push_str(&format!("{b} install warnings: {}\n", clip(&w.join("; "), 400)));
+            s.push_str(&format!("{b} install warnings: {}\n", clip_bytes(&w.join("; "), 400)));
         }
     }
     for f in i.store_flags.iter().take(10) {
-        s.push_str(&format!("flag {}: {}\n", f.flag, clip(&f.detail, 240)));
+        s.push_str(&format!("flag {}: {}\n", f.flag, clip_bytes(&f.detail, 240)));
     }
-    clip(s.trim_end(), 3900)
+    clip_bytes(s.trim_end(), 3900)
 }
 
 /// A tree of the files with sizes (the `tree` format).
@@ -494,15 +495,4 @@ pub fn tree(i: &Inspection) -> String {
         s.push_str(&format!("{}{name}  {} B ({} gz)\n", "  ".repeat(dirs.len() + 1), f.bytes, f.gzip_bytes));
     }
     s.trim_end().to_owned()
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_owned();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
 }

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 use webext_mcp::catalog::remote::fetch::{Fetch, HttpFetch};
 use webext_mcp::catalog::remote::{self, Refresh, Settings, cache};
+use webext_mcp_host::digest::sha256_hex;
 
 use crate::common::DEADLINE;
 use crate::common::http::{Quirk, TestServer};
@@ -356,7 +357,7 @@ fn the_catalogs_own_hash_is_checked_and_a_mismatch_writes_nothing() {
     let server = TestServer::start();
     let archive =
         zip_of(&[("tiny/src/manifest.json", 0o644, tiny_manifest()), ("tiny/src/bg.js", 0o644, b"1")]);
-    let good = cache::sha256_hex(&archive);
+    let good = sha256_hex(&archive);
     let home = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let source = hashed_catalog(&server, &archive, &"0".repeat(64));
@@ -403,7 +404,7 @@ fn archives_with_escaping_linked_device_or_huge_entries_are_refused() {
     for (case, archive) in cases {
         let home = tempfile::tempdir().unwrap();
         let work = tempfile::tempdir().unwrap();
-        let source = hashed_catalog(&server, &archive, &cache::sha256_hex(&archive));
+        let source = hashed_catalog(&server, &archive, &sha256_hex(&archive));
         let env = [("WEBEXT_MCP_CATALOG_SOURCES", source.as_str())];
         let (code, out) =
             cli(home.path(), work.path(), &env, "extension_create", create_args("x", "mine:tiny"));

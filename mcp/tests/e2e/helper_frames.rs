@@ -6,8 +6,9 @@
 use serde_json::{Value, json};
 use webext_mcp::browsers::Engine;
 use webext_mcp_host::client::Client;
+use webext_mcp_host::digest::sha256_hex;
+use webext_mcp_host::protocol::MAX_TO_BROWSER;
 use webext_mcp_host::protocol::methods::{DEBUG_DIGEST, PING};
-use webext_mcp_host::protocol::{MAX_TO_BROWSER, sha256_hex};
 
 use crate::common::DEADLINE;
 use crate::helper_support::{Host, launch};

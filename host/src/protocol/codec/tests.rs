@@ -1,7 +1,8 @@
 //! Unit tests of the parent module.
 
 use super::*;
-use crate::protocol::{Incoming, MAX_TO_BROWSER, parse_message, sha256_hex};
+use crate::digest::sha256_hex;
+use crate::protocol::{Incoming, MAX_TO_BROWSER, parse_message};
 use proptest::prelude::*;
 use std::time::Duration;
 

@@ -10,12 +10,11 @@
 //!   trees/<key>/          unpacked archives (appear complete, by rename)
 //! ```
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+use webext_mcp_host::digest::sha256_hex;
 
 use super::fetch::Fetch;
 use super::{SourceSpec, TTL};
@@ -36,14 +35,6 @@ pub struct Meta {
     pub fetched_at: u64,
     pub sha256: String,
     pub bytes: u64,
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
 }
 
 /// The cache folder of the source at `location`.
@@ -80,15 +71,11 @@ pub fn read(dir: &Path) -> Option<(Meta, String)> {
     (sha256_hex(text.as_bytes()) == meta.sha256).then_some((meta, text))
 }
 
-/// Writes `path` whole or not at all (temp file beside it, then rename).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+/// Writes `path` whole or not at all, creating its folder first (cache folders appear on
+/// first use).
+pub fn store(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
+    crate::file::write_atomic(path, bytes)
 }
 
 /// Fetches the source's document, checks it parses as a v2 catalog, and caches it. A
@@ -121,9 +108,9 @@ pub fn refresh(
         context: format!("cannot write the catalog cache in {}", dir.display()),
         source: e,
     };
-    write_atomic(&dir.join(DOCUMENT), text.as_bytes()).map_err(io)?;
+    store(&dir.join(DOCUMENT), text.as_bytes()).map_err(io)?;
     let meta_json = serde_json::to_vec_pretty(&meta).unwrap_or_default();
-    write_atomic(&dir.join(META), &meta_json).map_err(io)?;
+    store(&dir.join(META), &meta_json).map_err(io)?;
     let _ = std::fs::remove_file(dir.join("failed.json"));
     Ok((meta, text, templates))
 }
@@ -148,8 +135,8 @@ mod tests {
         let text = r#"{"version":"2","templates":[]}"#;
         let meta =
             Meta { location: "x".into(), fetched_at: 1, sha256: sha256_hex(text.as_bytes()), bytes: 2 };
-        write_atomic(&dir.path().join(DOCUMENT), text.as_bytes()).unwrap();
-        write_atomic(&dir.path().join(META), &serde_json::to_vec(&meta).unwrap()).unwrap();
+        store(&dir.path().join(DOCUMENT), text.as_bytes()).unwrap();
+        store(&dir.path().join(META), &serde_json::to_vec(&meta).unwrap()).unwrap();
         assert!(read(dir.path()).is_some());
         std::fs::write(dir.path().join(DOCUMENT), r#"{"version":"2","templates":[{}]}"#).unwrap();
         assert!(read(dir.path()).is_none());

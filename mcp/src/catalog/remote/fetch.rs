@@ -16,7 +16,8 @@ use crate::browsers::managed::vendors::via_mirror;
 use crate::catalog::CatalogError;
 
 /// Every catalog-document request ends within this, answered or not.
-pub const DOCUMENT_DEADLINE: Duration = Duration::from_millis(2500);
+pub const DOCUMENT_DEADLINE: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::CATALOG_FETCH_MS);
 
 /// The network, as remote catalogs use it. Blocking: call from a blocking thread.
 pub trait Fetch: Send + Sync {

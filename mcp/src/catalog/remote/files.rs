@@ -19,9 +19,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use webext_mcp_host::digest::sha256_hex;
 
 use super::RemoteSource;
-use super::cache::{sha256_hex, unix, write_atomic};
+use super::cache::{store, unix};
 use crate::browsers::managed::unpack::{self, Limits};
 use crate::catalog::{CatalogError, Provenance, Template};
 
@@ -147,7 +148,7 @@ fn resolve(src: &RemoteSource, repo: &str, branch: &str) -> Option<String> {
             branch: branch.to_owned(),
             commit: commit.clone(),
         };
-        let _ = write_atomic(&path, &serde_json::to_vec(&r).unwrap_or_default());
+        let _ = store(&path, &serde_json::to_vec(&r).unwrap_or_default());
     }
     commit
 }
@@ -242,8 +243,7 @@ pub fn prepare(
     }
     if trust == "first-use" {
         pins.insert(o.url.clone(), Pin { sha256, bytes, first_seen: unix(std::time::SystemTime::now()) });
-        let _ =
-            write_atomic(&src.dir.join("pins.json"), &serde_json::to_vec_pretty(&pins).unwrap_or_default());
+        let _ = store(&src.dir.join("pins.json"), &serde_json::to_vec_pretty(&pins).unwrap_or_default());
     }
     Ok((provenance, tree.join(&o.folder)))
 }

@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
+use webext_mcp_host::digest::sha256_hex;
 
 use super::{CatalogError, EMBEDDED, Provenance, Template, TemplateSource, parse_catalog};
 use crate::catalog::Catalog;
@@ -253,7 +254,7 @@ impl RemoteSource {
             dir,
             header: header_of(text),
             pin: spec.pin.clone(),
-            catalog_sha256: cache::sha256_hex(text.as_bytes()),
+            catalog_sha256: sha256_hex(text.as_bytes()),
             fetch,
             local_root: None,
             prepared: Mutex::default(),
@@ -453,7 +454,7 @@ const FAILED: &str = "failed.json";
 /// Records a failed fetch of a source with no cache, for [`recent_failure`].
 fn remember_failure(dir: &Path, e: &CatalogError, now: SystemTime) {
     let record = serde_json::json!({ "at": cache::unix(now), "error": e.to_string() });
-    let _ = cache::write_atomic(&dir.join(FAILED), record.to_string().as_bytes());
+    let _ = cache::store(&dir.join(FAILED), record.to_string().as_bytes());
 }
 
 /// The failure recorded less than [`RETRY_AFTER`] ago, if any.

@@ -465,8 +465,18 @@ impl Runner for ChromiumRunner {
     }
     fn shutdown(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
-            let _ = self.cdp.send_to(None, "Browser.close", json!({}), Duration::from_secs(2)).await;
-            self.process.shutdown(Duration::from_secs(3)).await;
+            let _ = self
+                .cdp
+                .send_to(
+                    None,
+                    "Browser.close",
+                    json!({}),
+                    Duration::from_millis(webext_mcp_host::protocol::timeouts::BROWSER_CLOSE_MS),
+                )
+                .await;
+            self.process
+                .shutdown(Duration::from_millis(webext_mcp_host::protocol::timeouts::BROWSER_SHUTDOWN_MS))
+                .await;
             remove_temp(&self.temp);
         })
     }

@@ -22,7 +22,7 @@ use super::{SCHEME, evaluate};
 use crate::runner::cdp::CdpClient;
 
 /// How long a lookup waits for the helper's worker.
-const LOOK_UP_FOR: Duration = Duration::from_secs(15);
+const LOOK_UP_FOR: Duration = Duration::from_millis(webext_mcp_host::protocol::timeouts::HELPER_WORKER_MS);
 
 const TARGETS: &str = "chrome.debugger.getTargets().then((ts) => ts.filter((t) => t.type === 'page' && typeof t.tabId === 'number').map((t) => [t.id, t.tabId]))";
 

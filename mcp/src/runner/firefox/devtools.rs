@@ -35,7 +35,8 @@ use crate::runner::{PageInfo, RunnerError};
 /// The pref that fixes an add-on's moz-extension uuid.
 const UUIDS_PREF: &str = "extensions.webextensions.uuids";
 /// How long one protocol round trip may take (installs and reloads included).
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+const REQUEST_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::FIREFOX_DEVTOOLS_REQUEST_MS);
 /// Console messages kept per page answer.
 const PAGE_MESSAGES: usize = 500;
 

@@ -39,6 +39,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
+use webext_mcp_host::digest::hex;
 
 use super::log::ConsoleEvent;
 use super::log::{ExtensionHandle, ExtensionLog, LogStream};
@@ -284,7 +285,8 @@ impl FirefoxRunner {
 }
 
 /// How long a tab command other than evaluation may take (a navigation waits for the load).
-const TAB_TIMEOUT: Duration = Duration::from_secs(30);
+const TAB_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::FIREFOX_TAB_COMMAND_MS);
 
 impl Runner for FirefoxRunner {
     fn family(&self) -> Engine {
@@ -315,7 +317,9 @@ impl Runner for FirefoxRunner {
     }
     fn shutdown(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
-            self.process.shutdown(Duration::from_secs(3)).await;
+            self.process
+                .shutdown(Duration::from_millis(webext_mcp_host::protocol::timeouts::BROWSER_SHUTDOWN_MS))
+                .await;
             remove_temp(&self.temp);
         })
     }
@@ -416,10 +420,6 @@ fn uuid_for(gecko_id: &str) -> String {
     b[8] = (b[8] & 0x3f) | 0x80;
     let h = hex(&b);
     format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Writes `browser_specific_settings.gecko.id` into a manifest.

@@ -106,5 +106,5 @@ impl FirefoxRunner {
 /// A value a page cannot guess.
 fn nonce() -> String {
     let seed = format!("{:?}-{}-{:p}", std::time::SystemTime::now(), std::process::id(), &PROBE);
-    webext_mcp_host::protocol::sha256_hex(seed.as_bytes())[..24].to_owned()
+    webext_mcp_host::digest::sha256_hex(seed.as_bytes())[..24].to_owned()
 }

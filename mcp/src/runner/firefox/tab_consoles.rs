@@ -39,7 +39,8 @@ use crate::runner::log::{EventKind, ExtensionLog};
 use crate::runner::rdp::RdpClient;
 
 /// How long one request of the follower may take.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+const REQUEST_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::FIREFOX_CONSOLE_REQUEST_MS);
 /// Tabs are listed again at least this often, in case a change notice was missed.
 const RELIST_EVERY: Duration = Duration::from_secs(2);
 

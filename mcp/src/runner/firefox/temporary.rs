@@ -17,7 +17,8 @@ use crate::runner::{Runner, RunnerError, read_manifest};
 
 /// How long a (re)loaded add-on's background may take to start before its console is
 /// followed.
-const BACKGROUND_TIMEOUT: Duration = Duration::from_secs(15);
+const BACKGROUND_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::ADDON_BACKGROUND_START_MS);
 
 /// A temporary add-on this runner installed.
 #[derive(Debug, Clone)]

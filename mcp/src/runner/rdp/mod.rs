@@ -36,7 +36,8 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, oneshot};
 
 /// How long a request waits for its reply unless told otherwise.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::RDP_REQUEST_MS);
 
 /// Packet types that are notifications, never replies.
 const EVENT_TYPES: &[&str] = &[

@@ -1,7 +1,8 @@
 //! `console_summary`: counts by level and source and the most frequent distinct messages of
-//! the page's and the extension's console, and the character-safe byte cut it clips with.
+//! the page's and the extension's console.
 
 use serde_json::{Value, json};
+use webext_mcp_engine::text::clip_bytes;
 
 use crate::runner::{ConsoleEvent, EventKind, Level};
 use crate::session::logs::level_name;
@@ -69,7 +70,7 @@ pub fn console_summary(page: &[ConsoleEvent], ext: &[ConsoleEvent], base_url: Op
             json!({
                 "level": level_name(*level),
                 "source": source,
-                "text": clip(text, 300),
+                "text": clip_bytes(text, 300),
                 "count": count,
                 "exception": ev.kind == EventKind::Exception,
                 "url": ev.url,
@@ -79,24 +80,6 @@ pub fn console_summary(page: &[ConsoleEvent], ext: &[ConsoleEvent], base_url: Op
         })
         .collect();
     json!({"total": total, "counts": levels, "bySource": sources, "distinct": distinct.len(), "top": top})
-}
-
-fn clip(s: &str, max: usize) -> String {
-    let (kept, cut) = truncate_utf8(s, max);
-    if cut { format!("{kept}…") } else { kept.to_owned() }
-}
-
-/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary, and
-/// whether anything was cut.
-pub fn truncate_utf8(s: &str, max: usize) -> (&str, bool) {
-    if s.len() <= max {
-        return (s, false);
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    (&s[..end], true)
 }
 
 #[cfg(test)]
@@ -156,13 +139,5 @@ mod tests {
         let s = console_summary(&[cs, own], &[], Some(base));
         assert_eq!(s["bySource"]["content_script"]["error"], 1, "{s}");
         assert_eq!(s["bySource"]["page"]["warn"], 1, "{s}");
-    }
-
-    #[test]
-    fn truncation_keeps_whole_characters() {
-        assert_eq!(truncate_utf8("abc", 5), ("abc", false));
-        assert_eq!(truncate_utf8("aé", 2), ("a", true));
-        assert_eq!(truncate_utf8("aé", 3), ("aé", false));
-        assert_eq!(truncate_utf8("", 0), ("", false));
     }
 }

@@ -82,7 +82,7 @@ pub fn request(ctx: &Ctx, args: BuildArgs) -> Result<BuildRequest, ErrorBody> {
         allow_delegation: ctx.env.get(DELEGATED_ENV) != Some("1"),
         allow_npx: ctx.config.flag("build.allowNpx"),
         node: ctx.env.get("WEBEXT_MCP_NODE").map(PathBuf::from),
-        timeout: Duration::from_secs(600),
+        timeout: Duration::from_millis(webext_mcp_host::protocol::timeouts::BUILD_MS),
         cancel: None,
     })
 }

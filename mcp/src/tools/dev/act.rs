@@ -18,20 +18,20 @@ use webext_mcp_host::protocol::methods::TABS_LIST;
 use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use super::logs::{ask, session_of};
+use super::logs::{MAX_MAX_BYTES, MIN_MAX_BYTES, ask, session_of};
 use crate::bridge::Timeout;
 use crate::bridge::results::TabList;
 use crate::session::control::Request;
-use crate::session::inspect::{Context, truncate_utf8};
+use crate::session::inspect::Context;
 use crate::session::{Area, ReloadTabs, StorageOp, StorageRequest};
 use crate::text::counted;
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
+use webext_mcp_engine::text::truncate_bytes;
+use webext_mcp_host::protocol::methods::DEFAULT_MAX_BYTES;
 
 /// How long a reload may take (a dev session rebuilds first).
-const RELOAD_TIMEOUT: Duration = Duration::from_secs(50);
-const DEFAULT_MAX_BYTES: u64 = 16 * 1024;
-const MIN_MAX_BYTES: u64 = 256;
-const MAX_MAX_BYTES: u64 = 1024 * 1024;
+const RELOAD_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_RELOAD_MS);
 /// The largest `items` a `set` sends (the control socket takes 1 MiB lines).
 const MAX_SET_BYTES: usize = 512 * 1024;
 /// Evaluation results kept for their further pages.
@@ -121,7 +121,7 @@ pub struct OpenArgs {
 }
 
 fn max_bytes_of(arg: Option<u64>) -> Result<usize, ErrorBody> {
-    let n = arg.unwrap_or(DEFAULT_MAX_BYTES);
+    let n = arg.unwrap_or(DEFAULT_MAX_BYTES as u64);
     if !(MIN_MAX_BYTES..=MAX_MAX_BYTES).contains(&n) {
         return Err(ErrorBody::invalid_argument(format!(
             "`maxBytes` must be between {MIN_MAX_BYTES} and {MAX_MAX_BYTES}"
@@ -184,7 +184,7 @@ fn expression_of(args: &EvalArgs) -> Result<String, ErrorBody> {
 /// One page of a result's JSON text from `offset`, cut on a character boundary.
 fn page_of(id: &str, text: &str, offset: usize, max: usize) -> (String, Option<String>) {
     let rest = text.get(offset..).unwrap_or("");
-    let (kept, cut) = truncate_utf8(rest, max);
+    let (kept, cut) = truncate_bytes(rest, max);
     let cursor = cut.then(|| format!("{id}:{}", offset + kept.len()));
     (kept.to_owned(), cursor)
 }
@@ -228,7 +228,7 @@ async fn extension_eval(ctx: Ctx, args: Value) -> ToolResult {
     };
     let value = ask(&ctx, &project, &browser, &req, timeout.transport()).await?;
     let text = value.to_string();
-    let id = webext_mcp_host::protocol::sha256_hex(
+    let id = webext_mcp_host::digest::sha256_hex(
         format!("{}{text}", crate::session::inspect::now_ms()).as_bytes(),
     )[..8]
         .to_owned();

@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use webext_mcp_host::protocol::methods::DEFAULT_MAX_BYTES;
+use webext_mcp_host::protocol::timeouts::FOLLOW_DEFAULT_MS;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::bridge::timeouts::Timeout;
@@ -23,12 +25,9 @@ use crate::session::{self, contract, control};
 use crate::text::counted;
 use crate::tools::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
-/// `maxBytes` of a logs call unless told otherwise.
-const DEFAULT_MAX_BYTES: u64 = 16 * 1024;
-const MIN_MAX_BYTES: u64 = 256;
-const MAX_MAX_BYTES: u64 = 1024 * 1024;
-/// How long `follow` waits by default.
-const FOLLOW_DEFAULT_MS: u64 = 10_000;
+/// Bounds of a logs call's `maxBytes` (the default is the protocol's [`DEFAULT_MAX_BYTES`]).
+pub(super) const MIN_MAX_BYTES: u64 = 256;
+pub(super) const MAX_MAX_BYTES: u64 = 1024 * 1024;
 /// How often `follow` looks at the file.
 const FOLLOW_POLL: Duration = Duration::from_millis(100);
 /// The most of `logs.ndjson` read from its end when reading the newest entries.
@@ -124,7 +123,7 @@ pub(super) async fn ask(
 
 /// Checks the arguments and makes the query (without its start position).
 fn query_of(args: &LogsArgs) -> Result<Query, ErrorBody> {
-    let max_bytes = args.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
+    let max_bytes = args.max_bytes.unwrap_or(DEFAULT_MAX_BYTES as u64);
     if !(MIN_MAX_BYTES..=MAX_MAX_BYTES).contains(&max_bytes) {
         return Err(ErrorBody::invalid_argument(format!(
             "`maxBytes` must be between {MIN_MAX_BYTES} and {MAX_MAX_BYTES}"

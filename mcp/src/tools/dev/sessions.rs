@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::bridge::timeouts::Timeout;
-use webext_mcp_host::protocol::timeouts::SESSION_WAIT_TIMEOUT_MS;
+use webext_mcp_host::protocol::timeouts::{SESSION_STOP_MS, SESSION_WAIT_TIMEOUT_MS};
 
 use crate::tools::registry::schema::NoOtherFields;
 use crate::tools::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
@@ -540,9 +540,14 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
         return Err(ErrorBody::not_found(format!("no session is running for {}", project.display()))
             .with_hint("extension_dev, extension_start or extension_preview start one"));
     }
-    let ready =
-        session::stop(&ctx.paths.runtime_search, &out_dir, &project, &browser, Duration::from_secs(15))
-            .await?;
+    let ready = session::stop(
+        &ctx.paths.runtime_search,
+        &out_dir,
+        &project,
+        &browser,
+        Duration::from_millis(SESSION_STOP_MS),
+    )
+    .await?;
     let lock_free = Lock::acquire(&out_dir, &browser, None).is_ok();
     let mut out = ready;
     out["lockFree"] = json!(lock_free);

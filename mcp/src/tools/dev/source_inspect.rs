@@ -23,9 +23,10 @@ use crate::tools::registry::schema::{display_as_word, word};
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
 /// Deadline of the session's answer (it may navigate and open pages).
-const SESSION_TIMEOUT: Duration = Duration::from_secs(30);
+const SESSION_TIMEOUT: Duration =
+    Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_ANSWER_MS);
 /// `page_html` cap unless `maxBytes` says otherwise.
-const DEFAULT_MAX_BYTES: u64 = 64 * 1024;
+const HTML_MAX_BYTES: u64 = 64 * 1024;
 const MIN_MAX_BYTES: u64 = 256;
 const MAX_MAX_BYTES: u64 = 8 * 1024 * 1024;
 const MAX_PROBES: usize = 20;
@@ -116,7 +117,7 @@ pub struct InspectArgs {
 fn request_of(args: &InspectArgs) -> Result<(inspect::Request, bool), ErrorBody> {
     let include =
         args.include.clone().unwrap_or_else(|| vec![Include::Summary, Include::Meta, Include::Console]);
-    let max_bytes = args.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
+    let max_bytes = args.max_bytes.unwrap_or(HTML_MAX_BYTES);
     if !(MIN_MAX_BYTES..=MAX_MAX_BYTES).contains(&max_bytes) {
         return Err(ErrorBody::invalid_argument(format!(
             "`maxBytes` must be between {MIN_MAX_BYTES} and {MAX_MAX_BYTES}"
@@ -289,7 +290,7 @@ mod tests {
     fn defaults_are_summary_meta_console() {
         let (r, snap) = args(json!({})).unwrap();
         assert!(r.summary && r.meta && r.console && !r.html && !r.tree && !snap);
-        assert_eq!(r.max_bytes, DEFAULT_MAX_BYTES);
+        assert_eq!(r.max_bytes, HTML_MAX_BYTES);
         assert_eq!(r.context, inspect::Context::Page);
         assert_eq!(r.shadow_dom, inspect::ShadowDom::OpenOnly);
         assert_eq!(r.redact, inspect::Redact::Safe);

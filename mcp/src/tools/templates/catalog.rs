@@ -16,7 +16,7 @@ use std::sync::Arc;
 use crate::catalog::remote::{self, Loaded, fetch::HttpFetch};
 use crate::catalog::{Catalog, DEFAULT_TEMPLATE, Template};
 use crate::paths::{find_executable, resolve_lexically};
-use crate::session::inspect::truncate_utf8;
+use webext_mcp_engine::text::truncate_bytes;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![EXTENSION_LIST_TEMPLATES, EXTENSION_GET_TEMPLATE_SOURCE, EXTENSION_CREATE]
@@ -258,7 +258,7 @@ pub struct SourceArgs {
     pub max_total_bytes: Option<usize>,
 }
 
-const DEFAULT_MAX_BYTES: usize = 16_000;
+const TEMPLATE_FILE_CAP: usize = 16_000;
 const DEFAULT_MAX_TOTAL_BYTES: usize = 48_000;
 
 /// The pure part of `extension_get_template_source`.
@@ -286,7 +286,7 @@ pub fn template_source(catalog: &Catalog, args: &SourceArgs) -> Result<Value, Er
             "files": files,
         }));
     };
-    let max_bytes = args.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
+    let max_bytes = args.max_bytes.unwrap_or(TEMPLATE_FILE_CAP);
     let mut remaining = args.max_total_bytes.unwrap_or(DEFAULT_MAX_TOTAL_BYTES);
     let mut out = Vec::new();
     let mut missing = Vec::new();
@@ -304,7 +304,7 @@ pub fn template_source(catalog: &Catalog, args: &SourceArgs) -> Result<Value, Er
             Err(_) => entry["binary"] = json!(true),
             Ok(text) => {
                 let cap = max_bytes.min(remaining);
-                let (content, truncated) = truncate_utf8(text, cap);
+                let (content, truncated) = truncate_bytes(text, cap);
                 remaining -= content.len();
                 entry["content"] = json!(content);
                 if truncated {
@@ -529,8 +529,8 @@ mod tests {
 
     #[test]
     fn cut_respects_char_boundaries() {
-        assert_eq!(truncate_utf8("héllo", 2), ("h", true));
-        assert_eq!(truncate_utf8("abc", 3), ("abc", false));
+        assert_eq!(truncate_bytes("héllo", 2), ("h", true));
+        assert_eq!(truncate_bytes("abc", 3), ("abc", false));
     }
 
     #[test]

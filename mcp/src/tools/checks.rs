@@ -162,3 +162,37 @@ fn every_tool_a_hint_names_exists() {
     );
     assert!(tool_mentions(r#"x("run `webext-mcp install`")"#, &prefixes).is_empty());
 }
+
+/// The README's tool table lists every tool under its toolset, and says how many there are.
+#[test]
+fn the_readme_lists_every_tool_under_its_toolset() {
+    let readme = include_str!("../../../README.md");
+    let row = |set: &str| {
+        readme
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{set}` |")))
+            .unwrap_or_else(|| panic!("README has no row for toolset `{set}`"))
+            .to_owned()
+    };
+    for t in registry() {
+        let line = row(t.toolset.name());
+        assert!(
+            line.contains(&format!("`{}`", t.name)),
+            "README's `{}` row lacks `{}`",
+            t.toolset.name(),
+            t.name
+        );
+        let bold = line.contains(&format!("**`{}`**", t.name));
+        assert_eq!(
+            bold,
+            DEFAULT_TOOLS.contains(&t.name),
+            "README: `{}` is bold only when it is a default tool",
+            t.name
+        );
+    }
+    assert!(readme.contains(&format!(
+        "{} tools. The {} of the default",
+        registry().len(),
+        DEFAULT_TOOLS.len()
+    )));
+}

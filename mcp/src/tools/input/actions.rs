@@ -20,7 +20,7 @@ use crate::tools::registry::{Wait, decode_with, decode_with_target, schema_with,
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 
 pub use super::args::{
-    DragArgs, DragUidArgs, EvaluateArgs, FieldValue, FillArgs, FillFormArgs, FillUidArgs, FormField,
+    Diff, DragArgs, DragUidArgs, EvaluateArgs, FieldValue, FillArgs, FillFormArgs, FillUidArgs, FormField,
     LocatorArgs, PressArgs, ScrollArgs, SelectArgs, TypeArgs, UidArgs, WaitArgs, WaitState,
 };
 
@@ -108,9 +108,9 @@ async fn act(
     target: TabTarget,
     verb: &str,
     params: Value,
-    (timeout_ms, diff): (Option<u64>, bool),
+    (wait, Diff { diff }): (Wait, Diff),
 ) -> ToolResult {
-    let timeout = timeout_of(timeout_ms)?;
+    let timeout = timeout_of(wait.timeout_ms)?;
     let mut params = params;
     params["timeoutMs"] = json!(timeout.ms());
     let (_, out): (_, Acted) = ctx.browser.call_tab(&target, PAGE_ACT, params, timeout).await?;
@@ -142,13 +142,13 @@ const CLICK_BY_UID: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Click the element a ref names once it is visible, enabled, still and uncovered; reports what changed (added/removed elements, navigation).",
     effect: Effect::Additive,
-    input_schema: schema_with::<(TabTarget, Wait), UidArgs>,
+    input_schema: schema_with::<(TabTarget, Wait, Diff), UidArgs>,
     run: |ctx, _call, args| Box::pin(click_by_uid(ctx, args)),
 };
 
 async fn click_by_uid(ctx: Ctx, args: Value) -> ToolResult {
-    let ((t, w), a) = decode_with::<(TabTarget, Wait), UidArgs>(args)?;
-    act(ctx, t, "clicked", json!({ "action": "click", "locator": a.uid }), (w.timeout_ms, a.diff)).await
+    let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), UidArgs>(args)?;
+    act(ctx, t, "clicked", json!({ "action": "click", "locator": a.uid }), (w, d)).await
 }
 
 const HOVER_BY_UID: ToolDef = ToolDef {
@@ -157,13 +157,13 @@ const HOVER_BY_UID: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Hover the element a ref names.",
     effect: Effect::Idempotent,
-    input_schema: schema_with::<(TabTarget, Wait), UidArgs>,
+    input_schema: schema_with::<(TabTarget, Wait, Diff), UidArgs>,
     run: |ctx, _call, args| Box::pin(hover_by_uid(ctx, args)),
 };
 
 async fn hover_by_uid(ctx: Ctx, args: Value) -> ToolResult {
-    let ((t, w), a) = decode_with::<(TabTarget, Wait), UidArgs>(args)?;
-    act(ctx, t, "hovered", json!({ "action": "hover", "locator": a.uid }), (w.timeout_ms, a.diff)).await
+    let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), UidArgs>(args)?;
+    act(ctx, t, "hovered", json!({ "action": "hover", "locator": a.uid }), (w, d)).await
 }
 
 const FILL_BY_UID: ToolDef = ToolDef {
@@ -172,14 +172,14 @@ const FILL_BY_UID: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Set a field's value (input and change events); checkboxes take true/false.",
     effect: Effect::Idempotent,
-    input_schema: schema_with::<(TabTarget, Wait), FillUidArgs>,
+    input_schema: schema_with::<(TabTarget, Wait, Diff), FillUidArgs>,
     run: |ctx, _call, args| Box::pin(fill_by_uid(ctx, args)),
 };
 
 async fn fill_by_uid(ctx: Ctx, args: Value) -> ToolResult {
-    let ((t, w), a) = decode_with::<(TabTarget, Wait), FillUidArgs>(args)?;
+    let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), FillUidArgs>(args)?;
     let params = json!({ "action": "fill", "locator": a.uid, "value": a.value.as_json() });
-    act(ctx, t, "filled", params, (w.timeout_ms, a.diff)).await
+    act(ctx, t, "filled", params, (w, d)).await
 }
 
 const FILL_FORM_BY_UID: ToolDef = ToolDef {
@@ -221,14 +221,14 @@ const DRAG_BY_UID_TO_UID: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Drag one element onto another.",
     effect: Effect::Additive,
-    input_schema: schema_with::<(TabTarget, Wait), DragUidArgs>,
+    input_schema: schema_with::<(TabTarget, Wait, Diff), DragUidArgs>,
     run: |ctx, _call, args| Box::pin(drag_by_uid_to_uid(ctx, args)),
 };
 
 async fn drag_by_uid_to_uid(ctx: Ctx, args: Value) -> ToolResult {
-    let ((t, w), a) = decode_with::<(TabTarget, Wait), DragUidArgs>(args)?;
+    let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), DragUidArgs>(args)?;
     let params = json!({ "action": "drag", "locator": a.from_uid, "to": a.to_uid });
-    act(ctx, t, "dragged", params, (w.timeout_ms, a.diff)).await
+    act(ctx, t, "dragged", params, (w, d)).await
 }
 
 const CLICK: ToolDef = ToolDef {
@@ -237,20 +237,13 @@ const CLICK: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Click by locator: a ref, text=…, role=button[name=\"Save\"] or CSS. Waits for it (TIMEOUT lists close candidates); several matches need nth.",
     effect: Effect::Additive,
-    input_schema: schema_with::<(TabTarget, Wait), LocatorArgs>,
+    input_schema: schema_with::<(TabTarget, Wait, Diff), LocatorArgs>,
     run: |ctx, _call, args| Box::pin(click(ctx, args)),
 };
 
 async fn click(ctx: Ctx, args: Value) -> ToolResult {
-    let ((t, w), a) = decode_with::<(TabTarget, Wait), LocatorArgs>(args)?;
-    act(
-        ctx,
-        t,
-        "clicked",
-        json!({ "action": "click", "locator": a.locator, "nth": a.nth }),
-        (w.timeout_ms, a.diff),
-    )
-    .await
+    let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), LocatorArgs>(args)?;
+    act(ctx, t, "clicked", json!({ "action": "click", "locator": a.locator, "nth": a.nth }), (w, d)).await
 }
 
 const HOVER: ToolDef = ToolDef {
@@ -259,20 +252,13 @@ const HOVER: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Hover by locator.",
     effect: Effect::Idempotent,
-    input_schema: schema_with::<(TabTarget, Wait), LocatorArgs>,
+    input_schema: schema_with::<(TabTarget, Wait, Diff), LocatorArgs>,
     run: |ctx, _call, args| Box::pin(hover(ctx, args)),
 };
 
 async fn hover(ctx: Ctx, args: Value) -> ToolResult {
-    let ((t, w), a) = decode_with::<(TabTarget, Wait), LocatorArgs>(args)?;
-    act(
-        ctx,
-        t,
-        "hovered",
-        json!({ "action": "hover", "locator": a.locator, "nth": a.nth }),
-        (w.timeout_ms, a.diff),
-    )
-    .await
+    let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), LocatorArgs>(args)?;
+    act(ctx, t, "hovered", json!({ "action": "hover", "locator": a.locator, "nth": a.nth }), (w, d)).await
 }
 
 const FILL: ToolDef = ToolDef {
@@ -281,14 +267,14 @@ const FILL: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Fill a field by locator.",
     effect: Effect::Idempotent,
-    input_schema: schema_with::<(TabTarget, Wait), FillArgs>,
+    input_schema: schema_with::<(TabTarget, Wait, Diff), FillArgs>,
     run: |ctx, _call, args| Box::pin(fill(ctx, args)),
 };
 
 async fn fill(ctx: Ctx, args: Value) -> ToolResult {
-    let ((t, w), a) = decode_with::<(TabTarget, Wait), FillArgs>(args)?;
+    let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), FillArgs>(args)?;
     let params = json!({ "action": "fill", "locator": a.locator, "nth": a.nth, "value": a.value.as_json() });
-    act(ctx, t, "filled", params, (w.timeout_ms, a.diff)).await
+    act(ctx, t, "filled", params, (w, d)).await
 }
 
 const TYPE: ToolDef = ToolDef {
@@ -297,14 +283,14 @@ const TYPE: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Type text key by key into a field.",
     effect: Effect::Additive,
-    input_schema: schema_with::<(TabTarget, Wait), TypeArgs>,
+    input_schema: schema_with::<(TabTarget, Wait, Diff), TypeArgs>,
     run: |ctx, _call, args| Box::pin(type_text(ctx, args)),
 };
 
 async fn type_text(ctx: Ctx, args: Value) -> ToolResult {
-    let ((t, w), a) = decode_with::<(TabTarget, Wait), TypeArgs>(args)?;
+    let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), TypeArgs>(args)?;
     let params = json!({ "action": "type", "locator": a.locator, "nth": a.nth, "text": a.text });
-    act(ctx, t, "typed into", params, (w.timeout_ms, a.diff)).await
+    act(ctx, t, "typed into", params, (w, d)).await
 }
 
 const DRAG: ToolDef = ToolDef {
@@ -313,14 +299,13 @@ const DRAG: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Drag `from` onto `to` (locators).",
     effect: Effect::Additive,
-    input_schema: schema_with::<(TabTarget, Wait), DragArgs>,
+    input_schema: schema_with::<(TabTarget, Wait, Diff), DragArgs>,
     run: |ctx, _call, args| Box::pin(drag(ctx, args)),
 };
 
 async fn drag(ctx: Ctx, args: Value) -> ToolResult {
-    let ((t, w), a) = decode_with::<(TabTarget, Wait), DragArgs>(args)?;
-    act(ctx, t, "dragged", json!({ "action": "drag", "locator": a.from, "to": a.to }), (w.timeout_ms, a.diff))
-        .await
+    let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), DragArgs>(args)?;
+    act(ctx, t, "dragged", json!({ "action": "drag", "locator": a.from, "to": a.to }), (w, d)).await
 }
 
 const SELECT_OPTION: ToolDef = ToolDef {
@@ -329,17 +314,17 @@ const SELECT_OPTION: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Select options of a <select> by value or label.",
     effect: Effect::Idempotent,
-    input_schema: schema_with::<(TabTarget, Wait), SelectArgs>,
+    input_schema: schema_with::<(TabTarget, Wait, Diff), SelectArgs>,
     run: |ctx, _call, args| Box::pin(select_option(ctx, args)),
 };
 
 async fn select_option(ctx: Ctx, args: Value) -> ToolResult {
-    let ((t, w), a) = decode_with::<(TabTarget, Wait), SelectArgs>(args)?;
+    let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), SelectArgs>(args)?;
     if a.values.is_empty() {
         return Err(ErrorBody::invalid_argument("`values` is empty"));
     }
     let params = json!({ "action": "select", "locator": a.locator, "nth": a.nth, "values": a.values });
-    act(ctx, t, "selected in", params, (w.timeout_ms, a.diff)).await
+    act(ctx, t, "selected in", params, (w, d)).await
 }
 
 /// `Shift+Tab` → ("Tab", true).
@@ -377,15 +362,15 @@ const PRESS_KEY: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Press a key on an element or the focused one, with its default action (Enter submits, Tab/Shift+Tab move focus, Space toggles).",
     effect: Effect::Additive,
-    input_schema: schema_with::<(TabTarget, Wait), PressArgs>,
+    input_schema: schema_with::<(TabTarget, Wait, Diff), PressArgs>,
     run: |ctx, _call, args| Box::pin(press_key(ctx, args)),
 };
 
 async fn press_key(ctx: Ctx, args: Value) -> ToolResult {
-    let ((t, w), a) = decode_with::<(TabTarget, Wait), PressArgs>(args)?;
+    let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), PressArgs>(args)?;
     let (key, shift) = parse_key(&a.key)?;
     let params = json!({ "action": "press", "locator": a.locator, "key": key, "shift": shift });
-    act(ctx, t, &format!("pressed {} on", a.key), params, (w.timeout_ms, a.diff)).await
+    act(ctx, t, &format!("pressed {} on", a.key), params, (w, d)).await
 }
 
 const SCROLL: ToolDef = ToolDef {
@@ -394,17 +379,17 @@ const SCROLL: ToolDef = ToolDef {
     toolset: Toolset::Input,
     description: "Scroll an element into view, or the page by dx/dy.",
     effect: Effect::Idempotent,
-    input_schema: schema_with::<(TabTarget, Wait), ScrollArgs>,
+    input_schema: schema_with::<(TabTarget, Wait, Diff), ScrollArgs>,
     run: |ctx, _call, args| Box::pin(scroll(ctx, args)),
 };
 
 async fn scroll(ctx: Ctx, args: Value) -> ToolResult {
-    let ((t, w), a) = decode_with::<(TabTarget, Wait), ScrollArgs>(args)?;
+    let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), ScrollArgs>(args)?;
     if a.locator.is_none() && a.dx.is_none() && a.dy.is_none() {
         return Err(ErrorBody::invalid_argument("give `locator`, or `dx`/`dy`"));
     }
     let params = json!({ "action": "scroll", "locator": a.locator, "dx": a.dx, "dy": a.dy });
-    act(ctx, t, "scrolled", params, (w.timeout_ms, a.diff)).await
+    act(ctx, t, "scrolled", params, (w, d)).await
 }
 
 const EVALUATE_SCRIPT: ToolDef = ToolDef {

@@ -5,15 +5,27 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::tools::registry::ArgGroup;
+
+/// What an action reports besides its own result: with `diff`, the snapshot's changes too.
+#[derive(Debug, Default, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Diff {
+    /// Also the snapshot changes (take_snapshot diff).
+    #[serde(default)]
+    pub diff: bool,
+}
+
+impl ArgGroup for Diff {
+    const KEYS: &'static [&'static str] = &["diff"];
+}
+
 /// Arguments of the by-ref tools that take only the ref.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UidArgs {
     /// A ref (e12).
     pub uid: String,
-    /// Also the snapshot changes (take_snapshot diff).
-    #[serde(default)]
-    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -21,9 +33,6 @@ pub struct UidArgs {
 pub struct FillUidArgs {
     pub uid: String,
     pub value: FieldValue,
-    /// Also the snapshot changes (take_snapshot diff).
-    #[serde(default)]
-    pub diff: bool,
 }
 
 /// A field value: text (also for selects, dates, ranges), or a boolean for checkboxes and radios.
@@ -66,9 +75,6 @@ pub struct FillFormArgs {
 pub struct DragUidArgs {
     pub from_uid: String,
     pub to_uid: String,
-    /// Also the snapshot changes (take_snapshot diff).
-    #[serde(default)]
-    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -78,9 +84,6 @@ pub struct LocatorArgs {
     /// 0-based match index.
     #[serde(default)]
     pub nth: Option<u32>,
-    /// Also the snapshot changes (take_snapshot diff).
-    #[serde(default)]
-    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -90,9 +93,6 @@ pub struct FillArgs {
     pub value: FieldValue,
     #[serde(default)]
     pub nth: Option<u32>,
-    /// Also the snapshot changes (take_snapshot diff).
-    #[serde(default)]
-    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -102,9 +102,6 @@ pub struct TypeArgs {
     pub text: String,
     #[serde(default)]
     pub nth: Option<u32>,
-    /// Also the snapshot changes (take_snapshot diff).
-    #[serde(default)]
-    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -112,9 +109,6 @@ pub struct TypeArgs {
 pub struct DragArgs {
     pub from: String,
     pub to: String,
-    /// Also the snapshot changes (take_snapshot diff).
-    #[serde(default)]
-    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -124,9 +118,6 @@ pub struct SelectArgs {
     pub values: Vec<String>,
     #[serde(default)]
     pub nth: Option<u32>,
-    /// Also the snapshot changes (take_snapshot diff).
-    #[serde(default)]
-    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -137,9 +128,6 @@ pub struct PressArgs {
     /// Default: the focused element.
     #[serde(default)]
     pub locator: Option<String>,
-    /// Also the snapshot changes (take_snapshot diff).
-    #[serde(default)]
-    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -151,9 +139,6 @@ pub struct ScrollArgs {
     pub dx: Option<i64>,
     #[serde(default)]
     pub dy: Option<i64>,
-    /// Also the snapshot changes (take_snapshot diff).
-    #[serde(default)]
-    pub diff: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -24,7 +24,9 @@ pub use call::{Call, HEARTBEAT, Progress, ProgressSink};
 pub use context::{Context, Ctx};
 pub use output::{IMAGE_FIELD, ToolFuture, ToolOutput, ToolResult, dialog_lines};
 pub use schema::{decode, schema_of};
-pub use shared::{Paging, Shared, Wait, decode_with, decode_with_target, schema_with, schema_with_target};
+pub use shared::{
+    ArgGroup, Groups, Paging, Wait, decode_with, decode_with_target, schema_with, schema_with_target,
+};
 pub use toolset::{DEFAULT_TOOLS, Selection, Toolset};
 
 /// What a tool does to the world, for the MCP annotations clients use to decide what needs

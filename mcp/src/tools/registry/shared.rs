@@ -1,5 +1,6 @@
 //! Argument groups many tools share, each declared once: [`TabTarget`] (which tab), [`Wait`]
-//! (`timeoutMs`) and [`Paging`] (`cursor` + `maxBytes`). A tool names the groups it takes and
+//! (`timeoutMs`) and [`Paging`] (`cursor` + `maxBytes`); a toolset may declare its own (the
+//! actions' `Diff`). A tool names the groups it takes and
 //! its own struct; the groups' keys are split off the call's arguments before the tool's own
 //! are decoded (serde's `flatten` would turn `deny_unknown_fields` off), and the input
 //! schema is the tool's own plus the groups' properties.
@@ -17,16 +18,31 @@ use webext_mcp_host::protocol::ErrorBody;
 use super::schema::{decode, schema_of};
 use crate::bridge::TabTarget;
 
-/// A group of arguments several tools take.
-pub trait Shared: Sized {
+/// A group of arguments several tools take: a struct (`deny_unknown_fields`, every field
+/// optional) that names its keys.
+pub trait ArgGroup: Sized {
     /// The group's keys, as the arguments spell them.
     const KEYS: &'static [&'static str];
 
     /// Takes the group's keys out of `args` and decodes them.
-    fn take(args: &mut Map<String, Value>) -> Result<Self, ErrorBody>;
+    fn take(args: &mut Map<String, Value>) -> Result<Self, ErrorBody>
+    where
+        Self: DeserializeOwned,
+    {
+        decode(split_off(args, Self::KEYS))
+    }
 
     /// Adds the group's properties to a tool's schema properties.
-    fn add_properties(props: &mut Map<String, Value>);
+    fn add_properties(props: &mut Map<String, Value>)
+    where
+        Self: JsonSchema,
+    {
+        if let Some(Value::Object(extra)) = schema_of::<Self>().get("properties") {
+            for (k, v) in extra {
+                props.insert(k.clone(), v.clone());
+            }
+        }
+    }
 }
 
 /// Moves `keys` from `args` into a map of their own.
@@ -40,15 +56,7 @@ fn split_off(args: &mut Map<String, Value>, keys: &[&str]) -> Value {
     Value::Object(group)
 }
 
-fn add_properties_of<T: JsonSchema>(props: &mut Map<String, Value>) {
-    if let Some(Value::Object(extra)) = schema_of::<T>().get("properties") {
-        for (k, v) in extra {
-            props.insert(k.clone(), v.clone());
-        }
-    }
-}
-
-impl Shared for TabTarget {
+impl ArgGroup for TabTarget {
     const KEYS: &'static [&'static str] = &["browser", "tabId", "pageIdx", "expectTabSet"];
 
     fn take(args: &mut Map<String, Value>) -> Result<Self, ErrorBody> {
@@ -58,10 +66,6 @@ impl Shared for TabTarget {
                 .with_hint("prefer `tabId`"));
         }
         Ok(target)
-    }
-
-    fn add_properties(props: &mut Map<String, Value>) {
-        add_properties_of::<TabTarget>(props);
     }
 }
 
@@ -75,16 +79,8 @@ pub struct Wait {
     pub timeout_ms: Option<u64>,
 }
 
-impl Shared for Wait {
+impl ArgGroup for Wait {
     const KEYS: &'static [&'static str] = &["timeoutMs"];
-
-    fn take(args: &mut Map<String, Value>) -> Result<Self, ErrorBody> {
-        decode(split_off(args, Self::KEYS))
-    }
-
-    fn add_properties(props: &mut Map<String, Value>) {
-        add_properties_of::<Wait>(props);
-    }
 }
 
 /// One page of a long answer: where to go on from, and how big a page is.
@@ -99,28 +95,46 @@ pub struct Paging {
     pub max_bytes: Option<u64>,
 }
 
-impl Shared for Paging {
+impl ArgGroup for Paging {
     const KEYS: &'static [&'static str] = &["cursor", "maxBytes"];
+}
 
-    fn take(args: &mut Map<String, Value>) -> Result<Self, ErrorBody> {
-        decode(split_off(args, Self::KEYS))
+/// What a tool takes besides its own arguments: one [`ArgGroup`], or a tuple of them.
+pub trait Groups: Sized {
+    fn take_group(args: &mut Map<String, Value>) -> Result<Self, ErrorBody>;
+    fn add_group(props: &mut Map<String, Value>);
+}
+
+impl<G: ArgGroup + DeserializeOwned + JsonSchema> Groups for G {
+    fn take_group(args: &mut Map<String, Value>) -> Result<Self, ErrorBody> {
+        G::take(args)
     }
 
-    fn add_properties(props: &mut Map<String, Value>) {
-        add_properties_of::<Paging>(props);
+    fn add_group(props: &mut Map<String, Value>) {
+        G::add_properties(props);
     }
 }
 
-impl<A: Shared, B: Shared> Shared for (A, B) {
-    const KEYS: &'static [&'static str] = &[];
-
-    fn take(args: &mut Map<String, Value>) -> Result<Self, ErrorBody> {
-        Ok((A::take(args)?, B::take(args)?))
+impl<A: Groups, B: Groups> Groups for (A, B) {
+    fn take_group(args: &mut Map<String, Value>) -> Result<Self, ErrorBody> {
+        Ok((A::take_group(args)?, B::take_group(args)?))
     }
 
-    fn add_properties(props: &mut Map<String, Value>) {
-        A::add_properties(props);
-        B::add_properties(props);
+    fn add_group(props: &mut Map<String, Value>) {
+        A::add_group(props);
+        B::add_group(props);
+    }
+}
+
+impl<A: Groups, B: Groups, C: Groups> Groups for (A, B, C) {
+    fn take_group(args: &mut Map<String, Value>) -> Result<Self, ErrorBody> {
+        Ok((A::take_group(args)?, B::take_group(args)?, C::take_group(args)?))
+    }
+
+    fn add_group(props: &mut Map<String, Value>) {
+        A::add_group(props);
+        B::add_group(props);
+        C::add_group(props);
     }
 }
 
@@ -134,17 +148,17 @@ fn object(args: Value) -> Result<Map<String, Value>, ErrorBody> {
 }
 
 /// Splits a tool's arguments into the shared groups `S` and the tool's own `T`.
-pub fn decode_with<S: Shared, T: DeserializeOwned>(args: Value) -> Result<(S, T), ErrorBody> {
+pub fn decode_with<S: Groups, T: DeserializeOwned>(args: Value) -> Result<(S, T), ErrorBody> {
     let mut own = object(args)?;
-    let shared = S::take(&mut own)?;
+    let shared = S::take_group(&mut own)?;
     Ok((shared, decode(Value::Object(own))?))
 }
 
 /// The input schema of a tool that takes the groups `S` besides its own `T`.
-pub fn schema_with<S: Shared, T: JsonSchema>() -> Map<String, Value> {
+pub fn schema_with<S: Groups, T: JsonSchema>() -> Map<String, Value> {
     let mut schema = schema_of::<T>();
     if let Some(Value::Object(props)) = schema.get_mut("properties") {
-        S::add_properties(props);
+        S::add_group(props);
     }
     schema
 }

@@ -477,3 +477,24 @@ fn a_form_that_fails_midway_names_what_was_applied_and_what_was_not() {
         agent.close(tab);
     }
 }
+
+/// `diff: true` on an action (an argument group split off before the tool's own arguments)
+/// adds the snapshot's changes since the client's previous snapshot to what the action says.
+#[test]
+fn an_action_with_diff_reports_the_snapshot_changes_too() {
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let tab = agent.open(&corpus().url("/rows.html"));
+        agent.ok("take_snapshot", json!({ "tabId": tab, "diff": true }));
+        let out = agent.ok("click", json!({ "tabId": tab, "locator": "text=Add row", "diff": true }));
+        let snap = &out["snapshot"];
+        assert!(snap["snapshotId"].is_string() || snap["snapshotId"].is_number(), "{}: {out}", family.name());
+        assert!(snap["text"].as_str().unwrap().contains("Delete row 2"), "{}: {out}", family.name());
+        let text = agent.text("click", json!({ "tabId": tab, "locator": "text=Add row", "diff": true }));
+        assert!(text.contains("\nsnapshot ") && text.contains("Delete row 3"), "{}: {text}", family.name());
+        // Without it, no snapshot is taken.
+        let out = agent.ok("click", json!({ "tabId": tab, "locator": "#noop" }));
+        assert!(out.get("snapshot").is_none(), "{}: {out}", family.name());
+        agent.close(tab);
+    }
+}

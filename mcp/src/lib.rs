@@ -17,6 +17,7 @@ pub mod build;
 pub mod catalog;
 pub mod cli;
 pub mod config;
+pub mod doctor;
 pub mod error;
 pub mod feature;
 pub mod file;

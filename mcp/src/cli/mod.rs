@@ -256,7 +256,11 @@ async fn run(cli: Cli) -> ExitCode {
         Command::Tools { json } => list_tools(&ctx, json),
         Command::Config { json } => call(&ctx, "get_config", json!({}), json).await,
         Command::SessionProcess { spec } => match serde_json::from_str::<crate::session::Spec>(&spec) {
-            Ok(spec) => crate::session::run(spec).await,
+            Ok(spec) => {
+                // The session asks its own runtime dir for its helper, through the bridge.
+                let helper = crate::bridge::BrowserState::new(std::slice::from_ref(&spec.runtime_dir), None);
+                crate::session::run(spec, Box::new(helper)).await
+            }
             Err(e) => usage_error(&format!("bad session spec: {e}")),
         },
         Command::Logs(v) if v.args.follow => logs::follow(&ctx, v.args, v.json).await,

@@ -16,13 +16,7 @@
 //! macOS write manifest files; Windows writes them into the data dir and points the HKCU
 //! registry keys of [`locations::registry_keys`] at them.
 
-mod binary_checks;
-mod codes;
-pub mod doctor;
-mod doctor_text;
-mod explain;
 mod journal;
-mod permissions;
 mod record;
 mod registry;
 mod report;

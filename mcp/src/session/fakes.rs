@@ -91,3 +91,21 @@ impl Clock for FixedClock {
         "2026-12-01T10:00:00.000Z".into()
     }
 }
+
+/// A session whose helper never answers (the runner fakes load no real helper).
+pub struct NoHelper;
+
+impl super::readiness::HelperProbe for NoHelper {
+    fn probe<'a>(
+        &'a self,
+        _session_id: &'a str,
+        _timeout: std::time::Duration,
+    ) -> BoxFuture<'a, Result<u32, webext_mcp_host::protocol::ErrorBody>> {
+        Box::pin(async {
+            Err(webext_mcp_host::protocol::ErrorBody::new(
+                webext_mcp_host::protocol::ErrorCode::NotConnected,
+                "no helper in this fake",
+            ))
+        })
+    }
+}

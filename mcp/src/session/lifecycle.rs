@@ -23,7 +23,7 @@ use super::console::next_console;
 use super::contract::{Contract, ErrorEntry, Ready, Status, now_iso};
 use super::control::{self, Incoming, Request};
 use super::inspect;
-use super::readiness;
+use super::readiness::{self, HelperProbe};
 use super::rebuild::{Live, ProjectBuilder, SystemClock};
 use super::reload::Roles;
 use super::{Command, Spec, contract_dir, socket_path, watch};
@@ -35,8 +35,9 @@ use crate::runner::{self, BoxFuture, Runner, RunnerError, RunnerOptions};
 use waits::{owner_watch, recv, recv_signal, recv_unbounded, signal};
 
 /// Runs a session until it is stopped; the exit code says whether it started.
-pub async fn run(spec: Spec) -> ExitCode {
-    let mut session = match Session::open(spec, Box::new(EngineLauncher)) {
+/// `helper` is how it asks whether its helper answers (the bridge's).
+pub async fn run(spec: Spec, helper: Box<dyn HelperProbe>) -> ExitCode {
+    let mut session = match Session::open(spec, Box::new(EngineLauncher), helper) {
         Ok(s) => s,
         Err(e) => {
             report(Err(e));
@@ -76,6 +77,7 @@ struct Session {
     socket: PathBuf,
     control: Option<mpsc::Receiver<Incoming>>,
     launcher: Box<dyn Launcher>,
+    helper: Box<dyn HelperProbe>,
     // Held for the session's life; released on drop.
     _build_lock: Lock,
     _profile_lock: Lock,
@@ -125,7 +127,11 @@ fn lock_error(e: LockError, what: &str, hint: &str) -> ErrorBody {
 impl Session {
     /// Takes the locks and the control socket, and starts the contract files. Nothing of
     /// another session is touched before the locks are ours.
-    fn open(spec: Spec, launcher: Box<dyn Launcher>) -> Result<Session, ErrorBody> {
+    fn open(
+        spec: Spec,
+        launcher: Box<dyn Launcher>,
+        helper: Box<dyn HelperProbe>,
+    ) -> Result<Session, ErrorBody> {
         let target = Target::named(&spec.browser)
             .ok_or_else(|| ErrorBody::invalid_argument(format!("unknown browser `{}`", spec.browser)))?;
         if spec.command != Command::Preview && manifest::find_manifest(&spec.project).is_none() {
@@ -250,6 +256,7 @@ impl Session {
             socket,
             control: Some(control),
             launcher,
+            helper,
             _build_lock: build_lock,
             _profile_lock: profile_lock,
             spec,
@@ -400,7 +407,7 @@ impl Session {
         // Ready means usable: page tools addressed to this session reach it at once.
         if helper_loaded {
             readiness::wait_helper(
-                &self.spec.runtime_dir,
+                self.helper.as_ref(),
                 &self.spec.session_id,
                 &self.live.contract,
                 deadline,

@@ -25,7 +25,7 @@ mod fakes;
 pub mod inspect;
 mod lifecycle;
 pub mod logs;
-mod readiness;
+pub mod readiness;
 mod rebuild;
 mod reload;
 pub mod run_config;

@@ -8,15 +8,20 @@
 //! browser refusing native messaging) is reported as an event, and the page tools' own
 //! errors say the rest.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use webext_mcp_host::client::Hub;
-use webext_mcp_host::protocol::methods::TABS_LIST;
+use webext_mcp_host::protocol::ErrorBody;
 
 use super::contract::Contract;
-use crate::runner::{PageInfo, Runner};
+use crate::runner::{BoxFuture, PageInfo, Runner};
+
+/// How a session asks whether its helper answers: one `tabs.list` to the host of its
+/// session id, through the bridge (the one door to hosts, which sits above this module:
+/// the session's caller hands it in). Answers the host's pid.
+pub trait HelperProbe: Send + Sync {
+    fn probe<'a>(&'a self, session_id: &'a str, timeout: Duration) -> BoxFuture<'a, Result<u32, ErrorBody>>;
+}
 
 /// How long a session waits for its helper and its starting page before saying ready.
 pub const USABLE_TIMEOUT: Duration =
@@ -24,27 +29,20 @@ pub const USABLE_TIMEOUT: Duration =
 
 const POLL: Duration = Duration::from_millis(50);
 
-/// Waits until the helper host of `session_id` in `runtime_dir` answers `tabs.list`.
-/// Returns whether it did.
+/// Waits until the helper host of `session_id` answers `tabs.list`. Returns whether it did.
 pub async fn wait_helper(
-    runtime_dir: &Path,
+    probe: &dyn HelperProbe,
     session_id: &str,
     contract: &Contract,
     deadline: Instant,
 ) -> bool {
-    let hub = Hub::new(runtime_dir);
     loop {
-        let last = match hub
-            .call(
-                Some(session_id),
-                TABS_LIST,
-                json!({}),
-                Duration::from_millis(webext_mcp_host::protocol::timeouts::READINESS_PROBE_MS),
-            )
+        let last = match probe
+            .probe(session_id, Duration::from_millis(webext_mcp_host::protocol::timeouts::READINESS_PROBE_MS))
             .await
         {
-            Ok((d, _)) => {
-                contract.event("helper", json!({"status": "connected", "hostPid": d.pid}));
+            Ok(pid) => {
+                contract.event("helper", json!({"status": "connected", "hostPid": pid}));
                 return true;
             }
             Err(e) => e.message,

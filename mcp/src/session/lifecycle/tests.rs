@@ -2,7 +2,7 @@
 
 use std::sync::Mutex;
 
-use super::super::fakes::{Calls, FakeRunner, calls};
+use super::super::fakes::{Calls, FakeRunner, NoHelper, calls};
 use super::*;
 use crate::runner::ExtensionHandle;
 use crate::session::run_config::RunConfig;
@@ -84,7 +84,8 @@ async fn preview_boots_on_the_launched_browser_and_loads_dist() {
         })),
         asked: Mutex::new(Vec::new()),
     });
-    let mut session = Session::open(spec, Box::new(launcher.clone())).unwrap();
+    let helper = Box::new(NoHelper);
+    let mut session = Session::open(spec, Box::new(launcher.clone()), helper).unwrap();
     session.boot().await.unwrap();
     let asked = launcher.asked.lock().unwrap().clone();
     assert_eq!(asked.len(), 1);
@@ -167,7 +168,8 @@ async fn a_firefox_session_preloads_the_helper_with_its_host_manifest_in_home() 
         })),
         asked: Mutex::new(Vec::new()),
     });
-    let mut session = Session::open(spec, Box::new(launcher.clone())).unwrap();
+    let helper = Box::new(NoHelper);
+    let mut session = Session::open(spec, Box::new(launcher.clone()), helper).unwrap();
     session.boot().await.unwrap();
     let asked = launcher.asked.lock().unwrap()[0].clone();
     assert!(asked.devtools, "a session drives Firefox over its debugger");

@@ -87,7 +87,7 @@ async fn server_info(ctx: Ctx, args: Value) -> ToolResult {
     let enabled: Vec<&str> = selection.groups.iter().map(|t| t.name()).collect();
     let available: Vec<&str> = Toolset::ALL.iter().map(|t| t.name()).collect();
     let tool_count = registry().iter().filter(|t| selection.shows(t)).count();
-    let problems = crate::install::doctor::binary_problems();
+    let problems = crate::doctor::binary_problems();
     let info = json!({
         "ok": problems.is_empty(),
         "name": env!("CARGO_PKG_NAME"),

@@ -7,7 +7,8 @@ use serde_json::Value;
 use webext_mcp_host::protocol::ErrorBody;
 
 use crate::browsers::ChannelId;
-use crate::install::{self, Setup, doctor};
+use crate::doctor;
+use crate::install::{self, Setup};
 
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
@@ -119,6 +120,6 @@ const DOCTOR: ToolDef = ToolDef {
 async fn run_doctor(ctx: Ctx, args: Value) -> ToolResult {
     let DoctorArgs { browser, browser_error } = decode(args)?;
     let request = doctor::Request { browsers: targets(browser.as_deref())?, browser_error };
-    let report = doctor::doctor(&setup(&ctx)?, &request).await;
+    let report = doctor::doctor(&setup(&ctx)?, &request, &ctx.browser).await;
     Ok(ToolOutput { text: Some(doctor::text(&report).trim_end().to_owned()), structured: report })
 }

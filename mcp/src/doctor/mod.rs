@@ -19,7 +19,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use webext_mcp_host::client::Client;
 use webext_mcp_host::descriptor::{self, Descriptor};
 use webext_mcp_host::private_dir::DirProblem;
 use webext_mcp_host::protocol::permissions::PermissionSet;
@@ -28,14 +27,22 @@ use webext_mcp_host::protocol::{
     methods,
 };
 
-use super::Setup;
-use super::binary_checks::check_host_binary;
-pub use super::binary_checks::{binary_problems, binary_version, parse_version_line};
-pub(super) use super::codes::problem;
-pub use super::codes::{DoctorCode, Problem};
-pub use super::doctor_text::text;
-pub use super::explain::explain_browser_error;
-use super::permissions;
+mod binary_checks;
+mod codes;
+mod explain;
+mod permissions;
+mod text;
+
+use crate::bridge::results::BrowserInfo;
+use crate::bridge::{BrowserState, Timeout};
+use crate::install::Setup;
+use binary_checks::check_host_binary;
+pub use binary_checks::{binary_problems, binary_version, parse_version_line};
+pub(crate) use codes::problem;
+pub use codes::{DoctorCode, Problem};
+pub use explain::explain_browser_error;
+pub use text::text;
+
 use crate::browsers::locations::{self, Location};
 use crate::browsers::{ChannelId, Engine};
 use crate::paths::is_executable;
@@ -224,12 +231,12 @@ fn check_helper(setup: &Setup, family: Engine) -> (Value, Vec<Problem>) {
 }
 
 /// One running host and what talking to it showed.
-async fn check_host(d: &Descriptor) -> (Value, Vec<Problem>) {
+async fn check_host(browser: &BrowserState, d: &Descriptor) -> (Value, Vec<Problem>) {
     let mut problems = Vec::new();
     let who = format!("{} (label {}, host pid {})", d.browser, d.label, d.pid);
-    let reach = tokio::time::timeout(PROBE_TIMEOUT, Client::connect(d)).await;
+    let reach = tokio::time::timeout(PROBE_TIMEOUT, browser.hello_of(d)).await;
     let (error, last_error, granted) = match reach {
-        Ok(Ok(client)) => (None, helper_last_error(&client).await, granted_permissions(&client)),
+        Ok(Ok(hello)) => (None, helper_last_error(browser, d).await, granted_permissions(&hello)),
         Ok(Err(e)) => (Some(e), Value::Null, None),
         Err(_) => (Some(ErrorBody::new(ErrorCode::Timeout, "connecting timed out")), Value::Null, None),
     };
@@ -292,17 +299,19 @@ async fn check_host(d: &Descriptor) -> (Value, Vec<Problem>) {
 
 /// What the connected helper's `hello` says it holds (`permissions.getAll()`); `None` from a
 /// helper that does not say.
-fn granted_permissions(client: &Client) -> Option<PermissionSet> {
-    let hello = client.hello().get("hello").cloned()?;
+fn granted_permissions(hello: &Value) -> Option<PermissionSet> {
+    let hello = hello.get("hello").cloned()?;
     serde_json::from_value::<Hello>(hello).ok()?.permissions
 }
 
 /// The last native-messaging failure the connected helper saw (in the browser's words) with
 /// what it means; `null` when it has none or does not say. History, not a current problem:
 /// the helper is connected again.
-async fn helper_last_error(client: &Client) -> Value {
-    let info = client.call(methods::BROWSER_INFO, json!({}), PROBE_TIMEOUT).await;
-    let Some(last) = info.ok().and_then(|v| v.get("lastError").cloned()).filter(Value::is_object) else {
+async fn helper_last_error(browser: &BrowserState, d: &Descriptor) -> Value {
+    let timeout = Timeout::fixed(webext_mcp_host::protocol::timeouts::DOCTOR_PROBE_MS);
+    let info = browser.call_in::<BrowserInfo>(d, methods::BROWSER_INFO, json!({}), timeout).await;
+    let Some(last) = info.ok().and_then(|i| i.extra.get("lastError").cloned()).filter(Value::is_object)
+    else {
         return Value::Null;
     };
     let meaning = last.get("message").and_then(Value::as_str).and_then(explain_browser_error);
@@ -435,7 +444,7 @@ fn runtime_dirs(searched: &[descriptor::DirReport]) -> (Vec<Value>, Vec<Problem>
 }
 
 /// Runs every check. `ok` is false when any problem was found.
-pub async fn doctor(setup: &Setup, request: &Request) -> Value {
+pub async fn doctor(setup: &Setup, request: &Request, browser: &BrowserState) -> Value {
     let (hosts, searched) = descriptor::search(&setup.paths.runtime_search);
     let (setup2, request2, hosts2) = (setup.clone(), request.clone(), hosts.clone());
     let local = tokio::task::spawn_blocking(move || local_checks(&setup2, &request2, &hosts2)).await;
@@ -455,7 +464,7 @@ pub async fn doctor(setup: &Setup, request: &Request) -> Value {
     all.extend(scoped("runtimeDir", &dir_problems));
     let mut host_rows = Vec::new();
     for d in &hosts {
-        let (row, ps) = check_host(d).await;
+        let (row, ps) = check_host(browser, d).await;
         all.extend(scoped(&format!("host:{}", d.label), &ps));
         host_rows.push(row);
     }
@@ -509,7 +518,8 @@ mod tests {
     #[tokio::test]
     async fn a_host_with_an_old_helper_is_version_skew_and_a_dead_socket_is_unreachable() {
         let dir = tempfile::tempdir().unwrap();
-        let (row, problems) = check_host(&descriptor("0.0.1", &dir.path().join("gone.sock"))).await;
+        let browser = BrowserState::new(&[dir.path().to_path_buf()], None);
+        let (row, problems) = check_host(&browser, &descriptor("0.0.1", &dir.path().join("gone.sock"))).await;
         let codes: Vec<&str> = problems.iter().map(|p| p.code.as_str()).collect();
         assert_eq!(codes, ["HOST_UNREACHABLE", "EXTENSION_VERSION_SKEW"]);
         assert!(problems[1].message.contains("0.0.1") && problems[1].fix.contains("reload the helper"));

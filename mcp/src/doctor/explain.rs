@@ -2,7 +2,7 @@
 //! shows) ─▶ the `doctor` problem it means.
 
 use super::codes::DoctorCode;
-use super::doctor::{Problem, problem};
+use super::codes::{Problem, problem};
 
 /// Messages the browsers give a helper whose native host fails (Chromium's, then Firefox's
 /// wording), with the problem each one means.

@@ -13,12 +13,12 @@ const PROBE_TIMEOUT: Duration = Duration::from_millis(webext_mcp_host::protocol:
 /// `PERMISSION_DENIED` when another user could replace the registered binary (the rule of
 /// [`super::safety`], which `install` enforces).
 pub(super) fn check_host_binary(path: &Path) -> Option<Problem> {
-    match super::safety::check_binary(path) {
+    match crate::install::safety::check_binary(path) {
         Ok(()) => None,
-        Err(super::safety::CheckError::Unsafe(u)) => {
+        Err(crate::install::safety::CheckError::Unsafe(u)) => {
             Some(problem(DoctorCode::PermissionDenied, u.message(), u.fix()))
         }
-        Err(super::safety::CheckError::Unreadable { path, source }) => Some(problem(
+        Err(crate::install::safety::CheckError::Unreadable { path, source }) => Some(problem(
             DoctorCode::PermissionDenied,
             format!("cannot check who may replace {}: {source}", path.display()),
             "check the permissions of that path, then run `webext-mcp doctor` again",

@@ -332,7 +332,7 @@ pub async fn stop(
     project: &Path,
     browser: &str,
     timeout: Duration,
-) -> Result<Value, ErrorBody> {
+) -> Result<contract::Ready, ErrorBody> {
     let not_running = |e: ErrorBody| {
         if e.code == ErrorCode::NotConnected {
             ErrorBody::not_found(format!("no {browser} session is running for {}", project.display()))
@@ -344,7 +344,7 @@ pub async fn stop(
     let socket = control::locate(runtime_dirs, project, browser).map_err(not_running)?;
     let status = control::request(
         &socket,
-        &control::Request::Status,
+        &control::Call::status(),
         Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_CONTROL_MS),
     )
     .await
@@ -356,10 +356,10 @@ pub async fn stop(
             e
         }
     })?;
-    let pid = status["pid"].as_u64().and_then(|p| u32::try_from(p).ok());
+    let pid = Some(status.pid);
     control::request(
         &socket,
-        &control::Request::Stop,
+        &control::Call::stop(),
         Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_CONTROL_MS),
     )
     .await?;
@@ -377,7 +377,7 @@ pub async fn stop(
         }
     }
     let dir = contract_dir(out_dir, browser);
-    Ok(contract::read_ready(&dir).and_then(|r| serde_json::to_value(r).ok()).unwrap_or(status))
+    Ok(contract::read_ready(&dir).unwrap_or(status))
 }
 
 #[cfg(test)]

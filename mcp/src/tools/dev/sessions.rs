@@ -220,7 +220,7 @@ async fn launch(
     let runtime = ctx.paths.runtime_dir.clone();
     let running = match session::control::locate(&ctx.paths.runtime_search, &project, &browser) {
         Ok(socket) => {
-            session::control::request(&socket, &session::control::Request::Status, Duration::from_secs(2))
+            session::control::request(&socket, &session::control::Call::status(), Duration::from_secs(2))
                 .await
         }
         Err(e) => Err(e),
@@ -228,14 +228,10 @@ async fn launch(
     if let Ok(status) = running {
         return Err(ErrorBody::new(
             ErrorCode::Busy,
-            format!(
-                "a {} session of {} is already running ({browser})",
-                status["command"].as_str().unwrap_or("dev"),
-                project.display()
-            ),
+            format!("a {} session of {} is already running ({browser})", status.command, project.display()),
         )
         .with_hint("use it (extension_wait), or extension_stop it and start again")
-        .with_data(json!({ "sessionId": status["sessionId"], "pid": status["pid"] })));
+        .with_data(json!({ "sessionId": status.session_id, "pid": status.pid })));
     }
     let cwd = std::env::current_dir().unwrap_or_default();
     let profile = match args.profile.as_deref().filter(|p| !p.trim().is_empty()) {
@@ -549,14 +545,14 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
     )
     .await?;
     let lock_free = Lock::acquire(&out_dir, &browser, None).is_ok();
-    let mut out = ready;
-    out["lockFree"] = json!(lock_free);
     let text = format!(
         "stopped the {browser} session {} of {} (browser, host and watcher ended; build lock {})",
-        out["sessionId"].as_str().unwrap_or("?"),
+        ready.session_id,
         project.display(),
         if lock_free { "released" } else { "still held by another process" }
     );
+    let mut out = serde_json::to_value(&ready).map_err(|e| ErrorBody::internal(e.to_string()))?;
+    out["lockFree"] = json!(lock_free);
     Ok(ToolOutput { text: Some(text), structured: out })
 }
 

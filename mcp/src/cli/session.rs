@@ -85,9 +85,14 @@ async fn foreground(ctx: &Ctx, tool: &str, args: Value, as_json: bool, out: &mut
     };
     // `extension_start` without `wait` answers in short; the contract has the whole state.
     let dir = contract_dir(&args, started["browser"].as_str().unwrap_or("chromium"));
-    let ready =
-        session::contract::read_ready(&dir).and_then(|r| serde_json::to_value(r).ok()).unwrap_or(started);
-    out(&if as_json { ready.to_string() } else { tools::dev::sessions::describe(&ready) });
+    // The tool's answer crossed the tool boundary as JSON; the contract file is typed.
+    let ready = session::contract::read_ready(&dir)
+        .or_else(|| serde_json::from_value::<session::contract::Ready>(started.clone()).ok());
+    out(&match (&ready, as_json) {
+        (Some(r), true) => serde_json::to_value(r).map(|v| v.to_string()).unwrap_or_default(),
+        (Some(r), false) => tools::dev::sessions::describe(r),
+        (None, _) => started.to_string(),
+    });
     let events = dir.join("events.ndjson");
     let mut offset = std::fs::metadata(&events).map(|m| m.len()).unwrap_or(0);
     let mut stdin = Some(stdin);

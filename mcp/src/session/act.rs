@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use super::control::Request;
+use super::control::{Answer, Opened, Reloaded, Request, Stored};
 use super::inspect;
 use super::rebuild::{Live, WORKER_TIMEOUT};
 use super::reload;
@@ -83,19 +83,21 @@ pub(super) async fn answer(
     live: &mut Live,
     spec: &super::Spec,
     req: Request,
-) -> Result<Result<Value, ErrorBody>, Request> {
+) -> Result<Result<Answer, ErrorBody>, Request> {
     Ok(match req {
-        Request::Reload { tabs } => live.reload_now(tabs, spec.command == super::Command::Dev).await,
+        Request::Reload { tabs } => {
+            live.reload_now(tabs, spec.command == super::Command::Dev).await.map(Answer::Reloaded)
+        }
         Request::Eval { expression, allowed, timeout_ms } => {
             if !(allowed || spec.allow_eval) {
                 return Ok(Err(eval_refused()));
             }
             let timeout = Duration::from_millis(timeout_ms.unwrap_or(10_000).clamp(100, 55_000));
-            live.eval(&expression, timeout).await
+            live.eval(&expression, timeout).await.map(Answer::Value)
         }
-        Request::Storage(req) => live.storage(&req).await,
-        Request::Open { popup: true, .. } => live.open_popup().await,
-        Request::Open { context, .. } => live.open(context, &spec.session_id).await,
+        Request::Storage(req) => live.storage(&req).await.map(Answer::Stored),
+        Request::Open { popup: true, .. } => live.open_popup().await.map(Answer::Opened),
+        Request::Open { context, .. } => live.open(context, &spec.session_id).await.map(Answer::Opened),
         other => return Err(other),
     })
 }
@@ -114,7 +116,7 @@ impl Live {
     /// reload the open tabs; answers once the new background evaluated something, with the
     /// errors of the new load. `backgroundMs` counts from the reload (after the build) to the
     /// new background's answer.
-    pub async fn reload_now(&mut self, tabs: ReloadTabs, rebuild: bool) -> Result<Value, ErrorBody> {
+    pub async fn reload_now(&mut self, tabs: ReloadTabs, rebuild: bool) -> Result<Reloaded, ErrorBody> {
         let started = Instant::now();
         self.drain_console_silently();
         self.errors.clear();
@@ -164,16 +166,16 @@ impl Live {
         tokio::time::sleep(SETTLE).await;
         self.drain_console();
         self.settle();
-        Ok(json!({
-            "extensionId": self.ready.extension_id,
-            "status": self.ready.status.as_str(),
-            "buildMs": rebuild.then_some(build_ms),
-            "backgroundMs": background_ms,
-            "durationMs": started.elapsed().as_millis() as u64,
-            "tabs": rows,
-            "errors": self.ready.errors,
-            "errorDetails": self.ready.error_details,
-        }))
+        Ok(Reloaded {
+            extension_id: self.ready.extension_id.clone(),
+            status: self.ready.status,
+            build_ms: rebuild.then_some(build_ms),
+            background_ms,
+            duration_ms: started.elapsed().as_millis() as u64,
+            tabs: rows,
+            errors: self.ready.errors.clone(),
+            error_details: self.ready.error_details.clone(),
+        })
     }
 
     /// Whether the background answers (false: the extension has none).
@@ -235,12 +237,12 @@ impl Live {
     }
 
     /// `extension_storage`: the request run by [`STORAGE_JS`] in the background.
-    pub async fn storage(&self, req: &StorageRequest) -> Result<Value, ErrorBody> {
+    pub async fn storage(&self, req: &StorageRequest) -> Result<Stored, ErrorBody> {
         let (Some(runner), Some(ext)) = (&self.runner, &self.ext) else { return Err(not_loaded()) };
         if !ext.has_background {
             return Err(no_background());
         }
-        runner.evaluate_in_background(ext, &storage_script(req), WORKER_TIMEOUT).await.map_err(|e| {
+        let got = runner.evaluate_in_background(ext, &storage_script(req), WORKER_TIMEOUT).await.map_err(|e| {
             let body = ErrorBody::from(e);
             if body.code == ErrorCode::ScriptError {
                 body.with_hint(format!(
@@ -250,12 +252,22 @@ impl Live {
             } else {
                 body
             }
+        })?;
+        Ok(match got.as_u64() {
+            Some(n) => Stored::Count(n),
+            None => Stored::Pairs(
+                got.as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|p| Some((p[0].as_str()?.to_owned(), p[1].clone())))
+                    .collect(),
+            ),
         })
     }
 
     /// `extension_open`: the tab showing the extension's `context` page (opened when none
     /// does).
-    pub async fn open(&self, context: inspect::Context, session_id: &str) -> Result<Value, ErrorBody> {
+    pub async fn open(&self, context: inspect::Context, session_id: &str) -> Result<Opened, ErrorBody> {
         let runner = self.runner.as_ref().ok_or_else(not_running)?;
         let inputs = inspect::Inputs {
             runner: runner.as_ref(),
@@ -266,9 +278,7 @@ impl Live {
             session_id,
         };
         let (page, opened) = inspect::extension_tab(&inputs, context).await?;
-        Ok(
-            json!({"url": page.url, "targetId": page.target_id, "opened": opened, "context": context.as_str()}),
-        )
+        Ok(Opened { url: page.url, target_id: Some(page.target_id), opened, popup: None, context })
     }
 }
 
@@ -284,7 +294,7 @@ impl Live {
     /// fixed script: no evaluation permission needed), answered once the browser shows the
     /// popup's page. Verified headless: Chromium 156 and Firefox ESR 153 both open it
     /// without a user gesture when the background asks.
-    pub async fn open_popup(&self) -> Result<Value, ErrorBody> {
+    pub async fn open_popup(&self) -> Result<Opened, ErrorBody> {
         let runner = self.runner.as_ref().ok_or_else(not_running)?;
         let ext = self.ext.as_ref().ok_or_else(not_loaded)?;
         let manifest: Value = std::fs::read(self.dist.join("manifest.json"))
@@ -308,7 +318,13 @@ impl Live {
         loop {
             let shown = runner.popups().await.unwrap_or_default();
             if shown.iter().any(|u| u.split(['?', '#']).next() == Some(url.as_str())) {
-                return Ok(json!({"url": url, "opened": true, "popup": true, "context": "popup"}));
+                return Ok(Opened {
+                    url,
+                    target_id: None,
+                    opened: true,
+                    popup: Some(true),
+                    context: inspect::Context::Popup,
+                });
             }
             if std::time::Instant::now() >= deadline {
                 return Err(ErrorBody::internal(format!(

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
+use super::control::{InspectedTab, Inspection};
 use crate::runner::{ConsoleEvent, ExtensionHandle, PageInfo, Runner, RunnerError};
 
 mod console_summary;
@@ -204,7 +205,7 @@ pub struct Inputs<'a> {
 }
 
 /// Runs one inspection; answers `{sessionId, tab, events}` (no `dom_snapshot`).
-pub async fn inspect(inputs: Inputs<'_>, req: Request) -> Result<Value, ErrorBody> {
+pub async fn inspect(inputs: Inputs<'_>, req: Request) -> Result<Inspection, ErrorBody> {
     let runner = inputs.runner;
     if req.context == Context::Background {
         return background(&inputs, &req).await;
@@ -291,11 +292,11 @@ pub async fn inspect(inputs: Inputs<'_>, req: Request) -> Result<Value, ErrorBod
                    "strippedBodies": rendered.stripped}),
         ));
     }
-    Ok(json!({
-        "sessionId": inputs.session_id,
-        "tab": {"targetId": page.target_id, "url": base.url, "title": base.title, "opened": opened},
-        "events": events,
-    }))
+    Ok(Inspection {
+        session_id: inputs.session_id.to_owned(),
+        tab: Some(InspectedTab { target_id: page.target_id, url: base.url, title: base.title, opened }),
+        events,
+    })
 }
 
 /// Runs the collector in the tab. With `shadowDom: all` the runner first hands it the
@@ -440,7 +441,7 @@ async fn wait_until(runner: &dyn Runner, target: &str, condition: &str, what: &s
 
 /// `context: background`: the worker's state from the browser's target list and the
 /// console; nothing is evaluated in the worker.
-async fn background(inputs: &Inputs<'_>, req: &Request) -> Result<Value, ErrorBody> {
+async fn background(inputs: &Inputs<'_>, req: &Request) -> Result<Inspection, ErrorBody> {
     let ext = loaded(inputs)?;
     let manifest: Value = std::fs::read(inputs.dist.join("manifest.json"))
         .ok()
@@ -484,11 +485,7 @@ async fn background(inputs: &Inputs<'_>, req: &Request) -> Result<Value, ErrorBo
         let ext_events = extension_events(inputs);
         events.push(base.event("console_summary", console_summary(&[], &ext_events, Some(&ext.base_url))));
     }
-    Ok(json!({
-        "sessionId": inputs.session_id,
-        "tab": Value::Null,
-        "events": events,
-    }))
+    Ok(Inspection { session_id: inputs.session_id.to_owned(), tab: None, events })
 }
 
 #[cfg(test)]

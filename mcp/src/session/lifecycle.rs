@@ -21,7 +21,7 @@ use webext_mcp_host::transport::{Platform, Transport};
 
 use super::console::next_console;
 use super::contract::{Contract, ErrorEntry, Ready, Status, now_iso};
-use super::control::{self, Incoming, Request};
+use super::control::{self, Answer, Incoming, Request};
 use super::inspect;
 use super::readiness::{self, HelperProbe};
 use super::rebuild::{Live, ProjectBuilder, SystemClock};
@@ -495,7 +495,7 @@ impl Session {
                 Some(batch) = recv_unbounded(&mut changes_rx) => self.live.on_changes(batch).await,
                 Some((req, reply, written)) = recv(&mut control) => {
                     if let Request::Stop = req {
-                        let _ = reply.send(Ok(json!({"stopping": true})));
+                        let _ = reply.send(Ok(Answer::Stopping(control::Stopping { stopping: true })));
                         // The caller gets its answer before this process goes away.
                         let _ = tokio::time::timeout(Duration::from_secs(2), written).await;
                         return "stopped by request".into();
@@ -518,7 +518,7 @@ impl Session {
         }
     }
 
-    async fn answer(&mut self, req: Request) -> Result<Value, ErrorBody> {
+    async fn answer(&mut self, req: Request) -> Result<Answer, ErrorBody> {
         if matches!(req, Request::Inspect(_)) {
             // Console output already on its way belongs in the summary.
             let before = self.live.errors.len();
@@ -537,7 +537,7 @@ impl Session {
             .as_ref()
             .ok_or_else(|| ErrorBody::new(ErrorCode::NotConnected, "the browser is not running"))?;
         match req {
-            Request::Status | Request::Stop => Ok(self.live.ready_value()),
+            Request::Status | Request::Stop => Ok(Answer::Ready(Box::new(self.live.ready.clone()))),
             Request::Evaluate { expression, url } => {
                 let pages = runner.pages().await.map_err(ErrorBody::from)?;
                 let page = pages
@@ -552,6 +552,7 @@ impl Session {
                 runner
                     .evaluate_in_page(&page.target_id, &expression, Duration::from_secs(10))
                     .await
+                    .map(Answer::Value)
                     .map_err(ErrorBody::from)
             }
             Request::Inspect(req) => {
@@ -563,7 +564,7 @@ impl Session {
                     loaded_at_ms: self.live.loaded_at_ms,
                     session_id: &self.spec.session_id,
                 };
-                inspect::inspect(inputs, req).await
+                inspect::inspect(inputs, req).await.map(Answer::Inspection)
             }
             _ => Err(ErrorBody::internal("answered by session::act")),
         }

@@ -194,10 +194,60 @@ pub struct Owned {
     pub stdin: tokio::process::ChildStdin,
 }
 
+/// What a starting session is known by: its `ready.json`, or, before it wrote one, its id
+/// and browser (`{"status": "starting", "sessionId", "browser"}`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Reported {
+    Ready(Box<contract::Ready>),
+    Starting(Starting),
+}
+
+/// A session that has not written its `ready.json` yet.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Starting {
+    /// Always `starting`.
+    pub status: contract::Status,
+    pub session_id: String,
+    pub browser: String,
+}
+
+impl Reported {
+    pub fn status(&self) -> contract::Status {
+        match self {
+            Reported::Ready(r) => r.status,
+            Reported::Starting(s) => s.status,
+        }
+    }
+
+    pub fn browser(&self) -> &str {
+        match self {
+            Reported::Ready(r) => &r.browser,
+            Reported::Starting(s) => &s.browser,
+        }
+    }
+
+    pub fn session_id(&self) -> &str {
+        match self {
+            Reported::Ready(r) => &r.session_id,
+            Reported::Starting(s) => &s.session_id,
+        }
+    }
+
+    /// The session process (unknown before its `ready.json`).
+    pub fn pid(&self) -> Option<u32> {
+        match self {
+            Reported::Ready(r) => Some(r.pid),
+            Reported::Starting(_) => None,
+        }
+    }
+}
+
 /// A session process that has started (or failed to).
 pub struct Launched {
     /// The session's `ready.json` as it was when it reported.
-    pub ready: Value,
+    pub ready: Reported,
     pub child: tokio::process::Child,
     /// The owner pipe (only for owned sessions).
     pub stdin: Option<tokio::process::ChildStdin>,
@@ -209,7 +259,7 @@ pub struct Launched {
 impl Launched {
     /// Keeps the session owned for the life of this process (MCP: the session stops when the
     /// server exits), unless [`take_owned`] hands it to someone who watches it.
-    pub fn keep_owned(mut self) -> Value {
+    pub fn keep_owned(mut self) -> Reported {
         if let (Some(stdin), Some(pid)) = (self.stdin.take(), self.child.id()) {
             let mut owned = OWNED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             owned.push(Owned { pid, child: self.child, stdin });
@@ -298,8 +348,15 @@ pub async fn launch(
             )));
         }
         None => {
-            let ready = contract::read_ready(&dir).and_then(|r| serde_json::to_value(r).ok()).unwrap_or_else(
-                || serde_json::json!({ "status": "starting", "sessionId": spec.session_id, "browser": spec.browser }),
+            let ready = contract::read_ready(&dir).map_or_else(
+                || {
+                    Reported::Starting(Starting {
+                        status: contract::Status::Starting,
+                        session_id: spec.session_id.clone(),
+                        browser: spec.browser.clone(),
+                    })
+                },
+                |r| Reported::Ready(Box::new(r)),
             );
             return Ok(Launched { ready, child, stdin, reported: false });
         }
@@ -310,8 +367,11 @@ pub async fn launch(
         return Err(serde_json::from_value(err.take())
             .unwrap_or_else(|e| ErrorBody::internal(format!("unreadable error from the session: {e}"))));
     }
-    let ready = v.get_mut("ok").map(Value::take).unwrap_or(Value::Null);
-    Ok(Launched { ready, child, stdin, reported: true })
+    let ready: contract::Ready =
+        serde_json::from_value(v.get_mut("ok").map(Value::take).unwrap_or(Value::Null)).map_err(|e| {
+            ErrorBody::internal(format!("unreadable ready.json in the session's report: {e}"))
+        })?;
+    Ok(Launched { ready: Reported::Ready(Box::new(ready)), child, stdin, reported: true })
 }
 
 fn tail_of(path: &Path) -> String {
@@ -332,7 +392,7 @@ pub async fn stop(
     project: &Path,
     browser: &str,
     timeout: Duration,
-) -> Result<Value, ErrorBody> {
+) -> Result<contract::Ready, ErrorBody> {
     let not_running = |e: ErrorBody| {
         if e.code == ErrorCode::NotConnected {
             ErrorBody::not_found(format!("no {browser} session is running for {}", project.display()))
@@ -344,7 +404,7 @@ pub async fn stop(
     let socket = control::locate(runtime_dirs, project, browser).map_err(not_running)?;
     let status = control::request(
         &socket,
-        &control::Request::Status,
+        &control::Call::status(),
         Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_CONTROL_MS),
     )
     .await
@@ -356,10 +416,10 @@ pub async fn stop(
             e
         }
     })?;
-    let pid = status["pid"].as_u64().and_then(|p| u32::try_from(p).ok());
+    let pid = Some(status.pid);
     control::request(
         &socket,
-        &control::Request::Stop,
+        &control::Call::stop(),
         Duration::from_millis(webext_mcp_host::protocol::timeouts::SESSION_CONTROL_MS),
     )
     .await?;
@@ -377,7 +437,7 @@ pub async fn stop(
         }
     }
     let dir = contract_dir(out_dir, browser);
-    Ok(contract::read_ready(&dir).and_then(|r| serde_json::to_value(r).ok()).unwrap_or(status))
+    Ok(contract::read_ready(&dir).unwrap_or(status))
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! files, evaluating in the session's tab through its control socket, and proving that no
 //! process of a session is left.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -119,18 +119,28 @@ pub fn log_tail(project: &Path) -> String {
 }
 
 /// One request on the session's control socket, presenting the token of the session's
-/// ticket (`d-<tag>.json` beside the socket in the runtime dir).
+/// ticket (`d-<tag>.json` beside the socket in the runtime dir); frames of the host's codec.
 pub fn control(project: &Path, req: Value) -> Value {
+    use webext_mcp_host::protocol::MAX_SOCKET_FRAME;
+    use webext_mcp_host::protocol::codec::{FrameDecoder, encode_frame};
     let socket = std::path::PathBuf::from(ready(project)["controlSocket"].as_str().unwrap());
     let ticket: Value =
         serde_json::from_slice(&std::fs::read(socket.with_extension("json")).unwrap()).unwrap();
     let mut stream = UnixStream::connect(&socket).unwrap();
     stream.set_read_timeout(Some(DEADLINE)).unwrap();
-    writeln!(stream, "{}", json!({"token": ticket["token"]})).unwrap();
-    writeln!(stream, "{req}").unwrap();
-    let mut line = String::new();
-    BufReader::new(stream).read_line(&mut line).unwrap();
-    serde_json::from_str(&line).unwrap()
+    let token = json!({"token": ticket["token"]}).to_string();
+    stream.write_all(&encode_frame(token.as_bytes(), MAX_SOCKET_FRAME).unwrap()).unwrap();
+    stream.write_all(&encode_frame(req.to_string().as_bytes(), MAX_SOCKET_FRAME).unwrap()).unwrap();
+    let mut decoder = FrameDecoder::new(MAX_SOCKET_FRAME);
+    let mut buf = vec![0; 64 * 1024];
+    loop {
+        if let Some(frame) = decoder.next_frame() {
+            return serde_json::from_slice(&frame.unwrap()).unwrap();
+        }
+        let n = stream.read(&mut buf).unwrap();
+        assert!(n > 0, "the session closed the control socket without answering");
+        decoder.push(&buf[..n]);
+    }
 }
 
 /// The texts of the `[data-extension-root]` elements in the session's tab whose URL contains

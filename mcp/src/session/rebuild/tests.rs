@@ -286,8 +286,8 @@ async fn requested_reload_rebuilds_reloads_and_reinjects_or_reloads_web_tabs() {
     let mut s = booted(&[true], false, true).await;
     let out = s.live.reload_now(ReloadTabs::Reinject, true).await.unwrap();
     assert_eq!(calls(&s.calls), ["build", "load chromium", "reinject"]);
-    assert_eq!(out["tabs"][0]["action"], "reinjected", "{out}");
-    assert_eq!(out["backgroundMs"], Value::Null, "the fake extension has no background");
+    assert_eq!(out.tabs[0]["action"], "reinjected", "{out:?}");
+    assert_eq!(out.background_ms, None, "the fake extension has no background");
     s.calls.lock().unwrap().clear();
     s.live.reload_now(ReloadTabs::Reload, false).await.unwrap();
     assert_eq!(calls(&s.calls), ["load chromium", "reload-page t-web"]);

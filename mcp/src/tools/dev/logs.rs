@@ -94,16 +94,16 @@ pub(super) fn session_of(
 }
 
 /// The answer of the running session of `project` and `browser` to `req`.
-pub(super) async fn ask(
+pub(super) async fn ask<A: serde::de::DeserializeOwned>(
     ctx: &Ctx,
     project: &Path,
     browser: &str,
-    req: &control::Request,
+    call: &control::Call<A>,
     timeout: Duration,
-) -> Result<Value, ErrorBody> {
+) -> Result<A, ErrorBody> {
     let found = control::locate(&ctx.paths.runtime_search, project, browser);
     let answer = match found {
-        Ok(socket) => control::request(&socket, req, timeout).await,
+        Ok(socket) => control::request(&socket, call, timeout).await,
         Err(e) => Err(e),
     };
     answer.map_err(|e| {

@@ -22,7 +22,7 @@ use crate::lock::Lock;
 use crate::manifest;
 use crate::paths::resolve_lexically;
 use crate::session::run_config::RunConfig;
-use crate::session::{self, Command, Spec, contract};
+use crate::session::{self, Command, Reported, Spec, contract};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![EXTENSION_DEV, EXTENSION_START, EXTENSION_PREVIEW, EXTENSION_WAIT, EXTENSION_STOP]
@@ -152,7 +152,7 @@ async fn start_session(
     command: Command,
     args: &SessionArgs,
     timeout: Option<Duration>,
-) -> Result<Value, ErrorBody> {
+) -> Result<Reported, ErrorBody> {
     let timeout = timeout.unwrap_or(Duration::from_millis(SESSION_WAIT_TIMEOUT_MS));
     let launched = launch(ctx, call, command, args, timeout).await?;
     Ok(if args.detach { launched.ready } else { launched.keep_owned() })
@@ -220,7 +220,7 @@ async fn launch(
     let runtime = ctx.paths.runtime_dir.clone();
     let running = match session::control::locate(&ctx.paths.runtime_search, &project, &browser) {
         Ok(socket) => {
-            session::control::request(&socket, &session::control::Request::Status, Duration::from_secs(2))
+            session::control::request(&socket, &session::control::Call::status(), Duration::from_secs(2))
                 .await
         }
         Err(e) => Err(e),
@@ -228,14 +228,10 @@ async fn launch(
     if let Ok(status) = running {
         return Err(ErrorBody::new(
             ErrorCode::Busy,
-            format!(
-                "a {} session of {} is already running ({browser})",
-                status["command"].as_str().unwrap_or("dev"),
-                project.display()
-            ),
+            format!("a {} session of {} is already running ({browser})", status.command, project.display()),
         )
         .with_hint("use it (extension_wait), or extension_stop it and start again")
-        .with_data(json!({ "sessionId": status["sessionId"], "pid": status["pid"] })));
+        .with_data(json!({ "sessionId": status.session_id, "pid": status.pid })));
     }
     let cwd = std::env::current_dir().unwrap_or_default();
     let profile = match args.profile.as_deref().filter(|p| !p.trim().is_empty()) {
@@ -275,45 +271,83 @@ async fn launch(
 }
 
 /// One paragraph about a session's state.
-pub fn describe(ready: &Value) -> String {
+pub fn describe(ready: &contract::Ready) -> String {
+    let mut text = paragraph(Paragraph {
+        command: &ready.command,
+        session_id: &ready.session_id,
+        status: ready.status,
+        browser: &ready.browser,
+        pid: Some(ready.pid),
+        browser_pid: ready.browser_pid,
+        extension_id: ready.extension_id.as_deref(),
+        dist_path: Some(&ready.dist_path),
+    });
+    if let Some(cfg) = &ready.run_config {
+        let file = cfg.file.as_deref().unwrap_or("extension.config.*");
+        if !cfg.browser_flags.is_empty() {
+            text.push_str(&format!("\nflags from {file}: {}", cfg.browser_flags.join(" ")));
+        }
+        for r in &cfg.refused {
+            text.push_str(&format!("\nnot applied from {file}: {} `{}`: {}", r.key, r.value, r.why));
+        }
+    }
+    if !ready.errors.is_empty() {
+        text.push_str("\nerrors:");
+        for e in &ready.errors {
+            text.push_str(&format!("\n  {e}"));
+        }
+        text.push_str("\nfix them and save: the session rebuilds and reloads by itself");
+    }
+    text
+}
+
+/// [`describe`] of what a starting session reported (before its `ready.json`: its id and
+/// browser only).
+pub fn describe_reported(reported: &Reported) -> String {
+    match reported {
+        Reported::Ready(ready) => describe(ready),
+        Reported::Starting(s) => paragraph(Paragraph {
+            command: "?",
+            session_id: &s.session_id,
+            status: s.status,
+            browser: &s.browser,
+            pid: None,
+            browser_pid: None,
+            extension_id: None,
+            dist_path: None,
+        }),
+    }
+}
+
+/// What the first lines of [`describe`] say.
+struct Paragraph<'a> {
+    command: &'a str,
+    session_id: &'a str,
+    status: contract::Status,
+    browser: &'a str,
+    pid: Option<u32>,
+    browser_pid: Option<u32>,
+    extension_id: Option<&'a str>,
+    dist_path: Option<&'a Path>,
+}
+
+fn paragraph(p: Paragraph<'_>) -> String {
+    let or_null = |n: Option<u32>| n.map_or_else(|| "null".to_owned(), |n| n.to_string());
     let mut text = format!(
         "{} session {} is {}: {} (pid {}), browser pid {}, extension {} from {}",
-        ready["command"].as_str().unwrap_or("?"),
-        ready["sessionId"].as_str().unwrap_or("?"),
-        ready["status"].as_str().unwrap_or("?"),
-        ready["browser"].as_str().unwrap_or("?"),
-        ready["pid"],
-        ready["browserPid"],
-        ready["extensionId"].as_str().unwrap_or("(not loaded)"),
-        ready["distPath"].as_str().unwrap_or("?"),
+        p.command,
+        p.session_id,
+        p.status.as_str(),
+        p.browser,
+        or_null(p.pid),
+        or_null(p.browser_pid),
+        p.extension_id.unwrap_or("(not loaded)"),
+        p.dist_path.map_or_else(|| "?".into(), Path::to_string_lossy),
     );
-    if ready["status"] == "starting" {
+    if p.status == contract::Status::Starting {
         text.push_str(
             "\nstill starting (a first build can take minutes): extension_wait waits on, its progress says what the session is doing",
         );
-    }
-    if let Some(cfg) = ready.get("runConfig") {
-        let file = cfg["file"].as_str().unwrap_or("extension.config.*");
-        let flags: Vec<&str> =
-            cfg["browserFlags"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-        if !flags.is_empty() {
-            text.push_str(&format!("\nflags from {file}: {}", flags.join(" ")));
-        }
-        for r in cfg["refused"].as_array().into_iter().flatten() {
-            text.push_str(&format!(
-                "\nnot applied from {file}: {} `{}`: {}",
-                r["key"].as_str().unwrap_or("?"),
-                r["value"].as_str().unwrap_or("?"),
-                r["why"].as_str().unwrap_or("?")
-            ));
-        }
-    }
-    if let Some(errors) = ready["errors"].as_array().filter(|e| !e.is_empty()) {
-        text.push_str("\nerrors:");
-        for e in errors {
-            text.push_str(&format!("\n  {}", e.as_str().unwrap_or("")));
-        }
-        text.push_str("\nfix them and save: the session rebuilds and reloads by itself");
     }
     text
 }
@@ -331,7 +365,7 @@ const EXTENSION_DEV: ToolDef = ToolDef {
 async fn extension_dev(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: SessionArgs = decode(args)?;
     let ready = start_session(&ctx, &call, Command::Dev, &args, None).await?;
-    Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
+    Ok(ToolOutput { text: Some(describe_reported(&ready)), structured: structured(&ready)? })
 }
 
 const EXTENSION_PREVIEW: ToolDef = ToolDef {
@@ -347,16 +381,24 @@ const EXTENSION_PREVIEW: ToolDef = ToolDef {
 async fn extension_preview(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let args: SessionArgs = decode(args)?;
     let ready = start_session(&ctx, &call, Command::Preview, &args, None).await?;
-    let mut text = describe(&ready);
-    let browser = ready["browser"].as_str().unwrap_or("?");
-    let dist = Path::new(ready["distPath"].as_str().unwrap_or(""));
+    let mut text = describe_reported(&ready);
+    let browser = ready.browser();
+    let dist = match &ready {
+        Reported::Ready(r) => r.dist_path.as_path(),
+        Reported::Starting(_) => Path::new(""),
+    };
     if dist.file_name().is_some_and(|n| n != browser) {
         text.push_str(&format!(
             "\nno dist/{browser}/ build: running {}, the build of another browser of the same engine",
             dist.display()
         ));
     }
-    Ok(ToolOutput { text: Some(text), structured: ready })
+    Ok(ToolOutput { text: Some(text), structured: structured(&ready)? })
+}
+
+/// A session's state as a tool's structured output (serialized once, here at the edge).
+fn structured<T: serde::Serialize>(ready: &T) -> Result<Value, ErrorBody> {
+    serde_json::to_value(ready).map_err(|e| ErrorBody::internal(e.to_string()))
 }
 
 const EXTENSION_START: ToolDef = ToolDef {
@@ -381,33 +423,28 @@ async fn extension_start(ctx: Ctx, call: Call, args: Value) -> ToolResult {
     let ready = start_session(&ctx, &call, Command::Start, &args.session, timeout).await?;
     if !args.wait {
         let short =
-            json!({ "pid": ready["pid"], "browser": ready["browser"], "sessionId": ready["sessionId"] });
-        return Ok(ToolOutput { text: Some(describe(&ready)), structured: short });
+            json!({ "pid": ready.pid(), "browser": ready.browser(), "sessionId": ready.session_id() });
+        return Ok(ToolOutput { text: Some(describe_reported(&ready)), structured: short });
     }
-    if ready["status"] == "error" {
-        return Err(error_of(&ready));
-    }
-    if ready["status"] != "ready" {
-        return Err(wait.explain(super::progress::not_ready(
-            ready["browser"].as_str().unwrap_or("?"),
-            wait.ms(),
-            &ready,
-        )));
-    }
-    Ok(ToolOutput { text: Some(describe(&ready)), structured: ready })
+    let ready = match ready {
+        Reported::Ready(r) if r.status == contract::Status::Ready => r,
+        Reported::Ready(r) if r.status == contract::Status::Error => return Err(error_of(&r)),
+        other => {
+            let browser = other.browser().to_owned();
+            return Err(wait.explain(super::progress::not_ready(&browser, wait.ms(), &structured(&other)?)));
+        }
+    };
+    Ok(ToolOutput { text: Some(describe(&ready)), structured: structured(&ready)? })
 }
 
 /// The error a session in `error` status answers with: the code of its first problem.
-fn error_of(ready: &Value) -> ErrorBody {
-    let details = ready["errorDetails"].as_array().cloned().unwrap_or_default();
+fn error_of(ready: &contract::Ready) -> ErrorBody {
+    let details = &ready.error_details;
     let code = details
         .first()
-        .and_then(|d| d["code"].as_str())
-        .and_then(|c| serde_json::from_value::<ErrorCode>(Value::String(c.to_owned())).ok())
+        .and_then(|d| serde_json::from_value::<ErrorCode>(Value::String(d.code.clone())).ok())
         .unwrap_or(ErrorCode::ScriptError);
-    let lines: Vec<&str> =
-        ready["errors"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    ErrorBody::new(code, format!("the session is in error: {}", lines.join("; ")))
+    ErrorBody::new(code, format!("the session is in error: {}", ready.errors.join("; ")))
         .with_hint(
             "fix the file and line named and save; the session rebuilds and recovers `ready` by itself",
         )
@@ -480,13 +517,9 @@ async fn extension_wait(ctx: Ctx, call: Call, args: Value) -> ToolResult {
             let alive = session::pid_alive(r.pid);
             match r.status {
                 contract::Status::Ready if alive => {
-                    let v = serde_json::to_value(&r).map_err(|e| ErrorBody::internal(e.to_string()))?;
-                    return Ok(ToolOutput { text: Some(describe(&v)), structured: v });
+                    return Ok(ToolOutput { text: Some(describe(&r)), structured: structured(&r)? });
                 }
-                contract::Status::Error if alive => {
-                    let v = serde_json::to_value(&r).map_err(|e| ErrorBody::internal(e.to_string()))?;
-                    return Err(error_of(&v));
-                }
+                contract::Status::Error if alive => return Err(error_of(&r)),
                 contract::Status::Stopped => {
                     return Err(ErrorBody::not_found(format!(
                         "the {browser} session of {} has stopped",
@@ -549,14 +582,14 @@ async fn extension_stop(ctx: Ctx, args: Value) -> ToolResult {
     )
     .await?;
     let lock_free = Lock::acquire(&out_dir, &browser, None).is_ok();
-    let mut out = ready;
-    out["lockFree"] = json!(lock_free);
     let text = format!(
         "stopped the {browser} session {} of {} (browser, host and watcher ended; build lock {})",
-        out["sessionId"].as_str().unwrap_or("?"),
+        ready.session_id,
         project.display(),
         if lock_free { "released" } else { "still held by another process" }
     );
+    let mut out = serde_json::to_value(&ready).map_err(|e| ErrorBody::internal(e.to_string()))?;
+    out["lockFree"] = json!(lock_free);
     Ok(ToolOutput { text: Some(text), structured: out })
 }
 
@@ -565,6 +598,40 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// `describe` reads the typed `ready.json`; a session without one yet is described by
+    /// its id and browser, as the JSON stand-in was.
+    #[test]
+    fn describes_ready_and_starting_sessions() {
+        let starting = Reported::Starting(session::Starting {
+            status: contract::Status::Starting,
+            session_id: "dev-1".into(),
+            browser: "firefox".into(),
+        });
+        assert_eq!(
+            serde_json::to_value(&starting).unwrap(),
+            json!({"status": "starting", "sessionId": "dev-1", "browser": "firefox"})
+        );
+        assert_eq!(
+            describe_reported(&starting),
+            "? session dev-1 is starting: firefox (pid null), browser pid null, extension (not loaded) from ?\nstill starting (a first build can take minutes): extension_wait waits on, its progress says what the session is doing"
+        );
+        let ready: contract::Ready = serde_json::from_value(json!({
+            "schemaVersion": 1, "schema": "extension-js/ready", "status": "error", "command": "dev",
+            "browser": "chromium", "runId": "r", "pid": 7, "browserPid": null, "port": null,
+            "distPath": "/p/dist/dev/chromium", "manifestPath": "/p/dist/dev/chromium/manifest.json",
+            "startedAt": "t", "compiledAt": null, "errors": ["a.js:1 boom"], "extensionId": "abc",
+            "profilePath": "/p/prof", "sessionId": "dev-2", "projectPath": "/p", "controlSocket": "/s",
+            "runConfig": {"file": "extension.config.mjs", "profile": null, "startingUrl": null, "binary": null,
+                          "browserFlags": ["--x"], "excludeBrowserFlags": [], "preferences": {},
+                          "refused": [{"key": "k", "value": "v", "why": "w"}]}
+        }))
+        .unwrap();
+        assert_eq!(
+            describe(&ready),
+            "dev session dev-2 is error: chromium (pid 7), browser pid null, extension abc from /p/dist/dev/chromium\nflags from extension.config.mjs: --x\nnot applied from extension.config.mjs: k `v`: w\nerrors:\n  a.js:1 boom\nfix them and save: the session rebuilds and reloads by itself"
+        );
+    }
 
     /// `extension_start` embeds the session's arguments and still refuses unknown ones, with
     /// the field named; the deprecated and compatibility names keep working.

@@ -183,10 +183,10 @@ async fn extension_source_inspect(ctx: Ctx, args: Value) -> ToolResult {
     let redact = req.redact;
     let found = control::locate(&ctx.paths.runtime_search, &project, &browser);
     let answer = match found {
-        Ok(socket) => control::request(&socket, &control::Request::Inspect(req), SESSION_TIMEOUT).await,
+        Ok(socket) => control::request(&socket, &control::Call::inspect(req), SESSION_TIMEOUT).await,
         Err(e) => Err(e),
     };
-    let mut answer = answer
+    let answer = answer
         .map_err(|e| {
             if e.code == ErrorCode::NotConnected {
                 ErrorBody::not_found(format!("no {browser} session is running for {}", project.display()))
@@ -199,17 +199,16 @@ async fn extension_source_inspect(ctx: Ctx, args: Value) -> ToolResult {
                 e
             }
         })?;
+    let mut answer = answer;
     if want_snapshot {
         let event = dom_snapshot(&ctx, &answer, context, max_bytes, redact).await;
-        if let Some(events) = answer["events"].as_array_mut() {
-            events.push(event);
-        }
+        answer.events.push(event);
     }
-    let events = answer["events"].as_array().cloned().unwrap_or_default();
     let text = match args.format {
-        Format::Ndjson => events.iter().map(Value::to_string).collect::<Vec<_>>().join("\n"),
-        Format::Json => Value::Array(events).to_string(),
+        Format::Ndjson => answer.events.iter().map(Value::to_string).collect::<Vec<_>>().join("\n"),
+        Format::Json => Value::Array(answer.events.clone()).to_string(),
     };
+    let mut answer = serde_json::to_value(answer).map_err(|e| ErrorBody::internal(e.to_string()))?;
     answer["format"] = json!(match args.format {
         Format::Ndjson => "ndjson",
         Format::Json => "json",
@@ -221,22 +220,22 @@ async fn extension_source_inspect(ctx: Ctx, args: Value) -> ToolResult {
 /// is none (as the event's `error`, so the other events still arrive).
 async fn dom_snapshot(
     ctx: &Ctx,
-    answer: &Value,
+    answer: &control::Inspection,
     context: inspect::Context,
     max_bytes: u64,
     redact: inspect::Redact,
 ) -> Value {
-    let tab = &answer["tab"];
-    let url = tab["url"].as_str().unwrap_or("").to_owned();
+    let tab = answer.tab.as_ref();
+    let url = tab.map_or("", |t| t.url.as_str()).to_owned();
     let mut event = json!({
         "type": "dom_snapshot",
         "url": url,
-        "title": tab["title"],
-        "frameId": tab["targetId"],
+        "title": tab.map(|t| &t.title),
+        "frameId": tab.map(|t| &t.target_id),
         "context": context.as_str(),
         "timestamp": session::contract::now_iso(),
     });
-    let session_id = answer["sessionId"].as_str().unwrap_or("").to_owned();
+    let session_id = answer.session_id.clone();
     let result = snapshot_of(ctx, &session_id, &url, context, max_bytes, redact).await;
     match result {
         Ok(out) => {

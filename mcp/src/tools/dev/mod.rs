@@ -2,6 +2,7 @@
 //! the session extension's logs, reload, eval, storage and pages.
 
 pub mod act;
+mod describe;
 pub mod logs;
 mod progress;
 pub mod sessions;

@@ -228,7 +228,7 @@ pub fn context(home: Option<&std::path::Path>, env: Env, flags: &Flags) -> Resul
     let containers = crate::bridge::Containers::new(config.text("container"), config.text("scope"))?;
     let browser = crate::bridge::BrowserState::new(&paths.runtime_search, config.text("browser"))
         .with_containers(containers);
-    Ok(Arc::new(Context { paths, config, env, toolsets, browser }))
+    Ok(Arc::new(Context { paths, config, env, toolsets, browser, tools: tools::registry() }))
 }
 
 async fn run(cli: Cli) -> ExitCode {

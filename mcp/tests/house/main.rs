@@ -3,6 +3,7 @@
 //! JavaScript under `host/`, `mcp/`, `ext-wasm/` and `extension/src/`), tests included;
 //! generated files are recognised by their header and left out.
 
+mod layers;
 mod scan;
 
 use std::collections::BTreeMap;

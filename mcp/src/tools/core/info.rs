@@ -12,7 +12,7 @@ use crate::browsers::Engine;
 use crate::config::Setting;
 use crate::helper;
 
-use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, registry, schema_of};
+use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![SERVER_INFO, GET_CONFIG, ENABLE_TOOLSETS]
@@ -45,7 +45,7 @@ async fn enable_toolsets(ctx: Ctx, args: Value) -> ToolResult {
         .map(|t| json!({ "name": t.name(), "on": selection.groups.contains(t), "about": t.about() }))
         .collect();
     let new_tools: Vec<&str> =
-        registry().iter().filter(|t| added.contains(&t.toolset)).map(|t| t.name).collect();
+        ctx.tools.iter().filter(|t| added.contains(&t.toolset)).map(|t| t.name).collect();
     let text = if added.is_empty() {
         "those groups were already on; nothing changed".to_owned()
     } else {
@@ -86,7 +86,7 @@ async fn server_info(ctx: Ctx, args: Value) -> ToolResult {
         .unwrap_or(crate::tools::Selection { defaults: true, groups: vec![] });
     let enabled: Vec<&str> = selection.groups.iter().map(|t| t.name()).collect();
     let available: Vec<&str> = Toolset::ALL.iter().map(|t| t.name()).collect();
-    let tool_count = registry().iter().filter(|t| selection.shows(t)).count();
+    let tool_count = ctx.tools.iter().filter(|t| selection.shows(t)).count();
     let problems = crate::doctor::binary_problems();
     let info = json!({
         "ok": problems.is_empty(),

@@ -16,6 +16,9 @@ pub struct Context {
     pub toolsets: std::sync::RwLock<Selection>,
     /// Connections to browser hosts and the browser chosen by `select_browser`.
     pub browser: crate::bridge::BrowserState,
+    /// Every tool (`tools::registry()`, handed in by whoever builds the context), for the
+    /// tools that describe the others (`server_info`, `enable_toolsets`).
+    pub tools: &'static [super::ToolDef],
 }
 
 pub type Ctx = Arc<Context>;

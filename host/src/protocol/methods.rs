@@ -1,11 +1,20 @@
 //! Every method and event of protocol v1, with its parameters, defined once. The host uses the
 //! table to tell its own methods from the extension's; `extension/src/protocol.js` is
-//! generated from it ([`super::js`]); the MCP tools call methods by these constants.
+//! generated from it ([`super::js`]).
+//!
+//! Each method is also a type ([`Method`]): its parameters struct names the method, its
+//! result type and its default deadline, beside its table entry in the area's file
+//! (`methods/tabs.rs`, …). Callers send a parameters value and get the result type back, so
+//! a renamed field fails to compile (ours) or fails as `INTERNAL` naming it (the helper's),
+//! and a test holds each type's fields to its table entry.
 
-use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::timeouts::{
-    ACTION_TIMEOUT_MS, LOAD_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, TAB_CALL_TIMEOUT_MS,
+    ACTION_TIMEOUT_MS, EVALUATE_TIMEOUT_MS, LOAD_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS,
+    SNAPSHOT_TIMEOUT_MS, TAB_CALL_TIMEOUT_MS,
 };
 
 /// Who answers a method.
@@ -77,7 +86,7 @@ pub fn int_default(method: &str, param: &str) -> i64 {
 
 /// One method.
 #[derive(Debug, Clone, Copy, Serialize)]
-pub struct Method {
+pub struct MethodSpec {
     pub name: &'static str,
     pub target: Target,
     pub doc: &'static str,
@@ -85,6 +94,43 @@ pub struct Method {
     /// The shape of a successful result, in words.
     pub result: &'static str,
 }
+
+/// A protocol method as a type. The implementing struct is the method's parameters (the
+/// per-tab address — `tabId`, `pageIdx`, `expectTabSet`, `container` — is the caller's to
+/// add, so it is not a field); `Result` is what a successful call answers.
+pub trait Method: Serialize {
+    /// The method's name on the wire, one of the constants below.
+    const NAME: &'static str;
+    /// The answer, as the helper (or host) sends it.
+    type Result: DeserializeOwned + Serialize;
+    /// The deadline of a call when its caller sets none (a tool's `timeoutMs`).
+    const TIMEOUT_MS: u64;
+}
+
+/// Declares that `$params` is the parameters of method `$name` answering `$result`.
+macro_rules! method {
+    ($params:ty => $name:expr, $result:ty, $timeout:expr) => {
+        impl Method for $params {
+            const NAME: &'static str = $name;
+            type Result = $result;
+            const TIMEOUT_MS: u64 = $timeout;
+        }
+    };
+}
+
+/// Sees each typed method once ([`visit_typed`]): the tests that hold the types to the table
+/// and the answers to their shapes walk every method through it.
+pub trait Visit {
+    fn visit<M: Method + DeserializeOwned>(&mut self);
+}
+
+/// Fields a result struct does not name, passed through as they came (the agent sees every
+/// field the helper sent).
+pub type Extra = Map<String, Value>;
+
+/// A method that takes no parameters of its own (`{}` on the wire).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoParams {}
 
 /// One event the extension emits.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -196,7 +242,7 @@ macro_rules! cookie_filters {
     };
 }
 
-// The tables by area; after the macros above, which they use.
+// The tables and types by area; after the macros above, which they use.
 mod acting;
 mod observe;
 mod reading;
@@ -205,8 +251,16 @@ mod storage;
 mod tabs;
 mod view;
 
+pub use acting::*;
+pub use observe::*;
+pub use reading::*;
+pub use session::*;
+pub use storage::*;
+pub use tabs::*;
+pub use view::*;
+
 /// Every method, by area, host-answered first (the order `protocol.js` lists them in).
-pub const METHODS: &[Method] = &concat::<METHOD_COUNT>(&[
+pub const METHODS: &[MethodSpec] = &concat::<METHOD_COUNT>(&[
     session::METHODS,
     tabs::METHODS,
     reading::METHODS,
@@ -225,7 +279,7 @@ const METHOD_COUNT: usize = session::METHODS.len()
     + observe::METHODS.len();
 
 /// The areas' tables as one array, at compile time.
-const fn concat<const N: usize>(parts: &[&[Method]]) -> [Method; N] {
+const fn concat<const N: usize>(parts: &[&[MethodSpec]]) -> [MethodSpec; N] {
     let mut out = [parts[0][0]; N];
     let (mut k, mut i) = (0, 0);
     while i < parts.len() {
@@ -272,14 +326,112 @@ pub const EVENTS: &[EventSpec] = &[
     },
 ];
 
+/// Every typed method, area by area.
+pub fn visit_typed(v: &mut impl Visit) {
+    session::visit(v);
+    tabs::visit(v);
+    reading::visit(v);
+    acting::visit(v);
+    view::visit(v);
+    storage::visit(v);
+    observe::visit(v);
+}
+
 /// The method named `name`, if it exists.
-pub fn find(name: &str) -> Option<&'static Method> {
+pub fn find(name: &str) -> Option<&'static MethodSpec> {
     METHODS.iter().find(|m| m.name == name)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use serde::de::{self, Deserializer, Visitor};
+
+    /// The fields a derived `Deserialize` struct names: what it hands `deserialize_struct`.
+    #[derive(Default)]
+    struct FieldNames(Vec<&'static str>);
+
+    impl<'de> Deserializer<'de> for &mut FieldNames {
+        type Error = de::value::Error;
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            fields: &'static [&'static str],
+            _visitor: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0.extend(fields);
+            Err(de::Error::custom("fields recorded"))
+        }
+
+        fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
+            Err(de::Error::custom("not a struct with named fields"))
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+            option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+            ignored_any
+        }
+    }
+
+    /// How a per-tab call names its tab: the bridge adds these, so a parameters type need
+    /// not have them.
+    const ADDRESS: &[&str] = &["tabId", "pageIdx", "expectTabSet", "container"];
+
+    /// Each typed method against its table entry.
+    #[derive(Default)]
+    struct Agreement {
+        typed: Vec<&'static str>,
+        problems: Vec<String>,
+    }
+
+    impl Visit for Agreement {
+        fn visit<M: Method + DeserializeOwned>(&mut self) {
+            self.typed.push(M::NAME);
+            let Some(spec) = find(M::NAME) else {
+                self.problems.push(format!("{} is typed but not in the table", M::NAME));
+                return;
+            };
+            let mut names = FieldNames::default();
+            let _ = M::deserialize(&mut names);
+            for field in &names.0 {
+                if !spec.params.iter().any(|p| p.name == *field) {
+                    self.problems.push(format!("{}: field `{field}` is not a table parameter", M::NAME));
+                }
+            }
+            for p in spec.params {
+                if !names.0.contains(&p.name) && !ADDRESS.contains(&p.name) {
+                    self.problems.push(format!("{}: table parameter `{}` has no field", M::NAME, p.name));
+                }
+            }
+            if !(MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS).contains(&M::TIMEOUT_MS) {
+                self.problems.push(format!("{}: default timeout {} ms out of range", M::NAME, M::TIMEOUT_MS));
+            }
+        }
+    }
+
+    /// A parameters type and its table entry (what `protocol.js` is generated from) name the
+    /// same parameters, and every method the helper answers has a type.
+    #[test]
+    fn typed_methods_agree_with_the_table() {
+        let mut a = Agreement::default();
+        visit_typed(&mut a);
+        assert!(a.problems.is_empty(), "{}", a.problems.join("\n"));
+        for m in METHODS.iter().filter(|m| m.target == Target::Extension) {
+            assert_eq!(a.typed.iter().filter(|n| **n == m.name).count(), 1, "{} typed once", m.name);
+        }
+        assert_eq!(a.typed.len(), METHODS.iter().filter(|m| m.target == Target::Extension).count());
+    }
+
+    /// The recorder sees renamed fields under their wire names.
+    #[test]
+    fn field_names_are_the_wire_names() {
+        let mut names = FieldNames::default();
+        let _ = PageWaitFor::deserialize(&mut names);
+        assert_eq!(names.0, ["text", "selector", "ref", "url", "state", "timeoutMs"]);
+    }
 
     #[test]
     fn names_are_unique_and_params_typed() {

@@ -8,27 +8,9 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use serde::{Deserialize, Serialize};
 use webext_mcp_host::descriptor::Descriptor;
+pub use webext_mcp_host::protocol::methods::{Container, ContainerList};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
-
-/// One container, as `containers.list` answers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Container {
-    pub name: String,
-    pub color: String,
-    pub icon: String,
-    pub cookie_store_id: String,
-    /// Open tabs in it.
-    pub tabs: u64,
-}
-
-/// `containers.list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ContainerList {
-    pub containers: Vec<Container>,
-}
 
 /// The container `asked` names: a cookie store id, else exactly one container of that name
 /// (case-insensitively). None: `NOT_FOUND` listing the names; several: `INVALID_ARGUMENT`

@@ -27,12 +27,11 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use webext_mcp_host::client::Hub;
 use webext_mcp_host::descriptor::{Descriptor, DirReport};
 use webext_mcp_host::protocol::methods::{
-    self as methods, CONTAINERS_LIST, COOKIES_CLEAR, COOKIES_GET, COOKIES_SET, TABS_LIST, TABS_NEW,
+    self as methods, COOKIES_CLEAR, COOKIES_GET, COOKIES_SET, ContainersList, Method, TABS_NEW, TabsList,
 };
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
@@ -76,8 +75,7 @@ impl BrowserState {
         d: &Descriptor,
         timeout: Timeout,
     ) -> Result<Vec<containers::Container>, ErrorBody> {
-        let list: containers::ContainerList =
-            self.call_in(d, CONTAINERS_LIST, serde_json::json!({}), timeout).await?;
+        let list = self.call_in(d, ContainersList {}, timeout).await?;
         Ok(list.containers)
     }
 
@@ -221,30 +219,28 @@ impl BrowserState {
         }
     }
 
-    /// Calls `method` in the browser `browser` names (see the module doc).
-    pub async fn call<R: DeserializeOwned>(
+    /// Calls method `M` in the browser `browser` names (see the module doc).
+    pub async fn call<M: Method>(
         &self,
         browser: Option<&str>,
-        method: &str,
-        params: Value,
+        params: M,
         timeout: Timeout,
-    ) -> Result<(Descriptor, R), ErrorBody> {
+    ) -> Result<(Descriptor, M::Result), ErrorBody> {
         let d = self.resolve_waiting(browser, timeout).await?;
-        let mut params = params;
-        self.contain(&d, method, &mut params, timeout).await?;
-        let r = self.call_in(&d, method, params, timeout).await?;
+        let mut wire = wire(&params)?;
+        self.contain(&d, M::NAME, &mut wire, timeout).await?;
+        let r = self.send_decoded::<M>(&d, wire, timeout).await?;
         Ok((d, r))
     }
 
-    /// Calls a per-tab `method` with the tab `target` names (or the current page) merged
-    /// into `params`.
-    pub async fn call_tab<R: DeserializeOwned>(
+    /// Calls per-tab method `M` with the tab `target` names (or the current page) added to
+    /// its parameters.
+    pub async fn call_tab<M: Method>(
         &self,
         target: &TabTarget,
-        method: &str,
-        mut params: Value,
+        params: M,
         timeout: Timeout,
-    ) -> Result<(Descriptor, R), ErrorBody> {
+    ) -> Result<(Descriptor, M::Result), ErrorBody> {
         let d = self.resolve_waiting(target.browser.as_deref(), timeout).await?;
         let mut current = self.pages.get(&d);
         let unaddressed = current.is_none() && target.tab_id.is_none() && target.page_idx.is_none();
@@ -256,10 +252,27 @@ impl BrowserState {
         {
             current = self.session_page(&d, timeout).await;
         }
-        targeting::address(target, current, &d.browser, &mut params)?;
-        self.contain(&d, method, &mut params, timeout).await?;
-        let r = self.call_in(&d, method, params, timeout).await?;
+        let mut wire = wire(&params)?;
+        targeting::address(target, current, &d.browser, &mut wire)?;
+        self.contain(&d, M::NAME, &mut wire, timeout).await?;
+        let r = self.send_decoded::<M>(&d, wire, timeout).await?;
         Ok((d, r))
+    }
+
+    /// Calls per-tab method `M` on tab `tab_id` of host `d` (one already resolved: a dev
+    /// session's own browser), its parameters otherwise as they are, like
+    /// [`call_in`](Self::call_in).
+    pub async fn call_at<M: Method>(
+        &self,
+        d: &Descriptor,
+        tab_id: i64,
+        params: M,
+        timeout: Timeout,
+    ) -> Result<M::Result, ErrorBody> {
+        let target = TabTarget { browser: None, tab_id: Some(tab_id), page_idx: None, expect_tab_set: None };
+        let mut wire = wire(&params)?;
+        targeting::address(&target, None, &d.browser, &mut wire)?;
+        self.send_decoded::<M>(d, wire, timeout).await
     }
 
     /// A dev session's browser (one a live `extension_dev`/`start`/`preview` process runs)
@@ -267,7 +280,7 @@ impl BrowserState {
     /// (the session's starting page) becomes the current page. Other browsers never get
     /// their active tab used silently.
     async fn session_page(&self, d: &Descriptor, timeout: Timeout) -> Option<i64> {
-        let list: results::TabList = self.call_in(d, TABS_LIST, serde_json::json!({}), timeout).await.ok()?;
+        let list = self.call_in(d, TabsList {}, timeout).await.ok()?;
         let tab = list.tabs.iter().find(|t| t.active).or(list.tabs.first())?;
         self.pages.set(d, tab.tab_id);
         Some(tab.tab_id)
@@ -297,29 +310,39 @@ impl BrowserState {
         self.hub.discover().iter().any(|h| h.socket == d.socket && h.pid == d.pid)
     }
 
-    /// Calls `method` on the host `d` (one already resolved or listed).
-    pub async fn call_in<R: DeserializeOwned>(
+    /// Calls method `M` on the host `d` (one already resolved or listed), its parameters
+    /// as they are (no tab address, no container).
+    pub async fn call_in<M: Method>(
         &self,
         d: &Descriptor,
-        method: &str,
-        params: Value,
+        params: M,
         timeout: Timeout,
-    ) -> Result<R, ErrorBody> {
-        let value = self.send(d, method, params, timeout).await?;
-        results::decode(method, value)
+    ) -> Result<M::Result, ErrorBody> {
+        self.send_decoded::<M>(d, wire(&params)?, timeout).await
     }
 
     /// [`call_in`](Self::call_in) with this server's containers applied, for a host already
     /// listed (a scoped server's `browser.info` counts its container's tabs only).
-    pub async fn call_in_contained<R: DeserializeOwned>(
+    pub async fn call_in_contained<M: Method>(
         &self,
         d: &Descriptor,
-        method: &str,
-        mut params: Value,
+        params: M,
         timeout: Timeout,
-    ) -> Result<R, ErrorBody> {
-        self.contain(d, method, &mut params, timeout).await?;
-        self.call_in(d, method, params, timeout).await
+    ) -> Result<M::Result, ErrorBody> {
+        let mut wire = wire(&params)?;
+        self.contain(d, M::NAME, &mut wire, timeout).await?;
+        self.send_decoded::<M>(d, wire, timeout).await
+    }
+
+    /// Sends `M`'s wire parameters and decodes its answer into `M::Result`.
+    async fn send_decoded<M: Method>(
+        &self,
+        d: &Descriptor,
+        wire: Value,
+        timeout: Timeout,
+    ) -> Result<M::Result, ErrorBody> {
+        let value = self.send(d, M::NAME, wire, timeout).await?;
+        results::decode(M::NAME, value)
     }
 
     /// The one place a browser tool's call reaches a host.
@@ -353,10 +376,19 @@ impl crate::session::readiness::HelperProbe for BrowserState {
     ) -> crate::runner::BoxFuture<'a, Result<u32, ErrorBody>> {
         Box::pin(async move {
             let timeout = Timeout::fixed(timeout.as_millis() as u64);
-            let (d, _): (_, results::TabList) =
-                self.call(Some(session_id), TABS_LIST, serde_json::json!({}), timeout).await?;
+            let (d, _) = self.call(Some(session_id), TabsList {}, timeout).await?;
             Ok(d.pid)
         })
+    }
+}
+
+/// A method's parameters as they go on the wire (an object, to which the bridge adds the
+/// tab's address and the server's container).
+fn wire<M: Method>(params: &M) -> Result<Value, ErrorBody> {
+    match serde_json::to_value(params) {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        Ok(_) => Err(ErrorBody::internal(format!("`{}` parameters are not an object", M::NAME))),
+        Err(e) => Err(ErrorBody::internal(format!("encoding `{}` parameters: {e}", M::NAME))),
     }
 }
 

@@ -1,19 +1,17 @@
-//! The helper's answers, as types: each host method's `result` deserializes into one of
-//! these, so a renamed or missing field fails as `INTERNAL` naming it ("the helper's
-//! `tabs.new` result lacked `tab.url`") instead of becoming an empty string.
-//!
-//! The shapes are the helper's (`extension/src/tabs.js`, `snapshot.js`, `actions.js`,
-//! `evaluate.js`, `methods.js`, `background.js`). What a tool forwards to the agent unchanged
-//! keeps the fields it does not read in `extra`, so the agent sees every field the helper
-//! sent.
+//! Decoding the helper's answers into their types (declared beside each method in
+//! `webext_mcp_host::protocol::methods`): a renamed or missing field fails as `INTERNAL`
+//! naming it ("the helper's `tabs.new` result lacked `tab.url`") instead of becoming an
+//! empty string. The types are re-exported here for the tools.
 
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use webext_mcp_host::protocol::ErrorBody;
 
-/// Fields a struct does not name, passed through as they came.
-pub type Extra = Map<String, Value>;
+pub use webext_mcp_host::protocol::methods::{
+    Acted, Armed, BrowserReport, Changes, Cleared, Closed, DialogReply, Evaluated, Extra, FormFilled, Pong,
+    Resolved, Snapshot, Staged, Tab, TabList, TabPlace, TabReply, UploadCancelled, UploadOpened, Waited,
+};
 
 /// Deserializes `method`'s result; a mismatch is `INTERNAL` naming the field.
 pub fn decode<R: DeserializeOwned>(method: &str, value: Value) -> Result<R, ErrorBody> {
@@ -34,254 +32,6 @@ pub fn decode<R: DeserializeOwned>(method: &str, value: Value) -> Result<R, Erro
 /// `missing field `x`` → `x`.
 fn missing_field(message: &str) -> Option<&str> {
     message.strip_prefix("missing field `")?.split('`').next()
-}
-
-/// A tab as the helper describes it (`describeTab`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Tab {
-    pub tab_id: i64,
-    pub window_id: i64,
-    pub index: i64,
-    pub url: String,
-    pub title: String,
-    pub active: bool,
-    pub status: String,
-    /// Firefox containers: the tab's cookie store when it is not the default one.
-    pub container: Option<String>,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `tabs.list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TabList {
-    pub tabs: Vec<Tab>,
-    /// The tab-set fingerprint `expectTabSet` takes.
-    pub fingerprint: String,
-    pub active_tab_id: Option<i64>,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `tabs.new`, `tabs.navigate`, `tabs.select`: the tab afterwards (`loaded` and the like
-/// pass through).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TabReply {
-    pub tab: Tab,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `tabs.close`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Closed {
-    /// The closed tab's id.
-    pub closed: i64,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// A visible tab's place, for the tab-set fingerprint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TabPlace {
-    pub window_id: i64,
-    pub tab_id: i64,
-}
-
-/// `browser.info`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BrowserInfo {
-    pub browser: String,
-    pub browser_version: String,
-    /// `{os, arch}`.
-    pub platform: Value,
-    pub tabs: Vec<TabPlace>,
-    pub capabilities: Vec<String>,
-    /// Tabs the helper's debugger is attached to right now; 0 when absent (as before the
-    /// typed result: helpers and scripted peers without debugger mode leave it out).
-    #[serde(default)]
-    pub debugger_sessions: u64,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-impl BrowserInfo {
-    /// The visible tabs as `(windowId, tabId)`, in the helper's order.
-    pub fn places(&self) -> Vec<(i64, i64)> {
-        self.tabs.iter().map(|t| (t.window_id, t.tab_id)).collect()
-    }
-}
-
-/// `ping`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Pong {
-    pub pong: bool,
-    /// The text sent, echoed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub payload: Option<String>,
-    /// The helper's clock, ms since the epoch.
-    pub time: u64,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `page.snapshot`: one page of a snapshot's text (figures, timings pass through).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Snapshot {
-    pub snapshot_id: String,
-    pub tab: Tab,
-    pub text: String,
-    /// Byte offset of `text` in the whole snapshot.
-    pub offset: u64,
-    pub next_cursor: Option<String>,
-    /// The whole text's size; null while only its start was read (get_page_text and
-    /// read_page read a long page's first page alone, the next cursor reads the rest).
-    pub total_bytes: Option<u64>,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `page.clearSnapshot`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Cleared {
-    /// Whether there was a snapshot to forget.
-    pub cleared: bool,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `page.uploadChunk`: one piece of an upload staged.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Staged {
-    pub upload: String,
-    pub file: u32,
-    pub index: u32,
-    /// Bytes of this upload staged so far.
-    pub staged_bytes: u64,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `page.uploadOpen`: the element an upload is bound to, and where its pieces go.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UploadOpened {
-    pub upload: String,
-    /// `page` (decoded in the element's frame as they arrive) or `helper` (kept in the
-    /// background until page.upload: a Firefox drop, built in the page's main world).
-    pub staging: String,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `page.uploadCancel`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UploadCancelled {
-    pub upload: String,
-    /// Whether the upload was still open.
-    pub cancelled: bool,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `page.resolveRef`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Resolved {
-    #[serde(rename = "ref")]
-    pub reference: String,
-    pub selector: String,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// What an action changed: the interactive elements added (snapshot lines) and removed
-/// (refs).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Changes {
-    pub added: Vec<String>,
-    pub removed: Vec<String>,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `page.act`: what was done, how, and what changed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Acted {
-    pub action: String,
-    /// `synthetic` or `trusted`.
-    pub input: String,
-    pub navigated: bool,
-    /// The tab afterwards (the new page after a navigation).
-    pub tab: Tab,
-    pub settled_ms: u64,
-    /// `None`: nothing interactive changed (or a navigation replaced the page).
-    pub changes: Option<Changes>,
-    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
-    pub reference: Option<String>,
-    /// The element acted on, as a snapshot line.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub element: Option<String>,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `page.fillForm`: the fields filled, then what changed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FormFilled {
-    pub filled: Vec<Value>,
-    #[serde(flatten)]
-    pub acted: Acted,
-}
-
-/// `page.waitFor`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Waited {
-    pub met: bool,
-    pub waited_ms: u64,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `page.evaluate`: one page of the result's JSON text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Evaluated {
-    pub tab: Tab,
-    pub result_id: String,
-    /// This page of the result's JSON text.
-    pub json: String,
-    pub offset: u64,
-    pub next_cursor: Option<String>,
-    pub total_bytes: u64,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `page.dialog` (accept_dialog / dismiss_dialog).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DialogReply {
-    pub tab: Tab,
-    /// The armed answer: `{action: "accept" | "dismiss", promptText?}`.
-    pub armed: Value,
-    #[serde(flatten)]
-    pub extra: Extra,
 }
 
 /// The structured content of a typed value.
@@ -351,7 +101,7 @@ mod tests {
 
     #[test]
     fn browser_info_decodes() {
-        let info: BrowserInfo = round_trip(
+        let info: BrowserReport = round_trip(
             "browser.info",
             json!({"browser":"chromium","browserVersion":"156.0.8078.114","extVersion":"0.1.0",
                    "label":"chromium-58ddc7","platform":{"arch":"x86-64","os":"linux"},
@@ -362,7 +112,7 @@ mod tests {
         assert_eq!(info.places(), [(477453829, 477453830), (477453829, 477453831)]);
         assert_eq!(info.extra["engineVersion"], "0.1.0");
         // The scripted peer (`host/src/peer.rs`) has no debugger mode.
-        let peer: BrowserInfo = decode(
+        let peer: BrowserReport = decode(
             "browser.info",
             json!({"browser": "firefox", "browserVersion": "128.0", "extVersion": "0.1.0", "label": "home",
                    "platform": {"os": "linux", "arch": "x86_64"}, "tabs": [], "capabilities": []}),
@@ -433,7 +183,7 @@ mod tests {
         assert!(a.navigated && a.reference.is_none() && a.changes.is_none());
         let f: FormFilled = round_trip(
             "page.fillForm",
-            json!({"action": "fill_form", "filled": [{"ref": "e6"}, {"ref": "e8"}], "input": "synthetic",
+            json!({"action": "fill_form", "filled": [{"ref": "e6", "element": "textbox \"Name\"", "value": "Ada"}, {"ref": "e8", "element": "checkbox \"Agree\"", "value": true}], "input": "synthetic",
                    "navigated": false, "tab": tab(), "settledMs": 50, "changes": null}),
         );
         assert_eq!(f.filled.len(), 2);

@@ -33,7 +33,6 @@ mod explain;
 mod permissions;
 mod text;
 
-use crate::bridge::results::BrowserInfo;
 use crate::bridge::{BrowserState, Timeout};
 use crate::install::Setup;
 use binary_checks::check_host_binary;
@@ -309,7 +308,7 @@ fn granted_permissions(hello: &Value) -> Option<PermissionSet> {
 /// the helper is connected again.
 async fn helper_last_error(browser: &BrowserState, d: &Descriptor) -> Value {
     let timeout = Timeout::fixed(webext_mcp_host::protocol::timeouts::DOCTOR_PROBE_MS);
-    let info = browser.call_in::<BrowserInfo>(d, methods::BROWSER_INFO, json!({}), timeout).await;
+    let info = browser.call_in(d, methods::BrowserInfo {}, timeout).await;
     let Some(last) = info.ok().and_then(|i| i.extra.get("lastError").cloned()).filter(Value::is_object)
     else {
         return Value::Null;

@@ -2,8 +2,8 @@
 
 use super::*;
 
-pub(super) const METHODS: &[Method] = &[
-    Method {
+pub(super) const METHODS: &[MethodSpec] = &[
+    MethodSpec {
         name: PAGE_ACT,
         target: Target::Extension,
         doc: "One action with auto-wait (attached, visible, enabled, stable box, hit test), then settle.",
@@ -30,7 +30,7 @@ pub(super) const METHODS: &[Method] = &[
         result: "{action, ref, element, input: synthetic | trusted, waitedMs, settledMs, navigated, tab, \
                  changes: {added: [snapshot lines], removed: [refs], truncated} | null}",
     },
-    Method {
+    MethodSpec {
         name: PAGE_FILL_FORM,
         target: Target::Extension,
         doc: "Fills several fields by ref (each auto-waited), then settles once.",
@@ -40,7 +40,7 @@ pub(super) const METHODS: &[Method] = &[
         ],
         result: "{action: fill_form, filled: [{ref, element}], input, settledMs, navigated, tab, changes}",
     },
-    Method {
+    MethodSpec {
         name: PAGE_UPLOAD_OPEN,
         target: Target::Extension,
         doc: "Opens a staged upload: resolves the element (auto-waited, a ref re-checked) and binds the upload to it, so the pieces that follow go straight to its frame.",
@@ -54,7 +54,7 @@ pub(super) const METHODS: &[Method] = &[
         ],
         result: "{upload, element, accept, warnings, staging: page | helper}",
     },
-    Method {
+    MethodSpec {
         name: PAGE_UPLOAD_CHUNK,
         target: Target::Extension,
         doc: "One piece of a file of an open upload: decoded in the element's frame (or kept in the background for a Firefox drop); pieces may arrive in any order and stay under the message cap; an upload expires 60 s after its last piece.",
@@ -71,14 +71,14 @@ pub(super) const METHODS: &[Method] = &[
         ],
         result: "{upload, file, index, stagedBytes}",
     },
-    Method {
+    MethodSpec {
         name: PAGE_UPLOAD_CANCEL,
         target: Target::Extension,
         doc: "Drops an open upload and every piece staged for it (in the background and in the page).",
         params: tab_params![p("upload", "string", true, "the id page.uploadOpen opened")],
         result: "{upload, cancelled}",
     },
-    Method {
+    MethodSpec {
         name: PAGE_UPLOAD,
         target: Target::Extension,
         doc: "Sets the files of an open upload on its <input type=file> (input and change events), or drops them on its element (dragenter, dragover, drop), then settles.",
@@ -104,7 +104,7 @@ pub(super) const METHODS: &[Method] = &[
         ],
         result: "{action: upload, ref, element, files: [{name, size, type}] as the page sees them, accept, warnings, input, waitedMs, settledMs, navigated, tab, changes}",
     },
-    Method {
+    MethodSpec {
         name: PAGE_EVALUATE,
         target: Target::Extension,
         doc: "Runs a function in the page's main world with JSON arguments; JSON result, paged.",
@@ -117,7 +117,7 @@ pub(super) const METHODS: &[Method] = &[
         ],
         result: "{tab, resultId, json: this page of the JSON text, offset, nextCursor, totalBytes}",
     },
-    Method {
+    MethodSpec {
         name: PAGE_WAIT_FOR,
         target: Target::Extension,
         doc: "Waits until text, a selector or a ref appears (or is gone), or the URL matches.",
@@ -131,7 +131,7 @@ pub(super) const METHODS: &[Method] = &[
         ],
         result: "{met: true, waitedMs, element?, ref?}",
     },
-    Method {
+    MethodSpec {
         name: PAGE_DIALOG,
         target: Target::Extension,
         doc: "accept_dialog / dismiss_dialog: arms the answer to the tab's next dialog (its hook answers \
@@ -143,3 +143,372 @@ pub(super) const METHODS: &[Method] = &[
         result: "{tab, armed: {action, promptText?}, dialogs: [{type, message, answered}]}",
     },
 ];
+
+pub(super) fn visit(v: &mut impl Visit) {
+    v.visit::<PageAct>();
+    v.visit::<PageFillForm>();
+    v.visit::<PageUploadOpen>();
+    v.visit::<PageUploadChunk>();
+    v.visit::<PageUploadCancel>();
+    v.visit::<PageUpload>();
+    v.visit::<PageEvaluate>();
+    v.visit::<PageWaitFor>();
+    v.visit::<PageDialog>();
+}
+
+/// What `page.act` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Click,
+    Hover,
+    Fill,
+    Type,
+    Select,
+    Press,
+    Scroll,
+    Drag,
+}
+
+/// A field's value: text, or a checkbox's or radio's state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FieldValue {
+    Text(String),
+    Checked(bool),
+}
+
+/// `page.act`: one action; the fields an action does not use stay out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageAct {
+    pub action: Action,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locator: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nth: Option<u64>,
+    /// Drag: the drop target's locator.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to_nth: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<FieldValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shift: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dx: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dy: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+method!(PageAct => PAGE_ACT, Acted, ACTION_TIMEOUT_MS);
+
+impl PageAct {
+    /// `action` on `locator`, nothing else set yet.
+    pub fn on(action: Action, locator: Option<String>) -> PageAct {
+        PageAct {
+            action,
+            locator,
+            nth: None,
+            to: None,
+            to_nth: None,
+            value: None,
+            text: None,
+            values: None,
+            key: None,
+            shift: None,
+            dx: None,
+            dy: None,
+            timeout_ms: None,
+        }
+    }
+}
+
+/// One field of `page.fillForm`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FormField {
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub value: FieldValue,
+}
+
+/// `page.fillForm`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageFillForm {
+    pub fields: Vec<FormField>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+method!(PageFillForm => PAGE_FILL_FORM, FormFilled, ACTION_TIMEOUT_MS);
+
+/// A file of an upload, as the page will see it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileMeta {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub mime: String,
+    pub size: u64,
+    /// Milliseconds since the epoch.
+    pub last_modified: u64,
+}
+
+/// `page.uploadOpen`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageUploadOpen {
+    pub upload: String,
+    pub locator: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nth: Option<u64>,
+    pub files: Vec<FileMeta>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drop: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+method!(PageUploadOpen => PAGE_UPLOAD_OPEN, UploadOpened, ACTION_TIMEOUT_MS);
+
+/// `page.uploadChunk`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageUploadChunk {
+    pub upload: String,
+    pub file: u32,
+    pub index: u32,
+    /// Base64.
+    pub data: String,
+}
+method!(PageUploadChunk => PAGE_UPLOAD_CHUNK, Staged, ACTION_TIMEOUT_MS);
+
+/// `page.uploadCancel`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageUploadCancel {
+    pub upload: String,
+}
+method!(PageUploadCancel => PAGE_UPLOAD_CANCEL, UploadCancelled, 5_000);
+
+/// `page.upload`: an open upload (`upload`), or (Chromium debugger mode) real `paths`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageUpload {
+    pub locator: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nth: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upload: Option<String>,
+    pub files: Vec<FileMeta>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drop: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+method!(PageUpload => PAGE_UPLOAD, Acted, ACTION_TIMEOUT_MS);
+
+impl From<&PageUploadOpen> for PageUpload {
+    /// The `page.upload` that finishes an opened upload: the same element and files.
+    fn from(open: &PageUploadOpen) -> PageUpload {
+        PageUpload {
+            locator: open.locator.clone(),
+            nth: open.nth,
+            upload: Some(open.upload.clone()),
+            files: open.files.clone(),
+            paths: None,
+            drop: open.drop,
+            timeout_ms: open.timeout_ms,
+        }
+    }
+}
+
+/// `page.evaluate`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageEvaluate {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+method!(PageEvaluate => PAGE_EVALUATE, Evaluated, EVALUATE_TIMEOUT_MS);
+
+/// `page.waitFor`: one condition.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageWaitFor {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// `visible` or `gone`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+method!(PageWaitFor => PAGE_WAIT_FOR, Waited, ACTION_TIMEOUT_MS);
+
+/// `page.dialog`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageDialog {
+    pub accept: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<String>,
+}
+method!(PageDialog => PAGE_DIALOG, DialogReply, TAB_CALL_TIMEOUT_MS);
+
+/// `page.uploadChunk`: one piece of an upload staged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Staged {
+    pub upload: String,
+    pub file: u32,
+    pub index: u32,
+    /// Bytes of this upload staged so far.
+    pub staged_bytes: u64,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `page.uploadOpen`: the element an upload is bound to, and where its pieces go.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UploadOpened {
+    pub upload: String,
+    /// `page` (decoded in the element's frame as they arrive) or `helper` (kept in the
+    /// background until page.upload: a Firefox drop, built in the page's main world).
+    pub staging: String,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `page.uploadCancel`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UploadCancelled {
+    pub upload: String,
+    /// Whether the upload was still open.
+    pub cancelled: bool,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// What an action changed: the interactive elements added (snapshot lines) and removed
+/// (refs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Changes {
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `page.act`: what was done, how, and what changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Acted {
+    pub action: String,
+    /// `synthetic` or `trusted`.
+    pub input: String,
+    pub navigated: bool,
+    /// The tab afterwards (the new page after a navigation).
+    pub tab: Tab,
+    pub settled_ms: u64,
+    /// `None`: nothing interactive changed (or a navigation replaced the page).
+    pub changes: Option<Changes>,
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// The element acted on, as a snapshot line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `page.fillForm`: the fields filled, then what changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FormFilled {
+    pub filled: Vec<Filled>,
+    #[serde(flatten)]
+    pub acted: Acted,
+}
+
+/// `page.waitFor`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Waited {
+    pub met: bool,
+    pub waited_ms: u64,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `page.evaluate`: one page of the result's JSON text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evaluated {
+    pub tab: Tab,
+    pub result_id: String,
+    /// This page of the result's JSON text.
+    pub json: String,
+    pub offset: u64,
+    pub next_cursor: Option<String>,
+    pub total_bytes: u64,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `page.dialog` (accept_dialog / dismiss_dialog).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DialogReply {
+    pub tab: Tab,
+    /// The answer armed for the next dialog.
+    pub armed: Armed,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// The answer `page.dialog` armed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Armed {
+    /// `accept` or `dismiss`.
+    pub action: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<String>,
+}
+
+/// One field `page.fillForm` filled, and what it holds now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Filled {
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// The field, as a snapshot line.
+    pub element: String,
+    /// What it holds now: a box's state, the option picked, the text taken.
+    #[serde(default)]
+    pub value: Value,
+    #[serde(flatten)]
+    pub extra: Extra,
+}

@@ -14,11 +14,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::ErrorBody;
-use webext_mcp_host::protocol::methods::PAGE_SCREENSHOT;
-use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
+use webext_mcp_host::protocol::methods::{Method, PageScreenshot, Region};
 
 use super::save as capture_save;
-use crate::bridge::results::{Extra, Tab, to_value};
+use crate::bridge::results::to_value;
 use crate::bridge::{TabTarget, Timeout};
 use crate::tools::input::upload;
 use crate::tools::registry::{decode_with_target, schema_with_target};
@@ -157,26 +156,6 @@ image_args! {
     }
 }
 
-/// `page.screenshot`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Screenshot {
-    pub tab: Tab,
-    /// captureTab (Firefox), visibleTab or debugger (Chromium).
-    pub mechanism: String,
-    pub format: String,
-    pub width: u64,
-    pub height: u64,
-    pub bytes: u64,
-    pub scaled: bool,
-    pub masked: u64,
-    /// Base64 of the image.
-    #[serde(skip_serializing)]
-    pub data: String,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
 const SCREENSHOT_PAGE: ToolDef = ToolDef {
     name: "screenshot_page",
     title: "Screenshot a page",
@@ -194,10 +173,11 @@ async fn screenshot_page(ctx: Ctx, args: Value) -> ToolResult {
     if a.full_page && a.clip.is_some() {
         return Err(ErrorBody::invalid_argument("give fullPage or clip, not both"));
     }
-    let mut params = json!({ "fullPage": a.full_page });
-    if let Some(clip) = a.clip {
-        params["clip"] = to_value(&clip)?;
-    }
+    let params = PageScreenshot {
+        full_page: Some(a.full_page),
+        clip: a.clip.map(|c| Region { x: c.x, y: c.y, width: c.width, height: c.height }),
+        ..PageScreenshot::default()
+    };
     let what = if a.full_page {
         "full page"
     } else if a.clip.is_some() {
@@ -220,14 +200,21 @@ const SCREENSHOT_BY_UID: ToolDef = ToolDef {
 
 async fn screenshot_by_uid(ctx: Ctx, args: Value) -> ToolResult {
     let (target, a) = decode_with_target::<UidArgs>(args)?;
-    let mut params = json!({ "ref": a.uid });
-    if let Some(p) = a.padding {
-        params["padding"] = json!(p);
-    }
+    let params = PageScreenshot {
+        reference: Some(a.uid.clone()),
+        padding: a.padding.map(u64::from),
+        ..PageScreenshot::default()
+    };
     shoot(ctx, target, params, a.image(), "element").await
 }
 
-async fn shoot(ctx: Ctx, target: TabTarget, mut params: Value, a: ImageArgs, what: &str) -> ToolResult {
+async fn shoot(
+    ctx: Ctx,
+    target: TabTarget,
+    mut params: PageScreenshot,
+    a: ImageArgs,
+    what: &str,
+) -> ToolResult {
     let overwrite = a.overwrite.unwrap_or(false);
     let save = match &a.save_path {
         Some(p) => Some(capture_save::target(Path::new(p), &upload::rule(&ctx)?, overwrite)?),
@@ -237,22 +224,16 @@ async fn shoot(ctx: Ctx, target: TabTarget, mut params: Value, a: ImageArgs, wha
     if let Some(path) = &save {
         format = format_for_path(path, format)?;
     }
-    params["format"] = json!(format.as_str());
-    for (key, value) in [
-        ("quality", a.quality.map(u64::from)),
-        ("maxWidth", a.max_width.map(u64::from)),
-        ("maxBytes", a.max_bytes.map(u64::from)),
-    ] {
-        if let Some(v) = value {
-            params[key] = json!(v);
-        }
-    }
+    params.format = Some(format.as_str().to_owned());
+    params.quality = a.quality.map(u64::from);
+    params.max_width = a.max_width.map(u64::from);
+    params.max_bytes = a.max_bytes.map(u64::from);
     if a.redact == Some(MaskFields::Off) {
-        params["redact"] = json!("off");
+        params.redact = Some("off".to_owned());
     }
-    let timeout = Timeout::from_arg(a.timeout_ms, TAB_CALL_TIMEOUT_MS)?;
-    params["timeoutMs"] = json!(timeout.ms());
-    let (_, shot): (_, Screenshot) = ctx.browser.call_tab(&target, PAGE_SCREENSHOT, params, timeout).await?;
+    let timeout = Timeout::from_arg(a.timeout_ms, PageScreenshot::TIMEOUT_MS)?;
+    params.timeout_ms = Some(timeout.ms());
+    let (_, shot) = ctx.browser.call_tab(&target, params, timeout).await?;
     let mime = if shot.format == "jpeg" { "image/jpeg" } else { "image/png" };
     let mut text = format!(
         "tabId={}: {what} {}×{} {} {} KB ({}{}{})",

@@ -5,11 +5,10 @@ use std::time::Instant;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use webext_mcp_host::protocol::methods;
-use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
+use webext_mcp_host::protocol::methods::{self, Method};
 
 use crate::bridge::Timeout;
-use crate::bridge::results::{Pong, to_value};
+use crate::bridge::results::to_value;
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -40,14 +39,10 @@ const PING: ToolDef = ToolDef {
 
 async fn ping(ctx: Ctx, args: Value) -> ToolResult {
     let PingArgs { browser, payload } = decode(args)?;
-    let params = match payload {
-        Some(p) => json!({ "payload": p }),
-        None => json!({}),
-    };
     let started = Instant::now();
-    let (d, reply): (_, Pong) = ctx
+    let (d, reply) = ctx
         .browser
-        .call(browser.as_deref(), methods::PING, params, Timeout::fixed(TAB_CALL_TIMEOUT_MS))
+        .call(browser.as_deref(), methods::Ping { payload }, Timeout::fixed(methods::Ping::TIMEOUT_MS))
         .await?;
     let rtt = started.elapsed();
     Ok(ToolOutput::json(json!({

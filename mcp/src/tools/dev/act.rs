@@ -14,13 +14,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use webext_mcp_host::descriptor::Descriptor;
-use webext_mcp_host::protocol::methods::TABS_LIST;
-use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
+use webext_mcp_host::protocol::methods::{Method, TabsList};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use super::logs::{MAX_MAX_BYTES, MIN_MAX_BYTES, ask, session_of};
 use crate::bridge::Timeout;
-use crate::bridge::results::TabList;
 use crate::session::control::{Call, Stored};
 use crate::session::inspect::Context;
 use crate::session::{Area, ReloadTabs, StorageOp, StorageRequest};
@@ -413,9 +411,9 @@ pub(crate) async fn helper_tab_id(
     session_id: &str,
     url: &str,
 ) -> Result<(Descriptor, i64), ErrorBody> {
-    let (d, tabs): (_, TabList) = ctx
+    let (d, tabs) = ctx
         .browser
-        .call(Some(session_id), TABS_LIST, json!({}), Timeout::fixed(TAB_CALL_TIMEOUT_MS))
+        .call(Some(session_id), TabsList {}, Timeout::fixed(TabsList::TIMEOUT_MS))
         .await
         .map_err(|e| {
             e.with_hint(format!(

@@ -12,8 +12,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use webext_mcp_host::protocol::methods::PAGE_SNAPSHOT;
-use webext_mcp_host::protocol::timeouts::SNAPSHOT_TIMEOUT_MS;
+use webext_mcp_host::protocol::methods::{Method, PageSnapshot};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::bridge::Timeout;
@@ -270,9 +269,12 @@ async fn snapshot_of(
         .with_hint("use extension_root_tree, selector_probe or page_html there"));
     }
     let (d, tab_id) = super::act::helper_tab_id(ctx, session_id, url).await?;
-    let redact = redact.as_str();
-    let params = json!({"tabId": tab_id, "maxBytes": max_bytes, "redact": redact});
-    ctx.browser.call_in(&d, PAGE_SNAPSHOT, params, Timeout::fixed(SNAPSHOT_TIMEOUT_MS)).await
+    let params = PageSnapshot {
+        max_bytes: Some(max_bytes),
+        redact: Some(redact.as_str().to_owned()),
+        ..PageSnapshot::default()
+    };
+    ctx.browser.call_at(&d, tab_id, params, Timeout::fixed(PageSnapshot::TIMEOUT_MS)).await
 }
 
 #[cfg(test)]

@@ -7,14 +7,13 @@
 //! how the input was made (`synthetic` or `trusted`) and what changed, never a snapshot.
 //! The argument types, and so the input schemas tools/list shows, are in `actions/args.rs`.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use webext_mcp_host::protocol::methods::{
-    PAGE_ACT, PAGE_EVALUATE, PAGE_FILL_FORM, PAGE_SNAPSHOT, PAGE_WAIT_FOR,
+    Action, FormField as WireField, Method, PageAct, PageEvaluate, PageFillForm, PageSnapshot, PageWaitFor,
 };
-use webext_mcp_host::protocol::timeouts::{ACTION_TIMEOUT_MS, EVALUATE_TIMEOUT_MS, SNAPSHOT_TIMEOUT_MS};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use crate::bridge::results::{Acted, Evaluated, FormFilled, Snapshot, Waited, to_value};
+use crate::bridge::results::{Acted, to_value};
 use crate::bridge::{TabTarget, Timeout};
 use crate::tools::registry::{Wait, decode_with, decode_with_target, schema_with, schema_with_target};
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
@@ -46,7 +45,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 /// How long the page side may wait (auto-wait, settling, navigation).
 fn timeout_of(ms: Option<u64>) -> Result<Timeout, ErrorBody> {
-    Timeout::from_arg(ms, ACTION_TIMEOUT_MS)
+    Timeout::from_arg(ms, PageAct::TIMEOUT_MS)
 }
 
 /// The boundary lines around page-derived text (as the helper writes them around snapshots).
@@ -107,13 +106,12 @@ async fn act(
     ctx: Ctx,
     target: TabTarget,
     verb: &str,
-    params: Value,
+    params: PageAct,
     (wait, Diff { diff }): (Wait, Diff),
 ) -> ToolResult {
     let timeout = timeout_of(wait.timeout_ms)?;
-    let mut params = params;
-    params["timeoutMs"] = json!(timeout.ms());
-    let (_, out): (_, Acted) = ctx.browser.call_tab(&target, PAGE_ACT, params, timeout).await?;
+    let params = PageAct { timeout_ms: Some(timeout.ms()), ..params };
+    let (_, out) = ctx.browser.call_tab(&target, params, timeout).await?;
     let mut text = summary(verb, &out);
     let mut structured = to_value(&out)?;
     if diff {
@@ -124,10 +122,8 @@ async fn act(
             page_idx: None,
             expect_tab_set: None,
         };
-        let (_, snap): (_, Snapshot) = ctx
-            .browser
-            .call_tab(&tab, PAGE_SNAPSHOT, json!({ "diff": true }), Timeout::fixed(SNAPSHOT_TIMEOUT_MS))
-            .await?;
+        let params = PageSnapshot { diff: Some(true), ..PageSnapshot::default() };
+        let (_, snap) = ctx.browser.call_tab(&tab, params, Timeout::fixed(PageSnapshot::TIMEOUT_MS)).await?;
         text.push_str(&format!("\nsnapshot {}: ", snap.snapshot_id));
         text.push_str(&crate::tools::snapshot::take_snapshot::diff_line(snap.extra.get("diff")));
         text.push_str(&snap.text);
@@ -148,7 +144,7 @@ const CLICK_BY_UID: ToolDef = ToolDef {
 
 async fn click_by_uid(ctx: Ctx, args: Value) -> ToolResult {
     let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), UidArgs>(args)?;
-    act(ctx, t, "clicked", json!({ "action": "click", "locator": a.uid }), (w, d)).await
+    act(ctx, t, "clicked", PageAct::on(Action::Click, Some(a.uid)), (w, d)).await
 }
 
 const HOVER_BY_UID: ToolDef = ToolDef {
@@ -163,7 +159,7 @@ const HOVER_BY_UID: ToolDef = ToolDef {
 
 async fn hover_by_uid(ctx: Ctx, args: Value) -> ToolResult {
     let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), UidArgs>(args)?;
-    act(ctx, t, "hovered", json!({ "action": "hover", "locator": a.uid }), (w, d)).await
+    act(ctx, t, "hovered", PageAct::on(Action::Hover, Some(a.uid)), (w, d)).await
 }
 
 const FILL_BY_UID: ToolDef = ToolDef {
@@ -178,7 +174,7 @@ const FILL_BY_UID: ToolDef = ToolDef {
 
 async fn fill_by_uid(ctx: Ctx, args: Value) -> ToolResult {
     let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), FillUidArgs>(args)?;
-    let params = json!({ "action": "fill", "locator": a.uid, "value": a.value.as_json() });
+    let params = PageAct { value: Some(a.value.wire()), ..PageAct::on(Action::Fill, Some(a.uid)) };
     act(ctx, t, "filled", params, (w, d)).await
 }
 
@@ -198,19 +194,14 @@ async fn fill_form_by_uid(ctx: Ctx, args: Value) -> ToolResult {
         return Err(ErrorBody::invalid_argument("`fields` is empty").with_hint("give [{uid, value}, …]"));
     }
     let timeout = timeout_of(w.timeout_ms)?;
-    let fields: Vec<Value> =
-        a.fields.iter().map(|f| json!({ "ref": f.uid, "value": f.value.as_json() })).collect();
-    let params = json!({ "fields": fields, "timeoutMs": timeout.ms() });
-    let (_, out): (_, FormFilled) = ctx.browser.call_tab(&t, PAGE_FILL_FORM, params, timeout).await?;
+    let fields =
+        a.fields.iter().map(|f| WireField { reference: f.uid.clone(), value: f.value.wire() }).collect();
+    let params = PageFillForm { fields, timeout_ms: Some(timeout.ms()) };
+    let (_, out) = ctx.browser.call_tab(&t, params, timeout).await?;
     let mut text = summary(&format!("filled {} fields", out.filled.len()), &out.acted);
     // Per field what it holds now (a box's state, the option picked, the text taken).
     for f in &out.filled {
-        text.push_str(&format!(
-            "\n  {} {} = {}",
-            f["ref"].as_str().unwrap_or("?"),
-            f["element"].as_str().unwrap_or(""),
-            f["value"]
-        ));
+        text.push_str(&format!("\n  {} {} = {}", f.reference, f.element, f.value));
     }
     Ok(ToolOutput { text: Some(text), structured: to_value(&out)? })
 }
@@ -227,7 +218,7 @@ const DRAG_BY_UID_TO_UID: ToolDef = ToolDef {
 
 async fn drag_by_uid_to_uid(ctx: Ctx, args: Value) -> ToolResult {
     let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), DragUidArgs>(args)?;
-    let params = json!({ "action": "drag", "locator": a.from_uid, "to": a.to_uid });
+    let params = PageAct { to: Some(a.to_uid), ..PageAct::on(Action::Drag, Some(a.from_uid)) };
     act(ctx, t, "dragged", params, (w, d)).await
 }
 
@@ -243,7 +234,8 @@ const CLICK: ToolDef = ToolDef {
 
 async fn click(ctx: Ctx, args: Value) -> ToolResult {
     let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), LocatorArgs>(args)?;
-    act(ctx, t, "clicked", json!({ "action": "click", "locator": a.locator, "nth": a.nth }), (w, d)).await
+    let params = PageAct { nth: a.nth.map(u64::from), ..PageAct::on(Action::Click, Some(a.locator)) };
+    act(ctx, t, "clicked", params, (w, d)).await
 }
 
 const HOVER: ToolDef = ToolDef {
@@ -258,7 +250,8 @@ const HOVER: ToolDef = ToolDef {
 
 async fn hover(ctx: Ctx, args: Value) -> ToolResult {
     let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), LocatorArgs>(args)?;
-    act(ctx, t, "hovered", json!({ "action": "hover", "locator": a.locator, "nth": a.nth }), (w, d)).await
+    let params = PageAct { nth: a.nth.map(u64::from), ..PageAct::on(Action::Hover, Some(a.locator)) };
+    act(ctx, t, "hovered", params, (w, d)).await
 }
 
 const FILL: ToolDef = ToolDef {
@@ -273,7 +266,11 @@ const FILL: ToolDef = ToolDef {
 
 async fn fill(ctx: Ctx, args: Value) -> ToolResult {
     let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), FillArgs>(args)?;
-    let params = json!({ "action": "fill", "locator": a.locator, "nth": a.nth, "value": a.value.as_json() });
+    let params = PageAct {
+        nth: a.nth.map(u64::from),
+        value: Some(a.value.wire()),
+        ..PageAct::on(Action::Fill, Some(a.locator))
+    };
     act(ctx, t, "filled", params, (w, d)).await
 }
 
@@ -289,7 +286,11 @@ const TYPE: ToolDef = ToolDef {
 
 async fn type_text(ctx: Ctx, args: Value) -> ToolResult {
     let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), TypeArgs>(args)?;
-    let params = json!({ "action": "type", "locator": a.locator, "nth": a.nth, "text": a.text });
+    let params = PageAct {
+        nth: a.nth.map(u64::from),
+        text: Some(a.text),
+        ..PageAct::on(Action::Type, Some(a.locator))
+    };
     act(ctx, t, "typed into", params, (w, d)).await
 }
 
@@ -305,7 +306,8 @@ const DRAG: ToolDef = ToolDef {
 
 async fn drag(ctx: Ctx, args: Value) -> ToolResult {
     let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), DragArgs>(args)?;
-    act(ctx, t, "dragged", json!({ "action": "drag", "locator": a.from, "to": a.to }), (w, d)).await
+    let params = PageAct { to: Some(a.to), ..PageAct::on(Action::Drag, Some(a.from)) };
+    act(ctx, t, "dragged", params, (w, d)).await
 }
 
 const SELECT_OPTION: ToolDef = ToolDef {
@@ -323,7 +325,11 @@ async fn select_option(ctx: Ctx, args: Value) -> ToolResult {
     if a.values.is_empty() {
         return Err(ErrorBody::invalid_argument("`values` is empty"));
     }
-    let params = json!({ "action": "select", "locator": a.locator, "nth": a.nth, "values": a.values });
+    let params = PageAct {
+        nth: a.nth.map(u64::from),
+        values: Some(a.values),
+        ..PageAct::on(Action::Select, Some(a.locator))
+    };
     act(ctx, t, "selected in", params, (w, d)).await
 }
 
@@ -369,7 +375,7 @@ const PRESS_KEY: ToolDef = ToolDef {
 async fn press_key(ctx: Ctx, args: Value) -> ToolResult {
     let ((t, w, d), a) = decode_with::<(TabTarget, Wait, Diff), PressArgs>(args)?;
     let (key, shift) = parse_key(&a.key)?;
-    let params = json!({ "action": "press", "locator": a.locator, "key": key, "shift": shift });
+    let params = PageAct { key: Some(key), shift: Some(shift), ..PageAct::on(Action::Press, a.locator) };
     act(ctx, t, &format!("pressed {} on", a.key), params, (w, d)).await
 }
 
@@ -388,7 +394,7 @@ async fn scroll(ctx: Ctx, args: Value) -> ToolResult {
     if a.locator.is_none() && a.dx.is_none() && a.dy.is_none() {
         return Err(ErrorBody::invalid_argument("give `locator`, or `dx`/`dy`"));
     }
-    let params = json!({ "action": "scroll", "locator": a.locator, "dx": a.dx, "dy": a.dy });
+    let params = PageAct { dx: a.dx, dy: a.dy, ..PageAct::on(Action::Scroll, a.locator) };
     act(ctx, t, "scrolled", params, (w, d)).await
 }
 
@@ -417,11 +423,9 @@ async fn evaluate_script(ctx: Ctx, args: Value) -> ToolResult {
         return Err(ErrorBody::invalid_argument("give `function` (or `cursor` for the next page)"));
     }
     let params =
-        json!({ "function": a.function, "args": a.args, "maxBytes": a.max_bytes, "cursor": a.cursor });
-    let (_, out): (_, Evaluated) = ctx
-        .browser
-        .call_tab(&t, PAGE_EVALUATE, params, Timeout::from_arg(a.timeout_ms, EVALUATE_TIMEOUT_MS)?)
-        .await?;
+        PageEvaluate { function: a.function, args: Some(a.args), max_bytes: a.max_bytes, cursor: a.cursor };
+    let (_, out) =
+        ctx.browser.call_tab(&t, params, Timeout::from_arg(a.timeout_ms, PageEvaluate::TIMEOUT_MS)?).await?;
     // What the function returned is read from the page: marked as such, like take_snapshot's
     // text (JSON, so the page cannot end the block).
     let mut text = format!("{PAGE_HEAD}\n{}", out.json);
@@ -450,17 +454,21 @@ async fn wait_for(ctx: Ctx, args: Value) -> ToolResult {
     if given.iter().filter(|g| **g).count() != 1 {
         return Err(ErrorBody::invalid_argument("give exactly one of `text`, `selector`, `uid`, `url`"));
     }
-    let wait = Timeout::for_wait(w.timeout_ms, ACTION_TIMEOUT_MS)?;
+    let wait = Timeout::for_wait(w.timeout_ms, PageWaitFor::TIMEOUT_MS)?;
     let timeout = wait.timeout;
     let state = match a.state {
         WaitState::Visible => "visible",
         WaitState::Gone => "gone",
     };
-    let params = json!({
-        "text": a.text, "selector": a.selector, "ref": a.uid, "url": a.url, "state": state, "timeoutMs": timeout.ms(),
-    });
-    let (_, out): (_, Waited) =
-        ctx.browser.call_tab(&t, PAGE_WAIT_FOR, params, timeout).await.map_err(|e| wait.explain(e))?;
+    let params = PageWaitFor {
+        text: a.text,
+        selector: a.selector,
+        reference: a.uid,
+        url: a.url,
+        state: Some(state.to_owned()),
+        timeout_ms: Some(timeout.ms()),
+    };
+    let (_, out) = ctx.browser.call_tab(&t, params, timeout).await.map_err(|e| wait.explain(e))?;
     let text = format!("condition met after {} ms", out.waited_ms);
     Ok(ToolOutput { text: Some(text), structured: to_value(&out)? })
 }
@@ -468,6 +476,8 @@ async fn wait_for(ctx: Ctx, args: Value) -> ToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use serde_json::json;
 
     #[test]
     fn keys_parse_with_shift_and_refuse_unknown_names() {

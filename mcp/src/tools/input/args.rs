@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
+use webext_mcp_host::protocol::methods;
 
 use crate::tools::registry::ArgGroup;
 
@@ -47,11 +48,11 @@ pub enum FieldValue {
 impl FieldValue {
     /// The value as the page agent takes it: a boolean stays a boolean, so the page can
     /// refuse `true` for a text box instead of typing "true" (numbers are sent as text).
-    pub(super) fn as_json(&self) -> serde_json::Value {
+    pub(super) fn wire(&self) -> methods::FieldValue {
         match self {
-            FieldValue::Text(s) => serde_json::Value::String(s.clone()),
-            FieldValue::Flag(b) => serde_json::Value::Bool(*b),
-            FieldValue::Number(n) => serde_json::Value::String(n.to_string()),
+            FieldValue::Text(s) => methods::FieldValue::Text(s.clone()),
+            FieldValue::Flag(b) => methods::FieldValue::Checked(*b),
+            FieldValue::Number(n) => methods::FieldValue::Text(n.to_string()),
         }
     }
 }

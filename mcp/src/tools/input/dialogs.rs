@@ -8,12 +8,11 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
-use webext_mcp_host::protocol::methods::PAGE_DIALOG;
-use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
+use serde_json::Value;
+use webext_mcp_host::protocol::methods::{Method, PageDialog};
 
 use crate::bridge::Timeout;
-use crate::bridge::results::{DialogReply, to_value};
+use crate::bridge::results::to_value;
 use crate::tools::registry::{decode_with_target, schema_with_target};
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 
@@ -47,7 +46,7 @@ const ACCEPT_DIALOG: ToolDef = ToolDef {
 
 async fn accept_dialog(ctx: Ctx, args: Value) -> ToolResult {
     let (t, a) = decode_with_target::<AcceptArgs>(args)?;
-    answer(ctx, t, json!({ "accept": true, "promptText": a.prompt_text })).await
+    answer(ctx, t, PageDialog { accept: true, prompt_text: a.prompt_text }).await
 }
 
 const DISMISS_DIALOG: ToolDef = ToolDef {
@@ -62,13 +61,13 @@ const DISMISS_DIALOG: ToolDef = ToolDef {
 
 async fn dismiss_dialog(ctx: Ctx, args: Value) -> ToolResult {
     let (t, DismissArgs {}) = decode_with_target::<DismissArgs>(args)?;
-    answer(ctx, t, json!({ "accept": false })).await
+    answer(ctx, t, PageDialog { accept: false, prompt_text: None }).await
 }
 
-async fn answer(ctx: Ctx, target: crate::bridge::TabTarget, params: Value) -> ToolResult {
-    let timeout = Timeout::fixed(TAB_CALL_TIMEOUT_MS);
-    let (_, out): (_, DialogReply) = ctx.browser.call_tab(&target, PAGE_DIALOG, params, timeout).await?;
-    let action = out.armed["action"].as_str().unwrap_or("dismiss");
+async fn answer(ctx: Ctx, target: crate::bridge::TabTarget, params: PageDialog) -> ToolResult {
+    let timeout = Timeout::fixed(PageDialog::TIMEOUT_MS);
+    let (_, out) = ctx.browser.call_tab(&target, params, timeout).await?;
+    let action = &out.armed.action;
     let text = format!("tabId={}: the next dialog will be answered: {action}", out.tab.tab_id);
     Ok(ToolOutput { text: Some(text), structured: to_value(&out)? })
 }

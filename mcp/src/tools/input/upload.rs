@@ -24,12 +24,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::MAX_TO_BROWSER;
 use webext_mcp_host::protocol::methods::{
-    BROWSER_INFO, PAGE_UPLOAD, PAGE_UPLOAD_CANCEL, PAGE_UPLOAD_CHUNK, PAGE_UPLOAD_OPEN,
+    BrowserInfo, FileMeta, Method, PageUpload, PageUploadCancel, PageUploadChunk, PageUploadOpen,
 };
-use webext_mcp_host::protocol::timeouts::ACTION_TIMEOUT_MS;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
-use crate::bridge::results::{Acted, BrowserInfo, Staged, UploadCancelled, UploadOpened, to_value};
+use crate::bridge::results::{Acted, Staged, to_value};
 use crate::bridge::{TabTarget, Timeout};
 use crate::tools::registry::{Wait, decode_with, schema_with};
 use crate::tools::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
@@ -165,8 +164,8 @@ async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {
     if total > rule.max_bytes {
         return Err(too_large("these files together", total, rule.max_bytes));
     }
-    let timeout = Timeout::from_arg(u.timeout_ms, ACTION_TIMEOUT_MS)?;
-    let meta: Vec<Value> = files
+    let timeout = Timeout::from_arg(u.timeout_ms, PageUpload::TIMEOUT_MS)?;
+    let meta: Vec<FileMeta> = files
         .iter()
         .map(|f| {
             let modified = std::fs::metadata(&f.path)
@@ -174,17 +173,23 @@ async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {
                 .ok()
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                 .map_or(0, |d| d.as_millis() as u64);
-            json!({ "name": f.name, "type": f.mime, "size": f.size, "lastModified": modified })
+            FileMeta { name: f.name.clone(), mime: f.mime.to_owned(), size: f.size, last_modified: modified }
         })
         .collect();
     // Chromium debugger mode sets an input's files from their paths: nothing to stage.
     if !u.drop && debugger_on(&ctx, &target, timeout).await {
         let paths: Option<Vec<&str>> = files.iter().map(|f| f.path.to_str()).collect();
         if let Some(paths) = paths {
-            let params = json!({
-                "locator": u.locator, "nth": u.nth, "files": meta, "paths": paths, "timeoutMs": timeout.ms(),
-            });
-            match ctx.browser.call_tab::<Acted>(&target, PAGE_UPLOAD, params, timeout).await {
+            let params = PageUpload {
+                locator: u.locator.clone(),
+                nth: u.nth.map(u64::from),
+                upload: None,
+                files: meta.clone(),
+                paths: Some(paths.into_iter().map(str::to_owned).collect()),
+                drop: None,
+                timeout_ms: Some(timeout.ms()),
+            };
+            match ctx.browser.call_tab(&target, params, timeout).await {
                 Ok((_, out)) => return report(&u, out),
                 // In a frame, or debugger mode switched off meanwhile: staged as usual.
                 Err(e)
@@ -199,11 +204,15 @@ async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {
     let id = format!("u{}", &token.as_str()[..24]);
     let started = Instant::now();
     // `page.uploadOpen` and `page.upload` name the same element and files.
-    let params = json!({
-        "locator": u.locator, "nth": u.nth, "upload": id, "files": meta, "drop": u.drop, "timeoutMs": timeout.ms(),
-    });
-    let (_, opened): (_, UploadOpened) =
-        ctx.browser.call_tab(&target, PAGE_UPLOAD_OPEN, params.clone(), timeout).await?;
+    let open = PageUploadOpen {
+        upload: id.clone(),
+        locator: u.locator.clone(),
+        nth: u.nth.map(u64::from),
+        files: meta,
+        drop: Some(u.drop),
+        timeout_ms: Some(timeout.ms()),
+    };
+    let (_, opened) = ctx.browser.call_tab(&target, open.clone(), timeout).await?;
     let open_ms = started.elapsed().as_millis() as u64;
     let pieces = match stage(&ctx, &call, &target, &id, &files, total, timeout).await {
         Ok(p) => p,
@@ -214,7 +223,7 @@ async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {
     };
     let staging_ms = started.elapsed().as_millis() as u64 - open_ms;
     // The helper drops the upload itself when this fails.
-    let (_, mut out): (_, Acted) = ctx.browser.call_tab(&target, PAGE_UPLOAD, params, timeout).await?;
+    let (_, mut out) = ctx.browser.call_tab(&target, PageUpload::from(&open), timeout).await?;
     let upload_ms = started.elapsed().as_millis() as u64 - open_ms - staging_ms;
     for key in ["accept", "warnings"] {
         if let Some(v) = opened.extra.get(key) {
@@ -317,7 +326,7 @@ async fn stage(
             flying.spawn(async move {
                 let data = base64::engine::general_purpose::STANDARD.encode(&buf);
                 drop(buf);
-                let params = json!({ "upload": id, "file": k, "index": index, "data": data });
+                let params = PageUploadChunk { upload: id, file: k as u32, index, data };
                 let sent_at = Instant::now();
                 let epoch = || {
                     std::time::SystemTime::now()
@@ -325,8 +334,7 @@ async fn stage(
                         .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
                 };
                 let sent_epoch = epoch();
-                let (_, staged): (_, Staged) =
-                    ctx.browser.call_tab(&target, PAGE_UPLOAD_CHUNK, params, timeout).await?;
+                let (_, staged) = ctx.browser.call_tab(&target, params, timeout).await?;
                 Ok((n, (sent_at.elapsed().as_secs_f64() * 1000.0, staged, [sent_epoch, epoch()])))
             });
             index += 1;
@@ -349,10 +357,8 @@ fn joined(done: Result<Result<Landed, ErrorBody>, tokio::task::JoinError>) -> Re
 
 /// Drops upload `id` in the helper (best effort: a gone tab holds nothing anyway).
 async fn cancel(ctx: &Ctx, target: &TabTarget, id: &str) {
-    let r: Result<(_, UploadCancelled), _> = ctx
-        .browser
-        .call_tab(target, PAGE_UPLOAD_CANCEL, json!({ "upload": id }), Timeout::fixed(5_000))
-        .await;
+    let params = PageUploadCancel { upload: id.to_owned() };
+    let r = ctx.browser.call_tab(target, params, Timeout::fixed(PageUploadCancel::TIMEOUT_MS)).await;
     if let Err(e) = r {
         tracing::debug!(code = ?e.code, "cancelling an upload failed");
     }
@@ -360,8 +366,7 @@ async fn cancel(ctx: &Ctx, target: &TabTarget, id: &str) {
 
 /// Whether the browser's helper has debugger mode on now (`browser.info` capabilities).
 async fn debugger_on(ctx: &Ctx, target: &TabTarget, timeout: Timeout) -> bool {
-    let info: Result<(_, BrowserInfo), _> =
-        ctx.browser.call(target.browser.as_deref(), BROWSER_INFO, json!({}), timeout).await;
+    let info = ctx.browser.call(target.browser.as_deref(), BrowserInfo {}, timeout).await;
     info.is_ok_and(|(_, i)| i.capabilities.iter().any(|c| c == "debugger"))
 }
 

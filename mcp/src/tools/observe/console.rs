@@ -12,16 +12,15 @@
 //! starts with `---` (texts JSON-quoted, stack frames indented).
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde_json::Value;
 use webext_mcp_engine::redact::{Level, scrub};
 use webext_mcp_host::protocol::ErrorBody;
-use webext_mcp_host::protocol::methods::{CONSOLE_CLEAR, CONSOLE_LIST};
-use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
+use webext_mcp_host::protocol::methods::{ConsoleClear, ConsoleEntries, ConsoleEntry, ConsoleList, Method};
 
 use crate::bridge::TabTarget;
 use crate::bridge::Timeout;
-use crate::bridge::results::{Extra, Tab, to_value};
+use crate::bridge::results::to_value;
 use crate::tools::registry::{Paging, decode_with, decode_with_target, schema_with, schema_with_target};
 use crate::tools::snapshot::take_snapshot::Redact;
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
@@ -78,89 +77,6 @@ pub struct ListArgs {
 #[serde(deny_unknown_fields)]
 pub struct ClearArgs {}
 
-/// One captured message, as the helper keeps it (`consolelog.js`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Entry {
-    pub seq: u64,
-    pub level: String,
-    /// console | exception | rejection | csp | network.
-    pub source: String,
-    pub text: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub column: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stack: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub blocked_url: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub directive: Option<String>,
-    /// Milliseconds since the epoch (the page's clock).
-    pub time: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_time: Option<f64>,
-    /// How many times it came in a row.
-    pub count: u64,
-    /// The document it came from (see `documents`).
-    pub doc: u64,
-    pub frame_id: i64,
-}
-
-/// A document entries came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Document {
-    pub doc: u64,
-    pub url: String,
-    pub frame_id: i64,
-    /// The frame's newest document (false: the tab navigated away from it).
-    pub current: bool,
-    /// Hooked after it started: what it said before is not captured.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub late: bool,
-}
-
-/// `console.list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ConsoleList {
-    pub tab: Tab,
-    /// `hook`: the page-side hook; `debugger`: Chromium's CDP (`viaDebugger: true`); `off`.
-    pub via: String,
-    /// Present when `viaDebugger: true` could not start, saying why.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub debugger: Option<DebuggerRefusal>,
-    pub captured_since: Option<f64>,
-    pub entries: Vec<Entry>,
-    pub documents: Vec<Document>,
-    /// Entries matching the filters after `since`/`cursor` (this page and the next ones).
-    pub total: u64,
-    /// Older entries dropped by the tab's bounds.
-    pub dropped: u64,
-    pub last_seq: u64,
-    pub next_cursor: Option<String>,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// Why the debugger console did not start.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DebuggerRefusal {
-    pub on: bool,
-    pub why: String,
-}
-
-/// `console.clear`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ConsoleCleared {
-    pub tab: Tab,
-    pub cleared: u64,
-}
-
 /// The engine's level for a tool's `redact`.
 pub(super) fn level_of(r: Redact) -> Level {
     match r {
@@ -209,12 +125,15 @@ async fn list_console_messages(ctx: Ctx, args: Value) -> ToolResult {
     if p.max_bytes.is_some_and(|n| !(256..=1_048_576).contains(&n)) {
         return Err(ErrorBody::invalid_argument("`maxBytes` must be between 256 and 1048576"));
     }
-    let params = json!({
-        "level": a.level.map(ConsoleLevel::as_str), "contains": a.contains, "since": a.since,
-        "cursor": p.cursor, "maxBytes": p.max_bytes, "viaDebugger": a.via_debugger,
-    });
-    let (_, mut out): (_, ConsoleList) =
-        ctx.browser.call_tab(&target, CONSOLE_LIST, params, Timeout::fixed(TAB_CALL_TIMEOUT_MS)).await?;
+    let params = ConsoleList {
+        level: a.level.map(|l| l.as_str().to_owned()),
+        contains: a.contains,
+        since: a.since,
+        cursor: p.cursor,
+        max_bytes: p.max_bytes,
+        via_debugger: a.via_debugger,
+    };
+    let (_, mut out) = ctx.browser.call_tab(&target, params, Timeout::fixed(ConsoleList::TIMEOUT_MS)).await?;
     redact_list(&mut out, level_of(a.redact));
     let text = render(&out);
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
@@ -232,8 +151,8 @@ const CLEAR_CONSOLE_MESSAGES: ToolDef = ToolDef {
 
 async fn clear_console_messages(ctx: Ctx, args: Value) -> ToolResult {
     let (target, ClearArgs {}) = decode_with_target::<ClearArgs>(args)?;
-    let (_, out): (_, ConsoleCleared) =
-        ctx.browser.call_tab(&target, CONSOLE_CLEAR, json!({}), Timeout::fixed(TAB_CALL_TIMEOUT_MS)).await?;
+    let (_, out) =
+        ctx.browser.call_tab(&target, ConsoleClear {}, Timeout::fixed(ConsoleClear::TIMEOUT_MS)).await?;
     let text = format!(
         "tabId={}: {} cleared",
         out.tab.tab_id,
@@ -243,7 +162,7 @@ async fn clear_console_messages(ctx: Ctx, args: Value) -> ToolResult {
 }
 
 /// Texts, URLs and stacks through the redaction engine (page-written, all of them).
-pub fn redact_list(out: &mut ConsoleList, level: Level) {
+pub fn redact_list(out: &mut ConsoleEntries, level: Level) {
     for e in &mut out.entries {
         e.text = scrubbed(&e.text, level);
         for s in [&mut e.url, &mut e.stack, &mut e.blocked_url].into_iter().flatten() {
@@ -257,7 +176,7 @@ pub fn redact_list(out: &mut ConsoleList, level: Level) {
 
 /// The text form: a header, then one line per entry (stack frames indented under errors),
 /// a `document` line wherever the document changes.
-pub fn render(out: &ConsoleList) -> String {
+pub fn render(out: &ConsoleEntries) -> String {
     let mut text = format!(
         "console of tabId={} {}: {}",
         out.tab.tab_id,
@@ -309,7 +228,7 @@ pub fn render(out: &ConsoleList) -> String {
     text
 }
 
-fn document_line(out: &ConsoleList, doc: u64) -> String {
+fn document_line(out: &ConsoleEntries, doc: u64) -> String {
     let Some(d) = out.documents.iter().find(|d| d.doc == doc) else {
         return format!("document {doc}");
     };
@@ -319,7 +238,7 @@ fn document_line(out: &ConsoleList, doc: u64) -> String {
     format!("document {doc}{frame} {} ({state}{late})", one_line(&d.url))
 }
 
-fn entry_line(e: &Entry) -> String {
+fn entry_line(e: &ConsoleEntry) -> String {
     let mut line = format!("#{} {} {}", e.seq, clock(e.time), e.level);
     if e.source != "console" {
         line.push_str(&format!(" [{}]", e.source));
@@ -345,7 +264,9 @@ fn entry_line(e: &Entry) -> String {
 mod tests {
     use super::*;
 
-    fn sample() -> ConsoleList {
+    use serde_json::json;
+
+    fn sample() -> ConsoleEntries {
         serde_json::from_value(json!({
             "tab": {"tabId": 7, "windowId": 1, "index": 0, "url": "http://a.test/", "title": "A", "active": false, "status": "complete", "container": null},
             "via": "hook", "capturedSince": 1_700_000_000_000.0,

@@ -11,17 +11,18 @@
 //! page-content boundary lines.
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde_json::Value;
 use webext_mcp_engine::redact::{Level, form_value, header_value};
 use webext_mcp_host::protocol::ErrorBody;
-use webext_mcp_host::protocol::methods::{NETWORK_GET, NETWORK_LIST};
-use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
+use webext_mcp_host::protocol::methods::{
+    Detail, Got, Method, NetworkEntries, NetworkGet, NetworkList, Request,
+};
 
 use super::console::{PAGE_END, PAGE_HEAD, level_of, one_line, scrubbed};
 use crate::bridge::TabTarget;
 use crate::bridge::Timeout;
-use crate::bridge::results::{Extra, Tab, to_value};
+use crate::bridge::results::to_value;
 use crate::tools::registry::{Paging, decode_with, decode_with_target, schema_with, schema_with_target};
 use crate::tools::snapshot::take_snapshot::Redact;
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
@@ -74,107 +75,6 @@ pub struct GetArgs {
     pub redact: Redact,
 }
 
-/// When each stage happened (webRequest `timeStamp`s, ms since the epoch).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Timings {
-    pub start: f64,
-    /// Request headers sent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sent: Option<f64>,
-    /// Response headers received.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub headers: Option<f64>,
-    /// First response byte.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub response: Option<f64>,
-    /// Completed, failed or redirected.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub end: Option<f64>,
-}
-
-impl Timings {
-    pub fn duration_ms(&self) -> Option<f64> {
-        self.end.map(|e| (e - self.start).max(0.0))
-    }
-}
-
-/// One request in a list (`netlog.js` `summary`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Request {
-    pub seq: u64,
-    pub id: String,
-    pub method: String,
-    pub url: String,
-    /// webRequest's resource type (main_frame, xmlhttprequest, image, …).
-    #[serde(rename = "type")]
-    pub resource_type: String,
-    pub frame_id: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initiator: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<u16>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status_text: Option<String>,
-    pub failed: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    pub from_cache: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub redirect_url: Option<String>,
-    pub timings: Timings,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sizes: Option<Value>,
-    /// `{state: none | receiving | complete | error | evicted, bytes?}`.
-    pub body: Value,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `network.list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NetworkList {
-    pub tab: Tab,
-    pub captured_since: Option<f64>,
-    /// Whether this browser keeps response bodies here, and why not.
-    pub bodies: Value,
-    pub entries: Vec<Request>,
-    pub total: u64,
-    pub dropped: u64,
-    pub last_seq: u64,
-    pub next_cursor: Option<String>,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Header {
-    pub name: String,
-    pub value: String,
-}
-
-/// One request in full (`network.get`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Detail {
-    #[serde(flatten)]
-    pub request: Request,
-    pub request_headers: Vec<Header>,
-    pub response_headers: Vec<Header>,
-    /// `{formData: {name: [values]}, bytes}` or `{text, bytes, truncated}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_body: Option<Value>,
-    /// `{available, text?, bytes?, truncated?, mimeType?, why?}`.
-    pub response_body: Value,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Got {
-    pub tab: Tab,
-    pub request: Detail,
-}
-
 const LIST_NETWORK_REQUESTS: ToolDef = ToolDef {
     name: "list_network_requests",
     title: "List a tab's network requests",
@@ -194,12 +94,16 @@ async fn list_network_requests(ctx: Ctx, args: Value) -> ToolResult {
         StatusArg::Code(n) => n.to_string(),
         StatusArg::Word(w) => w,
     });
-    let params = json!({
-        "url": a.url, "type": a.resource_type, "status": status, "since": a.since,
-        "cursor": p.cursor, "maxBytes": p.max_bytes, "captureBodies": a.capture_bodies,
-    });
-    let (_, mut out): (_, NetworkList) =
-        ctx.browser.call_tab(&target, NETWORK_LIST, params, Timeout::fixed(TAB_CALL_TIMEOUT_MS)).await?;
+    let params = NetworkList {
+        url: a.url,
+        resource_type: a.resource_type,
+        status,
+        since: a.since,
+        max_bytes: p.max_bytes,
+        cursor: p.cursor,
+        capture_bodies: a.capture_bodies,
+    };
+    let (_, mut out) = ctx.browser.call_tab(&target, params, Timeout::fixed(NetworkList::TIMEOUT_MS)).await?;
     let level = level_of(a.redact);
     for r in &mut out.entries {
         redact_request(r, level);
@@ -227,9 +131,8 @@ async fn get_network_request(ctx: Ctx, args: Value) -> ToolResult {
     if a.max_bytes.is_some_and(|n| n > 1_048_576) {
         return Err(ErrorBody::invalid_argument("`maxBytes` must be at most 1048576"));
     }
-    let params = json!({ "id": id, "maxBytes": a.max_bytes });
-    let (_, mut out): (_, Got) =
-        ctx.browser.call_tab(&target, NETWORK_GET, params, Timeout::fixed(TAB_CALL_TIMEOUT_MS)).await?;
+    let params = NetworkGet { id, max_bytes: a.max_bytes };
+    let (_, mut out) = ctx.browser.call_tab(&target, params, Timeout::fixed(NetworkGet::TIMEOUT_MS)).await?;
     redact_detail(&mut out.request, level_of(a.redact));
     let text = render_detail(&out);
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
@@ -324,7 +227,7 @@ pub fn request_line(r: &Request) -> String {
     line
 }
 
-pub fn render_list(out: &NetworkList) -> String {
+pub fn render_list(out: &NetworkEntries) -> String {
     let mut text = format!(
         "requests of tabId={} {}: {}",
         out.tab.tab_id,
@@ -414,6 +317,8 @@ fn indent_into(text: &mut String, body: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use serde_json::json;
 
     fn detail() -> Got {
         serde_json::from_value(json!({

@@ -6,13 +6,12 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use webext_mcp_host::protocol::methods::BROWSER_INFO;
+use webext_mcp_host::protocol::methods::{BrowserInfo, BrowserReport, Method};
 use webext_mcp_host::protocol::tab_set_fingerprint;
-use webext_mcp_host::protocol::timeouts::{LIST_TIMEOUT_MS, TAB_CALL_TIMEOUT_MS};
+use webext_mcp_host::protocol::timeouts::LIST_TIMEOUT_MS;
 use webext_mcp_host::select;
 
 use crate::bridge::Timeout;
-use crate::bridge::results::BrowserInfo;
 
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
@@ -65,8 +64,8 @@ async fn list_connected_browsers(ctx: Ctx, args: Value) -> ToolResult {
     let mut rows = Vec::new();
     let mut text = String::new();
     for d in live.iter().filter(|d| browser.as_deref().is_none_or(|b| select::matches(d, b))) {
-        let info: Result<BrowserInfo, _> =
-            state.call_in_contained(d, BROWSER_INFO, json!({}), Timeout::fixed(LIST_TIMEOUT_MS)).await;
+        let info: Result<BrowserReport, _> =
+            state.call_in_contained(d, BrowserInfo {}, Timeout::fixed(LIST_TIMEOUT_MS)).await;
         let mut row = select::summary(d);
         row["default"] = json!(default == Some(d.pid));
         match &info {
@@ -142,10 +141,8 @@ const GET_BROWSER_INFO: ToolDef = ToolDef {
 
 async fn get_browser_info(ctx: Ctx, args: Value) -> ToolResult {
     let BrowserArgs { browser } = decode(args)?;
-    let (d, info): (_, BrowserInfo) = ctx
-        .browser
-        .call(browser.as_deref(), BROWSER_INFO, json!({}), Timeout::fixed(TAB_CALL_TIMEOUT_MS))
-        .await?;
+    let (d, info) =
+        ctx.browser.call(browser.as_deref(), BrowserInfo {}, Timeout::fixed(BrowserInfo::TIMEOUT_MS)).await?;
     let tabs = info.places();
     let structured = json!({
         "browser": info.browser,

@@ -6,13 +6,13 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use webext_mcp_host::protocol::methods::TABS_NEW;
-use webext_mcp_host::protocol::timeouts::{LOAD_TIMEOUT_MS, TAB_CALL_TIMEOUT_MS};
+use webext_mcp_host::protocol::methods::{Method, TabsNew};
+use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::bridge::Timeout;
 use crate::bridge::containers::resolve;
-use crate::bridge::results::{TabReply, to_value};
+use crate::bridge::results::to_value;
 use crate::tools::registry::{Wait, decode_with, schema_with};
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
@@ -138,12 +138,18 @@ const NEW_PAGE_IN_CONTAINER: ToolDef = ToolDef {
 
 async fn new_page_in_container(ctx: Ctx, args: Value) -> ToolResult {
     let (w, a): (Wait, NewInContainerArgs) = decode_with(args)?;
-    let timeout = Timeout::from_arg(w.timeout_ms, LOAD_TIMEOUT_MS)?;
+    let timeout = Timeout::from_arg(w.timeout_ms, TabsNew::TIMEOUT_MS)?;
     let d = ctx.browser.resolve_waiting(a.browser.as_deref(), timeout).await?;
     let list = ctx.browser.container_list(&d, call_timeout()).await?;
     let c = resolve(&list, &a.container)?;
-    let params = json!({ "url": a.url, "active": a.active, "timeoutMs": timeout.ms(), "cookieStoreId": c.cookie_store_id });
-    let (d, out): (_, TabReply) = ctx.browser.call(a.browser.as_deref(), TABS_NEW, params, timeout).await?;
+    let params = TabsNew {
+        url: a.url,
+        active: Some(a.active),
+        cookie_store_id: Some(c.cookie_store_id.clone()),
+        window: None,
+        timeout_ms: Some(timeout.ms()),
+    };
+    let (d, out) = ctx.browser.call(a.browser.as_deref(), params, timeout).await?;
     ctx.browser.pages().set(&d, out.tab.tab_id);
     let text = format!("opened {} in {} (current page)", super::tabs::tab_line(&out.tab), c.name);
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })

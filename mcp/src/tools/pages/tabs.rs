@@ -7,13 +7,14 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use webext_mcp_host::protocol::ErrorBody;
-use webext_mcp_host::protocol::methods::{TABS_CLOSE, TABS_LIST, TABS_NAVIGATE, TABS_NEW, TABS_SELECT};
-use webext_mcp_host::protocol::timeouts::{LOAD_TIMEOUT_MS, TAB_CALL_TIMEOUT_MS};
+use webext_mcp_host::protocol::methods::{
+    Method, Navigation, TabsClose, TabsList, TabsNavigate, TabsNew, TabsSelect,
+};
 
 use crate::bridge::Timeout;
-use crate::bridge::results::{Closed, Tab, TabList, TabReply, to_value};
+use crate::bridge::results::{Tab, TabList, to_value};
 use crate::tools::registry::{decode_with_target, schema_with_target};
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
@@ -138,10 +139,8 @@ const LIST_PAGES: ToolDef = ToolDef {
 
 async fn list_pages(ctx: Ctx, args: Value) -> ToolResult {
     let ListPagesArgs { browser } = decode(args)?;
-    let (d, list): (_, TabList) = ctx
-        .browser
-        .call(browser.as_deref(), TABS_LIST, json!({}), Timeout::fixed(TAB_CALL_TIMEOUT_MS))
-        .await?;
+    let (d, list) =
+        ctx.browser.call(browser.as_deref(), TabsList {}, Timeout::fixed(TabsList::TIMEOUT_MS)).await?;
     let current = ctx.browser.pages().get(&d);
     let mut text = format!(
         "{} {} — {}, tabSet={}\n",
@@ -172,7 +171,7 @@ const NEW_PAGE: ToolDef = ToolDef {
 
 async fn new_page(ctx: Ctx, args: Value) -> ToolResult {
     let NewPageArgs { browser, url, active, window, timeout_ms } = decode(args)?;
-    let timeout = Timeout::from_arg(timeout_ms, LOAD_TIMEOUT_MS)?;
+    let timeout = Timeout::from_arg(timeout_ms, TabsNew::TIMEOUT_MS)?;
     let window = match window {
         Some(PageWindow::Agent) => "agent",
         Some(PageWindow::Current) => "current",
@@ -180,8 +179,14 @@ async fn new_page(ctx: Ctx, args: Value) -> ToolResult {
         None if !active && ctx.config.text("pages.window") == Some("agent") => "agent",
         None => "current",
     };
-    let params = json!({ "url": url, "active": active, "window": window, "timeoutMs": timeout.ms() });
-    let (d, out): (_, TabReply) = ctx.browser.call(browser.as_deref(), TABS_NEW, params, timeout).await?;
+    let params = TabsNew {
+        url,
+        active: Some(active),
+        window: Some(window.to_owned()),
+        timeout_ms: Some(timeout.ms()),
+        ..TabsNew::default()
+    };
+    let (d, out) = ctx.browser.call(browser.as_deref(), params, timeout).await?;
     ctx.browser.pages().set(&d, out.tab.tab_id);
     let text = format!("opened {} (current page)", tab_line(&out.tab));
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
@@ -206,18 +211,18 @@ async fn navigate_page(ctx: Ctx, args: Value) -> ToolResult {
             return Err(ErrorBody::invalid_argument("give `url`, or `type`: back, forward or reload"));
         }
     };
-    let kind_name = match kind {
-        NavigationType::Url => "url",
-        NavigationType::Back => "back",
-        NavigationType::Forward => "forward",
-        NavigationType::Reload => "reload",
+    let (kind_name, wire) = match kind {
+        NavigationType::Url => ("url", Navigation::Url),
+        NavigationType::Back => ("back", Navigation::Back),
+        NavigationType::Forward => ("forward", Navigation::Forward),
+        NavigationType::Reload => ("reload", Navigation::Reload),
     };
     if matches!(kind, NavigationType::Url) && url.is_none() {
         return Err(ErrorBody::invalid_argument("type `url` needs `url`"));
     }
-    let timeout = Timeout::from_arg(timeout_ms, LOAD_TIMEOUT_MS)?;
-    let params = json!({ "type": kind_name, "url": url, "timeoutMs": timeout.ms() });
-    let (_, out): (_, TabReply) = ctx.browser.call_tab(&target, TABS_NAVIGATE, params, timeout).await?;
+    let timeout = Timeout::from_arg(timeout_ms, TabsNavigate::TIMEOUT_MS)?;
+    let params = TabsNavigate { kind: wire, url, steps: None, timeout_ms: Some(timeout.ms()) };
+    let (_, out) = ctx.browser.call_tab(&target, params, timeout).await?;
     let text = format!("{kind_name}: now {}", tab_line(&out.tab));
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
 }
@@ -238,10 +243,11 @@ async fn navigate_history(ctx: Ctx, args: Value) -> ToolResult {
         return Err(ErrorBody::invalid_argument("`steps` must not be 0")
             .with_hint("negative goes back, positive forward"));
     }
-    let timeout = Timeout::from_arg(timeout_ms, LOAD_TIMEOUT_MS)?;
-    let kind = if steps < 0 { "back" } else { "forward" };
-    let params = json!({ "type": kind, "steps": steps.unsigned_abs(), "timeoutMs": timeout.ms() });
-    let (_, out): (_, TabReply) = ctx.browser.call_tab(&target, TABS_NAVIGATE, params, timeout).await?;
+    let timeout = Timeout::from_arg(timeout_ms, TabsNavigate::TIMEOUT_MS)?;
+    let kind = if steps < 0 { Navigation::Back } else { Navigation::Forward };
+    let params =
+        TabsNavigate { kind, url: None, steps: Some(steps.unsigned_abs()), timeout_ms: Some(timeout.ms()) };
+    let (_, out) = ctx.browser.call_tab(&target, params, timeout).await?;
     let text = format!("moved {steps} in history: now {}", tab_line(&out.tab));
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
 }
@@ -258,15 +264,15 @@ const SELECT_PAGE: ToolDef = ToolDef {
 
 async fn select_page(ctx: Ctx, args: Value) -> ToolResult {
     let (target, SelectPageArgs { url }) = decode_with_target(args)?;
-    let timeout = Timeout::fixed(TAB_CALL_TIMEOUT_MS);
-    let (d, out): (_, TabReply) = if let Some(url) = url {
+    let timeout = Timeout::fixed(TabsSelect::TIMEOUT_MS);
+    let (d, out) = if let Some(url) = url {
         if target.tab_id.is_some() || target.page_idx.is_some() {
             return Err(ErrorBody::invalid_argument("give `url` or `tabId`/`pageIdx`, not both"));
         }
-        let params = json!({ "url": url, "expectTabSet": target.expect_tab_set });
-        ctx.browser.call(target.browser.as_deref(), TABS_SELECT, params, timeout).await?
+        let params = TabsSelect { url: Some(url), expect_tab_set: target.expect_tab_set.clone() };
+        ctx.browser.call(target.browser.as_deref(), params, timeout).await?
     } else {
-        ctx.browser.call_tab(&target, TABS_SELECT, json!({}), timeout).await?
+        ctx.browser.call_tab(&target, TabsSelect::default(), timeout).await?
     };
     ctx.browser.pages().set(&d, out.tab.tab_id);
     let text = format!("selected {} (current page)", tab_line(&out.tab));
@@ -285,8 +291,7 @@ const CLOSE_PAGE: ToolDef = ToolDef {
 
 async fn close_page(ctx: Ctx, args: Value) -> ToolResult {
     let (target, NoArgs {}) = decode_with_target(args)?;
-    let (d, out): (_, Closed) =
-        ctx.browser.call_tab(&target, TABS_CLOSE, json!({}), Timeout::fixed(TAB_CALL_TIMEOUT_MS)).await?;
+    let (d, out) = ctx.browser.call_tab(&target, TabsClose {}, Timeout::fixed(TabsClose::TIMEOUT_MS)).await?;
     ctx.browser.pages().forget(&d, out.closed);
     let text = format!("closed tab {}", out.closed);
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })

@@ -14,10 +14,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::ErrorBody;
-use webext_mcp_host::protocol::methods::{PAGE_EMULATE, PAGE_RESIZE, VIEWPORT_MAX, VIEWPORT_MIN};
-use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
+use webext_mcp_host::protocol::methods::{Method, PageEmulate, PageResize, VIEWPORT_MAX, VIEWPORT_MIN};
 
-use crate::bridge::results::{Extra, Tab, to_value};
+use crate::bridge::results::to_value;
 use crate::bridge::{TabTarget, Timeout};
 use crate::tools::registry::{Wait, decode_with, decode_with_target, schema_with, schema_with_target};
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
@@ -50,12 +49,30 @@ pub enum ColorScheme {
     Dark,
 }
 
+impl ColorScheme {
+    fn as_str(self) -> &'static str {
+        match self {
+            ColorScheme::Light => "light",
+            ColorScheme::Dark => "dark",
+        }
+    }
+}
+
 /// `prefers-reduced-motion`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReducedMotion {
     Reduce,
     NoPreference,
+}
+
+impl ReducedMotion {
+    fn as_str(self) -> &'static str {
+        match self {
+            ReducedMotion::Reduce => "reduce",
+            ReducedMotion::NoPreference => "no-preference",
+        }
+    }
 }
 
 /// Arguments of `emulate` (plus the tab's address).
@@ -76,48 +93,6 @@ pub struct EmulateArgs {
     /// Clear the tab's emulation (and a debugger-made size) first.
     #[serde(default)]
     pub reset: bool,
-}
-
-/// `page.resize`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Resized {
-    pub tab: Tab,
-    /// window | debugger.
-    pub mechanism: String,
-    /// What the page reports now.
-    pub width: u64,
-    pub height: u64,
-    pub exact: bool,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// What the page reports of its viewport and media after `page.emulate`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PageView {
-    pub inner_width: f64,
-    pub inner_height: f64,
-    pub device_pixel_ratio: f64,
-    pub user_agent: String,
-    pub dark: bool,
-    pub reduced_motion: bool,
-    pub touch: bool,
-}
-
-/// `page.emulate`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Emulated {
-    pub tab: Tab,
-    /// debugger | none (a reset with nothing new).
-    pub mechanism: String,
-    /// The emulation in effect on the tab.
-    pub emulation: Value,
-    pub page: PageView,
-    #[serde(flatten)]
-    pub extra: Extra,
 }
 
 fn check_side(name: &str, v: u32) -> Result<(), ErrorBody> {
@@ -142,9 +117,14 @@ async fn resize_page(ctx: Ctx, args: Value) -> ToolResult {
     let (target, a) = decode_with_target::<ResizeArgs>(args)?;
     check_side("width", a.width)?;
     check_side("height", a.height)?;
-    let timeout = Timeout::from_arg(a.timeout_ms, TAB_CALL_TIMEOUT_MS)?;
-    let params = json!({ "width": a.width, "height": a.height, "force": a.force, "timeoutMs": timeout.ms() });
-    let (_, out): (_, Resized) = ctx.browser.call_tab(&target, PAGE_RESIZE, params, timeout).await?;
+    let timeout = Timeout::from_arg(a.timeout_ms, PageResize::TIMEOUT_MS)?;
+    let params = PageResize {
+        width: u64::from(a.width),
+        height: u64::from(a.height),
+        force: Some(a.force),
+        timeout_ms: Some(timeout.ms()),
+    };
+    let (_, out) = ctx.browser.call_tab(&target, params, timeout).await?;
     let how = match out.mechanism.as_str() {
         "debugger" => "this tab only, through the debugger".to_owned(),
         _ => {
@@ -196,20 +176,17 @@ async fn emulate(ctx: Ctx, args: Value) -> ToolResult {
         return Err(ErrorBody::invalid_argument("`deviceScaleFactor` is 0.5–4")
             .with_hint("e.g. 2 for a high-density screen"));
     }
-    let timeout = Timeout::from_arg(w.timeout_ms, TAB_CALL_TIMEOUT_MS)?;
-    let mut params = json!({ "reset": a.reset, "timeoutMs": timeout.ms() });
-    for (key, value) in [
-        ("deviceScaleFactor", a.device_scale_factor.map(|f| json!(f))),
-        ("mobile", a.mobile.map(|m| json!(m))),
-        ("userAgent", a.user_agent.map(|u| json!(u))),
-        ("colorScheme", a.color_scheme.map(|c| json!(c))),
-        ("reducedMotion", a.reduced_motion.map(|r| json!(r))),
-    ] {
-        if let Some(v) = value {
-            params[key] = v;
-        }
-    }
-    let (_, out): (_, Emulated) = ctx.browser.call_tab(&target, PAGE_EMULATE, params, timeout).await?;
+    let timeout = Timeout::from_arg(w.timeout_ms, PageEmulate::TIMEOUT_MS)?;
+    let params = PageEmulate {
+        device_scale_factor: a.device_scale_factor,
+        mobile: a.mobile,
+        user_agent: a.user_agent,
+        color_scheme: a.color_scheme.map(|c| c.as_str().to_owned()),
+        reduced_motion: a.reduced_motion.map(|r| r.as_str().to_owned()),
+        reset: Some(a.reset),
+        timeout_ms: Some(timeout.ms()),
+    };
+    let (_, out) = ctx.browser.call_tab(&target, params, timeout).await?;
     let p = &out.page;
     let text = format!(
         "tabId={}: {} — the page sees {}×{} at devicePixelRatio {}, {} colour scheme, reduced motion {}, {} pointer",

@@ -4,10 +4,9 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use webext_mcp_host::protocol::ErrorBody;
-use webext_mcp_host::protocol::methods::{PAGE_FIND, PAGE_TEXT};
-use webext_mcp_host::protocol::timeouts::SNAPSHOT_TIMEOUT_MS;
+use webext_mcp_host::protocol::methods::{Method, PageFind, PageText};
 
 use crate::bridge::TabTarget;
 use crate::bridge::Timeout;
@@ -94,11 +93,15 @@ async fn page_text(ctx: Ctx, args: Value, main: bool) -> ToolResult {
     if p.max_bytes.is_some_and(|n| n < 256) {
         return Err(ErrorBody::invalid_argument("`maxBytes` must be at least 256"));
     }
-    let params = json!({ "cursor": p.cursor, "maxBytes": p.max_bytes, "root": a.root, "redact": a.redact.as_str(), "main": main });
-    let (_, out): (_, Snapshot) = ctx
-        .browser
-        .call_tab(&target, PAGE_TEXT, params, Timeout::from_arg(a.timeout_ms, SNAPSHOT_TIMEOUT_MS)?)
-        .await?;
+    let params = PageText {
+        cursor: p.cursor,
+        max_bytes: p.max_bytes,
+        root: a.root,
+        redact: Some(a.redact.as_str().to_owned()),
+        main: Some(main),
+    };
+    let (_, out) =
+        ctx.browser.call_tab(&target, params, Timeout::from_arg(a.timeout_ms, PageText::TIMEOUT_MS)?).await?;
     let text = format!("{}{}", header(if main { "main content" } else { "text" }, &out), out.text);
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text.trim_end().to_owned()) })
 }
@@ -123,14 +126,16 @@ async fn find_by_text(ctx: Ctx, args: Value) -> ToolResult {
     if a.limit == Some(0) {
         return Err(ErrorBody::invalid_argument("`limit` must be at least 1"));
     }
-    let params = json!({
-        "query": query, "exact": a.exact, "caseSensitive": a.case_sensitive, "limit": a.limit,
-        "cursor": a.cursor, "redact": a.redact.as_str(),
-    });
-    let (_, out): (_, Snapshot) = ctx
-        .browser
-        .call_tab(&target, PAGE_FIND, params, Timeout::from_arg(a.timeout_ms, SNAPSHOT_TIMEOUT_MS)?)
-        .await?;
+    let params = PageFind {
+        query,
+        exact: Some(a.exact),
+        case_sensitive: Some(a.case_sensitive),
+        limit: a.limit.map(u64::from),
+        cursor: a.cursor,
+        redact: Some(a.redact.as_str().to_owned()),
+    };
+    let (_, out) =
+        ctx.browser.call_tab(&target, params, Timeout::from_arg(a.timeout_ms, PageFind::TIMEOUT_MS)?).await?;
     let total = out.extra.get("total").and_then(Value::as_u64).unwrap_or(0);
     let mut text = header(&format!("{total} matches"), &out);
     if total == 0 {

@@ -6,19 +6,18 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use webext_mcp_host::protocol::ErrorBody;
-use webext_mcp_host::protocol::methods::{PAGE_CLEAR_SNAPSHOT, PAGE_RESOLVE_REF, PAGE_SNAPSHOT};
-use webext_mcp_host::protocol::timeouts::SNAPSHOT_TIMEOUT_MS;
+use webext_mcp_host::protocol::methods::{Method, PageClearSnapshot, PageResolveRef, PageSnapshot};
 
 use crate::bridge::TabTarget;
 use crate::bridge::Timeout;
-use crate::bridge::results::{Cleared, Resolved, Snapshot, to_value};
+use crate::bridge::results::to_value;
 use crate::tools::pages::tabs::NoArgs;
 use crate::tools::registry::{Paging, decode_with, decode_with_target, schema_with, schema_with_target};
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 
-const SNAPSHOT_TIMEOUT: Timeout = Timeout::fixed(SNAPSHOT_TIMEOUT_MS);
+const SNAPSHOT_TIMEOUT: Timeout = Timeout::fixed(PageSnapshot::TIMEOUT_MS);
 const SMALLEST_PAGE: u64 = 256;
 
 pub fn tools() -> Vec<ToolDef> {
@@ -101,19 +100,19 @@ async fn take_snapshot(ctx: Ctx, args: Value) -> ToolResult {
     {
         return Err(ErrorBody::invalid_argument(format!("`maxBytes` must be at least {SMALLEST_PAGE}")));
     }
-    let params = json!({
-        "cursor": p.cursor,
-        "maxBytes": p.max_bytes,
-        "interactiveOnly": a.interactive_only,
-        "viewportOnly": a.viewport_only,
-        "root": a.root,
-        "maxDepth": a.max_depth,
-        "redact": a.redact.as_str(),
-        "diff": a.diff,
-    });
-    let (_, out): (_, Snapshot) = ctx
+    let params = PageSnapshot {
+        cursor: p.cursor,
+        max_bytes: p.max_bytes,
+        interactive_only: Some(a.interactive_only),
+        viewport_only: Some(a.viewport_only),
+        root: a.root,
+        max_depth: a.max_depth.map(u64::from),
+        redact: Some(a.redact.as_str().to_owned()),
+        diff: Some(a.diff),
+    };
+    let (_, out) = ctx
         .browser
-        .call_tab(&target, PAGE_SNAPSHOT, params, Timeout::from_arg(a.timeout_ms, SNAPSHOT_TIMEOUT_MS)?)
+        .call_tab(&target, params, Timeout::from_arg(a.timeout_ms, PageSnapshot::TIMEOUT_MS)?)
         .await?;
     // The title is the page's too: quoted and escaped, it cannot end the line.
     let mut text = format!(
@@ -171,8 +170,7 @@ const CLEAR_SNAPSHOT: ToolDef = ToolDef {
 
 async fn clear_snapshot(ctx: Ctx, args: Value) -> ToolResult {
     let (target, NoArgs {}) = decode_with_target(args)?;
-    let (_, out): (_, Cleared) =
-        ctx.browser.call_tab(&target, PAGE_CLEAR_SNAPSHOT, json!({}), SNAPSHOT_TIMEOUT).await?;
+    let (_, out) = ctx.browser.call_tab(&target, PageClearSnapshot {}, SNAPSHOT_TIMEOUT).await?;
     Ok(ToolOutput::json(to_value(&out)?))
 }
 
@@ -188,8 +186,8 @@ const RESOLVE_UID_TO_SELECTOR: ToolDef = ToolDef {
 
 async fn resolve_uid_to_selector(ctx: Ctx, args: Value) -> ToolResult {
     let (target, ResolveArgs { uid }) = decode_with_target(args)?;
-    let (_, out): (_, Resolved) =
-        ctx.browser.call_tab(&target, PAGE_RESOLVE_REF, json!({ "ref": uid }), SNAPSHOT_TIMEOUT).await?;
+    let params = PageResolveRef { reference: uid.clone() };
+    let (_, out) = ctx.browser.call_tab(&target, params, SNAPSHOT_TIMEOUT).await?;
     let text = format!("{} → {}", uid, out.selector);
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
 }

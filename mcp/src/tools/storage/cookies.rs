@@ -8,14 +8,15 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use webext_mcp_host::descriptor::Descriptor;
-use webext_mcp_host::protocol::methods::{COOKIES_CLEAR, COOKIES_GET, COOKIES_SET};
-use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
+use webext_mcp_host::protocol::methods::{
+    Cookie, CookieDetails, CookiesClear, CookiesGet, CookiesSet, Method, Partition,
+};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use crate::bridge::Timeout;
-use crate::bridge::results::{Extra, to_value};
+use crate::bridge::results::to_value;
 use crate::tools::{Context, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -32,6 +33,31 @@ pub struct PartitionKey {
     /// Chromium: whether the cookie was set from a cross-site frame chain.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub has_cross_site_ancestor: Option<bool>,
+}
+
+impl GetArgs {
+    /// The `cookies.get` call these arguments make: only the filters given.
+    fn wire(&self) -> CookiesGet {
+        CookiesGet {
+            url: self.url.clone(),
+            domain: self.domain.clone(),
+            name: self.name.clone(),
+            store_id: self.store_id.clone(),
+            partition_key: self.partition_key.as_ref().map(PartitionKey::wire),
+            include_values: Some(self.include_values),
+            max_bytes: self.max_bytes,
+            cursor: self.cursor.clone(),
+        }
+    }
+}
+
+impl PartitionKey {
+    fn wire(&self) -> Partition {
+        Partition {
+            top_level_site: self.top_level_site.clone(),
+            has_cross_site_ancestor: self.has_cross_site_ancestor,
+        }
+    }
 }
 
 /// The filters of `get_cookies` and `clear_cookies`.
@@ -60,20 +86,6 @@ macro_rules! cookie_args {
             $($(#[$fmeta])* $fvis $field: $ty,)*
         }
 
-        impl $name {
-            fn filters(&self) -> Value {
-                let mut v = json!({});
-                for (key, value) in [("url", &self.url), ("domain", &self.domain), ("name", &self.name), ("storeId", &self.store_id)] {
-                    if let Some(value) = value {
-                        v[key] = json!(value);
-                    }
-                }
-                if let Some(pk) = &self.partition_key {
-                    v["partitionKey"] = json!(pk);
-                }
-                v
-            }
-        }
     };
 }
 
@@ -141,6 +153,36 @@ pub struct CookieSpec {
     pub partition_key: Option<PartitionKey>,
 }
 
+impl SameSite {
+    fn as_str(self) -> &'static str {
+        match self {
+            SameSite::None => "None",
+            SameSite::Lax => "Lax",
+            SameSite::Strict => "Strict",
+            SameSite::Unspecified => "Unspecified",
+        }
+    }
+}
+
+impl CookieSpec {
+    /// The `cookies.set` details of this cookie.
+    fn details(&self) -> CookieDetails {
+        CookieDetails {
+            url: self.url.clone(),
+            name: self.name.clone(),
+            value: self.value.clone(),
+            domain: self.domain.clone(),
+            path: self.path.clone(),
+            secure: self.secure,
+            http_only: self.http_only,
+            same_site: self.same_site.map(|s| s.as_str().to_owned()),
+            expiration_date: self.expiration_date,
+            store_id: self.store_id.clone(),
+            partition_key: self.partition_key.as_ref().map(PartitionKey::wire),
+        }
+    }
+}
+
 /// Arguments of `set_cookies`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -148,48 +190,6 @@ pub struct SetArgs {
     #[serde(default)]
     pub browser: Option<String>,
     pub cookies: Vec<CookieSpec>,
-}
-
-/// One cookie as the helper describes it (`extension/src/cookies.js`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Cookie {
-    pub name: String,
-    pub domain: String,
-    pub path: String,
-    pub secure: bool,
-    pub http_only: bool,
-    pub same_site: String,
-    pub session: bool,
-    pub size: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `cookies.get`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CookieList {
-    pub cookies: Vec<Cookie>,
-    pub total: u64,
-    pub offset: u64,
-    pub next_cursor: Option<String>,
-}
-
-/// `cookies.set`: the cookies set, named (no values).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SetReply {
-    pub set: Vec<Value>,
-}
-
-/// `cookies.clear`: counts and the cookies matched, named (no values).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ClearReply {
-    pub matched: u64,
-    pub removed: u64,
-    pub cookies: Vec<Value>,
 }
 
 /// Whether secret values (cookie values, secret-looking storage values) may be shown for
@@ -217,7 +217,7 @@ pub fn value_policy(ctx: &Context, d: &Descriptor) -> Result<(), ErrorBody> {
 }
 
 fn timeout() -> Timeout {
-    Timeout::fixed(TAB_CALL_TIMEOUT_MS)
+    Timeout::fixed(CookiesGet::TIMEOUT_MS)
 }
 
 const GET_COOKIES: ToolDef = ToolDef {
@@ -236,17 +236,8 @@ async fn get_cookies(ctx: Ctx, args: Value) -> ToolResult {
     if a.include_values {
         value_policy(&ctx, &d)?;
     }
-    let mut params = a.filters();
-    params["includeValues"] = json!(a.include_values);
-    if let Some(m) = a.max_bytes {
-        params["maxBytes"] = json!(m);
-    }
-    if let Some(c) = &a.cursor {
-        params["cursor"] = json!(c);
-    }
     // Through `call`, like every browser call: a container-scoped server's store applies.
-    let (_, list): (_, CookieList) =
-        ctx.browser.call(a.browser.as_deref(), COOKIES_GET, params, timeout()).await?;
+    let (_, list) = ctx.browser.call(a.browser.as_deref(), a.wire(), timeout()).await?;
     let mut text = format!(
         "{} of {} cookies{}",
         list.cookies.len(),
@@ -298,10 +289,8 @@ async fn set_cookies(ctx: Ctx, args: Value) -> ToolResult {
     if a.cookies.is_empty() {
         return Err(ErrorBody::invalid_argument("`cookies` is empty").with_hint("pass [{url, name, value}]"));
     }
-    let (_, out): (_, SetReply) = ctx
-        .browser
-        .call(a.browser.as_deref(), COOKIES_SET, json!({ "cookies": a.cookies }), timeout())
-        .await?;
+    let params = CookiesSet { cookies: a.cookies.iter().map(CookieSpec::details).collect() };
+    let (_, out) = ctx.browser.call(a.browser.as_deref(), params, timeout()).await?;
     let text = format!("set {}", crate::text::counted(out.set.len(), "cookie", "cookies"));
     Ok(ToolOutput { text: Some(text), structured: to_value(&out)? })
 }
@@ -318,10 +307,15 @@ const CLEAR_COOKIES: ToolDef = ToolDef {
 
 async fn clear_cookies(ctx: Ctx, args: Value) -> ToolResult {
     let a: ClearArgs = decode(args)?;
-    let mut params = a.filters();
-    params["dryRun"] = json!(a.dry_run);
-    let (_, out): (_, ClearReply) =
-        ctx.browser.call(a.browser.as_deref(), COOKIES_CLEAR, params, timeout()).await?;
+    let params = CookiesClear {
+        url: a.url,
+        domain: a.domain,
+        name: a.name,
+        store_id: a.store_id,
+        partition_key: a.partition_key.as_ref().map(PartitionKey::wire),
+        dry_run: Some(a.dry_run),
+    };
+    let (_, out) = ctx.browser.call(a.browser.as_deref(), params, timeout()).await?;
     let text = if a.dry_run {
         format!(
             "{} would be removed (dry run)",
@@ -336,6 +330,8 @@ async fn clear_cookies(ctx: Ctx, args: Value) -> ToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use serde_json::json;
 
     #[test]
     fn values_show_in_dev_sessions_unless_configured_otherwise() {
@@ -371,7 +367,8 @@ mod tests {
     #[test]
     fn filters_carry_only_what_was_given() {
         let a: GetArgs = serde_json::from_value(json!({"domain": "x.test", "partitionKey": {}})).unwrap();
-        assert_eq!(a.filters(), json!({"domain": "x.test", "partitionKey": {}}));
+        let wire = serde_json::to_value(a.wire()).unwrap();
+        assert_eq!(wire, json!({"domain": "x.test", "partitionKey": {}, "includeValues": false}));
         assert!(serde_json::from_value::<GetArgs>(json!({"value": 1})).is_err());
     }
 }

@@ -8,15 +8,16 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use webext_mcp_host::protocol::ErrorBody;
-use webext_mcp_host::protocol::methods::{STORAGE_CLEAR, STORAGE_GET, STORAGE_SET};
-use webext_mcp_host::protocol::timeouts::TAB_CALL_TIMEOUT_MS;
+use webext_mcp_host::protocol::methods::{
+    Method, StorageClear, StorageGet, StorageListing as Listing, StorageSet,
+};
 
 use super::cookies::value_policy;
 use crate::bridge::TabTarget;
 use crate::bridge::Timeout;
-use crate::bridge::results::{Extra, Tab, to_value};
+use crate::bridge::results::to_value;
 use crate::tools::registry::{Paging, decode_with, decode_with_target, schema_with, schema_with_target};
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 
@@ -77,53 +78,8 @@ pub struct ClearArgs {
     pub dry_run: bool,
 }
 
-/// One stored key as the helper shows it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Entry {
-    pub area: String,
-    pub key: String,
-    pub size: u64,
-    pub value: String,
-    pub redacted: bool,
-    #[serde(flatten)]
-    pub extra: Extra,
-}
-
-/// `storage.get`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Listing {
-    pub tab: Tab,
-    pub origin: String,
-    pub entries: Vec<Entry>,
-    pub total: u64,
-    pub offset: u64,
-    pub next_cursor: Option<String>,
-    pub indexed_db: Option<Vec<Value>>,
-}
-
-/// `storage.set`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SetReply {
-    pub tab: Tab,
-    pub origin: String,
-    pub area: String,
-    pub set: Vec<String>,
-}
-
-/// `storage.clear`: the keys removed (or, with dryRun, that would be).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ClearReply {
-    pub tab: Tab,
-    pub origin: String,
-    pub removed: Vec<Value>,
-    pub dry_run: bool,
-}
-
 fn timeout() -> Timeout {
-    Timeout::fixed(TAB_CALL_TIMEOUT_MS)
+    Timeout::fixed(StorageGet::TIMEOUT_MS)
 }
 
 fn area_word(area: Area) -> &'static str {
@@ -150,21 +106,15 @@ async fn get_storage(ctx: Ctx, args: Value) -> ToolResult {
         let d = ctx.browser.resolve_waiting(target.browser.as_deref(), timeout()).await?;
         value_policy(&ctx, &d)?;
     }
-    let mut params = json!({
-        "area": area_word(a.area.unwrap_or_default()),
-        "includeValues": a.include_values,
-        "indexedDb": a.indexed_db.unwrap_or(true),
-    });
-    for (k, v) in [
-        ("prefix", a.prefix.map(Value::from)),
-        ("maxBytes", p.max_bytes.map(Value::from)),
-        ("cursor", p.cursor.map(Value::from)),
-    ] {
-        if let Some(v) = v {
-            params[k] = v;
-        }
-    }
-    let (_, out): (_, Listing) = ctx.browser.call_tab(&target, STORAGE_GET, params, timeout()).await?;
+    let params = StorageGet {
+        area: Some(area_word(a.area.unwrap_or_default()).to_owned()),
+        prefix: a.prefix,
+        include_values: Some(a.include_values),
+        indexed_db: Some(a.indexed_db.unwrap_or(true)),
+        max_bytes: p.max_bytes,
+        cursor: p.cursor,
+    };
+    let (_, out) = ctx.browser.call_tab(&target, params, timeout()).await?;
     Ok(ToolOutput { text: Some(listing_text(&out)), structured: to_value(&out)? })
 }
 
@@ -236,8 +186,8 @@ async fn set_storage(ctx: Ctx, args: Value) -> ToolResult {
         ))
         .with_hint("JSON-encode structured values first"));
     }
-    let params = json!({ "area": area_word(area), "items": a.items });
-    let (_, out): (_, SetReply) = ctx.browser.call_tab(&target, STORAGE_SET, params, timeout()).await?;
+    let params = StorageSet { area: Some(area_word(area).to_owned()), items: a.items.clone() };
+    let (_, out) = ctx.browser.call_tab(&target, params, timeout()).await?;
     let text = format!(
         "tabId={} {}: set {} in {}Storage",
         out.tab.tab_id,
@@ -260,11 +210,12 @@ const CLEAR_STORAGE: ToolDef = ToolDef {
 
 async fn clear_storage(ctx: Ctx, args: Value) -> ToolResult {
     let (target, a) = decode_with_target::<ClearArgs>(args)?;
-    let mut params = json!({ "area": area_word(a.area.unwrap_or_default()), "dryRun": a.dry_run });
-    if let Some(keys) = &a.keys {
-        params["keys"] = json!(keys);
-    }
-    let (_, out): (_, ClearReply) = ctx.browser.call_tab(&target, STORAGE_CLEAR, params, timeout()).await?;
+    let params = StorageClear {
+        area: Some(area_word(a.area.unwrap_or_default()).to_owned()),
+        keys: a.keys.clone(),
+        dry_run: Some(a.dry_run),
+    };
+    let (_, out) = ctx.browser.call_tab(&target, params, timeout()).await?;
     let n = out.removed.len();
     let verb = if a.dry_run { "would remove" } else { "removed" };
     let text =
@@ -275,6 +226,8 @@ async fn clear_storage(ctx: Ctx, args: Value) -> ToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use serde_json::json;
 
     #[test]
     fn the_listing_marks_values_as_page_content_and_lists_databases() {

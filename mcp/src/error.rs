@@ -98,6 +98,10 @@ impl From<RunnerError> for ErrorBody {
                 ErrorCode::Internal,
                 "a Firefox debugger request failed unexpectedly; report it with the message",
             ),
+            RunnerError::Answer { .. } => (
+                ErrorCode::Unsupported,
+                "use a supported browser version (webext-mcp browsers install chromium | firefox), or report the browser version with the message",
+            ),
         };
         ErrorBody::new(code, e.to_string()).with_hint(hint)
     }

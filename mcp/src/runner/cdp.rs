@@ -132,7 +132,10 @@ impl CdpClient {
                 Some(err) => Err(CdpError::Protocol {
                     method,
                     code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
-                    message: err.get("message").and_then(Value::as_str).unwrap_or("").to_owned(),
+                    message: err
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| err.to_string(), str::to_owned),
                 }),
                 None => Ok(msg.get_mut("result").map(Value::take).unwrap_or(Value::Null)),
             };

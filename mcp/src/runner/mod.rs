@@ -21,6 +21,7 @@
 //! browser should: the main thread of a current-thread runtime, a worker of a multi-thread
 //! runtime (not a `spawn_blocking` thread: those exit when idle), or a dedicated thread.
 
+pub mod answer;
 pub mod cdp;
 mod chromium;
 mod firefox;
@@ -427,6 +428,11 @@ pub enum RunnerError {
     /// The Firefox debugger connection failed (Firefox with [`RunnerOptions::devtools`]).
     #[error(transparent)]
     Rdp(#[from] rdp::RdpError),
+    /// A browser's protocol answer lacks a field it must carry ([`answer`]).
+    #[error(
+        "the browser's {what} answer lacks `{field}`; this browser version speaks a protocol the runner does not know"
+    )]
+    Answer { what: String, field: String },
 }
 
 impl RunnerError {

@@ -250,7 +250,9 @@ pub async fn inspect(inputs: Inputs<'_>, req: Request) -> Result<Inspection, Err
     let scrub = |s: &str| html::redact_described_text(s, level);
     let base = Envelope {
         url: scrub(got["url"].as_str().unwrap_or(&page.url)),
-        title: scrub(got["title"].as_str().unwrap_or("")),
+        title: scrub(got["title"].as_str().ok_or_else(|| {
+            ErrorBody::internal("the page reader's answer lacks `title`; rebuild webext-mcp")
+        })?),
         frame_id: page.target_id.clone(),
         context: req.context,
     };
@@ -457,13 +459,16 @@ async fn background(inputs: &Inputs<'_>, req: &Request) -> Result<Inspection, Er
         .map(|p| format!("{}{}", ext.base_url, p.trim_start_matches("./").trim_start_matches('/')))
         .collect();
     // A family that cannot list workers shows none (Firefox: its background is a page).
-    let workers: Vec<Value> = match inputs.runner.service_workers(&ext.base_url).await {
-        Ok(found) => found.into_iter().map(|w| json!({"url": w.url, "targetId": w.target_id})).collect(),
+    let found = match inputs.runner.service_workers(&ext.base_url).await {
+        Ok(found) => found,
         Err(RunnerError::Unsupported { .. }) => Vec::new(),
         Err(e) => return Err(ErrorBody::internal(e.to_string())),
     };
+    // The worker's target is the frame; with no worker running there is none to name.
+    let frame_id = found.first().map(|w| w.target_id.clone()).unwrap_or_default();
+    let workers: Vec<Value> =
+        found.into_iter().map(|w| json!({"url": w.url, "targetId": w.target_id})).collect();
     let url = declared.clone().or_else(|| scripts.first().cloned()).unwrap_or_else(|| ext.base_url.clone());
-    let frame_id = workers.first().and_then(|w| w["targetId"].as_str()).unwrap_or("").to_owned();
     let base = Envelope { url, title: String::new(), frame_id, context: Context::Background };
     let mut events = Vec::new();
     if req.meta || req.summary {

@@ -291,7 +291,7 @@ pub struct NetworkEntries {
     pub tab: Tab,
     pub captured_since: Option<f64>,
     /// Whether this browser keeps response bodies here, and why not.
-    pub bodies: Value,
+    pub bodies: Bodies,
     pub entries: Vec<Request>,
     pub total: u64,
     pub dropped: u64,
@@ -328,4 +328,18 @@ pub struct Detail {
 pub struct Got {
     pub tab: Tab,
     pub request: Detail,
+}
+
+/// Whether response bodies are kept for the tab (`network.list`'s `bodies`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Bodies {
+    pub captured: bool,
+    /// How they are kept (`debugger`, `filterResponseData`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+    /// Why they are not kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
 }

@@ -27,7 +27,7 @@ use super::log::{ConsoleEvent, ExtensionHandle};
 use super::process::{
     self, BrowserProcess, ChildPipes, Tail, browser_env, is_root, remove_temp, wait_exit_status,
 };
-use super::{BoxFuture, PageInfo, Runner, RunnerError, RunnerOptions, read_manifest};
+use super::{BoxFuture, PageInfo, Runner, RunnerError, RunnerOptions, answer, read_manifest};
 use args::{chromium_args, enable_developer_mode};
 use monitor::{Monitor, lock};
 
@@ -217,16 +217,18 @@ impl ChromiumRunner {
 
     async fn list_pages(&self) -> Result<Vec<PageInfo>, RunnerError> {
         let reply = self.cdp.send("Target.getTargets", json!({})).await?;
-        Ok(reply["targetInfos"]
+        reply["targetInfos"]
             .as_array()
             .into_iter()
             .flatten()
             .filter(|t| t["type"] == "page")
-            .map(|t| PageInfo {
-                target_id: t["targetId"].as_str().unwrap_or("").to_owned(),
-                url: t["url"].as_str().unwrap_or("").to_owned(),
+            .map(|t| {
+                Ok(PageInfo {
+                    target_id: answer::owned(t, "targetId", "Target.getTargets target")?,
+                    url: answer::owned(t, "url", "Target.getTargets target")?,
+                })
             })
-            .collect())
+            .collect()
     }
 
     async fn open_tab(&self, url: &str) -> Result<PageInfo, RunnerError> {
@@ -239,19 +241,17 @@ impl ChromiumRunner {
 
     async fn list_workers(&self, url_prefix: &str) -> Result<Vec<PageInfo>, RunnerError> {
         let reply = self.cdp.send("Target.getTargets", json!({})).await?;
-        Ok(reply["targetInfos"]
+        reply["targetInfos"]
             .as_array()
             .into_iter()
             .flatten()
             .filter(|t| t["type"] == "service_worker")
             .filter_map(|t| {
                 let url = t["url"].as_str().filter(|u| u.starts_with(url_prefix))?;
-                Some(PageInfo {
-                    target_id: t["targetId"].as_str().unwrap_or("").to_owned(),
-                    url: url.to_owned(),
-                })
+                let target_id = answer::owned(t, "targetId", "Target.getTargets target");
+                Some(target_id.map(|target_id| PageInfo { target_id, url: url.to_owned() }))
             })
-            .collect())
+            .collect()
     }
 
     /// [`Runner::call_with_closed_shadow_roots`]: the closed roots are found with

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::{Value, json};
 
 use super::{SCHEME, exception_text};
+use crate::runner::answer;
 use crate::runner::cdp::{CdpClient, CdpEvent};
 use crate::runner::log::{ConsoleEvent, EventKind, ExtensionLog, Level};
 
@@ -140,11 +141,9 @@ impl Monitor {
     }
 
     fn note_target(&self, info: &Value) {
-        let kind = info.get("type").and_then(Value::as_str).unwrap_or("");
-        let url = info.get("url").and_then(Value::as_str).unwrap_or("");
-        if kind == "service_worker"
+        if info.get("type").and_then(Value::as_str) == Some("service_worker")
             && lock(&self.sw_session).is_none()
-            && let Some(id) = extension_of(url)
+            && let Some(id) = info.get("url").and_then(Value::as_str).and_then(extension_of)
         {
             self.log(id).set_background_started();
         }
@@ -164,9 +163,15 @@ impl Monitor {
             "Target.attachedToTarget" => {
                 let info = &ev.params["targetInfo"];
                 let Some(session) = ev.params.get("sessionId").and_then(Value::as_str) else { return };
-                let kind = info.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
-                let url = info.get("url").and_then(Value::as_str).unwrap_or("").to_owned();
-                let target_id = info.get("targetId").and_then(Value::as_str).unwrap_or("").to_owned();
+                // A target CDP describes without its id, type or URL cannot be followed.
+                let (Ok(kind), Ok(url), Ok(target_id)) = (
+                    answer::owned(info, "type", "Target.attachedToTarget targetInfo"),
+                    answer::owned(info, "url", "Target.attachedToTarget targetInfo"),
+                    answer::owned(info, "targetId", "Target.attachedToTarget targetInfo"),
+                ) else {
+                    tracing::debug!("an attached target without its id, type or url is not followed");
+                    return;
+                };
                 self.note_target(info);
                 // Only the first session per target is watched: the auto-attached one. A
                 // later `Target.attachToTarget` by other code would otherwise double every
@@ -304,10 +309,10 @@ impl Monitor {
                 // Errors with a source URL also arrive as `Runtime.exceptionThrown`; the ones
                 // without (registration failures, top-level await) arrive only here.
                 let e = &p["errorMessage"];
-                if !e["sourceURL"].as_str().unwrap_or("").is_empty() {
+                if e["sourceURL"].as_str().is_some_and(|u| !u.is_empty()) {
                     return;
                 }
-                let reg = e["registrationId"].as_str().unwrap_or("").to_owned();
+                let Some(reg) = e["registrationId"].as_str().map(str::to_owned) else { return };
                 let text = e["errorMessage"].as_str().unwrap_or("service worker error").trim_end().to_owned();
                 let event = ConsoleEvent {
                     kind: EventKind::Exception,
@@ -427,8 +432,8 @@ fn remote_text(obj: &Value) -> String {
             .as_str()
             .or_else(|| obj["description"].as_str())
             .or_else(|| obj["type"].as_str())
-            .unwrap_or("")
-            .to_owned(),
+            // Not a RemoteObject CDP documents: shown as it came.
+            .map_or_else(|| obj.to_string(), str::to_owned),
     }
 }
 

@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 use crate::runner::log::{ConsoleEvent, EventKind, ExtensionLog, Level};
 use crate::runner::rdp::grip::{self, Grip};
 use crate::runner::rdp::{RdpClient, RdpError};
-use crate::runner::{PageInfo, RunnerError};
+use crate::runner::{PageInfo, RunnerError, answer};
 
 /// The pref that fixes an add-on's moz-extension uuid.
 const UUIDS_PREF: &str = "extensions.webextensions.uuids";
@@ -79,7 +79,8 @@ impl Devtools {
     ) -> Result<Devtools, RunnerError> {
         let (rdp, _greeting) = RdpClient::connect(socket, deadline).await?;
         let root = rdp.request("root", "getRoot", json!({}), REQUEST_TIMEOUT).await?;
-        let actor = |key: &str| root[key].as_str().unwrap_or("").to_owned();
+        let addons_actor = answer::owned(&root, "addonsActor", "root getRoot")?;
+        let prefs_actor = answer::owned(&root, "preferenceActor", "root getRoot")?;
         let routes: Arc<Mutex<HashMap<String, Route>>> = Arc::default();
         let tab_targets: Arc<Mutex<HashMap<String, (String, String)>>> = Arc::default();
         let table = routes.clone();
@@ -96,7 +97,7 @@ impl Devtools {
             if packet["type"] != "resources-available-array" {
                 return;
             }
-            let from = packet["from"].as_str().unwrap_or("");
+            let Some(from) = packet["from"].as_str() else { return };
             let Some((log, page)) = table.lock().unwrap_or_else(PoisonError::into_inner).get(from).cloned()
             else {
                 return;
@@ -108,8 +109,8 @@ impl Devtools {
             }
         });
         Ok(Devtools {
-            addons_actor: actor("addonsActor"),
-            prefs_actor: actor("preferenceActor"),
+            addons_actor,
+            prefs_actor,
             rdp,
             routes,
             tab_targets,
@@ -159,9 +160,9 @@ impl Devtools {
             .flatten()
             .find(|a| a["id"] == id)
             .ok_or_else(|| RunnerError::Script { message: format!("add-on {id} is not installed") })?;
-        let manifest_url = form["manifestURL"].as_str().unwrap_or("");
+        let manifest_url = answer::text(form, "manifestURL", "listAddons add-on")?;
         let base_url = manifest_url.strip_suffix("manifest.json").unwrap_or(manifest_url).to_owned();
-        Ok(Addon { descriptor: form["actor"].as_str().unwrap_or("").to_owned(), base_url })
+        Ok(Addon { descriptor: answer::owned(form, "actor", "listAddons add-on")?, base_url })
     }
 
     /// Reloads an add-on from its directory (manifest included). Its background console
@@ -220,7 +221,7 @@ impl Devtools {
             .ok_or_else(|| RunnerError::Script {
                 message: format!("no background page {page} is running"),
             })?;
-        let target = form["actor"].as_str().unwrap_or("").to_owned();
+        let target = answer::owned(form, "actor", "watchTargets frame")?;
         let console = form["consoleActor"]
             .as_str()
             .ok_or_else(|| RunnerError::Script { message: "the add-on's background has no console".into() })?
@@ -248,16 +249,18 @@ impl Devtools {
     /// The open tabs.
     pub(super) async fn tabs(&self) -> Result<Vec<Tab>, RunnerError> {
         let list = self.request("root", "listTabs", json!({})).await?;
-        Ok(list["tabs"]
+        list["tabs"]
             .as_array()
             .into_iter()
             .flatten()
-            .map(|t| Tab {
-                descriptor: t["actor"].as_str().unwrap_or("").to_owned(),
-                url: t["url"].as_str().unwrap_or("").to_owned(),
-                browser_id: t["browserId"].as_u64(),
+            .map(|t| {
+                Ok(Tab {
+                    descriptor: answer::owned(t, "actor", "listTabs tab")?,
+                    url: answer::owned(t, "url", "listTabs tab")?,
+                    browser_id: t["browserId"].as_u64(),
+                })
             })
-            .collect())
+            .collect()
     }
 
     /// A tab's page target: (target actor, console actor), kept from an earlier call
@@ -274,7 +277,7 @@ impl Devtools {
         }
         let reply = self.request(descriptor, "getTarget", json!({})).await?;
         let frame = if reply["frame"].is_object() { &reply["frame"] } else { &reply["form"] };
-        let actor = frame["actor"].as_str().unwrap_or("").to_owned();
+        let actor = answer::owned(frame, "actor", "getTarget frame")?;
         let console = frame["consoleActor"]
             .as_str()
             .ok_or_else(|| RunnerError::Script { message: format!("tab {descriptor} has no console") })?
@@ -440,7 +443,7 @@ pub(super) async fn evaluate_on(
         Grip::LongString { actor, length, .. } => {
             let got =
                 rdp.request(&actor, "substring", json!({"start": 0, "end": length}), REQUEST_TIMEOUT).await?;
-            got["substring"].as_str().unwrap_or("").to_owned()
+            answer::owned(&got, "substring", "long string substring")?
         }
         Grip::Inline(other) => return Ok(other),
         Grip::Other(class) => {
@@ -453,7 +456,7 @@ pub(super) async fn evaluate_on(
 /// The parent process's console actor on `rdp` (chrome privileges).
 pub(super) async fn parent_console_on(rdp: &RdpClient) -> Result<String, RunnerError> {
     let process = rdp.request("root", "getProcess", json!({"id": 0}), REQUEST_TIMEOUT).await?;
-    let descriptor = process["processDescriptor"]["actor"].as_str().unwrap_or("").to_owned();
+    let descriptor = answer::owned(&process["processDescriptor"], "actor", "root getProcess descriptor")?;
     let target = rdp.request(&descriptor, "getTarget", json!({}), REQUEST_TIMEOUT).await?;
     let form = if target["process"].is_object() { &target["process"] } else { &target["form"] };
     Ok(form["consoleActor"]
@@ -486,7 +489,8 @@ fn refused(dir: &std::path::Path, e: RdpError) -> RunnerError {
 pub(super) fn resource_events(packet: &Value, background: bool) -> Vec<ConsoleEvent> {
     let mut out = Vec::new();
     for entry in packet["array"].as_array().into_iter().flatten() {
-        let kind = entry[0].as_str().unwrap_or("");
+        // An entry is `[resource type, resources]`; one of another shape carries nothing.
+        let Some(kind) = entry[0].as_str() else { continue };
         for r in entry[1].as_array().into_iter().flatten() {
             match kind {
                 "console-message" => {

@@ -177,7 +177,8 @@ fn on_packet(
     changed: &mpsc::UnboundedSender<()>,
 ) {
     let lock = || known.lock().unwrap_or_else(PoisonError::into_inner);
-    match packet["type"].as_str().unwrap_or("") {
+    let Some(kind) = packet["type"].as_str() else { return };
+    match kind {
         "tabListChanged" => {
             let _ = changed.send(());
         }
@@ -213,7 +214,8 @@ fn on_packet(
                 if event.kind != EventKind::Console {
                     continue;
                 }
-                let file = event.url.as_deref().unwrap_or("");
+                // Only messages from the extension's own files belong to its log.
+                let Some(file) = event.url.as_deref() else { continue };
                 let Some((_, log)) = owners.iter().find(|(base, _)| file.starts_with(base.as_str())) else {
                     continue;
                 };

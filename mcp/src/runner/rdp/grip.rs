@@ -23,11 +23,16 @@ pub fn read(grip: &Value) -> Grip {
     match obj.get("type").and_then(Value::as_str) {
         Some("undefined" | "NaN" | "Infinity" | "-Infinity" | "-0") => Grip::Undefined,
         Some("null") => Grip::Inline(Value::Null),
-        Some("longString") => Grip::LongString {
-            actor: obj.get("actor").and_then(Value::as_str).unwrap_or("").to_owned(),
-            initial: obj.get("initial").and_then(Value::as_str).unwrap_or("").to_owned(),
-            length: obj.get("length").and_then(Value::as_u64).unwrap_or(0),
-        },
+        Some("longString") => {
+            // A long string names the actor that holds it; one that does not cannot be read.
+            let (Some(actor), Some(length)) =
+                (obj.get("actor").and_then(Value::as_str), obj.get("length").and_then(Value::as_u64))
+            else {
+                return Grip::Other("longString without its actor".to_owned());
+            };
+            let initial = obj.get("initial").and_then(Value::as_str).map(str::to_owned).unwrap_or_default();
+            Grip::LongString { actor: actor.to_owned(), initial, length }
+        }
         Some(other) => {
             let class = obj.get("class").and_then(Value::as_str).unwrap_or(other);
             Grip::Other(class.to_owned())

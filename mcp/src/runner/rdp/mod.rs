@@ -214,17 +214,20 @@ impl RdpClient {
                 }
             }
         }
-        let from = packet.get("from").and_then(Value::as_str).unwrap_or("").to_owned();
+        let from = packet.get("from").and_then(Value::as_str).map(str::to_owned);
         let is_event = packet.get("type").and_then(Value::as_str).is_some_and(|t| EVENT_TYPES.contains(&t));
-        if !is_event {
+        // A reply names the actor it comes from; a packet without `from` answers no request.
+        if !is_event && let Some(from) = from {
             let waiting = self.pending().get_mut(&from).and_then(VecDeque::pop_front);
             if let Some((kind, tx)) = waiting {
                 let reply = match packet.get_mut("error").map(Value::take) {
                     Some(error) => Err(RdpError::Actor {
                         to: from,
                         kind,
+                        message: packet["message"]
+                            .as_str()
+                            .map_or_else(|| format!("(no message; error {error})"), str::to_owned),
                         error: error.as_str().unwrap_or("error").to_owned(),
-                        message: packet["message"].as_str().unwrap_or("").to_owned(),
                     }),
                     None => Ok(packet),
                 };

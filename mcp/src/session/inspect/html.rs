@@ -37,8 +37,11 @@ pub fn render(tokens: &[Value], level: Level) -> Html {
     let mut open: Vec<Node> = Vec::new();
     for token in tokens {
         let Some(parts) = token.as_array() else { continue };
-        let kind = parts.first().and_then(Value::as_str).unwrap_or("");
-        let text = parts.get(1).and_then(Value::as_str).unwrap_or("");
+        let (Some(kind), Some(text)) =
+            (parts.first().and_then(Value::as_str), parts.get(1).and_then(Value::as_str))
+        else {
+            continue;
+        };
         match kind {
             "o" => {
                 let node = element(text, parts.get(2));

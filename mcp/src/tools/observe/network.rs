@@ -241,9 +241,11 @@ pub fn render_list(out: &NetworkEntries) -> String {
         Some(c) => text.push_str(&format!(" — more with cursor={c}")),
         None => text.push_str(&format!("; poll with since={}", out.last_seq)),
     }
-    if out.bodies.get("captured") == Some(&Value::Bool(false)) {
-        let why = out.bodies.get("why").and_then(Value::as_str).unwrap_or("");
-        text.push_str(&format!("\nresponse bodies: not kept here ({why})"));
+    if !out.bodies.captured {
+        match &out.bodies.why {
+            Some(why) => text.push_str(&format!("\nresponse bodies: not kept here ({why})")),
+            None => text.push_str("\nresponse bodies: not kept here"),
+        }
     }
     if out.entries.is_empty() {
         text.push_str("\nno requests");

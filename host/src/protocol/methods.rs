@@ -118,6 +118,15 @@ macro_rules! method {
     };
 }
 
+/// An area's `visit`: every typed method of the area, in table order.
+macro_rules! typed_methods {
+    ($($m:ty),* $(,)?) => {
+        pub(super) fn visit(v: &mut impl Visit) {
+            $(v.visit::<$m>();)*
+        }
+    };
+}
+
 /// Sees each typed method once ([`visit_typed`]): the tests that hold the types to the table
 /// and the answers to their shapes walk every method through it.
 pub trait Visit {

@@ -144,17 +144,17 @@ pub(super) const METHODS: &[MethodSpec] = &[
     },
 ];
 
-pub(super) fn visit(v: &mut impl Visit) {
-    v.visit::<PageAct>();
-    v.visit::<PageFillForm>();
-    v.visit::<PageUploadOpen>();
-    v.visit::<PageUploadChunk>();
-    v.visit::<PageUploadCancel>();
-    v.visit::<PageUpload>();
-    v.visit::<PageEvaluate>();
-    v.visit::<PageWaitFor>();
-    v.visit::<PageDialog>();
-}
+typed_methods!(
+    PageAct,
+    PageFillForm,
+    PageUploadOpen,
+    PageUploadChunk,
+    PageUploadCancel,
+    PageUpload,
+    PageEvaluate,
+    PageWaitFor,
+    PageDialog,
+);
 
 /// What `page.act` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

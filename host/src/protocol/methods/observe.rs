@@ -80,12 +80,7 @@ pub(super) const METHODS: &[MethodSpec] = &[
     },
 ];
 
-pub(super) fn visit(v: &mut impl Visit) {
-    v.visit::<ConsoleList>();
-    v.visit::<ConsoleClear>();
-    v.visit::<NetworkList>();
-    v.visit::<NetworkGet>();
-}
+typed_methods!(ConsoleList, ConsoleClear, NetworkList, NetworkGet);
 
 /// `console.list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -77,13 +77,7 @@ pub(super) const METHODS: &[MethodSpec] = &[
     },
 ];
 
-pub(super) fn visit(v: &mut impl Visit) {
-    v.visit::<PageSnapshot>();
-    v.visit::<PageClearSnapshot>();
-    v.visit::<PageText>();
-    v.visit::<PageFind>();
-    v.visit::<PageResolveRef>();
-}
+typed_methods!(PageSnapshot, PageClearSnapshot, PageText, PageFind, PageResolveRef);
 
 /// `page.snapshot`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

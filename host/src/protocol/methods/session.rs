@@ -68,11 +68,7 @@ pub(super) const METHODS: &[MethodSpec] = &[
     },
 ];
 
-pub(super) fn visit(v: &mut impl Visit) {
-    v.visit::<Ping>();
-    v.visit::<BrowserInfo>();
-    v.visit::<DebugDigest>();
-}
+typed_methods!(Ping, BrowserInfo, DebugDigest);
 
 /// `ping`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -76,14 +76,7 @@ pub(super) const METHODS: &[MethodSpec] = &[
     },
 ];
 
-pub(super) fn visit(v: &mut impl Visit) {
-    v.visit::<CookiesGet>();
-    v.visit::<CookiesSet>();
-    v.visit::<CookiesClear>();
-    v.visit::<StorageGet>();
-    v.visit::<StorageSet>();
-    v.visit::<StorageClear>();
-}
+typed_methods!(CookiesGet, CookiesSet, CookiesClear, StorageGet, StorageSet, StorageClear);
 
 /// A CHIPS partition: the top-level site a partitioned cookie is keyed by.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

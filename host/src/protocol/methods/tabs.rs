@@ -65,14 +65,7 @@ pub(super) const METHODS: &[MethodSpec] = &[
     },
 ];
 
-pub(super) fn visit(v: &mut impl Visit) {
-    v.visit::<TabsList>();
-    v.visit::<ContainersList>();
-    v.visit::<TabsNew>();
-    v.visit::<TabsNavigate>();
-    v.visit::<TabsSelect>();
-    v.visit::<TabsClose>();
-}
+typed_methods!(TabsList, ContainersList, TabsNew, TabsNavigate, TabsSelect, TabsClose);
 
 /// `tabs.list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -69,11 +69,7 @@ pub(super) const METHODS: &[MethodSpec] = &[
     },
 ];
 
-pub(super) fn visit(v: &mut impl Visit) {
-    v.visit::<PageScreenshot>();
-    v.visit::<PageResize>();
-    v.visit::<PageEmulate>();
-}
+typed_methods!(PageScreenshot, PageResize, PageEmulate);
 
 /// A region of the page, CSS pixels from the document's top left.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

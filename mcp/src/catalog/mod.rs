@@ -16,6 +16,7 @@
 
 pub mod create;
 pub mod embedded;
+pub mod install;
 pub mod model;
 pub mod remote;
 pub mod search;

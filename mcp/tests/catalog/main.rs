@@ -71,6 +71,7 @@ pub fn native_build(project: &Path, zip: bool) -> webext_mcp::build::BuildReques
         allow_npx: false,
         node: None,
         timeout: std::time::Duration::from_secs(60),
+        consent: Default::default(),
         cancel: None,
     }
 }

@@ -306,6 +306,9 @@ impl From<CatalogError> for ErrorBody {
             CatalogError::Integrity { .. } => ErrorBody::new(ErrorCode::Integrity, message).with_hint(
                 "nothing was written; the archive differs from what the catalog (or the first download) promised: check the source, or pick `embedded:<slug>`",
             ),
+            CatalogError::Refused { .. } => ErrorBody::new(ErrorCode::PermissionDenied, message).with_hint(
+                "nothing was fetched from it and nothing was written; a catalog's documents, archives and redirects must be https:// (or the configured catalog.mirror, or the loopback catalog source itself): fix the source, or pick `embedded:<slug>`",
+            ),
             CatalogError::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
                 ErrorBody::new(ErrorCode::PermissionDenied, message)
                     .with_hint("nothing was written; choose a folder you can write to")

@@ -141,9 +141,10 @@ pub fn list(catalog: &Catalog, args: &ListArgs) -> Result<Value, ErrorBody> {
 pub fn loaded(ctx: &Ctx) -> Result<Arc<Loaded>, ErrorBody> {
     let settings = remote::Settings::from_config(&ctx.config, &ctx.paths)?;
     let mirror = settings.mirror.clone();
+    let sources: Vec<String> = settings.specs.iter().map(|s| s.location.clone()).collect();
     Ok(remote::shared(
         &settings,
-        move || Arc::new(HttpFetch::new(mirror.as_deref())) as Arc<dyn remote::fetch::Fetch>,
+        move || Arc::new(HttpFetch::for_sources(mirror.as_deref(), &sources)) as Arc<dyn remote::fetch::Fetch>,
         std::time::SystemTime::now(),
     ))
 }

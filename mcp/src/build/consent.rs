@@ -253,6 +253,13 @@ pub fn exposure(project: &Path, runs: String, toolchain: Vec<PathBuf>) -> Exposu
     let project = canonical(project);
     let workspace_root = super::workspace::root_above(&project).map(|r| canonical(&r));
     let mut files = BTreeMap::new();
+    // Programs inside the project (its Extension.js, its Node.js, a script its `build` names)
+    // are hashed too: a changed one asks again.
+    for program in &toolchain {
+        if program.is_absolute() && canonical(program).starts_with(&project) {
+            hash_into(program, &mut files);
+        }
+    }
     for dir in std::iter::once(&project).chain(workspace_root.as_ref()) {
         for name in RUN_FILES {
             hash_into(&dir.join(name), &mut files);

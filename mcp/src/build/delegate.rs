@@ -260,7 +260,8 @@ fn package_runner(project: &Path) -> Option<&'static str> {
 }
 
 /// What running `toolchain` in `project` would run, in words, and the programs that would
-/// start: for the consent question ([`super::consent`]). Nothing is executed to find out.
+/// start (with the project files a `build` script names, such as `./build.sh`, that it runs):
+/// for the consent question ([`super::consent`]). Nothing is executed to find out.
 pub fn describe(project: &Path, toolchain: &Toolchain, node_override: Option<&Path>) -> (String, Vec<PathBuf>) {
     const LOADS: &str = "which loads extension.config.*, PostCSS/Tailwind/Babel configs and packages from node_modules";
     let mut programs = Vec::new();
@@ -280,6 +281,13 @@ pub fn describe(project: &Path, toolchain: &Toolchain, node_override: Option<&Pa
         Toolchain::Script { command } => {
             let runner = package_runner(project).unwrap_or("sh");
             programs.push(PathBuf::from(runner));
+            for word in command.split(|c: char| c.is_whitespace() || ";&|()".contains(c)) {
+                let word = word.trim_matches(['"', '\'']);
+                let named = project.join(word);
+                if !word.is_empty() && !word.starts_with('-') && !word.contains("..") && named.is_file() {
+                    programs.push(named);
+                }
+            }
             format!("the package.json build script through {runner}: `{command}`")
         }
     };

@@ -236,7 +236,8 @@ pub fn check(consent: &Consent, exposure: Exposure) -> Result<(), Box<Refusal>> 
 
 /// Files added, removed or changed between a grant and now, sorted.
 pub fn changed_files(was: &BTreeMap<PathBuf, String>, now: &BTreeMap<PathBuf, String>) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = now.iter().filter(|(p, h)| was.get(*p) != Some(*h)).map(|(p, _)| p.clone()).collect();
+    let mut out: Vec<PathBuf> =
+        now.iter().filter(|(p, h)| was.get(*p) != Some(*h)).map(|(p, _)| p.clone()).collect();
     out.extend(was.keys().filter(|p| !now.contains_key(*p)).cloned());
     out.sort();
     out
@@ -361,7 +362,8 @@ mod tests {
         let e = exposure(&d.path().join("packages/ext"), "x".into(), vec![]);
         let root = canonical(d.path());
         assert_eq!(e.workspace_root.as_deref(), Some(root.as_path()));
-        for f in ["package.json", ".yarnrc.yml", ".yarn/releases/yarn.cjs", "packages/ext/postcss.config.js"] {
+        for f in ["package.json", ".yarnrc.yml", ".yarn/releases/yarn.cjs", "packages/ext/postcss.config.js"]
+        {
             assert!(e.files.contains_key(&root.join(f)), "{f}: {:?}", e.files.keys());
         }
     }

@@ -262,8 +262,13 @@ fn package_runner(project: &Path) -> Option<&'static str> {
 /// What running `toolchain` in `project` would run, in words, and the programs that would
 /// start (with the project files a `build` script names, such as `./build.sh`, that it runs):
 /// for the consent question ([`super::consent`]). Nothing is executed to find out.
-pub fn describe(project: &Path, toolchain: &Toolchain, node_override: Option<&Path>) -> (String, Vec<PathBuf>) {
-    const LOADS: &str = "which loads extension.config.*, PostCSS/Tailwind/Babel configs and packages from node_modules";
+pub fn describe(
+    project: &Path,
+    toolchain: &Toolchain,
+    node_override: Option<&Path>,
+) -> (String, Vec<PathBuf>) {
+    const LOADS: &str =
+        "which loads extension.config.*, PostCSS/Tailwind/Babel configs and packages from node_modules";
     let mut programs = Vec::new();
     let runs = match toolchain {
         Toolchain::ExtensionJs { bin } => {
@@ -272,7 +277,10 @@ pub fn describe(project: &Path, toolchain: &Toolchain, node_override: Option<&Pa
         }
         Toolchain::Wxt { bin } => {
             programs.push(bin.clone());
-            format!("the project's WXT (`{} build`), which loads wxt.config.* and node_modules", bin.display())
+            format!(
+                "the project's WXT (`{} build`), which loads wxt.config.* and node_modules",
+                bin.display()
+            )
         }
         Toolchain::ExtensionJsNpx => {
             programs.push(PathBuf::from("npx"));

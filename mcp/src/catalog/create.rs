@@ -176,7 +176,11 @@ pub fn create_with(
         files: files.iter().map(|(p, _)| p.clone()).collect(),
         dry_run: req.dry_run,
         git_initialized: false,
-        next_steps: next_steps(&req.dest, (needs_install && !req.install).then(|| package_manager(&template.setup)), template),
+        next_steps: next_steps(
+            &req.dest,
+            (needs_install && !req.install).then(|| package_manager(&template.setup)),
+            template,
+        ),
         warnings: Vec::new(),
         provenance,
     };
@@ -248,7 +252,9 @@ pub fn create_with(
                 created.next_steps.insert(1, command);
             }
             super::install::Outcome::NotAllowed { message, hint } => {
-                created.warnings.push(format!("dependencies not installed: PROJECT_SCRIPTS_NOT_ALLOWED: {message} — {hint}"));
+                created.warnings.push(format!(
+                    "dependencies not installed: PROJECT_SCRIPTS_NOT_ALLOWED: {message} — {hint}"
+                ));
                 created.next_steps.insert(1, super::install::command_line(manager));
             }
         }

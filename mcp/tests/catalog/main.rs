@@ -12,6 +12,7 @@ mod create_bad_input;
 mod create_ok;
 mod fixture_format;
 mod fixture_ranking;
+mod hostile;
 mod icons;
 mod list;
 mod remote;

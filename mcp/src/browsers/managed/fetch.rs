@@ -155,7 +155,9 @@ impl Http {
         {
             return Err(ManagedError::BadUrl {
                 url: url.to_owned(),
-                reason: "a loopback URL that is not the configured mirror or catalog source; nothing was fetched".to_owned(),
+                reason:
+                    "a loopback URL that is not the configured mirror or catalog source; nothing was fetched"
+                        .to_owned(),
             });
         }
         Ok(())
@@ -169,7 +171,9 @@ impl Http {
             let response = match agent.get(&at).call() {
                 Ok(r) => r,
                 Err(ureq::Error::StatusCode(404)) => return Err(ManagedError::NotFound { what: at }),
-                Err(ureq::Error::StatusCode(code)) => return Err(network(&at, format!("HTTP status {code}"))),
+                Err(ureq::Error::StatusCode(code)) => {
+                    return Err(network(&at, format!("HTTP status {code}")));
+                }
                 Err(e) => return Err(network(&at, e)),
             };
             if !response.status().is_redirection() {

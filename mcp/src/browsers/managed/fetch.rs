@@ -300,4 +300,29 @@ mod tests {
             assert!(matches!(check_url(bad), Err(ManagedError::BadUrl { .. })), "{bad}");
         }
     }
+
+    #[test]
+    fn loopback_urls_are_fetched_only_at_allowed_origins() {
+        for local in [
+            "http://127.0.0.1:9/x",
+            "https://127.1.2.3/x",
+            "http://localhost./x",
+            "http://[::1]:8/x",
+            "http://a.localhost/",
+        ] {
+            assert!(is_loopback(local), "{local}");
+        }
+        assert!(!is_loopback("https://127.0.0.1.example.com/x"));
+        let http = Http::new().only_loopback(["http://127.0.0.1:8000".to_owned()]);
+        assert!(http.check("http://127.0.0.1:8000/cat/a.zip").is_ok());
+        assert!(http.check("https://example.com/a.zip").is_ok());
+        for refused in ["http://127.0.0.1:8001/a.zip", "https://localhost/a.zip", "http://example.com/a.zip"]
+        {
+            assert!(matches!(http.check(refused), Err(ManagedError::BadUrl { .. })), "{refused}");
+        }
+        assert_eq!(resolve_location("http://h:1/a/b?q", "/c"), "http://h:1/c");
+        assert_eq!(resolve_location("http://h:1/a/b", "c"), "http://h:1/a/c");
+        assert_eq!(resolve_location("https://h/a", "//o/p"), "https://o/p");
+        assert_eq!(resolve_location("https://h/a", "http://x/y"), "http://x/y");
+    }
 }

@@ -227,7 +227,7 @@ pub fn check(consent: &Consent, exposure: Exposure) -> Result<(), Box<Refusal>> 
         }
         return Err(Box::new(Refusal { exposure, changed }));
     }
-    if consent.listed.iter().any(|p| *p == exposure.project) {
+    if consent.listed.contains(&exposure.project) {
         remember("config");
         return Ok(());
     }

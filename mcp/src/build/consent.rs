@@ -32,7 +32,9 @@ pub const CONFIG_KEY: &str = "build.allowProjectScripts";
 pub const FLAG: &str = "--allow-project-scripts";
 
 /// Files that a toolchain executes or that choose what it runs, looked for in the project
-/// and in its workspace root. `.yarnrc.yml`'s `yarnPath` is added when it names a file.
+/// and in its workspace root, besides `extension.config.*` ([`super::config_file::CONFIG_FILES`])
+/// and the bundler configs ([`super::needs::BUNDLER_CONFIGS`]). `.yarnrc.yml`'s `yarnPath` is
+/// added when it names a file.
 pub const RUN_FILES: &[&str] = &[
     "package.json",
     "pnpm-workspace.yaml",
@@ -47,10 +49,6 @@ pub const RUN_FILES: &[&str] = &[
     ".yarnrc.yml",
     ".pnpmfile.cjs",
     ".pnpmfile.mjs",
-    "extension.config.js",
-    "extension.config.mjs",
-    "extension.config.cjs",
-    "extension.config.ts",
     "extension.config.mts",
     "postcss.config.js",
     "postcss.config.cjs",
@@ -72,14 +70,6 @@ pub const RUN_FILES: &[&str] = &[
     ".babelrc.js",
     ".babelrc.cjs",
     ".babelrc.json",
-    "wxt.config.ts",
-    "wxt.config.js",
-    "vite.config.js",
-    "vite.config.ts",
-    "vite.config.mjs",
-    "webpack.config.js",
-    "rspack.config.js",
-    "rollup.config.js",
     "svelte.config.js",
 ];
 
@@ -262,7 +252,9 @@ pub fn exposure(project: &Path, runs: String, toolchain: Vec<PathBuf>) -> Exposu
         }
     }
     for dir in std::iter::once(&project).chain(workspace_root.as_ref()) {
-        for name in RUN_FILES {
+        let names =
+            RUN_FILES.iter().chain(&super::config_file::CONFIG_FILES).chain(&super::needs::BUNDLER_CONFIGS);
+        for name in names {
             hash_into(&dir.join(name), &mut files);
         }
         if let Some(yarn) = yarn_path(dir) {

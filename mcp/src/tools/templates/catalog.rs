@@ -398,7 +398,7 @@ pub struct CreateArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[arg(long)]
     pub template: Option<String>,
-    /// Install the dependencies (default false), always with --ignore-scripts; a template from a remote catalog installs only once the user allowed it.
+    /// Default false. Always --ignore-scripts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[arg(
         long = "install",

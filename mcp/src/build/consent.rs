@@ -343,6 +343,18 @@ mod tests {
     }
 
     #[test]
+    fn a_fifo_or_device_in_place_of_a_run_file_is_skipped_without_blocking() {
+        let d = project_with(&[("package.json", "{}")]);
+        let fifo = d.path().join(".npmrc");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        std::os::unix::fs::symlink("/dev/zero", d.path().join(".pnpmfile.cjs")).unwrap();
+        // A reader of the FIFO would block until a writer came; the exposure does not open it.
+        let e = exposure(d.path(), "x".into(), vec![]);
+        let names: Vec<_> = e.files.keys().map(|p| p.file_name().unwrap().to_owned()).collect();
+        assert_eq!(names, ["package.json"]);
+    }
+
+    #[test]
     fn the_yarn_path_and_the_workspace_root_are_hashed() {
         let d = project_with(&[
             ("package.json", r#"{"workspaces":["packages/*"]}"#),

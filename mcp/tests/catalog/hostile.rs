@@ -172,3 +172,25 @@ fn an_archive_on_a_loopback_url_that_is_not_the_mirror_is_refused_before_any_req
     );
     assert!(!work.path().join("x").exists());
 }
+
+#[test]
+fn an_archive_announced_larger_than_the_limit_is_refused_before_it_is_read() {
+    let server = TestServer::start();
+    let archive = zip_of(&[("tiny/src/manifest.json", 0o644, tiny_manifest())]);
+    server.route("/big.zip", "application/zip", archive);
+    let announced = 65 * 1024 * 1024;
+    server.quirk(
+        "/big.zip",
+        crate::common::http::Quirk { declared_len: Some(announced), ..Default::default() },
+    );
+    server.route("/cat/templates-meta.json", "application/json", tiny_catalog(&server.url("/big.zip")));
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let source = format!("mine={}", server.url("/cat/templates-meta.json"));
+    let env = [("WEBEXT_MCP_CATALOG_SOURCES", source.as_str())];
+    let args = json!({"projectName": "x", "template": "mine:tiny", "git": false});
+    let (code, out) = cli(home.path(), work.path(), &env, "extension_create", args);
+    assert_eq!((code, out["error"]["code"].as_str()), (1, Some("NETWORK")), "{out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("limit of 64 MiB"), "{out}");
+    assert!(!work.path().join("x").exists());
+}

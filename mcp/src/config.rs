@@ -130,6 +130,13 @@ const KEYS: &[KeySpec] = &[
         help: "whether a build may run Extension.js through `npx --yes extension@4.1.x` for an Extension.js project that has no local copy (needs Node.js 22.12+)",
     },
     KeySpec {
+        key: "build.allowProjectScripts",
+        env: "WEBEXT_MCP_ALLOW_PROJECT_SCRIPTS",
+        kind: Kind::List,
+        default: "",
+        help: "projects (absolute paths) whose own code a build may run: package manager, build script, bundler configs, Extension.js; each grant is remembered with the hashes of those files and asked again when one changes. `1` in the environment: every project (CI); `--allow-project-scripts`: every project of this command",
+    },
+    KeySpec {
         key: "browsers.chromium.binary",
         env: "WEBEXT_MCP_CHROMIUM_BINARY",
         kind: Kind::Text,

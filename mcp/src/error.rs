@@ -256,12 +256,28 @@ impl From<BuildError> for ErrorBody {
                 path.display()
             ))
             .with_data(json!({ "path": path })),
+            BuildError::NotAllowed(refusal) => not_allowed(&refusal),
             BuildError::Io { context, source } => {
                 ErrorBody::new(ErrorCode::BuildFailed, format!("{context}: {source}"))
                     .with_hint("check free disk space and permissions of the project and its output folder")
             }
         }
     }
+}
+
+/// `PROJECT_SCRIPTS_NOT_ALLOWED`: what would run, from which files, and how the user allows it.
+pub fn not_allowed(r: &build::consent::Refusal) -> ErrorBody {
+    use build::consent::{ALLOW_ENV, CONFIG_KEY, FLAG};
+    let e = &r.exposure;
+    ErrorBody::new(ErrorCode::ProjectScriptsNotAllowed, r.message()).with_hint(r.hint()).with_data(json!({
+        "project": e.project,
+        "workspaceRoot": e.workspace_root,
+        "runs": e.runs,
+        "toolchain": e.toolchain,
+        "files": e.files.keys().collect::<Vec<_>>(),
+        "changed": r.changed,
+        "allow": { "flag": FLAG, "config": CONFIG_KEY, "env": format!("{ALLOW_ENV}=1") },
+    }))
 }
 
 impl From<CatalogError> for ErrorBody {
@@ -293,6 +309,9 @@ impl From<CatalogError> for ErrorBody {
             ),
             CatalogError::Integrity { .. } => ErrorBody::new(ErrorCode::Integrity, message).with_hint(
                 "nothing was written; the archive differs from what the catalog (or the first download) promised: check the source, or pick `embedded:<slug>`",
+            ),
+            CatalogError::Refused { .. } => ErrorBody::new(ErrorCode::PermissionDenied, message).with_hint(
+                "nothing was fetched from it and nothing was written; a catalog's documents, archives and redirects must be https:// (or the configured catalog.mirror, or the loopback catalog source itself): fix the source, or pick `embedded:<slug>`",
             ),
             CatalogError::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
                 ErrorBody::new(ErrorCode::PermissionDenied, message)

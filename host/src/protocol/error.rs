@@ -48,11 +48,14 @@ pub enum ErrorCode {
     TabCrashed,
     /// A bug in webext-mcp: report it.
     Internal,
+    /// Building or installing would run the project's own code (a package manager, a
+    /// `build` script, a bundler config, its Node.js) and the user has not allowed it.
+    ProjectScriptsNotAllowed,
 }
 
 impl ErrorCode {
     /// Every code, in table order.
-    pub const ALL: [ErrorCode; 20] = [
+    pub const ALL: [ErrorCode; 21] = [
         ErrorCode::InvalidArgument,
         ErrorCode::NotFound,
         ErrorCode::Stale,
@@ -73,6 +76,7 @@ impl ErrorCode {
         ErrorCode::Blocked,
         ErrorCode::TabCrashed,
         ErrorCode::Internal,
+        ErrorCode::ProjectScriptsNotAllowed,
     ];
 
     /// The stable wire spelling, e.g. `INVALID_ARGUMENT`.
@@ -98,6 +102,7 @@ impl ErrorCode {
             ErrorCode::Blocked => "BLOCKED",
             ErrorCode::TabCrashed => "TAB_CRASHED",
             ErrorCode::Internal => "INTERNAL",
+            ErrorCode::ProjectScriptsNotAllowed => "PROJECT_SCRIPTS_NOT_ALLOWED",
         }
     }
 }
@@ -180,7 +185,7 @@ mod tests {
         for code in ErrorCode::ALL {
             assert!(seen.insert(code.as_str()), "duplicate {code}");
         }
-        assert_eq!(seen.len(), 20);
+        assert_eq!(seen.len(), ErrorCode::ALL.len());
     }
 
     #[test]

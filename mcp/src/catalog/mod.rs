@@ -16,6 +16,7 @@
 
 pub mod create;
 pub mod embedded;
+pub mod install;
 pub mod model;
 pub mod remote;
 pub mod search;
@@ -60,6 +61,10 @@ pub enum CatalogError {
     /// A template archive failed its hash check, or holds an entry that is refused.
     #[error("integrity check failed: {what}")]
     Integrity { what: String },
+    /// A catalog named, or redirected to, a URL that its source rules forbid (plain http to
+    /// another host, a loopback service that is not the configured mirror or source).
+    #[error("refused {url}: {reason}")]
+    Refused { url: String, reason: String },
     /// Writing the project failed; whatever was created has been removed.
     #[error("{context}: {source}")]
     Io {

@@ -53,6 +53,11 @@ struct Global {
     /// Log filter for stderr, e.g. `debug` (overrides WEBEXT_MCP_LOG and the config file).
     #[arg(long, global = true, value_name = "FILTER")]
     log: Option<String>,
+    /// Allow the projects this command builds or installs to run their own code (package
+    /// manager, build script, bundler configs, Extension.js); remembered per project until a
+    /// file that chooses what runs changes. Config build.allowProjectScripts.
+    #[arg(long, global = true)]
+    allow_project_scripts: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -202,6 +207,9 @@ fn flags_of(cli: &Cli) -> Flags {
     let mut flags = Flags::new();
     if let Some(log) = &cli.global.log {
         flags.insert("log", log.clone());
+    }
+    if cli.global.allow_project_scripts {
+        flags.insert(crate::build::consent::CONFIG_KEY, "1".to_owned());
     }
     if let Command::Serve { toolsets, browser, container } = &cli.command {
         if let Some(t) = toolsets {

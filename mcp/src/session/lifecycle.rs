@@ -245,6 +245,7 @@ impl Session {
                 allow_npx: spec.allow_npx,
                 node: spec.node.clone(),
                 timeout: Duration::from_millis(webext_mcp_host::protocol::timeouts::BUILD_MS),
+                consent: spec.consent.clone(),
                 cancel: None,
             },
             opts: BuildOptions { dev: spec.command == Command::Dev, lock_held: true },

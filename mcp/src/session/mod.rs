@@ -105,6 +105,9 @@ pub struct Spec {
     /// config `tools.extension_eval`).
     #[serde(default)]
     pub allow_eval: bool,
+    /// What the user said about running the project's own code in its builds.
+    #[serde(default)]
+    pub consent: crate::build::consent::Consent,
 }
 
 /// `dist/extension-js/<browser>/`: ready.json, events.ndjson, logs.ndjson, session.log.

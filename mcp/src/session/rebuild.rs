@@ -390,9 +390,14 @@ fn build_errors(e: BuildError) -> Vec<ErrorEntry> {
         }
     }
     let body = ErrorBody::from(e);
+    // A refusal says how the user allows it: ready.json has no hint of its own.
+    let message = match (&body.code, &body.hint) {
+        (ErrorCode::ProjectScriptsNotAllowed, Some(hint)) => format!("{} — {hint}", body.message),
+        _ => body.message,
+    };
     vec![ErrorEntry {
         source: "build".into(),
-        message: body.message,
+        message,
         file: None,
         line: None,
         column: None,

@@ -197,7 +197,8 @@ fn a_cancelled_build_stops_its_toolchain_and_reported_progress() {
         "#!/bin/sh\necho $$ > started.pid.tmp\nmv started.pid.tmp started.pid\necho \"slow bundler: started\"\nsleep 60\n",
     );
     let home = tempfile::tempdir().unwrap();
-    let mut server = crate::mcp_client::Server::start(home.path(), &[]);
+    // The user allows the project's scripts for this server (the flag on `serve`).
+    let mut server = crate::mcp_client::Server::start(home.path(), &["--allow-project-scripts"]);
     server.initialize();
     let args = serde_json::json!({"projectPath": p.path(), "browser": "chrome"});
     let id = server.send_request(
@@ -236,7 +237,8 @@ fn a_build_longer_than_the_client_waits_answers_in_time_and_the_next_call_gets_i
     let long_build = FAKE_BUILD.replace("set -e\n", "set -e\necho \"long bundler: installing\"\nsleep 50\n");
     executable(&p, "long-build.sh", &long_build);
     let home = tempfile::tempdir().unwrap();
-    let mut server = crate::mcp_client::Server::start(home.path(), &[]);
+    // The user allows the project's scripts for this server (the flag on `serve`).
+    let mut server = crate::mcp_client::Server::start(home.path(), &["--allow-project-scripts"]);
     server.initialize();
     let args = serde_json::json!({"projectPath": p.path(), "browser": "chrome"});
     let call = serde_json::json!({"name": "extension_build", "arguments": args});

@@ -10,6 +10,7 @@ mod atomic;
 mod bad_input;
 mod bundling;
 mod busy;
+mod consent;
 mod delegation;
 mod golden;
 mod mcp_tool;
@@ -75,9 +76,20 @@ impl Project {
         self.build_at(self.path(), args, env)
     }
 
-    /// Builds the project at `project` (e.g. a package inside this folder as a workspace).
+    /// Builds the project at `project` (e.g. a package inside this folder as a workspace),
+    /// with the project's scripts allowed the way CI allows them
+    /// (`WEBEXT_MCP_ALLOW_PROJECT_SCRIPTS=1`): these tests are about what the toolchain does.
     pub fn build_at(&self, project: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut with_consent = vec![("WEBEXT_MCP_ALLOW_PROJECT_SCRIPTS", "1")];
+        with_consent.extend_from_slice(env);
+        self.build_asking(project, args, &with_consent)
+    }
+
+    /// Builds the project at `project` with nothing allowed but what `env` (and the home's
+    /// config and trust store) allow.
+    pub fn build_asking(&self, project: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut cmd = Command::new(bin());
+        cmd.env_remove("WEBEXT_MCP_ALLOW_PROJECT_SCRIPTS");
         cmd.arg("--home").arg(self.home.path()).arg("build").arg(project).args(args).arg("--json");
         cmd.env("WEBEXT_MCP_RUNTIME_DIR", self.home.path().join("run")).env_remove("WEBEXT_MCP_DELEGATED");
         // No test reaches the network: npx delegation only where a test turns it on (`env`).

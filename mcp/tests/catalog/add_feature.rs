@@ -23,6 +23,7 @@ pub fn project(work: &Path, slug: &str, name: &str) -> PathBuf {
         project_name: format!("{slug} features"),
         template: slug.to_owned(),
         install: false,
+        consent: Default::default(),
         dry_run: false,
         git: None,
     };

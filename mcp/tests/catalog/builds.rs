@@ -20,6 +20,7 @@ fn create_in(catalog: &Catalog, work: &std::path::Path, slug: &str) -> (PathBuf,
         project_name: format!("{slug} test"),
         template: slug.to_owned(),
         install: false,
+        consent: Default::default(),
         dry_run: false,
         git: None,
     };

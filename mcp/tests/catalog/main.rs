@@ -12,6 +12,7 @@ mod create_bad_input;
 mod create_ok;
 mod fixture_format;
 mod fixture_ranking;
+mod hostile;
 mod icons;
 mod list;
 mod remote;
@@ -71,6 +72,7 @@ pub fn native_build(project: &Path, zip: bool) -> webext_mcp::build::BuildReques
         allow_npx: false,
         node: None,
         timeout: std::time::Duration::from_secs(60),
+        consent: Default::default(),
         cancel: None,
     }
 }

@@ -93,7 +93,7 @@ fn at(secs: u64) -> SystemTime {
     UNIX_EPOCH + Duration::from_secs(secs)
 }
 
-fn hits(server: &TestServer, path: &str) -> usize {
+pub(crate) fn hits(server: &TestServer, path: &str) -> usize {
     server.requests().iter().filter(|p| p.split('?').next() == Some(path)).count()
 }
 
@@ -201,7 +201,7 @@ fn a_stalled_server_answers_from_the_embedded_catalog_within_3s() {
 fn a_truncated_catalog_is_a_failed_fetch_and_is_not_cached() {
     let server = TestServer::start();
     server.route("/t.json", "application/json", std::fs::read(fixture_path()).unwrap());
-    server.quirk("/t.json", Quirk { declared_len: Some(400_000), pause: Duration::ZERO });
+    server.quirk("/t.json", Quirk { declared_len: Some(400_000), pause: Duration::ZERO, status: None });
     let cache = tempfile::tempdir().unwrap();
     let location = server.url("/t.json");
     let loaded = remote::load(
@@ -215,7 +215,7 @@ fn a_truncated_catalog_is_a_failed_fetch_and_is_not_cached() {
 }
 
 /// Runs `webext-mcp call` with a home of its own and the catalog settings in `env`.
-fn cli(home: &Path, cwd: &Path, env: &[(&str, &str)], tool: &str, args: Value) -> (i32, Value) {
+pub(crate) fn cli(home: &Path, cwd: &Path, env: &[(&str, &str)], tool: &str, args: Value) -> (i32, Value) {
     let mut cmd = std::process::Command::new(bin());
     cmd.arg("--home").arg(home).args(["call", tool, &args.to_string(), "--json"]).current_dir(cwd);
     for (k, v) in env {
@@ -348,7 +348,7 @@ fn hashed_catalog(server: &TestServer, archive: &[u8], sha256: &str) -> String {
     format!("mine={}", server.url("/cat/templates-meta.json"))
 }
 
-fn tiny_manifest() -> &'static [u8] {
+pub(crate) fn tiny_manifest() -> &'static [u8] {
     br#"{"manifest_version": 3, "name": "tiny", "version": "1", "background": {"service_worker": "bg.js"}}"#
 }
 
@@ -474,7 +474,10 @@ fn the_default_page_with_the_published_catalog_is_under_8_kb() {
 #[test]
 fn a_remote_create_reports_the_download_as_progress() {
     let server = github_mirror();
-    server.quirk(&archive_path(SHA), Quirk { declared_len: None, pause: Duration::from_millis(1500) });
+    server.quirk(
+        &archive_path(SHA),
+        Quirk { declared_len: None, pause: Duration::from_millis(1500), status: None },
+    );
     let home = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let mut cmd = crate::common::mcp_client::command(home.path());

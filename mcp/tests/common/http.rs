@@ -23,6 +23,9 @@ type Quirks = Arc<Mutex<HashMap<String, Quirk>>>;
 pub struct Quirk {
     pub declared_len: Option<usize>,
     pub pause: Duration,
+    /// Another status line than `200 OK`, e.g. `302 Found` (with a `Location` header given
+    /// to [`TestServer::route_with_headers`]).
+    pub status: Option<&'static str>,
 }
 
 pub struct TestServer {
@@ -90,6 +93,12 @@ impl TestServer {
     /// Serves the files under `dir` at `prefix` (e.g. `/doc/` → `dir/…`), types by extension.
     pub fn serve_dir(&self, prefix: &str, dir: &Path) {
         self.dirs.lock().unwrap().push((prefix.to_owned(), dir.to_owned()));
+    }
+
+    /// Answers `path` with `302 Found` and `Location: <to>`.
+    pub fn redirect(&self, path: &str, to: &str) {
+        self.route_with_headers(path, "text/plain", &[("Location", to)], "moved");
+        self.quirk(path, Quirk { status: Some("302 Found"), ..Quirk::default() });
     }
 
     /// Makes the response of `path` misbehave as `quirk` says.
@@ -182,6 +191,7 @@ fn serve(mut conn: TcpStream, routes: &Routes, dirs: &Dirs, quirks: &Quirks, req
         None => ("404 Not Found", "text/plain".to_owned(), String::new(), b"not found".to_vec()),
     };
     let quirk = quirks.lock().unwrap().get(bare).copied().unwrap_or_default();
+    let status = quirk.status.unwrap_or(status);
     let head = format!(
         "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n{extra}\
          Access-Control-Allow-Origin: *\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",

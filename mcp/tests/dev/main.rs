@@ -13,6 +13,7 @@ mod common;
 mod bad_inputs;
 mod bundled;
 mod cli_detach;
+mod consent;
 mod dev_loop;
 mod first_hour;
 mod inspect;

@@ -46,7 +46,8 @@ fn a_dev_session_reports_its_status_while_its_first_build_runs() {
     std::fs::write(project.join("slow-build.sh"), SLOW_BUILD).unwrap();
     std::fs::set_permissions(project.join("slow-build.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
 
-    let mut server = Server::start(home.path(), &[]);
+    // The user allows the project's build script for this server.
+    let mut server = Server::start(home.path(), &["--allow-project-scripts"]);
     server.initialize();
     let args = json!({"projectPath": project, "browser": "chromium", "headless": true});
     let id = server.send_request(

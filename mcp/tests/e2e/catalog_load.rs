@@ -48,6 +48,7 @@ fn create_and_build_all() -> Projects {
             project_name: format!("{} e2e", t.slug),
             template: t.slug.clone(),
             install: false,
+            consent: Default::default(),
             dry_run: false,
             git: None,
         };
@@ -71,6 +72,7 @@ pub(crate) fn build_natively(project: &std::path::Path, label: &str) {
         allow_npx: false,
         node: None,
         timeout: DEADLINE,
+        consent: Default::default(),
         cancel: None,
     };
     for b in build::build(&breq, &mut |_| {}).unwrap_or_else(|e| panic!("{label}: {e:?}")) {

@@ -76,6 +76,7 @@ fn grow(modules: &Path) -> Grown {
             project_name: format!("{framework} features"),
             template: "newtab".into(),
             install: false,
+            consent: Default::default(),
             dry_run: false,
             git: None,
         };

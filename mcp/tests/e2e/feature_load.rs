@@ -30,6 +30,7 @@ fn grow(work: &Path, base: &str, label: &str, features: &[Feature]) -> (String, 
         project_name: format!("{label} e2e"),
         template: base.to_owned(),
         install: false,
+        consent: Default::default(),
         dry_run: false,
         git: None,
     };

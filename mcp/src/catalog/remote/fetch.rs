@@ -39,12 +39,30 @@ pub struct HttpFetch {
     mirror: Option<String>,
 }
 
+/// The most bytes a template archive may have, compressed (its unpacked size is capped by
+/// `files::TEMPLATE_LIMITS`).
+pub const MAX_TEMPLATE_ARCHIVE: u64 = 64 * 1024 * 1024;
+
 impl HttpFetch {
+    /// A client that reaches loopback URLs only at the mirror's origin.
     pub fn new(mirror: Option<&str>) -> HttpFetch {
+        HttpFetch::for_sources(mirror, &[])
+    }
+
+    /// A client that reaches loopback URLs only at the mirror's origin and at the origins
+    /// of the configured loopback `sources` (a catalog on 127.0.0.1 names archives beside it);
+    /// every other loopback URL, first or redirected to, is refused before a request.
+    pub fn for_sources(mirror: Option<&str>, sources: &[String]) -> HttpFetch {
+        let mirror = mirror.filter(|m| !m.is_empty()).map(str::to_owned);
+        let allowed: Vec<String> = mirror
+            .iter()
+            .cloned()
+            .chain(sources.iter().filter(|s| s.starts_with("http://")).cloned())
+            .collect();
         HttpFetch {
-            quick: Http::with_deadline(DOCUMENT_DEADLINE),
-            long: Http::new(),
-            mirror: mirror.filter(|m| !m.is_empty()).map(str::to_owned),
+            quick: Http::with_deadline(DOCUMENT_DEADLINE).only_loopback(allowed.clone()),
+            long: Http::new().only_loopback(allowed),
+            mirror,
         }
     }
 
@@ -60,7 +78,7 @@ pub fn from_managed(e: ManagedError) -> CatalogError {
         ManagedError::UnsafeArchive { entry, reason } => {
             CatalogError::Integrity { what: format!("refused archive entry `{entry}`: {reason}") }
         }
-        ManagedError::BadUrl { url, reason } => CatalogError::Network { url, reason },
+        ManagedError::BadUrl { url, reason } => CatalogError::Refused { url, reason },
         ManagedError::NotFound { what } => {
             CatalogError::Network { url: what, reason: "not found (HTTP 404)".into() }
         }
@@ -88,7 +106,10 @@ impl Fetch for HttpFetch {
         dest: &Path,
         progress: &mut dyn FnMut(u64, Option<u64>),
     ) -> Result<u64, CatalogError> {
-        let d = self.long.download(&self.url(url), dest, progress, &|| false).map_err(from_managed)?;
+        let d = self
+            .long
+            .download_capped(&self.url(url), dest, MAX_TEMPLATE_ARCHIVE, progress, &|| false)
+            .map_err(from_managed)?;
         Ok(d.bytes)
     }
 }

@@ -193,8 +193,7 @@ pub fn prepare(
             None => format!("downloading {}: {} KB", o.url, done / 1024),
         })
     })?;
-    let data = std::fs::read(&archive_path).map_err(|e| io("cannot read the download", e))?;
-    let sha256 = sha256_hex(&data);
+    let sha256 = sha256_of_file(&archive_path).map_err(|e| io("cannot read the download", e))?;
     let mut pins = read_pins(&src.dir);
     let trust = match (&o.sha256, pins.get(&o.url)) {
         (Some(want), _) if *want != sha256 => {
@@ -246,6 +245,23 @@ pub fn prepare(
         let _ = store(&src.dir.join("pins.json"), &serde_json::to_vec_pretty(&pins).unwrap_or_default());
     }
     Ok((provenance, tree.join(&o.folder)))
+}
+
+/// sha256 of a file, read in pieces (an archive is never held in memory whole).
+fn sha256_of_file(path: &Path) -> std::io::Result<String> {
+    use sha2::Digest;
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Removes a file when dropped (the downloaded archive, kept only while it is checked).

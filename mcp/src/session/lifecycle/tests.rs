@@ -65,6 +65,7 @@ async fn preview_boots_on_the_launched_browser_and_loads_dist() {
         allow_npx: false,
         home: tmp.path().to_owned(),
         allow_eval: false,
+        consent: Default::default(),
         run_config: RunConfig {
             file: Some("extension.config.mjs".into()),
             browser_flags: vec!["--lang=de".into()],
@@ -146,6 +147,7 @@ async fn a_firefox_session_preloads_the_helper_with_its_host_manifest_in_home() 
         allow_npx: false,
         home: tmp.path().to_owned(),
         allow_eval: false,
+        consent: Default::default(),
         // A project's Gecko preferences reach the browser's profile.
         run_config: RunConfig {
             file: Some("extension.config.js".into()),

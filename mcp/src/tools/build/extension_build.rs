@@ -83,6 +83,7 @@ pub fn request(ctx: &Ctx, args: BuildArgs) -> Result<BuildRequest, ErrorBody> {
         allow_npx: ctx.config.flag("build.allowNpx"),
         node: ctx.env.get("WEBEXT_MCP_NODE").map(PathBuf::from),
         timeout: Duration::from_millis(webext_mcp_host::protocol::timeouts::BUILD_MS),
+        consent: build::consent::Consent::from_config(&ctx.config, &ctx.paths.data_dir),
         cancel: None,
     })
 }

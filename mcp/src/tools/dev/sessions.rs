@@ -264,6 +264,7 @@ async fn launch(
         home: ctx.paths.home.clone(),
         run_config: from_config.clone(),
         allow_eval: args.allow_eval || ctx.config.flag("tools.extension_eval"),
+        consent: crate::build::consent::Consent::from_config(&ctx.config, &ctx.paths.data_dir),
     };
     let dir = session::contract_dir(&spec.out_dir, &spec.browser);
     let (call, browser) = (call.clone(), spec.browser.clone());

@@ -141,9 +141,12 @@ pub fn list(catalog: &Catalog, args: &ListArgs) -> Result<Value, ErrorBody> {
 pub fn loaded(ctx: &Ctx) -> Result<Arc<Loaded>, ErrorBody> {
     let settings = remote::Settings::from_config(&ctx.config, &ctx.paths)?;
     let mirror = settings.mirror.clone();
+    let sources: Vec<String> = settings.specs.iter().map(|s| s.location.clone()).collect();
     Ok(remote::shared(
         &settings,
-        move || Arc::new(HttpFetch::new(mirror.as_deref())) as Arc<dyn remote::fetch::Fetch>,
+        move || {
+            Arc::new(HttpFetch::for_sources(mirror.as_deref(), &sources)) as Arc<dyn remote::fetch::Fetch>
+        },
         std::time::SystemTime::now(),
     ))
 }
@@ -395,13 +398,13 @@ pub struct CreateArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[arg(long)]
     pub template: Option<String>,
-    /// Default true.
+    /// Default false. Always --ignore-scripts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[arg(
-        long = "no-install",
+        long = "install",
         num_args = 0,
-        default_missing_value = "false",
-        help = "Do not install dependencies"
+        default_missing_value = "true",
+        help = "Install the dependencies, with --ignore-scripts"
     )]
     pub install: Option<bool>,
     /// List the files; write nothing.
@@ -419,6 +422,7 @@ pub fn create_request(
     args: CreateArgs,
     cwd: &Path,
     path_env: Option<&str>,
+    consent: crate::build::consent::Consent,
 ) -> Result<CreateRequest, ErrorBody> {
     let dest = match (&args.project_path, &args.project_name) {
         (Some(p), _) if !p.trim().is_empty() => {
@@ -450,7 +454,8 @@ pub fn create_request(
         dest,
         project_name,
         template: args.template.unwrap_or_else(|| DEFAULT_TEMPLATE.to_owned()),
-        install: args.install.unwrap_or(true),
+        install: args.install.unwrap_or(false),
+        consent,
         dry_run: args.dry_run,
         git,
     })
@@ -475,7 +480,8 @@ async fn extension_create(ctx: Ctx, call: crate::tools::Call, args: Value) -> To
         .map_err(|e| ErrorBody::internal(format!("cannot read the working folder: {e}")))?;
     // PATH is not part of the captured `Env` (it only holds webext-mcp's own variables).
     let path_env = ctx.env.get("PATH").map(str::to_owned).or_else(|| std::env::var("PATH").ok());
-    let req = create_request(args, &cwd, path_env.as_deref())?;
+    let consent = crate::build::consent::Consent::from_config(&ctx.config, &ctx.paths.data_dir);
+    let req = create_request(args, &cwd, path_env.as_deref(), consent)?;
     let work: crate::tools::registry::jobs::Work = Box::new(move |_cancel, out| {
         let answering = answering(&ctx, &req.template)?;
         let mut created = create::create_with(answering.catalog(), &req, &mut |m| out(&m))?;
@@ -537,15 +543,17 @@ mod tests {
     fn create_request_resolves_name_and_folder() {
         let cwd = Path::new("/w");
         let args = |v: Value| serde_json::from_value::<CreateArgs>(v).unwrap();
-        let r = create_request(args(json!({"projectName": "x"})), cwd, None).unwrap();
+        let r = create_request(args(json!({"projectName": "x"})), cwd, None, Default::default()).unwrap();
         assert_eq!(
             (r.dest.as_path(), r.project_name.as_str(), r.template.as_str()),
             (Path::new("/w/x"), "x", "starter")
         );
-        let r = create_request(args(json!({"path": "a/../b/y"})), cwd, None).unwrap();
+        let r = create_request(args(json!({"path": "a/../b/y"})), cwd, None, Default::default()).unwrap();
         assert_eq!((r.dest.as_path(), r.project_name.as_str()), (Path::new("/w/b/y"), "y"));
-        assert!(create_request(args(json!({"projectName": "../up"})), cwd, None).is_err());
-        assert!(create_request(args(json!({})), cwd, None).is_err());
+        assert!(
+            create_request(args(json!({"projectName": "../up"})), cwd, None, Default::default()).is_err()
+        );
+        assert!(create_request(args(json!({})), cwd, None, Default::default()).is_err());
         assert!(r.git.is_none());
     }
 }

@@ -29,6 +29,7 @@ pub mod flags;
 mod log;
 mod marionette;
 mod process;
+pub mod profile;
 pub mod rdp;
 
 use std::future::Future;

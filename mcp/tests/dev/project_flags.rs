@@ -3,7 +3,8 @@
 //! that is a symlink in the project to the user's daily browser profile. The session starts
 //! anyway, with none of them: no TCP listener of the browser's processes, the user's file and
 //! daily profile untouched, the result naming what was dropped and the profile it used — a
-//! private (0700) one another local user cannot read.
+//! private (0700) one another local user cannot read. The daily profile named by the call
+//! itself is refused (`PERMISSION_DENIED`).
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -81,6 +82,12 @@ fn run(browser: &str) {
 
     let mut server = Server::start(home.path(), &[]);
     server.initialize();
+    // Named by the call, the daily profile is refused outright, and nothing starts.
+    let asked = json!({"projectPath": project, "browser": browser, "headless": true, "profile": daily});
+    let refused = server.call("extension_dev", asked);
+    assert_eq!(err_code(&refused, "extension_dev in the daily profile"), "PERMISSION_DENIED");
+    assert_eq!(tree(&daily), before, "the daily profile was changed");
+
     let args =
         json!({"projectPath": project, "browser": browser, "headless": true, "startingUrl": site.url("/")});
     let r = server.call("extension_dev", args);

@@ -73,7 +73,7 @@ fn run(browser: &str) {
     std::fs::write(
         project.join("extension.config.js"),
         format!(
-            "module.exports = {{\n  browser: {{\n    {key}: {{ profile: './daily', browserFlags: {} }}\n  }}\n}}\n",
+            "module.exports = {{\n  browser: {{\n    {key}: {{ profile: './daily', browserFlags: {},\n      preferences: {{ 'devtools.debugger.remote-enabled': true, 'devtools.theme': 'dark' }} }}\n  }}\n}}\n",
             serde_json::to_string(&flags).unwrap()
         ),
     )
@@ -108,6 +108,10 @@ fn run(browser: &str) {
     for flag in &case.refused {
         assert!(text.contains(&format!("browserFlags `{flag}`")), "{flag} is not named as dropped:\n{text}");
     }
+    // So is the debugger preference; Firefox gets the allowed one, Chromium takes none.
+    assert!(text.contains("preferences `devtools.debugger.remote-enabled`"), "{text}");
+    let theme_refused = text.contains("preferences `devtools.theme`");
+    assert_eq!(theme_refused, browser != "firefox", "{text}");
     let argv = cmdline(ids.browser_pid);
     assert!(argv.contains(&case.kept.to_owned()), "{argv:?}");
     for flag in &case.refused {
@@ -135,6 +139,10 @@ fn run(browser: &str) {
     assert_eq!(mode, 0o700, "profile {} is {mode:o}", own.display());
     let written = if browser == "firefox" { own.join("user.js") } else { own.join("Default/Preferences") };
     assert!(written.exists(), "{}", written.display());
+    if browser == "firefox" {
+        let user_js = std::fs::read_to_string(&written).unwrap();
+        assert!(user_js.contains(r#"user_pref("devtools.theme", "dark");"#), "{user_js}");
+    }
     co_user_cannot_read(&project.join("manifest.json"), &own, &written);
 
     ok(&server.call("extension_stop", json!({"projectPath": project})), "stop");

@@ -22,6 +22,7 @@
 //! runtime (not a `spawn_blocking` thread: those exit when idle), or a dedicated thread.
 
 pub mod answer;
+pub mod binary;
 pub mod cdp;
 mod chromium;
 mod firefox;

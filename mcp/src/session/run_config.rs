@@ -106,7 +106,7 @@ impl RunConfig {
         };
         for key in binary_keys {
             if let Some(path) = text(key) {
-                match flags::vet_binary(Path::new(&path), project) {
+                match crate::runner::binary::vet_binary(Path::new(&path), project) {
                     Ok(p) => self.binary = Some(p),
                     Err(why) => self.refuse(format!("{at}.{key}"), path, why),
                 }

@@ -10,6 +10,7 @@ use serde::Serialize;
 use webext_mcp_host::protocol::NATIVE_HOST_NAME;
 
 use crate::browsers::{self, AppData, ChannelId, Engine, Place};
+use crate::paths::Env;
 
 pub use crate::browsers::Os;
 
@@ -91,6 +92,34 @@ pub struct Roots {
     pub data_dir: PathBuf,
 }
 
+impl Roots {
+    /// The roots of `home`, with `%LOCALAPPDATA%` and `%APPDATA%` from `env` (absolute values
+    /// only) or their defaults under the home.
+    pub fn of(home: &Path, env: &Env, data_dir: &Path) -> Roots {
+        let var = |key: &str, fallback: &str| {
+            env.get(key).map(PathBuf::from).filter(|p| p.is_absolute()).unwrap_or_else(|| home.join(fallback))
+        };
+        Roots {
+            home: home.to_path_buf(),
+            local_app_data: var("LOCALAPPDATA", "AppData/Local"),
+            app_data: var("APPDATA", "AppData/Roaming"),
+            data_dir: data_dir.to_path_buf(),
+        }
+    }
+}
+
+/// The folders where the catalog's browsers keep their own profiles on `os` (their
+/// configuration folders, which hold the profiles): a dev browser never runs in one.
+pub fn profile_dirs(os: Os, roots: &Roots) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for dir in ChannelId::ALL.iter().filter_map(|c| location(*c, os, roots)).map(|l| l.config_dir) {
+        if !out.contains(&dir) {
+            out.push(dir);
+        }
+    }
+    out
+}
+
 /// The manifest file name on every platform.
 pub fn manifest_file_name() -> String {
     format!("{NATIVE_HOST_NAME}.json")
@@ -154,6 +183,16 @@ mod tests {
             app_data: PathBuf::from(r"C:\Users\u\AppData\Roaming"),
             data_dir: PathBuf::from(r"C:\Users\u\AppData\Local\webext-mcp\data"),
         }
+    }
+
+    #[test]
+    fn daily_profile_dirs_cover_every_family() {
+        let linux = profile_dirs(Os::Linux, &roots());
+        for dir in ["/h/.config/chromium", "/h/.config/google-chrome", "/h/.mozilla", "/h/.zen"] {
+            assert!(linux.contains(&PathBuf::from(dir)), "{dir} missing from {linux:?}");
+        }
+        let windows = profile_dirs(Os::Windows, &roots());
+        assert!(windows.iter().any(|d| d.ends_with(r"Chromium\User Data")), "{windows:?}");
     }
 
     #[test]

@@ -115,18 +115,7 @@ impl Setup {
     }
 
     pub fn new(paths: &Paths, env: &Env, os: Os, binary: PathBuf) -> Setup {
-        let var = |key: &str, fallback: &str| {
-            env.get(key)
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .unwrap_or_else(|| paths.home.join(fallback))
-        };
-        let roots = Roots {
-            home: paths.home.clone(),
-            local_app_data: var("LOCALAPPDATA", "AppData/Local"),
-            app_data: var("APPDATA", "AppData/Roaming"),
-            data_dir: paths.data_dir.clone(),
-        };
+        let roots = Roots::of(&paths.home, env, &paths.data_dir);
         Setup { paths: paths.clone(), os, roots, binary }
     }
 

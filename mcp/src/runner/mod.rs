@@ -22,6 +22,7 @@
 //! runtime (not a `spawn_blocking` thread: those exit when idle), or a dedicated thread.
 
 pub mod answer;
+pub mod binary;
 pub mod cdp;
 mod chromium;
 mod firefox;
@@ -29,6 +30,7 @@ pub mod flags;
 mod log;
 mod marionette;
 mod process;
+pub mod profile;
 pub mod rdp;
 
 use std::future::Future;

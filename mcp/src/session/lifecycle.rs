@@ -148,7 +148,7 @@ impl Session {
                 "a session or build already runs for this project and browser: extension_stop it (or wait for the build), then start again",
             )
         })?;
-        std::fs::create_dir_all(&spec.profile).map_err(|e| {
+        crate::runner::profile::create_private(&spec.profile).map_err(|e| {
             ErrorBody::new(
                 ErrorCode::PermissionDenied,
                 format!("cannot create the profile {}: {e}", spec.profile.display()),

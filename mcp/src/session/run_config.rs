@@ -6,9 +6,10 @@
 //! Layers, later ones winning for single values and adding to lists, as Extension.js merges
 //! them: the engine's family key (`chromium-based`, `gecko-based`/`firefox-based`), the browser's
 //! own key, then the command's. A project on disk is hostile input and its config is its
-//! word, so each value is vetted ([`crate::runner::flags`]): a flag or preference that would
-//! start another program, open a debugging port every local user can reach, or take the
-//! session's own machinery away is refused, and the session says which and why.
+//! word, so each value is vetted: flags and preferences against the allowlists of
+//! [`crate::runner::flags`], the profile against [`crate::runner::profile::ProfileRule`] (a
+//! folder inside the project, never a browser's own profile). A refused value is dropped —
+//! an earlier layer's value, or the default, applies — and the session says which and why.
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +19,7 @@ use serde_json::Value as Json;
 use crate::browsers::Engine;
 use crate::build::config_file::{self, Value};
 use crate::runner::flags;
+use crate::runner::profile::ProfileRule;
 
 use super::Command;
 
@@ -37,7 +39,8 @@ pub struct Refused {
 pub struct RunConfig {
     /// The config file they came from (`extension.config.mjs`); `None` when there is none.
     pub file: Option<String>,
-    pub profile: Option<String>,
+    /// The profile folder the config names, resolved (symlinks followed) and vetted.
+    pub profile: Option<PathBuf>,
     pub starting_url: Option<String>,
     pub binary: Option<PathBuf>,
     pub browser_flags: Vec<String>,
@@ -50,8 +53,14 @@ pub struct RunConfig {
 
 impl RunConfig {
     /// The run values `project`'s config sets for `browser` (one of our names) under
-    /// `command`; the default when there is no config.
-    pub fn read(project: &Path, browser: &str, engine: Engine, command: Command) -> RunConfig {
+    /// `command`, its profile held to `profiles`; the default when there is no config.
+    pub fn read(
+        project: &Path,
+        browser: &str,
+        engine: Engine,
+        command: Command,
+        profiles: &ProfileRule,
+    ) -> RunConfig {
         let Some(cfg) = config_file::read(project) else { return RunConfig::default() };
         let mut out = RunConfig { file: Some(cfg.file.clone()), ..RunConfig::default() };
         let family: &[&str] = match engine {
@@ -68,15 +77,25 @@ impl RunConfig {
             layers.push((format!("commands.{}", command.as_str()), v));
         }
         for (at, layer) in layers {
-            out.take_layer(&at, layer, engine, project);
+            out.take_layer(&at, layer, engine, project, profiles);
         }
         out
     }
 
-    fn take_layer(&mut self, at: &str, layer: &Value, engine: Engine, project: &Path) {
+    fn take_layer(
+        &mut self,
+        at: &str,
+        layer: &Value,
+        engine: Engine,
+        project: &Path,
+        profiles: &ProfileRule,
+    ) {
         let text = |key: &str| layer.get(key).and_then(first_text);
         if let Some(p) = text("profile") {
-            self.profile = Some(p);
+            match profiles.from_project(&crate::paths::resolve_lexically(project, Path::new(&p))) {
+                Ok(real) => self.profile = Some(real),
+                Err(why) => self.refuse(format!("{at}.profile"), p, why),
+            }
         }
         if let Some(u) = text("startingUrl") {
             self.starting_url = Some(u);
@@ -87,7 +106,7 @@ impl RunConfig {
         };
         for key in binary_keys {
             if let Some(path) = text(key) {
-                match flags::vet_binary(Path::new(&path), project) {
+                match crate::runner::binary::vet_binary(Path::new(&path), project) {
                     Ok(p) => self.binary = Some(p),
                     Err(why) => self.refuse(format!("{at}.{key}"), path, why),
                 }
@@ -119,16 +138,16 @@ impl RunConfig {
                     self.refuse(key, name.clone(), why);
                     continue;
                 }
-                match (flags::vet_preference(name), scalar(value)) {
-                    (Ok(()), Some(v)) => {
+                let Some(v) = scalar(value) else {
+                    let why = "its value is not a literal boolean, number or string (the config is read, never run)";
+                    self.refuse(key, name.clone(), why.to_owned());
+                    continue;
+                };
+                match flags::vet_preference(name, &v) {
+                    Ok(()) => {
                         self.preferences.insert(name.clone(), v);
                     }
-                    (Err(why), _) => self.refuse(key, name.clone(), why),
-                    (Ok(()), None) => self.refuse(
-                        key,
-                        name.clone(),
-                        "its value is not a literal boolean, number or string (the config is read, never run)".to_owned(),
-                    ),
+                    Err(why) => self.refuse(key, name.clone(), why),
                 }
             }
         }
@@ -184,22 +203,29 @@ mod tests {
         dir
     }
 
+    /// `dir`'s run values for `browser` under `command`, its profiles held to `dir`.
+    fn read(dir: &Path, browser: &str, engine: Engine, command: Command) -> RunConfig {
+        let rule = ProfileRule::new(dir, &dir.join("managed"), &[dir.join("daily")]);
+        RunConfig::read(dir, browser, engine, command, &rule)
+    }
+
     #[test]
     fn layers_merge_family_then_browser_then_command() {
         let dir = project(
             "export default {\n  browser: {\n    'chromium-based': { browserFlags: ['--mute-audio'] },\n    chrome: { profile: './p', startingUrl: 'http://127.0.0.1:1/a', browserFlags: ['--lang=de'], excludeBrowserFlags: ['--disable-sync'] }\n  },\n  commands: { dev: { startingUrl: 'http://127.0.0.1:1/dev', browserFlags: ['--mute-audio', '--force-dark-mode'] } }\n}\n",
         );
-        let dev = RunConfig::read(dir.path(), "chrome", Engine::Chromium, Command::Dev);
+        let dev = read(dir.path(), "chrome", Engine::Chromium, Command::Dev);
         assert_eq!(dev.file.as_deref(), Some("extension.config.mjs"));
-        assert_eq!(dev.profile.as_deref(), Some("./p"));
+        let real = crate::runner::profile::resolve(dir.path()).unwrap();
+        assert_eq!(dev.profile, Some(real.join("p")));
         assert_eq!(dev.starting_url.as_deref(), Some("http://127.0.0.1:1/dev"));
         assert_eq!(dev.browser_flags, ["--mute-audio", "--lang=de", "--force-dark-mode"]);
         assert_eq!(dev.exclude_browser_flags, ["--disable-sync"]);
         assert!(dev.refused.is_empty(), "{:?}", dev.refused);
-        let start = RunConfig::read(dir.path(), "chrome", Engine::Chromium, Command::Start);
+        let start = read(dir.path(), "chrome", Engine::Chromium, Command::Start);
         assert_eq!(start.starting_url.as_deref(), Some("http://127.0.0.1:1/a"));
         // Brave has no key of its own in Extension.js: the family's applies.
-        let brave = RunConfig::read(dir.path(), "brave", Engine::Chromium, Command::Start);
+        let brave = read(dir.path(), "brave", Engine::Chromium, Command::Start);
         assert_eq!(brave.browser_flags, ["--mute-audio"]);
         assert_eq!(brave.profile, None);
     }
@@ -210,7 +236,7 @@ mod tests {
             "module.exports = { browser: {\n  chrome: { browserFlags: ['--renderer-cmd-prefix=/bin/sh -c evil', '--remote-debugging-port=9222', '--user-data-dir=/home/me/.config/chromium', '--load-extension=/tmp/x', '--no-sandbox', 'http://evil.test/', '--lang=fr'], excludeBrowserFlags: ['--remote-debugging-pipe'], chromiumBinary: './evil-browser', preferences: { 'a.b': 1 } },\n  firefox: { browserFlags: ['-profile', '--start-debugger-server=6000', '--devtools'], preferences: { 'devtools.debugger.remote-enabled': true, 'marionette.port': 2828, 'browser.startup.homepage': 'about:blank', 'x.y': someVar } }\n} }\n",
         );
         std::fs::write(dir.path().join("evil-browser"), "#!/bin/sh\n").unwrap();
-        let chrome = RunConfig::read(dir.path(), "chrome", Engine::Chromium, Command::Dev);
+        let chrome = read(dir.path(), "chrome", Engine::Chromium, Command::Dev);
         assert_eq!(chrome.browser_flags, ["--lang=fr"]);
         assert!(chrome.exclude_browser_flags.is_empty());
         assert_eq!(chrome.binary, None);
@@ -230,7 +256,7 @@ mod tests {
             ]
         );
         assert!(chrome.refused.iter().all(|r| !r.why.is_empty()));
-        let firefox = RunConfig::read(dir.path(), "firefox", Engine::Gecko, Command::Dev);
+        let firefox = read(dir.path(), "firefox", Engine::Gecko, Command::Dev);
         assert_eq!(firefox.browser_flags, ["--devtools"]);
         assert_eq!(firefox.preferences.get("browser.startup.homepage"), Some(&Json::from("about:blank")));
         assert_eq!(firefox.preferences.len(), 1, "{:?}", firefox.preferences);
@@ -247,12 +273,33 @@ mod tests {
         );
     }
 
+    /// Issue 44: a profile that leads to a browser's own folder (here through a symlink in the
+    /// project) or out of the project is dropped, with why; an earlier layer's stays.
+    #[cfg(unix)]
+    #[test]
+    fn a_profile_out_of_the_project_or_in_a_daily_profile_is_refused() {
+        let dir = project(
+            "export default { browser: {\n  'chromium-based': { profile: './dist/mine' },\n  chromium: { profile: './link' },\n  chrome: { profile: '../elsewhere' },\n  firefox: { profile: './dist/ff' }\n} }\n",
+        );
+        std::fs::create_dir(dir.path().join("daily")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("daily"), dir.path().join("link")).unwrap();
+        let real = crate::runner::profile::resolve(dir.path()).unwrap();
+        let chromium = read(dir.path(), "chromium", Engine::Chromium, Command::Dev);
+        assert_eq!(chromium.profile, Some(real.join("dist/mine")));
+        assert_eq!(chromium.refused.len(), 1, "{:?}", chromium.refused);
+        assert_eq!(chromium.refused[0].key, "browser.chromium.profile");
+        assert_eq!(chromium.refused[0].value, "./link");
+        assert!(chromium.refused[0].why.contains("own profile folder"), "{:?}", chromium.refused);
+        let chrome = read(dir.path(), "chrome", Engine::Chromium, Command::Dev);
+        assert!(chrome.refused[0].why.contains("inside the project"), "{:?}", chrome.refused);
+        let firefox = read(dir.path(), "firefox", Engine::Gecko, Command::Dev);
+        assert_eq!(firefox.profile, Some(real.join("dist/ff")));
+        assert!(firefox.refused.is_empty());
+    }
+
     #[test]
     fn no_config_is_the_default() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(
-            RunConfig::read(dir.path(), "chrome", Engine::Chromium, Command::Dev),
-            RunConfig::default()
-        );
+        assert_eq!(read(dir.path(), "chrome", Engine::Chromium, Command::Dev), RunConfig::default());
     }
 }

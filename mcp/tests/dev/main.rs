@@ -22,6 +22,7 @@ mod managed_browser;
 mod owner_exit;
 mod page_reload;
 mod progress;
+mod project_flags;
 mod start_preview;
 mod starting;
 mod support;

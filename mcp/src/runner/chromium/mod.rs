@@ -67,7 +67,8 @@ impl ChromiumRunner {
         let home = temp.path().join("home");
         let profile = opts.profile_dir.clone().unwrap_or_else(|| temp.path().join("profile"));
         for dir in [&home, &profile] {
-            std::fs::create_dir_all(dir)
+            // Private: the browser writes cookies and logins there under the user's umask.
+            super::profile::create_private(dir)
                 .map_err(RunnerError::io(format!("cannot create {}", dir.display())))?;
         }
         enable_developer_mode(&profile)?;

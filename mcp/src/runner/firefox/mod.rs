@@ -119,7 +119,8 @@ impl FirefoxRunner {
         let profile = opts.profile_dir.clone().unwrap_or_else(|| temp.path().join("profile"));
         let ext_dir = profile.join("extensions");
         for dir in [&home, &profile, &ext_dir] {
-            std::fs::create_dir_all(dir)
+            // Private: the browser writes cookies and logins there under the user's umask.
+            super::profile::create_private(dir)
                 .map_err(RunnerError::io(format!("cannot create {}", dir.display())))?;
         }
         super::write_home_files(&home, &opts.home_files)?;

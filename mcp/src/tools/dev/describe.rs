@@ -1,6 +1,6 @@
 //! The text forms of a session's state: one paragraph from its `ready.json` (or, for a
-//! session still starting, from what it reported), with the run config's flags, refusals and
-//! errors under it.
+//! session still starting, from what it reported), with the profile it runs in and the run
+//! config's flags, refusals and errors under it.
 
 use std::path::Path;
 
@@ -18,6 +18,7 @@ pub fn describe(ready: &contract::Ready) -> String {
         extension_id: ready.extension_id.as_deref(),
         dist_path: Some(&ready.dist_path),
     });
+    text.push_str(&format!("\nprofile {}", ready.profile_path.display()));
     if let Some(cfg) = &ready.run_config {
         let file = cfg.file.as_deref().unwrap_or("extension.config.*");
         if !cfg.browser_flags.is_empty() {

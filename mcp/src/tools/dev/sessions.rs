@@ -22,6 +22,7 @@ use crate::build::delegate::DELEGATED_ENV;
 use crate::lock::Lock;
 use crate::manifest;
 use crate::paths::resolve_lexically;
+use crate::runner::profile::ProfileRule;
 use crate::session::run_config::RunConfig;
 use crate::session::{self, Command, Reported, Spec, contract};
 
@@ -209,7 +210,8 @@ async fn launch(
         },
     };
     // The project's extension.config.* run keys (issue 21), vetted; the call's own win.
-    let from_config = RunConfig::read(&project, choice.target.name, choice.target.engine, command);
+    let profiles = ProfileRule::for_user(&ctx.paths, &ctx.env, &project);
+    let from_config = RunConfig::read(&project, choice.target.name, choice.target.engine, command, &profiles);
     if binary.is_none()
         && !named_managed
         && let Some(b) = &from_config.binary
@@ -236,11 +238,11 @@ async fn launch(
     }
     let cwd = std::env::current_dir().unwrap_or_default();
     let profile = match args.profile.as_deref().filter(|p| !p.trim().is_empty()) {
-        Some(p) => resolve_lexically(&cwd, Path::new(p)),
-        None => match &from_config.profile {
-            Some(p) => resolve_lexically(&project, Path::new(p)),
-            None => session::default_profile(&out_dir, &browser),
-        },
+        Some(p) => profiles.from_caller(&resolve_lexically(&cwd, Path::new(p))).map_err(|why| {
+            ErrorBody::new(ErrorCode::PermissionDenied, format!("`profile` {p} is refused: {why}"))
+                .with_hint("omit `profile` (the session keeps its own in dist/extension-js/profiles/) or pass a new folder")
+        })?,
+        None => from_config.profile.clone().unwrap_or_else(|| session::default_profile(&out_dir, &browser)),
     };
     let spec = Spec {
         command,
@@ -549,7 +551,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             describe(&ready),
-            "dev session dev-2 is error: chromium (pid 7), browser pid null, extension abc from /p/dist/dev/chromium\nflags from extension.config.mjs: --x\nnot applied from extension.config.mjs: k `v`: w\nerrors:\n  a.js:1 boom\nfix them and save: the session rebuilds and reloads by itself"
+            "dev session dev-2 is error: chromium (pid 7), browser pid null, extension abc from /p/dist/dev/chromium\nprofile /p/prof\nflags from extension.config.mjs: --x\nnot applied from extension.config.mjs: k `v`: w\nerrors:\n  a.js:1 boom\nfix them and save: the session rebuilds and reloads by itself"
         );
     }
 

@@ -109,3 +109,16 @@ impl super::readiness::HelperProbe for NoHelper {
         })
     }
 }
+
+/// A session whose helper answers at once, with one tab.
+pub struct AnsweringHelper;
+
+impl super::readiness::HelperProbe for AnsweringHelper {
+    fn probe<'a>(
+        &'a self,
+        _session_id: &'a str,
+        _timeout: std::time::Duration,
+    ) -> BoxFuture<'a, Result<u32, webext_mcp_host::protocol::ErrorBody>> {
+        Box::pin(async { Ok(1) })
+    }
+}

@@ -76,6 +76,8 @@ struct Session {
     live: Live,
     socket: PathBuf,
     control: Option<mpsc::Receiver<Incoming>>,
+    /// A dev session's saves, watched from before its first build ([`Session::boot`]).
+    changes: Option<mpsc::UnboundedReceiver<Vec<PathBuf>>>,
     launcher: Box<dyn Launcher>,
     helper: Box<dyn HelperProbe>,
     // Held for the session's life; released on drop.
@@ -83,8 +85,7 @@ struct Session {
     _profile_lock: Lock,
 }
 
-/// Starts the browser a session runs.
-/// The session passes the engine of its build target, resolved once when it opens.
+/// Starts the browser a session runs, of the engine of its build target (resolved once).
 pub(super) trait Launcher: Send + Sync {
     fn launch(
         &self,
@@ -256,6 +257,7 @@ impl Session {
             live,
             socket,
             control: Some(control),
+            changes: None,
             launcher,
             helper,
             _build_lock: build_lock,
@@ -287,6 +289,12 @@ impl Session {
     async fn boot(&mut self) -> Result<(), ErrorBody> {
         match self.spec.command {
             Command::Dev => {
+                // Watched before the build reads the sources: a save made while the session
+                // starts is a rebuild once it is ready (not lost in the watcher's first picture).
+                let (project, out) = (self.spec.project.clone(), self.spec.out_dir.clone());
+                let failed = |e: std::io::Error| json!({"status": "failed", "message": e.to_string()});
+                self.changes =
+                    watch::watch(project, out).map_err(|e| self.live.contract.event("watch", failed(e))).ok();
                 if let Err(errors) = self.live.build().await {
                     self.live.errors = errors;
                 }
@@ -474,19 +482,8 @@ impl Session {
     /// Serves until asked to stop; returns why it stopped.
     async fn serve(&mut self) -> String {
         let mut control = self.control.take();
-        let changes = if self.spec.command == Command::Dev {
-            match watch::watch(self.spec.project.clone(), self.spec.out_dir.clone()) {
-                Ok(rx) => Some(rx),
-                Err(e) => {
-                    self.live.contract.event("watch", json!({"status": "failed", "message": e.to_string()}));
-                    None
-                }
-            }
-        } else {
-            None
-        };
         let mut owner_gone = owner_watch(self.spec.owned);
-        let mut changes_rx = changes;
+        let mut changes_rx = self.changes.take();
         let mut term = signal(tokio::signal::unix::SignalKind::terminate());
         let mut int = signal(tokio::signal::unix::SignalKind::interrupt());
         let mut hup = signal(tokio::signal::unix::SignalKind::hangup());

@@ -86,8 +86,10 @@ fn diff(old: &Snapshot, new: &Snapshot) -> BTreeSet<PathBuf> {
 /// returned channel. The thread ends when the receiver is dropped.
 pub fn watch(root: PathBuf, exclude: PathBuf) -> std::io::Result<mpsc::UnboundedReceiver<Vec<PathBuf>>> {
     let (tx, rx) = mpsc::unbounded_channel();
+    // The first picture is taken before this returns, so a change made after the call is
+    // never part of it (a save during the session's first build is seen).
+    let mut seen = scan(&root, &exclude);
     std::thread::Builder::new().name("dev-watch".into()).spawn(move || {
-        let mut seen = scan(&root, &exclude);
         let mut pending: BTreeSet<PathBuf> = BTreeSet::new();
         let mut first_change: Option<Instant> = None;
         let mut took = Duration::ZERO;

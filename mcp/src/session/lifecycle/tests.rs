@@ -65,6 +65,15 @@ fn spec(tmp: &Path, command: Command, browser: &str, run_config: RunConfig) -> S
     }
 }
 
+/// A production build of `tmp/p` for `browser`: the output folder and the build in it.
+fn production_build(tmp: &Path, browser: &str) -> (PathBuf, PathBuf) {
+    let out_dir = tmp.join("p/dist");
+    let dist = out_dir.join(browser);
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("manifest.json"), r#"{"manifest_version":3,"name":"x","version":"1"}"#).unwrap();
+    (out_dir, dist)
+}
+
 /// A launcher handing out one fake browser whose `HOME` is `home`.
 fn launcher(calls: &Calls, home: &Path, ext: ExtensionHandle) -> std::sync::Arc<FakeLauncher> {
     std::sync::Arc::new(FakeLauncher {
@@ -82,11 +91,7 @@ fn launcher(calls: &Calls, home: &Path, ext: ExtensionHandle) -> std::sync::Arc<
 #[tokio::test]
 async fn preview_boots_on_the_launched_browser_and_loads_dist() {
     let tmp = tempfile::tempdir().unwrap();
-    let project = tmp.path().join("p");
-    let out_dir = project.join("dist");
-    let dist = out_dir.join("chromium");
-    std::fs::create_dir_all(&dist).unwrap();
-    std::fs::write(dist.join("manifest.json"), r#"{"manifest_version":3,"name":"x","version":"1"}"#).unwrap();
+    let (out_dir, dist) = production_build(tmp.path(), "chromium");
     let run_config = RunConfig {
         file: Some("extension.config.mjs".into()),
         browser_flags: vec!["--lang=de".into()],
@@ -137,11 +142,7 @@ async fn a_firefox_session_preloads_the_helper_with_its_host_manifest_in_home() 
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let project = tmp.path().join("p");
-    let out_dir = project.join("dist");
-    let dist = out_dir.join("firefox");
-    std::fs::create_dir_all(&dist).unwrap();
-    std::fs::write(dist.join("manifest.json"), r#"{"manifest_version":3,"name":"x","version":"1"}"#).unwrap();
+    let (_, dist) = production_build(tmp.path(), "firefox");
     // A project's Gecko preferences reach the browser's profile.
     let run_config = RunConfig {
         file: Some("extension.config.js".into()),

@@ -22,6 +22,12 @@ export const DEFAULT_ACTION_TIMEOUT_MS = METHOD_SPECS["page.act"].params.timeout
 const STABLE_MS = 50;
 const QUIET_MS = 50;
 const SETTLE_CAP_MS = 3000;
+/**
+ * How long an action that changed nothing yet waits for a navigation: a handler that
+ * navigates after a short await (a fetch, a 50 ms timer in a visible tab) starts it after
+ * the quiet window, and was reported as "no change".
+ */
+const NAV_GRACE_MS = 200;
 const RETRY_MS = 50;
 /** Actions debugger mode performs with trusted input. */
 const TRUSTED = new Set(["click", "hover", "type", "press"]);
@@ -187,7 +193,13 @@ export async function settle(tab, st, frameId, ordinal, nav, deadline, doc) {
         continue;
       }
     }
-    if (quiet.quietMs >= QUIET_MS || Date.now() - started > SETTLE_CAP_MS) break;
+    const capped = Date.now() - started > SETTLE_CAP_MS;
+    if (capped) break;
+    if (quiet.quietMs >= QUIET_MS) {
+      if (quiet.changed || Date.now() - started >= NAV_GRACE_MS) break;
+      await sleep(25);
+      continue;
+    }
     await sleep(Math.max(10, QUIET_MS - quiet.quietMs));
   }
   nav.stop();

@@ -23,11 +23,13 @@ const STABLE_MS = 50;
 const QUIET_MS = 50;
 const SETTLE_CAP_MS = 3000;
 /**
- * How long an action that changed nothing yet waits for a navigation: a handler that
- * navigates after a short await (a fetch, a 50 ms timer in a visible tab) starts it after
- * the quiet window, and was reported as "no change".
+ * How long a click or key press that changed nothing yet waits for a navigation: a handler
+ * that navigates after a short await (a fetch, a 50 ms timer in a visible tab) starts it
+ * after the quiet window, and was reported as "no change".
  */
-const NAV_GRACE_MS = 200;
+const NAV_GRACE_MS = 300;
+/** The actions that navigate by themselves (a link, a submit, Enter): only they wait for one. */
+const NAVIGATING = new Set(["click", "press"]);
 const RETRY_MS = 50;
 /** Actions debugger mode performs with trusted input. */
 const TRUSTED = new Set(["click", "hover", "type", "press"]);
@@ -196,7 +198,7 @@ export async function settle(tab, st, frameId, ordinal, nav, deadline, doc) {
     const capped = Date.now() - started > SETTLE_CAP_MS;
     if (capped) break;
     if (quiet.quietMs >= QUIET_MS) {
-      if (quiet.changed || Date.now() - started >= NAV_GRACE_MS) break;
+      if (quiet.changed || Date.now() - started >= (nav.grace ?? 0)) break;
       await sleep(25);
       continue;
     }
@@ -241,6 +243,7 @@ async function actOn(tab, st, params) {
   const deadline = Date.now() + timeoutMs;
   const started = Date.now();
   const nav = watchNavigation(tab.id);
+  nav.grace = NAVIGATING.has(action) ? NAV_GRACE_MS : 0;
   try {
     if (params.locator == null) {
       if (action !== "press" && action !== "scroll") {

@@ -49,7 +49,8 @@ function maskInPage(on, hints, autocompletes, areaHints, chosen) {
     for (const p of props) el.style.setProperty(p, valueOf[p] ?? "transparent", "important");
   };
   // Fields, texts and alts in open shadow roots too: a page cannot keep a secret unmasked by nesting it.
-  const roots = (root, out = [root]) => {
+  const roots = (root, out = []) => {
+    out.push(root);
     for (const el of root.querySelectorAll("*")) if (el.shadowRoot) roots(el.shadowRoot, out);
     return out;
   };

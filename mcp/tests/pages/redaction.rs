@@ -49,7 +49,7 @@ fn server() -> TestServer {
     s.page("/red.html", RED);
     s.page("/next.html", "<!doctype html><title>Next</title><p>next page</p>");
     s.route("/late", "text/plain", "ok");
-    s.quirk("/late", Quirk { pause: std::time::Duration::from_millis(80), ..Default::default() });
+    s.quirk("/late", Quirk { pause: std::time::Duration::from_millis(50), ..Default::default() });
     s.page(
         "/late.html",
         r#"<!doctype html><title>Late</title><button onclick="fetch('/late').then(() => { location.href = '/next.html' })">Go</button>"#,

@@ -33,12 +33,17 @@ fn run(browser: &str) {
     let profile = ids(&previewed).profile;
     assert!(profile.starts_with(h), "{previewed:#}");
 
-    let cookies =
-        if browser == "firefox" { profile.join("cookies.sqlite") } else { profile.join("Default/Cookies") };
+    let (cookies, prefs) = if browser == "firefox" {
+        (profile.join("cookies.sqlite"), profile.join("prefs.js"))
+    } else {
+        (profile.join("Default/Cookies"), profile.join("Local State"))
+    };
+    // Existing files: a missing one is refused by its name alone, with the roots' message.
+    wait_for(h, "the profile's files", || (cookies.is_file() && prefs.is_file()).then_some(()));
     for (path, why) in [
         (h.join("Documents/tax-return.pdf"), "outside the allowed upload roots"),
         (cookies, "secrets or browser data"),
-        (profile.join("prefs.js"), "secrets or browser data"),
+        (prefs, "secrets or browser data"),
     ] {
         let r = server.call(
             "upload_file",

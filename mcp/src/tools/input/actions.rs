@@ -403,7 +403,7 @@ const EVALUATE_SCRIPT: ToolDef = ToolDef {
     name: "evaluate_script",
     title: "Run JavaScript in a page",
     toolset: Toolset::Input,
-    description: "Run a function in the page, e.g. `(s) => document.querySelectorAll(s).length` with args; JSON result paged by maxBytes/cursor. The page's CSP applies. The tab's cookie values and secret storage values are replaced in the result unless config tools.cookie_values allows them (best effort). Config tools.evaluate_script turns it off.",
+    description: "Run a function in the page, e.g. `(s) => document.querySelectorAll(s).length` with args; JSON result paged by maxBytes/cursor. The page's CSP applies. Cookie and secret storage values scrubbed unless tools.cookie_values. Config tools.evaluate_script turns it off.",
     effect: Effect::Destructive,
     input_schema: schema_with_target::<EvaluateArgs>,
     run: |ctx, _call, args| Box::pin(evaluate_script(ctx, args)),

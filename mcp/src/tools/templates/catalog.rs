@@ -238,7 +238,7 @@ async fn list_templates(ctx: Ctx, args: Value) -> ToolResult {
     if lines.is_empty() {
         text.push_str("no template matches; loosen the filters or reword the query\n");
     } else {
-        text.push_str(&crate::text::untrusted(&lines));
+        text.push_str(&crate::text::untrusted_from("catalog", &lines));
         text.push('\n');
     }
     if let Some(c) = out["nextCursor"].as_str() {

@@ -114,6 +114,13 @@ pub fn stored_value(key: &str, value: &str, level: &str) -> String {
     out
 }
 
+/// For each text (a field's value, a text node, an image's `alt`), whether the `safe` level
+/// hides it or a part of it (1) or shows it as it is (0): screenshots mask those.
+#[wasm_bindgen(js_name = hides)]
+pub fn hides(texts: Vec<String>) -> Vec<u8> {
+    texts.iter().map(|t| u8::from(redact::hides(t))).collect()
+}
+
 /// [`snapshot`] with the error kept as a value.
 pub fn snapshot_json(input_json: &str) -> Result<String, EngineError> {
     let input = Input::parse(input_json)?;

@@ -136,7 +136,12 @@ pub struct Hit {
 /// Elements matching `q`, in document order, deepest first among nested matches.
 pub fn find(dom: &Dom<'_>, q: &Find, level: Redact) -> Vec<Hit> {
     let Some(matcher) = Matcher::new(q) else { return Vec::new() };
-    let matches = |hay: &str| matcher.matches(hay);
+    // The query runs on the text as the agent would be shown it: a pattern tried against the
+    // raw text would confirm, hit by hit, a secret every snapshot line shows as `<redacted>`.
+    let matches = |hay: &str| match level {
+        Redact::Off => matcher.matches(hay),
+        _ => matcher.matches(&redact::scrub(hay)),
+    };
     let viewport = crate::tree::viewport_keep(dom);
     // Whether a node or anything below it matched.
     let mut hit_below = vec![false; dom.nodes.len()];

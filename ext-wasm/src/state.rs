@@ -131,7 +131,9 @@ fn write_value(out: &mut String, dom: &Dom<'_>, id: usize, redact: Redact, limit
     if value.is_empty() {
         return;
     }
-    let Some(scrubbed) = redact::field_value(node, &value, redact) else {
+    let named_secret = redact != Redact::Off && redact::is_secret_textarea(node, &dn.name);
+    let shown = if named_secret { None } else { redact::field_value(node, &value, redact) };
+    let Some(scrubbed) = shown else {
         out.push_str(" value=");
         out.push_str(redact::REDACTED);
         return;

@@ -134,8 +134,9 @@ fn array_literal(name: &str, items: &[&str]) -> String {
 /// Screenshots mask the fields the engine treats as secrets (extension/src/mask.js).
 #[test]
 fn the_screenshot_mask_knows_exactly_the_engines_secret_fields() {
-    use webext_mcp_engine::redact::{FIELD_HINTS, SECRET_AUTOCOMPLETE};
+    use webext_mcp_engine::redact::{FIELD_HINTS, SECRET_AUTOCOMPLETE, TEXTAREA_HINTS};
     check("extension/src/mask.js", "field-hints", &array_literal("FIELD_HINTS", &FIELD_HINTS));
+    check("extension/src/mask.js", "textarea-hints", &array_literal("TEXTAREA_HINTS", &TEXTAREA_HINTS));
     check(
         "extension/src/mask.js",
         "secret-autocomplete",

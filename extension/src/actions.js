@@ -22,6 +22,14 @@ export const DEFAULT_ACTION_TIMEOUT_MS = METHOD_SPECS["page.act"].params.timeout
 const STABLE_MS = 50;
 const QUIET_MS = 50;
 const SETTLE_CAP_MS = 3000;
+/**
+ * How long a click or key press that changed nothing yet waits for a navigation: a handler
+ * that navigates after a short await (a fetch, a 50 ms timer in a visible tab) starts it
+ * after the quiet window, and was reported as "no change".
+ */
+const NAV_GRACE_MS = 300;
+/** The actions that navigate by themselves (a link, a submit, Enter): only they wait for one. */
+const NAVIGATING = new Set(["click", "press"]);
 const RETRY_MS = 50;
 /** Actions debugger mode performs with trusted input. */
 const TRUSTED = new Set(["click", "hover", "type", "press"]);
@@ -187,7 +195,13 @@ export async function settle(tab, st, frameId, ordinal, nav, deadline, doc) {
         continue;
       }
     }
-    if (quiet.quietMs >= QUIET_MS || Date.now() - started > SETTLE_CAP_MS) break;
+    const capped = Date.now() - started > SETTLE_CAP_MS;
+    if (capped) break;
+    if (quiet.quietMs >= QUIET_MS) {
+      if (quiet.changed || Date.now() - started >= (nav.grace ?? 0)) break;
+      await sleep(25);
+      continue;
+    }
     await sleep(Math.max(10, QUIET_MS - quiet.quietMs));
   }
   nav.stop();
@@ -229,6 +243,7 @@ async function actOn(tab, st, params) {
   const deadline = Date.now() + timeoutMs;
   const started = Date.now();
   const nav = watchNavigation(tab.id);
+  nav.grace = NAVIGATING.has(action) ? NAV_GRACE_MS : 0;
   try {
     if (params.locator == null) {
       if (action !== "press" && action !== "scroll") {

@@ -20,7 +20,7 @@ import { inAgentWindow, moveToAgentWindow, showInAgentWindow } from "./agentwind
 import { withDebugger } from "./debugger.js";
 import { HelperError } from "./errors.js";
 import { callFrame, unscriptable } from "./inject.js";
-import { maskFields } from "./mask.js";
+import { maskFields, maskPainted } from "./mask.js";
 import { ERROR_CODES, METHOD_SPECS } from "./protocol.js";
 import { stateOf } from "./tabstate.js";
 import { inRefFrame, parseRef } from "./snapshot.js";
@@ -135,6 +135,9 @@ export async function screenshot(params) {
           const shown = family === "gecko" ? { mechanism: "captureTab" } : await madeVisible(tab);
           // A cross-origin frame just scrolled into view paints in its own process, later.
           if (inFrame) await framePainted(tab, inFrame);
+          // Chromium captures the last frame its compositor drew: one drawn before the mask
+          // would show the secrets.
+          if (family !== "gecko" && redact && info.masked) await maskPainted(tab, info);
           // A moved tab has another window, and maybe another viewport size.
           const now = shown.moved ? await api.tabs.get(tab.id) : tab;
           const seen = shown.moved ? { ...(await maskFields(now, null)), masked: info.masked } : info;
@@ -161,7 +164,7 @@ export async function screenshot(params) {
       timings: { captureMs: Math.round(captureMs), encodeMs: Math.round(fitted.encodeMs), helperMs: Math.round(performance.now() - started) },
     };
   } finally {
-    if (redact && info.masked) await maskFields(tab, false).catch(() => {});
+    if (redact && info.held) await maskFields(tab, false).catch(() => {});
   }
 }
 

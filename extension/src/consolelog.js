@@ -96,6 +96,15 @@ function docOf(log, key, frameId, url, late, announced) {
 }
 
 const str = (v, cap) => (typeof v === "string" ? v.slice(0, cap) : undefined);
+
+// An extension's origin (ours above all): page code can write records claiming any URL, and
+// a record "from chrome-extension://<helper>/background.js" would read as the helper's own
+// output. The hook names the first frame outside any extension, so a real page record never
+// has one as its URL; such a URL is dropped, and extension origins in stacks are masked.
+const EXTENSION_ORIGIN = /\b(?:chrome|moz|safari-web)-extension:\/\/[^/\s)]*/gi;
+const OWN_ORIGIN = api.runtime.getURL("").replace(/\/$/, "");
+const EXTENSION_URL = /^\s*(?:chrome|moz|safari-web)-extension:/i;
+const masked = (s) => s.split(OWN_ORIGIN).join("extension://(hidden)").replace(EXTENSION_ORIGIN, "extension://(hidden)");
 const int = (v) => (Number.isInteger(v) && v >= 0 ? v : undefined);
 
 /** A record as the page sent it → an entry with checked fields only (the page wrote all of them). */
@@ -104,15 +113,17 @@ export function cleanRecord(r) {
   const e = {
     level: LEVELS.includes(r.level) ? r.level : "log",
     source: SOURCES.includes(r.source) ? r.source : "console",
-    text: String(str(r.text, TEXT_CAP) ?? ""),
+    text: masked(String(str(r.text, TEXT_CAP) ?? "")),
     time: Number.isFinite(r.time) ? r.time : Date.now(),
   };
   const url = str(r.url, URL_CAP);
-  if (url) e.url = url;
-  if (int(r.line) !== undefined) e.line = r.line;
-  if (int(r.column) !== undefined) e.column = r.column;
+  if (url && !EXTENSION_URL.test(url) && !url.includes(OWN_ORIGIN)) {
+    e.url = url;
+    if (int(r.line) !== undefined) e.line = r.line;
+    if (int(r.column) !== undefined) e.column = r.column;
+  }
   const stack = str(r.stack, STACK_CAP);
-  if (stack) e.stack = stack;
+  if (stack) e.stack = masked(stack);
   if (e.source === "csp") {
     const blocked = str(r.blockedUrl, URL_CAP);
     if (blocked) e.blockedUrl = blocked;

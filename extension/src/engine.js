@@ -24,6 +24,8 @@ export function engine() {
       pageBySections: (text, offset, maxBytes) => unwrap(wasm.pageBySections(text, offset, maxBytes)),
       // A localStorage/sessionStorage value as it may be shown (ext-wasm/src/stored.rs).
       storedValue: (key, value, level) => JSON.parse(wasm.storedValue(key, value, level)),
+      // Which texts the engine would redact (ext-wasm/src/redact.rs `hides`): screenshots mask them.
+      hides: (texts) => Array.from(wasm.hides(texts), Boolean),
     }))
     .catch((e) => {
       loading = null;

@@ -9,6 +9,7 @@ import { HelperError } from "./errors.js";
 import { unscriptable } from "./inject.js";
 import { pageAtCursor, pageOf } from "./pager.js";
 import { ERROR_CODES } from "./protocol.js";
+import { scrubSecrets, secretsOf } from "./scrub.js";
 import { DEFAULT_MAX_BYTES } from "./snapshot.js";
 import { describeTab, resolveTab } from "./tabs.js";
 import { serialized, stateOf } from "./tabstate.js";
@@ -91,9 +92,11 @@ export async function evaluate(params) {
     const { kind, name, message } = out.error;
     throw new HelperError(ERROR_CODES.SCRIPT_ERROR, `${name}: ${message}`, HINTS[kind], { kind });
   }
+  // Scrubbed before it is kept: later pages of the result come from the kept text.
+  const { text, scrubbed } = params.scrubSecrets === false ? { text: out.json, scrubbed: 0 } : scrubSecrets(out.json, await secretsOf(tab, eng));
   st.results = (st.results ?? 0) + 1;
-  st.result = { id: `r${st.results}`, text: out.json };
-  return { ...answer(tab, st.result, pageOf(eng, st.result, 0, maxBytes)), via: trusted ? "debugger" : "main-world" };
+  st.result = { id: `r${st.results}`, text };
+  return { ...answer(tab, st.result, pageOf(eng, st.result, 0, maxBytes)), via: trusted ? "debugger" : "main-world", scrubbed };
 }
 
 function answer(tab, result, { chunk, ...page }) {

@@ -690,13 +690,19 @@ export const METHOD_SPECS = Object.freeze({
         "required": false,
         "type": "integer"
       },
+      "scrubSecrets": {
+        "default": true,
+        "doc": "replace the tab's cookie values and secret storage values in the result",
+        "required": false,
+        "type": "boolean"
+      },
       "tabId": {
         "doc": "the tab (preferred)",
         "required": false,
         "type": "integer"
       }
     },
-    "result": "{tab, resultId, json: this page of the JSON text, offset, nextCursor, totalBytes}",
+    "result": "{tab, resultId, json: this page of the JSON text, offset, nextCursor, totalBytes, scrubbed}",
     "target": "extension"
   },
   "page.fillForm": {

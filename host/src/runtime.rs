@@ -2,7 +2,8 @@
 //!
 //! One resolution rule for every process (DESIGN.md "Host discovery and sessions"):
 //! `WEBEXT_MCP_RUNTIME_DIR`, else `$XDG_RUNTIME_DIR/webext-mcp`, else
-//! `/run/user/<uid>/webext-mcp` when `/run/user/<uid>` exists, else `<temp>/webext-mcp-<uid>`.
+//! `/run/user/<uid>/webext-mcp` when `/run/user/<uid>` exists, else `<temp>/webext-mcp-<uid>`,
+//! and last `~/.cache/webext-mcp/runtime` for when another user pre-created the temp one.
 //! Never derived from `HOME`: tests isolate `HOME`, yet a host started by a browser and a
 //! server started by an agent must still meet. MCP clients often strip the environment (the
 //! Python SDK keeps only HOME, LOGNAME, PATH, SHELL, TERM, USER), so a host binds in the
@@ -39,8 +40,19 @@ pub fn candidates(
         out.push(per_user.join(APP));
     }
     out.push(temp.join(format!("{APP}-{uid}")));
+    // The temp dir is shared: another local user can create `webext-mcp-<uid>` there first
+    // (it is then refused as theirs). The last resort is a folder only this user can create.
+    if let Some(home) = path("HOME") {
+        out.push(home_fallback(&home));
+    }
     out.dedup();
     out
+}
+
+/// The runtime dir used when every shared candidate is refused: `~/.cache/webext-mcp/runtime`
+/// (inside the user's home, which no other user can write into).
+pub fn home_fallback(home: &Path) -> PathBuf {
+    home.join(".cache").join(APP).join("runtime")
 }
 
 /// The runtime dir a host of this environment binds in when every candidate is usable: the
@@ -222,7 +234,11 @@ mod tests {
         std::fs::create_dir_all(run_user.join("7")).unwrap();
         assert_eq!(
             candidates(env(&[("HOME", "/home/u")]), 7, &run_user, temp),
-            vec![run_user.join("7/webext-mcp"), PathBuf::from("/tmp/webext-mcp-7")]
+            vec![
+                run_user.join("7/webext-mcp"),
+                PathBuf::from("/tmp/webext-mcp-7"),
+                PathBuf::from("/home/u/.cache/webext-mcp/runtime")
+            ]
         );
         let same = run_user.join("7").to_string_lossy().into_owned();
         assert_eq!(

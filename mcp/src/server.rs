@@ -275,13 +275,27 @@ pub fn to_call_result(result: ToolResult) -> CallToolResult {
     }
 }
 
-/// Serves MCP on stdin/stdout until the client closes stdin.
+/// Serves MCP on stdin/stdout until the client closes stdin. Input passes [`stdio::judge`]
+/// first (malformed lines get their JSON-RPC error); one writer owns stdout.
 pub async fn serve_stdio(ctx: Ctx) -> anyhow::Result<()> {
-    let service = WebextServer::new(ctx).serve(rmcp::transport::stdio()).await?;
+    const PIPE: usize = 1 << 20;
+    let (to_rmcp, rmcp_in) = tokio::io::duplex(PIPE);
+    let (rmcp_out, from_rmcp) = tokio::io::duplex(PIPE);
+    let (lines, queue) = tokio::sync::mpsc::channel(64);
+    let writer = tokio::spawn(stdio::write_lines(tokio::io::stdout(), queue));
+    let output = tokio::spawn(stdio::forward_output(from_rmcp, lines.clone()));
+    let input = tokio::spawn(stdio::filter_input(tokio::io::stdin(), to_rmcp, lines));
+    let service = WebextServer::new(ctx).serve((rmcp_in, rmcp_out)).await?;
     let reason = service.waiting().await?;
     tracing::debug!(?reason, "MCP session ended");
+    input.abort();
+    // rmcp's end of the output pipe is gone: the forwarder ends, then the writer drains.
+    let _ = output.await;
+    let _ = writer.await;
     Ok(())
 }
+
+mod stdio;
 
 #[cfg(test)]
 mod tests {

@@ -7,12 +7,20 @@
 //!    working directory, which MCP clients often leave at the user's home);
 //! 2. its real path (symlinks resolved) lies under an allowed root: the folders of config
 //!    `upload.roots`, the projects of running dev sessions, and the dedicated uploads folder
-//!    (`<data dir>/uploads`, created on first use) — never the working directory alone;
+//!    (`<data dir>/uploads`, created on first use) — never the working directory alone. The
+//!    user fixes the roots; the tools cannot widen them: a session's project counts only when
+//!    it is neither the home folder nor holds a secret location (`extension_preview
+//!    {projectPath: "~"}` would otherwise have made the whole home a root);
 //! 3. no part of its path below that root starts with `.` (dotfiles, `.env*`, `.git/`);
 //! 4. its real path is not inside a secret location, whatever the roots say: `~/.ssh`,
 //!    `~/.gnupg`, cloud and cluster credentials, keyrings and keychains, password stores,
-//!    browser profiles, and webext-mcp's own runtime and config folders;
-//! 5. it is a regular file of at most `upload.maxMegabytes` (default 50).
+//!    every browser profile (the catalog's browsers, the running sessions' profiles, any
+//!    `extension-js/profiles/` folder, webext-mcp's own profiles), and webext-mcp's own
+//!    runtime and config folders;
+//! 5. it is a regular file of at most `upload.maxMegabytes` (default 50), with one link: a
+//!    hard link made inside a root to a file outside it (`~/.ssh/id_rsa`) cannot be told
+//!    from the original, so a file with more than one link is refused with the hint to copy
+//!    it (files a package manager links in from its store, as pnpm does, are refused too).
 //!
 //! Refusals are `PERMISSION_DENIED` (2–4), `NOT_FOUND`, `INVALID_ARGUMENT` or
 //! `PAYLOAD_TOO_LARGE`, with what to do instead.
@@ -58,6 +66,18 @@ const SECRET_UNDER_HOME: &[&str] = &[
 /// System locations that are never uploaded.
 const SECRET_SYSTEM: &[&str] = &["/etc", "/proc", "/sys", "/dev", "/root/.ssh", "/var/lib"];
 
+/// The folder names that hold dev-session profiles under a project's output folder
+/// (`dist/extension-js/profiles/<browser>/`): secret wherever they are, running or not.
+const PROFILES_UNDER_OUTPUT: [&str; 2] = ["extension-js", "profiles"];
+
+/// A running dev session, as its ticket names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    pub project: PathBuf,
+    /// The browser profile it runs in (a secret location).
+    pub profile: Option<PathBuf>,
+}
+
 /// A file the rule admitted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Admitted {
@@ -74,14 +94,19 @@ pub struct Admitted {
 pub struct Rule {
     roots: Vec<PathBuf>,
     secrets: Vec<PathBuf>,
+    /// The home folder's real path: never a root by a session.
+    home: PathBuf,
+    /// Session projects left out, with why (for the refusal's data).
+    skipped: Vec<(PathBuf, String)>,
     pub max_bytes: u64,
     /// The dedicated uploads folder, for hints.
     pub uploads_dir: PathBuf,
 }
 
 impl Rule {
-    /// `roots`: the configured folders and the session projects (missing ones are skipped);
-    /// `private`: webext-mcp's own folders that hold tokens and settings.
+    /// `roots`: the folders the user configured (missing ones are skipped); `private`:
+    /// webext-mcp's own folders that hold tokens, settings and profiles, and the browsers'
+    /// own profile folders. Running sessions are added by [`Rule::with_sessions`].
     pub fn new(
         roots: &[PathBuf],
         uploads_dir: &Path,
@@ -101,7 +126,40 @@ impl Rule {
         }
         all.sort();
         all.dedup();
-        Rule { roots: all, secrets, max_bytes, uploads_dir: uploads_dir.to_path_buf() }
+        let home = home.canonicalize().unwrap_or_else(|_| home.to_path_buf());
+        Rule {
+            roots: all,
+            secrets,
+            home,
+            skipped: Vec::new(),
+            max_bytes,
+            uploads_dir: uploads_dir.to_path_buf(),
+        }
+    }
+
+    /// Adds the running dev sessions: each profile becomes a secret location, and each
+    /// project a root unless it is the home folder or holds a secret location (judged
+    /// against the fixed secrets, not its own profile, which sits inside it by default).
+    pub fn with_sessions(mut self, sessions: &[Session]) -> Rule {
+        let fixed = self.secrets.clone();
+        for profile in sessions.iter().filter_map(|s| s.profile.as_ref()) {
+            let real = profile.canonicalize().unwrap_or_else(|_| lexical(profile));
+            if !self.secrets.contains(&real) {
+                self.secrets.push(real);
+            }
+        }
+        for s in sessions {
+            let Ok(project) = s.project.canonicalize() else { continue };
+            if let Some(why) = session_root_refusal(&project, &self.home, &fixed) {
+                self.skipped.push((project, why));
+                continue;
+            }
+            if !self.roots.contains(&project) {
+                self.roots.push(project);
+            }
+        }
+        self.roots.sort();
+        self
     }
 
     /// The allowed roots, as the error messages list them.
@@ -111,9 +169,23 @@ impl Rule {
 
     /// The secret location `path` is in (by name, `..` resolved), if any: for callers that
     /// judge a path before or without resolving it (screenshots' `savePath`).
-    pub fn secret_containing(&self, path: &Path) -> Option<&Path> {
+    pub fn secret_containing(&self, path: &Path) -> Option<PathBuf> {
         let lexical = lexical(path);
-        self.secrets.iter().find(|s| lexical.starts_with(s)).map(PathBuf::as_path)
+        self.secret_of(&lexical).map(Path::to_path_buf)
+    }
+
+    /// The secret location `path` lies in: a listed one, or the `extension-js/profiles`
+    /// folder it is under (returned as that folder).
+    fn secret_of<'a>(&'a self, path: &'a Path) -> Option<&'a Path> {
+        if let Some(s) = self.secrets.iter().find(|s| path.starts_with(s)) {
+            return Some(s.as_path());
+        }
+        path.ancestors().find(|a| {
+            let mut up = a.components().rev();
+            let (last, before) = (up.next(), up.next());
+            matches!((before, last), (Some(Component::Normal(b)), Some(Component::Normal(l)))
+                if b == PROFILES_UNDER_OUTPUT[0] && l == PROFILES_UNDER_OUTPUT[1])
+        })
     }
 
     /// The innermost allowed root `path` is under (by name), if any.
@@ -139,9 +211,7 @@ impl Rule {
             // its path alone first.
             Err(e) => {
                 let lexical = lexical(path);
-                if self.secrets.iter().any(|s| lexical.starts_with(s))
-                    || !self.roots.iter().any(|r| lexical.starts_with(r))
-                {
+                if self.secret_of(&lexical).is_some() || !self.roots.iter().any(|r| lexical.starts_with(r)) {
                     return Err(self.outside(asked));
                 }
                 return Err(
@@ -149,7 +219,7 @@ impl Rule {
                 );
             }
         };
-        if let Some(secret) = self.secrets.iter().find(|s| real.starts_with(s)) {
+        if let Some(secret) = self.secret_of(&real) {
             return Err(ErrorBody::new(
                 ErrorCode::PermissionDenied,
                 format!(
@@ -181,6 +251,19 @@ impl Rule {
             return Err(ErrorBody::invalid_argument(format!("`{asked}` is not a regular file"))
                 .with_hint("pass files, not folders or devices"));
         }
+        if links(&meta) > 1 {
+            return Err(ErrorBody::new(
+                ErrorCode::PermissionDenied,
+                format!(
+                    "`{asked}` has {} hard links: a linked file cannot be told from its original elsewhere, so it is never uploaded",
+                    links(&meta)
+                ),
+            )
+            .with_hint(format!(
+                "copy it (`cp {asked} {}/`) and upload the copy",
+                self.uploads_dir.display()
+            )));
+        }
         if meta.len() > self.max_bytes {
             return Err(too_large(asked, meta.len(), self.max_bytes));
         }
@@ -196,8 +279,40 @@ impl Rule {
                 "copy the file into {} (or a running dev session's project), or add its folder to `upload.roots` in the config file",
                 self.uploads_dir.display()
             ))
-            .with_data(serde_json::json!({ "roots": roots }))
+            .with_data(serde_json::json!({ "roots": roots, "notRoots": self.skipped_data() }))
     }
+
+    fn skipped_data(&self) -> Vec<serde_json::Value> {
+        self.skipped
+            .iter()
+            .map(|(p, why)| serde_json::json!({ "project": p.display().to_string(), "why": why }))
+            .collect()
+    }
+}
+
+/// Why a running session's `project` (a real path) is not an upload root, if it is not.
+fn session_root_refusal(project: &Path, home: &Path, secrets: &[PathBuf]) -> Option<String> {
+    if project == home {
+        return Some("it is the home folder".into());
+    }
+    if home.starts_with(project) {
+        return Some("it holds the home folder".into());
+    }
+    secrets
+        .iter()
+        .find(|s| s.starts_with(project))
+        .map(|s| format!("it holds {}, a location that holds secrets or browser data", s.display()))
+}
+
+/// How many names the file has (`st_nlink`); 1 where the platform does not say.
+#[cfg(unix)]
+fn links(meta: &std::fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::nlink(meta)
+}
+
+#[cfg(not(unix))]
+fn links(_meta: &std::fs::Metadata) -> u64 {
+    1
 }
 
 /// `path` with `.` and `..` resolved by name (for a path that does not exist).

@@ -92,6 +92,13 @@ pub fn run(caller: Caller) -> ExitCode {
         return ExitCode::from(1);
     };
     config.runtime_dir = chosen;
+    if !skipped.is_empty() {
+        // Said where the browser's log shows it: a refused dir is another user's doing.
+        for line in &skipped {
+            eprintln!("webext-mcp host: skipped {line}");
+        }
+        eprintln!("webext-mcp host: using the runtime dir {}", config.runtime_dir.display());
+    }
     init_log(&log_path(&config.runtime_dir, std::process::id()));
     // One log per host run: keep the newest few, not every run since the machine booted.
     if let Ok(dir) = ensure_private_dir(&config.runtime_dir) {

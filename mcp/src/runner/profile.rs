@@ -55,12 +55,7 @@ impl ProfileRule {
     /// (`<data dir>/profiles`) and the daily profiles of the catalog's browsers, under the
     /// home webext-mcp uses and, when `--home` moved it, under the user's `HOME` too.
     pub fn for_user(paths: &Paths, env: &Env, project: &Path) -> ProfileRule {
-        let os = Os::current();
-        let mut homes = vec![paths.home.clone()];
-        homes.extend(env.get("HOME").map(PathBuf::from).filter(|h| h.is_absolute() && !homes.contains(h)));
-        let dirs: Vec<PathBuf> =
-            homes.iter().flat_map(|home| profile_dirs(os, &Roots::of(home, env, &paths.data_dir))).collect();
-        ProfileRule::new(project, &paths.data_dir.join("profiles"), &dirs)
+        ProfileRule::new(project, &paths.data_dir.join("profiles"), &daily_profiles(paths, env))
     }
 
     /// The real folder for `asked`, an absolute path a project's config names; `Err(why)`
@@ -103,6 +98,15 @@ impl ProfileRule {
         }
         Ok(real)
     }
+}
+
+/// The daily profile folders of the catalog's browsers, under the home webext-mcp uses and,
+/// when `--home` moved it, under the user's `HOME` too.
+pub fn daily_profiles(paths: &Paths, env: &Env) -> Vec<PathBuf> {
+    let os = Os::current();
+    let mut homes = vec![paths.home.clone()];
+    homes.extend(env.get("HOME").map(PathBuf::from).filter(|h| h.is_absolute() && !homes.contains(h)));
+    homes.iter().flat_map(|home| profile_dirs(os, &Roots::of(home, env, &paths.data_dir))).collect()
 }
 
 /// `path` (absolute) with every symlink and `..` resolved, like `realpath`, except that the

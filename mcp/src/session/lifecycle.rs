@@ -194,6 +194,7 @@ impl Session {
             pid: std::process::id(),
             session: Some(spec.session_id.clone()),
             project: Some(spec.project.clone()),
+            profile: Some(spec.profile.clone()),
         };
         control::publish(&runtime, &tag, &ticket).map_err(|e| {
             Platform::remove(&socket);

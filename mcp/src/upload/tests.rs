@@ -95,3 +95,68 @@ fn mime_types_come_from_the_name() {
     assert_eq!(mime_of("archive.TAR"), "application/x-tar");
     assert_eq!(mime_of("README"), "application/octet-stream");
 }
+
+fn session(project: PathBuf, profile: PathBuf) -> Session {
+    Session { project, profile: Some(profile) }
+}
+
+#[test]
+fn a_session_widens_the_roots_only_to_a_project_that_holds_no_secrets() {
+    let home = Home::new();
+    let h = home.dir.path();
+    std::fs::create_dir_all(h.join("Documents")).unwrap();
+    std::fs::write(h.join("Documents/tax-return.pdf"), b"%PDF").unwrap();
+    std::fs::create_dir_all(h.join("dist/extension-js/profiles/chromium/Default")).unwrap();
+    std::fs::write(h.join("dist/extension-js/profiles/chromium/Default/Cookies"), b"sqlite").unwrap();
+    // extension_build {outDir: "~/dist"} + extension_preview {projectPath: "~"}: the home is
+    // the session's project, and it is not a root.
+    let attack = [session(h.to_path_buf(), h.join("dist/extension-js/profiles/chromium"))];
+    let rule = home.rule(&[], 1 << 20).with_sessions(&attack);
+    let refused = rule.check(&home.path("Documents/tax-return.pdf")).unwrap_err();
+    assert_eq!(refused.code.as_str(), "PERMISSION_DENIED");
+    let data = refused.data.unwrap().to_string();
+    assert!(data.contains("home folder"), "{data}");
+    assert_eq!(
+        code(rule.check(&home.path("dist/extension-js/profiles/chromium/Default/Cookies"))),
+        "PERMISSION_DENIED"
+    );
+    // A folder that holds a secret location (the home's parent, `/`) is no root either.
+    let wide = home.rule(&[], 1 << 20).with_sessions(&[session(PathBuf::from("/"), h.join("p"))]);
+    assert_eq!(code(wide.check(&home.path("Documents/tax-return.pdf"))), "PERMISSION_DENIED");
+
+    // An ordinary project is a root, but never for its own profile, even under another name.
+    std::fs::create_dir_all(h.join("proj/out/profile-ff")).unwrap();
+    std::fs::write(h.join("proj/out/profile-ff/cookies.sqlite"), b"sqlite").unwrap();
+    let rule =
+        home.rule(&[], 1 << 20).with_sessions(&[session(h.join("proj"), h.join("proj/out/profile-ff"))]);
+    assert!(rule.check(&home.path("proj/assets/photo.png")).is_ok());
+    let own = rule.check(&home.path("proj/out/profile-ff/cookies.sqlite")).unwrap_err();
+    assert!(own.message.contains("secrets or browser data"), "{own:?}");
+}
+
+#[test]
+fn every_dev_profile_folder_is_secret_even_inside_a_configured_root() {
+    let home = Home::new();
+    let h = home.dir.path();
+    std::fs::create_dir_all(h.join("proj/dist/extension-js/profiles/firefox")).unwrap();
+    std::fs::write(h.join("proj/dist/extension-js/profiles/firefox/cookies.sqlite"), b"x").unwrap();
+    let rule = home.rule(&["proj"], 1 << 20);
+    let path = home.path("proj/dist/extension-js/profiles/firefox/cookies.sqlite");
+    assert_eq!(code(rule.check(&path)), "PERMISSION_DENIED");
+    assert!(rule.secret_containing(Path::new(&path)).is_some());
+}
+
+#[test]
+fn a_hard_link_to_a_secret_inside_a_root_is_refused_with_the_hint_to_copy() {
+    let home = Home::new();
+    let h = home.dir.path();
+    std::fs::hard_link(h.join(".ssh/id_ed25519"), h.join("proj/assets/id.txt")).unwrap();
+    let rule = home.rule(&["proj"], 1 << 20);
+    let refused = rule.check(&home.path("proj/assets/id.txt")).unwrap_err();
+    assert_eq!(refused.code.as_str(), "PERMISSION_DENIED");
+    assert!(refused.message.contains("2 hard links"), "{refused:?}");
+    assert!(refused.hint.as_deref().unwrap_or("").contains("cp "), "{refused:?}");
+    // A copy goes.
+    std::fs::copy(h.join("proj/assets/photo.png"), h.join("proj/assets/copy.png")).unwrap();
+    assert!(rule.check(&home.path("proj/assets/copy.png")).is_ok());
+}

@@ -435,3 +435,53 @@ fn a_server_with_the_python_sdks_stripped_environment_finds_the_host() {
         "the stripped server did not find the host:\n{stdout}"
     );
 }
+
+/// Regression (issue 46): another user pre-creating `<temp>/webext-mcp-<uid>` stopped the host
+/// of a stripped environment from starting. It now skips that dir, binds in
+/// `~/.cache/webext-mcp/runtime` (which no other user can create), and a client of the same
+/// environment finds it there.
+#[test]
+fn a_temp_runtime_dir_pre_created_by_another_user_sends_the_host_to_the_home_fallback() {
+    let test = "a_temp_runtime_dir_pre_created_by_another_user_sends_the_host_to_the_home_fallback";
+    if !can_impersonate(test) {
+        return;
+    }
+    if Path::new("/run/user").join(current_uid().to_string()).is_dir() {
+        eprintln!("SKIPPED {test}: /run/user/<uid> exists here, so the temp dir is not the last candidate");
+        return;
+    }
+    let tmp = scratch();
+    let hostile = hostile_dir(&tmp.path().join(format!("webext-mcp-{}", current_uid())));
+    let home = tempfile::tempdir().unwrap();
+    let fallback = webext_mcp_host::runtime::home_fallback(home.path());
+    let stripped = |cmd: &mut Command| {
+        cmd.env_remove("WEBEXT_MCP_RUNTIME_DIR")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("WEBEXT_MCP_SESSION")
+            .env_remove("WEBEXT_MCP_BROWSER")
+            .env("TMPDIR", tmp.path())
+            .env("HOME", home.path());
+    };
+    let mut cmd = Command::new(bin());
+    cmd.arg(format!("chrome-extension://{HELPER_CHROMIUM_ID}/"));
+    stripped(&mut cmd);
+    let host = Host::spawn(cmd, Script::new("chromium", "fell back"), &fallback);
+    let d = host.descriptor();
+    assert!(d.socket.starts_with(&fallback) || d.socket.starts_with(tmp.path()), "{d:?}");
+    assert!(descriptor::discover(&hostile).is_empty(), "nothing of ours in the attacker's dir");
+
+    let mut call = Command::new(bin());
+    call.arg("--home").arg(home.path()).args(["call", "list_connected_browsers", "{}", "--json"]);
+    stripped(&mut call);
+    let out = call.output().unwrap();
+    let listing: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        listing.to_string().contains("fell back"),
+        "the client finds the host in the fallback: {listing:#}"
+    );
+    assert_eq!(
+        listing["refusedRuntimeDirs"][0]["path"],
+        json!(hostile),
+        "and names the refused dir: {listing:#}"
+    );
+}

@@ -194,3 +194,24 @@ fn an_archive_announced_larger_than_the_limit_is_refused_before_it_is_read() {
     assert!(out["error"]["message"].as_str().unwrap().contains("limit of 64 MiB"), "{out}");
     assert!(!work.path().join("x").exists());
 }
+
+/// Regression (issue 46): a template archive of 100,000 entries became a project of the first
+/// 4,999 files, silently. An archive over the file cap now fails the create, naming the cap.
+#[test]
+fn an_archive_with_more_files_than_the_cap_fails_the_create_clearly() {
+    let server = TestServer::start();
+    let names: Vec<String> = (0..5001).map(|i| format!("tiny/src/f{i}.txt")).collect();
+    let mut entries: Vec<(&str, u32, &[u8])> = vec![("tiny/src/manifest.json", 0o644, tiny_manifest())];
+    entries.extend(names.iter().map(|n| (n.as_str(), 0o644, b"x".as_slice())));
+    server.route("/many.zip", "application/zip", zip_of(&entries));
+    server.route("/cat/templates-meta.json", "application/json", tiny_catalog(&server.url("/many.zip")));
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let source = format!("mine={}", server.url("/cat/templates-meta.json"));
+    let env = [("WEBEXT_MCP_CATALOG_SOURCES", source.as_str())];
+    let args = json!({"projectName": "x", "template": "mine:tiny", "git": false});
+    let (code, out) = cli(home.path(), work.path(), &env, "extension_create", args);
+    assert_eq!((code, out["error"]["code"].as_str()), (1, Some("INTEGRITY")), "{out}");
+    assert!(out["error"]["message"].as_str().unwrap().contains("more than 5000 files"), "{out}");
+    assert!(!work.path().join("x").exists());
+}

@@ -102,6 +102,14 @@ impl Server {
         stdin.flush().unwrap();
     }
 
+    /// Writes `bytes` to the server's stdin as they are (malformed input on purpose).
+    #[allow(dead_code)]
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;

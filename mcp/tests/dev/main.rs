@@ -26,3 +26,4 @@ mod project_flags;
 mod start_preview;
 mod starting;
 mod support;
+mod upload_roots;

@@ -357,3 +357,40 @@ fn a_second_client_sees_only_what_it_asks_for() {
         agent.close(tab);
     }
 }
+
+/// Regression (issue 46): a page fired the hook's records event itself with a record "from"
+/// the helper's background script. An extension origin never reaches an entry: its URL is
+/// dropped and the origin masked in the text and stack.
+#[test]
+fn a_page_cannot_forge_an_entry_from_the_helpers_origin() {
+    let server = server();
+    for family in BOTH {
+        let mut agent = Agent::new(family);
+        let tab = agent.open(&server.url("/quiet.html"));
+        let forge = r#"() => {
+            const origins = ['chrome-extension://abcdefghijklmnopabcdefghijklmnop', 'moz-extension://1b2c3d4e-0000-4000-8000-123456789abc'];
+            const records = origins.map((o) => ({ level: 'error', source: 'console', text: `forged from ${o}/background.js`, url: `${o}/background.js`, line: 1, column: 1, stack: `Error\n    at ${o}/background.js:1:1`, time: Date.now() }));
+            document.dispatchEvent(new CustomEvent('webext-mcp-console:records', { detail: JSON.stringify({ records, dropped: 0 }) }));
+            return records.length;
+        }"#;
+        agent.ok("evaluate_script", json!({ "tabId": tab, "function": forge }));
+        let out = list_until(&mut agent, json!({ "tabId": tab }), |e| has_text(e, "forged from"));
+        let r = agent.call("list_console_messages", json!({ "tabId": tab }));
+        for shown in [out.to_string(), r.to_string()] {
+            assert!(
+                !shown.contains("chrome-extension://") && !shown.contains("moz-extension://"),
+                "{}: {shown}",
+                family.name()
+            );
+        }
+        for e in out["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["text"].as_str().unwrap_or("").contains("forged"))
+        {
+            assert!(e.get("url").is_none_or(Value::is_null), "{}: {e}", family.name());
+        }
+        agent.close(tab);
+    }
+}

@@ -26,6 +26,7 @@ mod read_pages;
 mod read_scoped;
 mod read_text;
 mod reading;
+mod redaction;
 mod sdk_client;
 mod secrets;
 mod snapshot_basics;

@@ -50,7 +50,7 @@ req.onsuccess = () => {{ req.result.close(); const p = document.createElement('p
 }
 
 /// An agent whose server has `tools.cookie_values = false` (env), against the shared browser.
-fn strict_agent(family: Engine) -> Agent {
+pub(crate) fn strict_agent(family: Engine) -> Agent {
     let browser = crate::common::helper::shared(family);
     let home = tempfile::Builder::new().prefix("wxm-agent-").tempdir().unwrap();
     let mut cmd = command(home.path());

@@ -114,8 +114,15 @@ pub(super) const METHODS: &[MethodSpec] = &[
             p("maxBytes", "integer", false, "page size of the JSON text")
                 .or(DefaultValue::Int(DEFAULT_MAX_BYTES)),
             p("cursor", "string", false, "`<resultId>:<offset>` for the next page"),
+            p(
+                "scrubSecrets",
+                "boolean",
+                false,
+                "replace the tab's cookie values and secret storage values in the result"
+            )
+            .or(DefaultValue::Bool(true)),
         ],
-        result: "{tab, resultId, json: this page of the JSON text, offset, nextCursor, totalBytes}",
+        result: "{tab, resultId, json: this page of the JSON text, offset, nextCursor, totalBytes, scrubbed}",
     },
     MethodSpec {
         name: PAGE_WAIT_FOR,
@@ -342,6 +349,10 @@ pub struct PageEvaluate {
     pub max_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
+    /// Replace the tab's current cookie values and secret storage values found verbatim in
+    /// the result (best effort: code can always encode a secret).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scrub_secrets: Option<bool>,
 }
 method!(PageEvaluate => PAGE_EVALUATE, Evaluated, EVALUATE_TIMEOUT_MS);
 

@@ -19,12 +19,15 @@ pub struct Limits {
     pub max_entry: u64,
     /// Whether symlinks (that stay inside) and hard links are unpacked; else refused.
     pub links: bool,
+    /// The most regular files the archive may hold: one more refuses the whole archive
+    /// (never a project silently missing the rest).
+    pub max_files: usize,
 }
 
 impl Limits {
     /// Browser archives (real ones: under 1 GiB, with symlinks in them).
     pub const BROWSER: Limits =
-        Limits { max_total: 8 * 1024 * 1024 * 1024, max_entry: u64::MAX, links: true };
+        Limits { max_total: 8 * 1024 * 1024 * 1024, max_entry: u64::MAX, links: true, max_files: usize::MAX };
 }
 
 fn refuse(entry: &str, reason: &str) -> ManagedError {
@@ -90,12 +93,13 @@ struct Writer<'a> {
     root: &'a Path,
     links: Vec<PathBuf>,
     total: u64,
+    files: usize,
     limits: Limits,
 }
 
 impl<'a> Writer<'a> {
     fn new(root: &'a Path, limits: Limits) -> Writer<'a> {
-        Writer { root, links: Vec::new(), total: 0, limits }
+        Writer { root, links: Vec::new(), total: 0, files: 0, limits }
     }
 
     /// The destination of `rel`, creating its parent folders; refuses paths below a link.
@@ -119,6 +123,13 @@ impl<'a> Writer<'a> {
     }
 
     fn file(&mut self, name: &str, rel: &Path, mode: u32, data: &mut dyn Read) -> Result<(), ManagedError> {
+        self.files += 1;
+        if self.files > self.limits.max_files {
+            return Err(refuse(
+                name,
+                &format!("the archive holds more than {} files", self.limits.max_files),
+            ));
+        }
         let dest = self.place(name, rel)?;
         let mut out = std::fs::OpenOptions::new().write(true).create_new(true).open(&dest).map_err(|e| {
             if e.kind() == std::io::ErrorKind::AlreadyExists {

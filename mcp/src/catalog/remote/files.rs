@@ -26,9 +26,17 @@ use super::cache::{store, unix};
 use crate::browsers::managed::unpack::{self, Limits};
 use crate::catalog::{CatalogError, Provenance, Template};
 
+/// The most files a template may have: an archive with more is refused whole, and a tree
+/// already in the cache is read up to this many.
+pub const MAX_TEMPLATE_FILES: usize = 5000;
+
 /// What a template archive may hold: templates are source files and a few images.
-pub const TEMPLATE_LIMITS: Limits =
-    Limits { max_total: 256 * 1024 * 1024, max_entry: 16 * 1024 * 1024, links: false };
+pub const TEMPLATE_LIMITS: Limits = Limits {
+    max_total: 256 * 1024 * 1024,
+    max_entry: 16 * 1024 * 1024,
+    links: false,
+    max_files: MAX_TEMPLATE_FILES,
+};
 /// The most one template file may be read into memory.
 const MAX_FILE: u64 = 16 * 1024 * 1024;
 /// The record written into each unpacked tree.
@@ -340,7 +348,8 @@ pub fn prepare_and_remember(
 const SKIPPED: [&str; 4] = ["node_modules", ".git", "dist", ".extension-js"];
 
 /// Every regular file under `root` (template-relative, `/`-separated, sorted), skipping
-/// symlinks, [`SKIPPED`] folders and our record; at most 5 000 files.
+/// symlinks, [`SKIPPED`] folders and our record; at most [`MAX_TEMPLATE_FILES`] (an archive
+/// with more was refused when it was unpacked).
 pub fn walk(root: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![(root.to_path_buf(), String::new())];
@@ -354,7 +363,7 @@ pub fn walk(root: &Path) -> Vec<String> {
                 Ok(t) if t.is_file() && name != RECORD => out.push(rel),
                 _ => {}
             }
-            if out.len() >= 5000 {
+            if out.len() >= MAX_TEMPLATE_FILES {
                 break;
             }
         }

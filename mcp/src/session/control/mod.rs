@@ -52,7 +52,7 @@ use super::contract::Ready;
 
 mod ticket;
 
-pub use ticket::{Endpoint, Ticket, locate, publish, running_projects, session_alive, ticket_name};
+pub use ticket::{Endpoint, Ticket, locate, publish, running_sessions, session_alive, ticket_name};
 
 /// A request to a session.
 #[derive(Debug, Clone, Serialize, Deserialize)]

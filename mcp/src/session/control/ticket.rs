@@ -22,9 +22,12 @@ pub struct Ticket {
     /// session still starting can tell it exists and wait for its browser.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
-    /// The project the session runs (its folder is an upload root while it runs).
+    /// The project the session runs (its folder may be an upload root while it runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<PathBuf>,
+    /// The browser profile it runs in (never uploaded from).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<PathBuf>,
 }
 
 /// The name of the ticket of the session tagged `tag`.
@@ -52,8 +55,9 @@ pub fn session_alive(dirs: &[PathBuf], session_id: &str) -> bool {
     })
 }
 
-/// The projects of the live sessions with a ticket in one of `dirs` (that pass the checks).
-pub fn running_projects(dirs: &[PathBuf]) -> Vec<PathBuf> {
+/// The projects and profiles of the live sessions with a ticket in one of `dirs` (that pass
+/// the checks).
+pub fn running_sessions(dirs: &[PathBuf]) -> Vec<crate::upload::Session> {
     let mut out = Vec::new();
     for checked in dirs.iter().filter_map(|dir| PrivateDir::open(dir).ok()) {
         for name in checked.names().iter().filter(|n| n.starts_with("d-") && n.ends_with(".json")) {
@@ -61,10 +65,10 @@ pub fn running_projects(dirs: &[PathBuf]) -> Vec<PathBuf> {
                 .read_private(name, MAX_TICKET)
                 .ok()
                 .and_then(|bytes| serde_json::from_slice::<Ticket>(&bytes).ok());
-            if let Some(Ticket { project: Some(p), pid, .. }) = ticket
+            if let Some(Ticket { project: Some(project), profile, pid, .. }) = ticket
                 && super::super::pid_alive(pid)
             {
-                out.push(p);
+                out.push(crate::upload::Session { project, profile });
             }
         }
     }

@@ -66,6 +66,9 @@ pub fn render(tokens: &[Value], level: Level) -> Html {
                         out.stripped += 1;
                     }
                 }
+                Some(p) if p.t == "textarea" && level != Level::Off && redact::is_secret_textarea(p, "") => {
+                    out.html.push_str("&lt;redacted&gt;")
+                }
                 Some(p) if p.t == "textarea" => match redact::field_value(p, text, level) {
                     Some(v) => escape_text(&mut out.html, &v),
                     None => out.html.push_str("&lt;redacted&gt;"),

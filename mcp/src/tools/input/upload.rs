@@ -124,10 +124,11 @@ struct Upload {
     timeout_ms: Option<u64>,
 }
 
-/// The upload rule for this server: config roots, running sessions' projects, the uploads
-/// folder; webext-mcp's own runtime and config folders are secret.
+/// The upload rule for this server: config roots, running sessions' projects (those the rule
+/// admits), the uploads folder; webext-mcp's own runtime, config and profiles folders, the
+/// browsers' daily profiles and the sessions' profiles are secret.
 pub fn rule(ctx: &Ctx) -> Result<Rule, ErrorBody> {
-    let mut roots: Vec<PathBuf> = ctx.config.list("upload.roots").into_iter().map(PathBuf::from).collect();
+    let roots: Vec<PathBuf> = ctx.config.list("upload.roots").into_iter().map(PathBuf::from).collect();
     if let Some(bad) = roots.iter().find(|r| !r.is_absolute()) {
         return Err(ErrorBody::invalid_argument(format!(
             "upload root `{}` is not an absolute path",
@@ -135,7 +136,6 @@ pub fn rule(ctx: &Ctx) -> Result<Rule, ErrorBody> {
         ))
         .with_hint("fix `upload.roots` in the config file (get_config shows where it is)"));
     }
-    roots.extend(crate::session::control::running_projects(&ctx.paths.runtime_search));
     let megabytes = match ctx.config.text("upload.maxMegabytes") {
         None => DEFAULT_MAX_MEGABYTES,
         Some(t) => t.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
@@ -145,8 +145,15 @@ pub fn rule(ctx: &Ctx) -> Result<Rule, ErrorBody> {
             .with_hint("fix it in the config file")
         })?,
     };
-    let private = [ctx.paths.runtime_dir.clone(), ctx.paths.config_dir.clone()];
-    Ok(Rule::new(&roots, &ctx.paths.data_dir.join("uploads"), &ctx.paths.home, &private, megabytes << 20))
+    let mut private = vec![
+        ctx.paths.runtime_dir.clone(),
+        ctx.paths.config_dir.clone(),
+        ctx.paths.data_dir.join("profiles"),
+    ];
+    private.extend(crate::runner::profile::daily_profiles(&ctx.paths, &ctx.env));
+    let sessions = crate::session::control::running_sessions(&ctx.paths.runtime_search);
+    Ok(Rule::new(&roots, &ctx.paths.data_dir.join("uploads"), &ctx.paths.home, &private, megabytes << 20)
+        .with_sessions(&sessions))
 }
 
 async fn run(ctx: Ctx, call: Call, target: TabTarget, u: Upload) -> ToolResult {

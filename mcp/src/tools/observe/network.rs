@@ -13,7 +13,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use webext_mcp_engine::redact::{Level, form_value, header_value};
+use webext_mcp_engine::redact::{Level, body as body_text, form_value, header_value};
 use webext_mcp_host::protocol::ErrorBody;
 use webext_mcp_host::protocol::methods::{
     Detail, Got, Method, NetworkEntries, NetworkGet, NetworkList, Request,
@@ -25,6 +25,7 @@ use crate::bridge::Timeout;
 use crate::bridge::results::to_value;
 use crate::tools::registry::{Paging, decode_with, decode_with_target, schema_with, schema_with_target};
 use crate::tools::snapshot::take_snapshot::Redact;
+use crate::tools::storage::cookies::{values_allowed, values_refused};
 use crate::tools::{Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -116,7 +117,7 @@ const GET_NETWORK_REQUEST: ToolDef = ToolDef {
     name: "get_network_request",
     title: "One network request in full",
     toolset: Toolset::Observe,
-    description: "One request by its id from list_network_requests: headers both ways (Authorization, Cookie, Set-Cookie hidden unless redact=off), the request body of form/JSON posts, and the response body where the browser gave it (Firefox: documents and fetch/XHR loaded after the tab was watched; Chromium: with debugger mode, after list_network_requests captureBodies: true). maxBytes cuts each body.",
+    description: "One request by its id from list_network_requests: headers both ways (Authorization, Cookie, Set-Cookie hidden unless redact=off; Cookie values need config tools.cookie_values in the daily browser), secret-named JSON and form fields hidden in bodies, the request body of form/JSON posts, and the response body where the browser gave it (Firefox: documents and fetch/XHR loaded after the tab was watched; Chromium: with debugger mode, after list_network_requests captureBodies: true). maxBytes cuts each body.",
     effect: Effect::Read,
     input_schema: schema_with_target::<GetArgs>,
     run: |ctx, _call, args| Box::pin(get_network_request(ctx, args)),
@@ -132,10 +133,29 @@ async fn get_network_request(ctx: Ctx, args: Value) -> ToolResult {
         return Err(ErrorBody::invalid_argument("`maxBytes` must be at most 1048576"));
     }
     let params = NetworkGet { id, max_bytes: a.max_bytes };
-    let (_, mut out) = ctx.browser.call_tab(&target, params, Timeout::fixed(NetworkGet::TIMEOUT_MS)).await?;
-    redact_detail(&mut out.request, level_of(a.redact));
+    let (d, mut out) = ctx.browser.call_tab(&target, params, Timeout::fixed(NetworkGet::TIMEOUT_MS)).await?;
+    let level = level_of(a.redact);
+    if level == Level::Off && carries_cookies(&out.request) && !values_allowed(&ctx, &d) {
+        return Err(values_refused(
+            format!(
+                "this request carries Cookie or Set-Cookie headers, whose values are hidden in {} (config tools.cookie_values is off for it)",
+                d.label
+            ),
+            "leave redact out (or redact: \"safe\") to see the request with those headers hidden",
+        ));
+    }
+    redact_detail(&mut out.request, level);
     let text = render_detail(&out);
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
+}
+
+/// Whether a request or its response has a `Cookie` or `Set-Cookie` header: their values
+/// follow the cookie-value switch, whatever `redact` says.
+fn carries_cookies(d: &Detail) -> bool {
+    d.request_headers
+        .iter()
+        .chain(d.response_headers.iter())
+        .any(|h| h.name.eq_ignore_ascii_case("cookie") || h.name.eq_ignore_ascii_case("set-cookie"))
 }
 
 /// URLs scrubbed (secret query parameters, tokens).
@@ -169,9 +189,11 @@ pub fn redact_detail(d: &mut Detail, level: Level) {
     scrub_text_field(&mut d.response_body, level);
 }
 
+/// A body's text through the engine's body rules (JSON members and form fields named like
+/// secrets, `Bearer` credentials, token shapes, cards).
 fn scrub_text_field(body: &mut Value, level: Level) {
     if let Some(Value::String(t)) = body.get_mut("text") {
-        *t = scrubbed(t, level);
+        *t = body_text(t, level).into_owned();
     }
 }
 
@@ -229,9 +251,8 @@ pub fn request_line(r: &Request) -> String {
 
 pub fn render_list(out: &NetworkEntries) -> String {
     let mut text = format!(
-        "requests of tabId={} {}: {}",
+        "requests of tabId={}: {}",
         out.tab.tab_id,
-        serde_json::to_string(&out.tab.title).unwrap_or_default(),
         crate::text::counted(out.total as usize, "request", "requests")
     );
     if out.dropped > 0 {
@@ -253,6 +274,7 @@ pub fn render_list(out: &NetworkEntries) -> String {
     }
     text.push('\n');
     text.push_str(PAGE_HEAD);
+    text.push_str(&format!("\ntitle {}", crate::text::quoted(&out.tab.title)));
     for r in &out.entries {
         text.push('\n');
         text.push_str(&request_line(r));

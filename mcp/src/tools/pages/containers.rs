@@ -151,6 +151,6 @@ async fn new_page_in_container(ctx: Ctx, args: Value) -> ToolResult {
     };
     let (d, out) = ctx.browser.call(a.browser.as_deref(), params, timeout).await?;
     ctx.browser.pages().set(&d, out.tab.tab_id);
-    let text = format!("opened {} in {} (current page)", super::tabs::tab_line(&out.tab), c.name);
+    let text = super::tabs::tab_block(&format!("opened in {} (current page)", c.name), &out.tab);
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
 }

@@ -106,14 +106,21 @@ pub struct SelectPageArgs {
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
+/// `tabId=N [container] "title" url`: the title and URL are the page's, so this line goes
+/// inside the untrusted-content block ([`tab_block`], or list_pages' own).
 pub(super) fn tab_line(t: &Tab) -> String {
     format!(
-        "tabId={} {}\"{}\" {}",
+        "tabId={} {}{} {}",
         t.tab_id,
         t.container.as_deref().map(|c| format!("[{c}] ")).unwrap_or_default(),
-        t.title,
+        crate::text::quoted(&t.title),
         t.url,
     )
+}
+
+/// `what tabId=N`, then the tab's line inside the untrusted-content block.
+pub(super) fn tab_block(what: &str, t: &Tab) -> String {
+    format!("{what} tabId={}\n{}", t.tab_id, crate::text::untrusted(&tab_line(t)))
 }
 
 /// What `list_pages` answers: the helper's list and this server's view of it.
@@ -149,10 +156,14 @@ async fn list_pages(ctx: Ctx, args: Value) -> ToolResult {
         crate::text::counted(list.tabs.len(), "tab", "tabs"),
         list.fingerprint
     );
+    let mut lines = String::new();
     for (i, t) in list.tabs.iter().enumerate() {
         let mark = if current == Some(t.tab_id) { "*" } else { " " };
         let active = if t.active { " (active)" } else { "" };
-        text.push_str(&format!("{mark}[{i}] {}{active}\n", tab_line(t)));
+        lines.push_str(&format!("{mark}[{i}] {}{active}\n", tab_line(t)));
+    }
+    if !lines.is_empty() {
+        text.push_str(&crate::text::untrusted(&lines));
     }
     let structured =
         to_value(&PageList { list: &list, current_tab_id: current, browser: &d.browser, label: &d.label })?;
@@ -188,7 +199,7 @@ async fn new_page(ctx: Ctx, args: Value) -> ToolResult {
     };
     let (d, out) = ctx.browser.call(browser.as_deref(), params, timeout).await?;
     ctx.browser.pages().set(&d, out.tab.tab_id);
-    let text = format!("opened {} (current page)", tab_line(&out.tab));
+    let text = tab_block("opened (current page)", &out.tab);
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
 }
 
@@ -223,7 +234,7 @@ async fn navigate_page(ctx: Ctx, args: Value) -> ToolResult {
     let timeout = Timeout::from_arg(timeout_ms, TabsNavigate::TIMEOUT_MS)?;
     let params = TabsNavigate { kind: wire, url, steps: None, timeout_ms: Some(timeout.ms()) };
     let (_, out) = ctx.browser.call_tab(&target, params, timeout).await?;
-    let text = format!("{kind_name}: now {}", tab_line(&out.tab));
+    let text = tab_block(&format!("{kind_name}: now"), &out.tab);
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
 }
 
@@ -248,7 +259,7 @@ async fn navigate_history(ctx: Ctx, args: Value) -> ToolResult {
     let params =
         TabsNavigate { kind, url: None, steps: Some(steps.unsigned_abs()), timeout_ms: Some(timeout.ms()) };
     let (_, out) = ctx.browser.call_tab(&target, params, timeout).await?;
-    let text = format!("moved {steps} in history: now {}", tab_line(&out.tab));
+    let text = tab_block(&format!("moved {steps} in history: now"), &out.tab);
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
 }
 
@@ -275,7 +286,7 @@ async fn select_page(ctx: Ctx, args: Value) -> ToolResult {
         ctx.browser.call_tab(&target, TabsSelect::default(), timeout).await?
     };
     ctx.browser.pages().set(&d, out.tab.tab_id);
-    let text = format!("selected {} (current page)", tab_line(&out.tab));
+    let text = tab_block("selected (current page)", &out.tab);
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text) })
 }
 

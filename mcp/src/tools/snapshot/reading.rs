@@ -102,7 +102,8 @@ async fn page_text(ctx: Ctx, args: Value, main: bool) -> ToolResult {
     };
     let (_, out) =
         ctx.browser.call_tab(&target, params, Timeout::from_arg(a.timeout_ms, PageText::TIMEOUT_MS)?).await?;
-    let text = format!("{}{}", header(if main { "main content" } else { "text" }, &out), out.text);
+    let body = crate::text::with_page_line(&out.text, &out.tab.title, &out.tab.url);
+    let text = format!("{}{body}", header(if main { "main content" } else { "text" }, &out));
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text.trim_end().to_owned()) })
 }
 
@@ -141,14 +142,14 @@ async fn find_by_text(ctx: Ctx, args: Value) -> ToolResult {
     if total == 0 {
         text.push_str("no element matches; try a shorter query, or take_snapshot to see what is there\n");
     }
-    text.push_str(&out.text);
+    text.push_str(&crate::text::with_page_line(&out.text, &out.tab.title, &out.tab.url));
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text.trim_end().to_owned()) })
 }
 
-/// `<what> of tabId=N "title" url` and where the page is, as take_snapshot says it.
+/// `<what> of tabId=N` and where the page is, as take_snapshot says it (the title and URL
+/// go inside the page-content block).
 fn header(what: &str, out: &Snapshot) -> String {
-    let title = serde_json::to_string(&out.tab.title).unwrap_or_default();
-    let mut line = format!("{what} {} of tabId={} {title} {}", out.snapshot_id, out.tab.tab_id, out.tab.url);
+    let mut line = format!("{what} {} of tabId={}", out.snapshot_id, out.tab.tab_id);
     match &out.next_cursor {
         Some(next) => line.push_str(&format!(" — more with cursor={next}\n")),
         None => line.push('\n'),

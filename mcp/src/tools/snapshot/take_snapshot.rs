@@ -114,14 +114,8 @@ async fn take_snapshot(ctx: Ctx, args: Value) -> ToolResult {
         .browser
         .call_tab(&target, params, Timeout::from_arg(a.timeout_ms, PageSnapshot::TIMEOUT_MS)?)
         .await?;
-    // The title is the page's too: quoted and escaped, it cannot end the line.
-    let mut text = format!(
-        "snapshot {} of tabId={} {} {}",
-        out.snapshot_id,
-        out.tab.tab_id,
-        serde_json::to_string(&out.tab.title).unwrap_or_default(),
-        out.tab.url
-    );
+    // The title and URL are the page's too: they go inside the page-content block.
+    let mut text = format!("snapshot {} of tabId={}", out.snapshot_id, out.tab.tab_id);
     match &out.next_cursor {
         Some(next) => text.push_str(&format!(
             " — bytes {}..{} of {}; more with cursor={next}\n",
@@ -135,7 +129,7 @@ async fn take_snapshot(ctx: Ctx, args: Value) -> ToolResult {
         None => text.push('\n'),
     }
     text.push_str(&diff_line(out.extra.get("diff")));
-    text.push_str(&out.text);
+    text.push_str(&crate::text::with_page_line(&out.text, &out.tab.title, &out.tab.url));
     Ok(ToolOutput { structured: to_value(&out)?, text: Some(text.trim_end().to_owned()) })
 }
 

@@ -199,21 +199,34 @@ pub fn may_show_values(setting: bool, unset: bool, dev_session: bool) -> bool {
     if unset { dev_session } else { setting }
 }
 
-/// [`may_show_values`] for this server and browser, or the error for a call that asked.
-pub fn value_policy(ctx: &Context, d: &Descriptor) -> Result<(), ErrorBody> {
-    let allowed = may_show_values(
+/// [`may_show_values`] for this server and browser.
+pub fn values_allowed(ctx: &Context, d: &Descriptor) -> bool {
+    may_show_values(
         ctx.config.flag("tools.cookie_values"),
         ctx.config.is_unset("tools.cookie_values"),
         d.session.is_some(),
-    );
-    if allowed {
+    )
+}
+
+/// [`may_show_values`] for this server and browser, or the error for a call that asked.
+pub fn value_policy(ctx: &Context, d: &Descriptor) -> Result<(), ErrorBody> {
+    if values_allowed(ctx, d) {
         return Ok(());
     }
-    Err(ErrorBody::new(
-        ErrorCode::PermissionDenied,
+    Err(values_refused(
         format!("values are hidden in {} (config tools.cookie_values is off for it)", d.label),
-    )
-    .with_hint("leave includeValues out to see names, attributes and sizes; or set tools.cookie_values = true in the config file (webext-mcp config shows where)"))
+        "leave includeValues out to see names, attributes and sizes",
+    ))
+}
+
+/// The refusal of a call that would show cookie (or secret storage) values the switch keeps
+/// hidden: `PERMISSION_DENIED` naming the switch in `data.capability`.
+pub fn values_refused(message: String, instead: &str) -> ErrorBody {
+    ErrorBody::new(ErrorCode::PermissionDenied, message)
+        .with_hint(format!(
+            "{instead}; or set tools.cookie_values = true in the config file (webext-mcp config shows where)"
+        ))
+        .with_data(serde_json::json!({ "capability": "tools.cookie_values" }))
 }
 
 fn timeout() -> Timeout {
@@ -244,9 +257,11 @@ async fn get_cookies(ctx: Ctx, args: Value) -> ToolResult {
         list.total,
         list.next_cursor.as_ref().map(|c| format!(" (nextCursor {c})")).unwrap_or_default()
     );
-    for c in &list.cookies {
+    // Names, domains and values are the sites' to choose: inside the untrusted block.
+    let lines: Vec<String> = list.cookies.iter().map(cookie_line).collect();
+    if !lines.is_empty() {
         text.push('\n');
-        text.push_str(&cookie_line(c));
+        text.push_str(&crate::text::untrusted(&lines.join("\n")));
     }
     Ok(ToolOutput { structured: to_value(&list)?, text: Some(text) })
 }

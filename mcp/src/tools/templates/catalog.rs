@@ -219,9 +219,9 @@ async fn list_templates(ctx: Ctx, args: Value) -> ToolResult {
     let loaded = loaded_async(&ctx).await?;
     let mut out = list(&loaded.catalog, &args)?;
     with_sources(&mut out, &loaded);
-    let mut text = String::new();
+    let mut lines = String::new();
     for t in out["templates"].as_array().into_iter().flatten() {
-        text.push_str(&format!(
+        lines.push_str(&format!(
             "{} ({}) — {}: {}\n",
             t["slug"].as_str().unwrap_or_default(),
             t["surfaces"]
@@ -232,8 +232,14 @@ async fn list_templates(ctx: Ctx, args: Value) -> ToolResult {
             t["description"].as_str().unwrap_or_default(),
         ));
     }
-    if text.is_empty() {
+    // Slugs, titles and descriptions are the catalog's (a remote one is anyone's): inside the
+    // untrusted block, one line each.
+    let mut text = String::new();
+    if lines.is_empty() {
         text.push_str("no template matches; loosen the filters or reword the query\n");
+    } else {
+        text.push_str(&crate::text::untrusted_from("catalog", &lines));
+        text.push('\n');
     }
     if let Some(c) = out["nextCursor"].as_str() {
         text.push_str(&format!("{} in all; more with cursor \"{c}\"\n", out["total"]));

@@ -14,6 +14,8 @@ pub enum Severity {
     Error,
     /// Worth fixing; the build goes on.
     Warning,
+    /// Worth knowing, not a problem a store or browser would raise (validation only).
+    Info,
 }
 
 /// One row per kind of manifest or project problem.
@@ -65,7 +67,7 @@ pub enum FindingCode {
     /// A key given twice in one object: the last value wins and the first is silently lost.
     ManifestDuplicateKey,
     /// Comments or trailing commas that the browser refuses when it loads the folder
-    /// unbuilt (Firefox accepts only whole-line `//` comments); builds remove them.
+    /// unbuilt (Firefox accepts `//` comments only); builds remove them.
     ManifestJsonLenient,
     /// `version` is not 1–4 dot-separated integers 0–65535 without leading zeros.
     ManifestVersionInvalid,

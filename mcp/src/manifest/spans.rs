@@ -23,7 +23,7 @@ pub struct Pos {
 pub enum Lenient {
     /// `/* … */`.
     BlockComment,
-    /// `//` after something else on its line (Firefox strips only whole-line `//` comments).
+    /// `//` after something else on its line (Firefox strips it too, like a whole-line one).
     InlineComment,
     /// `//` alone on its line: accepted by Chrome and Firefox alike.
     LineComment,

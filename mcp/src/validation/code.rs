@@ -14,12 +14,17 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use oxc_allocator::Allocator;
+use oxc_ast::AstKind;
 use oxc_ast::ast::{
-    AssignmentExpression, AssignmentTarget, BindingPattern, CallExpression, Expression, ImportDeclaration,
-    ImportExpression, NewExpression, StaticMemberExpression, VariableDeclarator,
+    ArrayExpressionElement, AssignmentExpression, AssignmentTarget, BinaryExpression, CallExpression,
+    ConditionalExpression, Expression, IdentifierReference, IfStatement, ImportDeclaration, ImportExpression,
+    LogicalExpression, NewExpression, ObjectPropertyKind, StaticMemberExpression, UnaryExpression,
 };
 use oxc_ast_visit::{Visit, walk};
+use oxc_semantic::{Semantic, SemanticBuilder};
 use oxc_span::Span;
+use oxc_syntax::operator::{BinaryOperator, UnaryOperator};
+use oxc_syntax::symbol::SymbolId;
 use serde::Serialize;
 
 use super::files::Script;
@@ -40,12 +45,26 @@ pub struct Location {
     pub column: usize,
 }
 
+/// One script the scan read, and how it was reached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ScannedFile {
+    pub file: String,
+    /// `manifest background.service_worker`, `importScripts in bg.js`, `import from a.js`,
+    /// `scripting.executeScript in bg.js`, `<script src> in popup.html`.
+    pub via: String,
+}
+
 /// What the scripts do.
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     /// API path (`storage.local.get`, at most three names) → its first use.
     pub apis: BTreeMap<String, Location>,
+    /// APIs only ever used behind a feature test (`if (chrome.x)`, `chrome.x?.y()`,
+    /// `typeof chrome.x.y === "function"`): a browser without them still works.
+    pub guarded: std::collections::BTreeSet<String>,
+    /// Each script read, and how it was reached.
+    pub scanned: Vec<ScannedFile>,
     /// `eval`-like calls: what, where.
     pub evals: Vec<(String, Location)>,
     /// Code loaded from a URL: the URL, where.
@@ -65,14 +84,16 @@ pub struct Usage {
 /// Scans `scripts` and the modules they import.
 pub fn scan(root: &Path, boundary: &Boundary, scripts: &[Script]) -> Usage {
     let mut usage = Usage::default();
-    let mut queue: Vec<Script> = scripts.to_vec();
+    let mut queue: Vec<Script> = scripts.iter().rev().cloned().collect();
     let mut seen = std::collections::HashSet::new();
+    let mut unguarded = std::collections::BTreeSet::new();
     while let Some(s) = queue.pop() {
         if !seen.insert(s.rel.clone()) || seen.len() > MAX_FILES {
             continue;
         }
         let Ok(Some(bytes)) = manifest::read_capped(&s.path, js::MAX_PARSE_BYTES as u64) else { continue };
         usage.files += 1;
+        usage.scanned.push(ScannedFile { file: s.rel.clone(), via: s.via.clone() });
         usage.bytes += bytes.len() as u64;
         let text = String::from_utf8_lossy(&bytes);
         let mut found = Found::default();
@@ -88,7 +109,11 @@ pub fn scan(root: &Path, boundary: &Boundary, scripts: &[Script]) -> Usage {
             let (line, column) = js::line_column(&text, span.start as usize);
             Location { file: s.rel.clone(), line, column }
         };
-        for (api, span) in found.apis {
+        for (api, span, optional) in found.apis {
+            let detected = found.detected.iter().any(|d| api == *d || api.starts_with(&format!("{d}.")));
+            if !(optional || detected) {
+                unguarded.insert(api.clone());
+            }
             usage.apis.entry(api).or_insert_with(|| at(span));
         }
         usage.evals.extend(found.evals.into_iter().map(|(w, span)| (w, at(span))));
@@ -96,19 +121,48 @@ pub fn scan(root: &Path, boundary: &Boundary, scripts: &[Script]) -> Usage {
         usage.unsafe_html.extend(found.unsafe_html.into_iter().map(|(w, span)| (w, at(span))));
         usage.network |= found.network;
         let dir = s.rel.rsplit_once('/').map_or("", |(d, _)| d);
-        for spec in found.imports {
-            if !(spec.starts_with("./") || spec.starts_with("../") || spec.starts_with('/')) {
+        for (spec, how) in found.imports {
+            let relative = spec.starts_with("./") || spec.starts_with("../") || spec.starts_with('/');
+            if how == Reach::Import && !relative {
                 continue;
             }
-            let joined = if spec.starts_with('/') { spec.clone() } else { format!("{dir}/{spec}") };
+            let joined = if spec.starts_with('/') || how == Reach::ExecuteScript || dir.is_empty() {
+                spec.clone()
+            } else {
+                format!("{dir}/{spec}")
+            };
             let Some(rel) = normalize(&joined) else { continue };
             let path = root.join(&rel);
             if is_script(&rel) && path.is_file() && boundary.check(&path).is_none() {
-                queue.push(Script { rel, path, module: true });
+                let via = format!("{} in {}", how.label(), s.rel);
+                queue.push(Script { rel, path, module: how == Reach::Import, via });
             }
         }
     }
+    usage.guarded = usage.apis.keys().filter(|a| !unguarded.contains(*a)).cloned().collect();
     usage
+}
+
+/// How a script names another one to load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// `import … from "./x.js"`, `import("./x.js")`: relative to the importer, `./` required.
+    Import,
+    /// `importScripts("x.js")`: relative to the worker script.
+    ImportScripts,
+    /// `chrome.scripting.executeScript({files})`, `tabs.executeScript({file})`,
+    /// `scripting.registerContentScripts([{js}])`: relative to the extension root.
+    ExecuteScript,
+}
+
+impl Reach {
+    fn label(self) -> &'static str {
+        match self {
+            Reach::Import => "import",
+            Reach::ImportScripts => "importScripts",
+            Reach::ExecuteScript => "scripting.executeScript",
+        }
+    }
 }
 
 /// Whether an imported file is JavaScript (or TypeScript/JSX) to scan: a stylesheet, JSON,
@@ -139,20 +193,31 @@ fn parse_one(text: &str, s: &Script, found: &mut Found) -> Result<(), js::Syntax
         }
         Err(e) => return Err(e),
     };
-    found.visit_program(&program);
+    let semantic = SemanticBuilder::new().build(&program).semantic;
+    let mut visitor = Visitor { sem: &semantic, found };
+    visitor.visit_program(&program);
     Ok(())
 }
 
 #[derive(Default)]
 struct Found {
-    apis: Vec<(String, Span)>,
+    /// API path, where, whether the use itself is optional (`chrome.x?.y()`).
+    apis: Vec<(String, Span, bool)>,
+    /// API paths the code tests for (`if (chrome.x.y)`, `typeof chrome.x.y === "function"`).
+    detected: Vec<String>,
     evals: Vec<(String, Span)>,
     remote: Vec<(String, Span)>,
     unsafe_html: Vec<(String, Span)>,
-    imports: Vec<String>,
+    imports: Vec<(String, Reach)>,
     network: bool,
-    /// Names bound to the extension API (`const api = globalThis.browser ?? globalThis.chrome`).
-    aliases: Vec<String>,
+}
+
+/// Walks one parsed script with its scopes: a name counts as the extension API only when it
+/// is the global `chrome`/`browser` or a variable initialized from one, never a local that
+/// happens to carry the name (minified code reuses every short name).
+struct Visitor<'s, 'a> {
+    sem: &'s Semantic<'a>,
+    found: &'s mut Found,
 }
 
 fn is_url(s: &str) -> bool {
@@ -177,33 +242,66 @@ fn string_arg(e: &Expression<'_>) -> Option<String> {
     }
 }
 
-impl Found {
+impl Visitor<'_, '_> {
     /// Whether `e` is the extension API object: `chrome`, `browser`, `globalThis.chrome`,
-    /// an alias of one, or `a ?? b`, `a || b`, `c ? a : b` of those.
+    /// a variable initialized from one, or `a ?? b`, `a || b`, `c ? a : b` of those.
     fn is_api(&self, e: &Expression<'_>) -> bool {
+        self.api_expr(e, None, 0)
+    }
+
+    fn api_expr(&self, e: &Expression<'_>, declaring: Option<SymbolId>, depth: u8) -> bool {
+        if depth > 8 {
+            return false;
+        }
         match e.get_inner_expression() {
-            Expression::Identifier(id) => {
-                matches!(id.name.as_str(), "chrome" | "browser")
-                    || self.aliases.iter().any(|a| a == id.name.as_str())
-            }
+            Expression::Identifier(id) => self.api_ident(id, declaring, depth),
             Expression::StaticMemberExpression(m) => {
                 matches!(m.property.name.as_str(), "chrome" | "browser")
-                    && matches!(m.object.get_inner_expression(), Expression::Identifier(id) if matches!(id.name.as_str(), "globalThis" | "window" | "self"))
+                    && matches!(m.object.get_inner_expression(), Expression::Identifier(id)
+                        if matches!(id.name.as_str(), "globalThis" | "window" | "self") && self.symbol(id).is_none())
             }
-            Expression::LogicalExpression(l) => self.is_api(&l.left) && self.is_api(&l.right),
-            Expression::ConditionalExpression(c) => self.is_api(&c.consequent) && self.is_api(&c.alternate),
+            Expression::LogicalExpression(l) => {
+                self.api_expr(&l.left, declaring, depth) && self.api_expr(&l.right, declaring, depth)
+            }
+            Expression::ConditionalExpression(c) => {
+                self.api_expr(&c.consequent, declaring, depth)
+                    && self.api_expr(&c.alternate, declaring, depth)
+            }
             _ => false,
         }
     }
 
-    /// `chrome.a.b.c` (or `browser.…`, `globalThis.chrome.…`, `api.…`) as `["a", "b", "c"]`.
-    fn api_chain(&self, it: &StaticMemberExpression<'_>) -> Option<Vec<String>> {
+    fn symbol(&self, id: &IdentifierReference<'_>) -> Option<SymbolId> {
+        id.reference_id.get().and_then(|r| self.sem.scoping().get_reference(r).symbol_id())
+    }
+
+    /// The global `chrome`/`browser` (unbound, or `var browser = browser || chrome` naming
+    /// itself), or a variable whose initializer is the API.
+    fn api_ident(&self, id: &IdentifierReference<'_>, declaring: Option<SymbolId>, depth: u8) -> bool {
+        let global = matches!(id.name.as_str(), "chrome" | "browser");
+        match self.symbol(id) {
+            None => global,
+            Some(s) if Some(s) == declaring => global,
+            Some(s) => match self.sem.nodes().kind(self.sem.scoping().symbol_declaration(s)) {
+                AstKind::VariableDeclarator(d) => {
+                    d.init.as_ref().is_some_and(|init| self.api_expr(init, Some(s), depth + 1))
+                }
+                _ => false,
+            },
+        }
+    }
+
+    /// `chrome.a.b.c` (or `browser.…`, `globalThis.chrome.…`, `api.…`) as `["a", "b", "c"]`,
+    /// and whether a link of it is optional (`chrome.a?.b`).
+    fn api_chain(&self, it: &StaticMemberExpression<'_>) -> Option<(Vec<String>, bool)> {
         let mut names = vec![it.property.name.to_string()];
+        let mut optional = it.optional;
         let mut cur = it.object.get_inner_expression();
         while !self.is_api(cur) {
             match cur {
                 Expression::StaticMemberExpression(m) => {
                     names.push(m.property.name.to_string());
+                    optional |= m.optional;
                     cur = m.object.get_inner_expression();
                 }
                 _ => return None,
@@ -211,54 +309,153 @@ impl Found {
         }
         names.reverse();
         names.truncate(3);
-        Some(names)
+        Some((names, optional))
+    }
+
+    /// Records the API paths a condition tests: `chrome.x.y`, `!chrome.x`,
+    /// `typeof chrome.x.y === "function"`, `"y" in chrome.x`, and `&&`/`||` of those.
+    fn detect(&mut self, e: &Expression<'_>) {
+        match e.get_inner_expression() {
+            Expression::StaticMemberExpression(m) => {
+                if let Some((names, _)) = self.api_chain(m) {
+                    self.found.detected.push(names.join("."));
+                }
+            }
+            Expression::UnaryExpression(u)
+                if matches!(u.operator, UnaryOperator::LogicalNot | UnaryOperator::Typeof) =>
+            {
+                self.detect(&u.argument)
+            }
+            Expression::BinaryExpression(b) if b.operator == BinaryOperator::In => self.detect(&b.right),
+            Expression::BinaryExpression(b) if b.operator.is_equality() => {
+                self.detect(&b.left);
+                self.detect(&b.right);
+            }
+            Expression::LogicalExpression(l) => {
+                self.detect(&l.left);
+                self.detect(&l.right);
+            }
+            _ => {}
+        }
+    }
+
+    /// Scripts a `scripting.executeScript`-like call loads: `files`, `file`, `js` arrays.
+    fn loaded_files(&mut self, e: &Expression<'_>) {
+        let mut push = |v: &Expression<'_>| {
+            if let Some(spec) = string_arg(v).filter(|s| !is_url(s)) {
+                self.found.imports.push((spec, Reach::ExecuteScript));
+            }
+        };
+        match e.get_inner_expression() {
+            Expression::ObjectExpression(o) => {
+                for p in &o.properties {
+                    let ObjectPropertyKind::ObjectProperty(p) = p else { continue };
+                    if !p.key.static_name().is_some_and(|k| matches!(k.as_ref(), "files" | "file" | "js")) {
+                        continue;
+                    }
+                    match p.value.get_inner_expression() {
+                        Expression::ArrayExpression(a) => {
+                            for el in &a.elements {
+                                if let Some(v) = el.as_expression() {
+                                    push(v);
+                                }
+                            }
+                        }
+                        v => push(v),
+                    }
+                }
+            }
+            Expression::ArrayExpression(a) => {
+                for el in &a.elements {
+                    if let ArrayExpressionElement::ObjectExpression(_) = el
+                        && let Some(v) = el.as_expression()
+                    {
+                        self.loaded_files(v);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 }
 
-impl<'a> Visit<'a> for Found {
-    fn visit_variable_declarator(&mut self, it: &VariableDeclarator<'a>) {
-        if let (BindingPattern::BindingIdentifier(id), Some(init)) = (&it.id, &it.init)
-            && self.is_api(init)
-        {
-            self.aliases.push(id.name.to_string());
-        }
-        walk::walk_variable_declarator(self, it);
-    }
-
+impl<'a> Visit<'a> for Visitor<'_, '_> {
     fn visit_static_member_expression(&mut self, it: &StaticMemberExpression<'a>) {
-        if let Some(names) = self.api_chain(it) {
-            self.apis.push((names.join("."), it.span));
+        if let Some((names, optional)) = self.api_chain(it) {
+            self.found.apis.push((names.join("."), it.span, optional));
             return;
         }
         walk::walk_static_member_expression(self, it);
     }
 
+    fn visit_if_statement(&mut self, it: &IfStatement<'a>) {
+        self.detect(&it.test);
+        walk::walk_if_statement(self, it);
+    }
+
+    fn visit_conditional_expression(&mut self, it: &ConditionalExpression<'a>) {
+        self.detect(&it.test);
+        walk::walk_conditional_expression(self, it);
+    }
+
+    fn visit_logical_expression(&mut self, it: &LogicalExpression<'a>) {
+        self.detect(&it.left);
+        walk::walk_logical_expression(self, it);
+    }
+
+    fn visit_unary_expression(&mut self, it: &UnaryExpression<'a>) {
+        if it.operator == UnaryOperator::Typeof {
+            self.detect(&it.argument);
+        }
+        walk::walk_unary_expression(self, it);
+    }
+
+    fn visit_binary_expression(&mut self, it: &BinaryExpression<'a>) {
+        if it.operator == BinaryOperator::In {
+            self.detect(&it.right);
+        }
+        walk::walk_binary_expression(self, it);
+    }
+
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
         let first = it.arguments.first().and_then(|a| a.as_expression());
         if let Expression::StaticMemberExpression(m) = it.callee.get_inner_expression() {
+            let loads = self.api_chain(m).is_some_and(|(n, _)| {
+                matches!(
+                    n.join(".").as_str(),
+                    "scripting.executeScript" | "tabs.executeScript" | "scripting.registerContentScripts"
+                )
+            });
+            if loads {
+                for a in it.arguments.iter().filter_map(|a| a.as_expression()) {
+                    self.loaded_files(a);
+                }
+            }
             let html_arg = match m.property.name.as_str() {
                 "insertAdjacentHTML" => it.arguments.get(1).and_then(|a| a.as_expression()),
                 "write" | "writeln" if m.object.is_specific_id("document") => first,
                 _ => None,
             };
             if html_arg.is_some_and(|e| !is_literal(e)) {
-                self.unsafe_html.push((format!("{}()", m.property.name), it.span));
+                self.found.unsafe_html.push((format!("{}()", m.property.name), it.span));
             }
         }
         if let Expression::Identifier(id) = it.callee.get_inner_expression() {
             match id.name.as_str() {
-                "eval" | "Function" => self.evals.push((format!("{}()", id.name), it.span)),
+                "eval" | "Function" => self.found.evals.push((format!("{}()", id.name), it.span)),
                 "setTimeout" | "setInterval" if first.and_then(string_arg).is_some() => {
-                    self.evals.push((format!("{} with a string", id.name), it.span))
+                    self.found.evals.push((format!("{} with a string", id.name), it.span))
                 }
                 "importScripts" => {
                     for a in &it.arguments {
-                        if let Some(url) = a.as_expression().and_then(string_arg).filter(|u| is_url(u)) {
-                            self.remote.push((url, it.span));
+                        match a.as_expression().and_then(string_arg) {
+                            Some(url) if is_url(&url) => self.found.remote.push((url, it.span)),
+                            Some(spec) => self.found.imports.push((spec, Reach::ImportScripts)),
+                            None => {}
                         }
                     }
                 }
-                "fetch" => self.network = true,
+                "fetch" => self.found.network = true,
                 _ => {}
             }
         }
@@ -270,7 +467,7 @@ impl<'a> Visit<'a> for Found {
             && matches!(m.property.name.as_str(), "innerHTML" | "outerHTML")
             && !is_literal(&it.right)
         {
-            self.unsafe_html.push((format!("{} =", m.property.name), it.span));
+            self.found.unsafe_html.push((format!("{} =", m.property.name), it.span));
         }
         walk::walk_assignment_expression(self, it);
     }
@@ -278,12 +475,12 @@ impl<'a> Visit<'a> for Found {
     fn visit_new_expression(&mut self, it: &NewExpression<'a>) {
         match it.callee.get_inner_expression() {
             Expression::Identifier(id) if id.name.as_str() == "Function" => {
-                self.evals.push(("new Function()".into(), it.span))
+                self.found.evals.push(("new Function()".into(), it.span))
             }
             Expression::Identifier(id)
                 if matches!(id.name.as_str(), "XMLHttpRequest" | "WebSocket" | "EventSource") =>
             {
-                self.network = true
+                self.found.network = true
             }
             _ => {}
         }
@@ -293,9 +490,9 @@ impl<'a> Visit<'a> for Found {
     fn visit_import_expression(&mut self, it: &ImportExpression<'a>) {
         if let Some(spec) = string_arg(&it.source) {
             if is_url(&spec) {
-                self.remote.push((spec, it.span));
+                self.found.remote.push((spec, it.span));
             } else {
-                self.imports.push(spec);
+                self.found.imports.push((spec, Reach::Import));
             }
         }
         walk::walk_import_expression(self, it);
@@ -304,9 +501,9 @@ impl<'a> Visit<'a> for Found {
     fn visit_import_declaration(&mut self, it: &ImportDeclaration<'a>) {
         let spec = it.source.value.to_string();
         if is_url(&spec) {
-            self.remote.push((spec, it.span));
+            self.found.remote.push((spec, it.span));
         } else {
-            self.imports.push(spec);
+            self.found.imports.push((spec, Reach::Import));
         }
     }
 }
@@ -356,14 +553,37 @@ pub fn judge(
             at,
         ));
     }
-    for (i, p) in list("permissions").iter().enumerate() {
+    let by_keys = permissions::needed_by_keys(m);
+    let mut unchecked = Vec::new();
+    let perms = list("permissions");
+    for (i, p) in perms.iter().enumerate() {
         let unused = match p.as_str() {
-            s if s == "<all_urls>" || s.contains("://") => None,
+            s if s == "<all_urls>" || s.contains("://") || by_keys.contains(&s) => None,
             s => permissions::is_used(s, &apis).map(|used| !used),
         };
-        if unused == Some(true) {
+        if unused != Some(true) {
+            continue;
+        }
+        if usage.files == 0 {
+            unchecked.push(p.as_str());
+        } else {
             out.push(unused_finding(p, &format!("permissions[{i}]"), usage.files));
         }
+    }
+    if !unchecked.is_empty() {
+        out.push(
+            Finding::new(
+                FindingCode::ManifestPermissionUnused,
+                format!(
+                    "no script was scanned (the manifest names none that exist yet, e.g. build outputs), so whether {} {} used could not be checked",
+                    unchecked.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
+                    if unchecked.len() == 1 { "is" } else { "are" }
+                ),
+                "build the extension and validate the built manifest (manifestPath dist/<browser>/manifest.json) to check permission use",
+            )
+            .severity(Severity::Info)
+            .at("permissions"),
+        );
     }
     let host_users = [
         "scripting.",
@@ -458,7 +678,7 @@ mod tests {
 
     fn found(text: &str) -> Found {
         let mut f = Found::default();
-        let s = Script { rel: "a.js".into(), path: "a.js".into(), module: false };
+        let s = Script { rel: "a.js".into(), path: "a.js".into(), module: false, via: "test".into() };
         parse_one(text, &s, &mut f).unwrap();
         f
     }
@@ -473,7 +693,7 @@ mod tests {
              importScripts('https://cdn.example.com/x.js'); import('https://cdn.example.com/m.js'); fetch('/x');\n\
              el.innerHTML = '<b>ok</b>'; el.innerHTML = data; el.insertAdjacentHTML('beforeend', `<i>${x}</i>`); document.write(s);",
         );
-        let apis: Vec<&str> = f.apis.iter().map(|(a, _)| a.as_str()).collect();
+        let apis: Vec<&str> = f.apis.iter().map(|(a, _, _)| a.as_str()).collect();
         assert_eq!(apis, ["storage.local.get", "tabs.query", "sidePanel.open", "alarms.create"]);
         let evals: Vec<&str> = f.evals.iter().map(|(w, _)| w.as_str()).collect();
         assert_eq!(evals, ["eval()", "new Function()", "setTimeout with a string"]);

@@ -9,11 +9,11 @@
 //! ```
 
 use crate::browsers::Engine;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::OnceLock;
 
 use super::code::Location;
-use crate::manifest::{Finding, FindingCode, Json, Target};
+use crate::manifest::{Finding, FindingCode, Json, Severity, Target};
 
 const TABLE_TEXT: &str = include_str!("compat-table.tsv");
 
@@ -69,8 +69,40 @@ fn column(t: Target) -> usize {
 
 /// What MDN says of `path` (`manifest.side_panel`, `api.tabs.group`) for `t`; `None` when
 /// MDN has no entry.
+/// Reviewed corrections over the MDN data, each with its source: (feature, column
+/// (chrome 0, edge 1, firefox 2, opera 3), first version or `y`, source).
+pub const OVERRIDES: &[(&str, usize, &str, &str)] = &[
+    (
+        "manifest.permissions.search",
+        0,
+        "87",
+        "chrome.search API reference (developer.chrome.com/docs/extensions/reference/api/search): Chrome 87+; MDN's optional_permissions.search row says 87, its permissions row is blank",
+    ),
+    ("manifest.permissions.search", 1, "87", "Edge ships Chromium's chrome.search since 87 (same source)"),
+    ("manifest.permissions.search", 3, "73", "MDN's optional_permissions.search row (Opera 73)"),
+    (
+        "manifest.permissions.offscreen",
+        0,
+        "109",
+        "chrome.offscreen API reference (developer.chrome.com/docs/extensions/reference/api/offscreen): Chrome 109+, MV3",
+    ),
+    ("manifest.permissions.offscreen", 1, "109", "Edge follows Chromium 109 (same source)"),
+    ("api.offscreen", 0, "109", "chrome.offscreen API reference: Chrome 109+"),
+    ("api.offscreen", 1, "109", "Edge follows Chromium 109"),
+    (
+        "manifest.browser_specific_settings.gecko_android",
+        2,
+        "y",
+        "MDN browser_specific_settings: gecko_android is read by Firefox for Android and addons.mozilla.org; desktop Firefox's schema accepts it",
+    ),
+];
+
 pub fn support(path: &str, t: Target) -> Option<Support> {
-    let cell = table().rows.get(path)?[column(t)];
+    let col = column(t);
+    if let Some((_, _, v, _)) = OVERRIDES.iter().find(|(p, c, _, _)| *p == path && *c == col) {
+        return Some(if *v == "y" { Support::Since(None) } else { Support::Since(Some(v)) });
+    }
+    let cell = table().rows.get(path)?[col];
     Some(match cell.trim_end_matches('*') {
         "" => Support::No,
         "y" => Support::Since(None),
@@ -114,8 +146,50 @@ impl Outcome {
 
 /// Keys, permissions and APIs (`apis`: `storage.session.get` → where the code first uses
 /// it) against the table.
-pub fn check(m: &Json, t: Target, apis: &BTreeMap<String, Location>, out: &mut Outcome) {
+/// Whether any browser supports `path` (a key or permission of another browser, not a typo).
+fn supported_somewhere(path: &str) -> bool {
+    TARGETS
+        .iter()
+        .any(|n| Target::named(n).is_some_and(|t| matches!(support(path, t), Some(Support::Since(_)))))
+}
+
+const TARGETS: [&str; 4] = ["chrome", "edge", "firefox", "opera"];
+
+/// One info per browser for the keys and permissions of other browsers in a shared manifest
+/// (browsers ignore them; nothing to fix), instead of one warning each.
+fn foreign_info(t: Target, foreign: &[String], out: &mut Outcome) {
+    if foreign.is_empty() {
+        return;
+    }
     let label = browser_label(t);
+    let shown: Vec<String> = foreign.iter().take(12).map(|p| format!("`{p}`")).collect();
+    let more = if foreign.len() > shown.len() {
+        format!(" and {} more", foreign.len() - shown.len())
+    } else {
+        String::new()
+    };
+    out.findings.push(
+        Finding::new(
+            FindingCode::ManifestKeyUnsupported,
+            format!("{label} ignores {} of other browsers in this shared manifest: {}{more}", if foreign.len() == 1 { "one key or permission" } else { "keys and permissions" }, shown.join(", ")),
+            format!(
+                "nothing to fix for a cross-browser manifest; a \"{}:\" prefix keeps them out of {label}'s build",
+                other_family_prefix(t)
+            ),
+        )
+        .severity(Severity::Info),
+    );
+}
+
+pub fn check(
+    m: &Json,
+    t: Target,
+    apis: &BTreeMap<String, Location>,
+    guarded: &BTreeSet<String>,
+    out: &mut Outcome,
+) {
+    let label = browser_label(t);
+    let mut foreign = Vec::new();
     if let Some(mv) = crate::manifest::rules::values::manifest_version(m)
         && let Some(s) = support(&format!("manifest.manifest_version.v{mv}"), t)
     {
@@ -124,7 +198,7 @@ pub fn check(m: &Json, t: Target, apis: &BTreeMap<String, Location>, out: &mut O
     if let Some(o) = m.as_object() {
         for (key, v) in o.iter() {
             if key != "manifest_version" {
-                keys(v, &format!("manifest.{key}"), key, t, label, out);
+                keys(v, &format!("manifest.{key}"), key, t, label, out, &mut foreign);
             }
         }
     }
@@ -133,7 +207,30 @@ pub fn check(m: &Json, t: Target, apis: &BTreeMap<String, Location>, out: &mut O
         for (i, p) in items.iter().enumerate() {
             let Some(p) = p.as_str().filter(|p| !p.contains("://") && *p != "<all_urls>") else { continue };
             let path = format!("{list}[{i}]");
-            match support(&format!("manifest.permissions.{p}"), t) {
+            if list == "permissions"
+                && p == "webRequestBlocking"
+                && t.engine == Engine::Chromium
+                && crate::manifest::rules::values::manifest_version(m) == Some(3)
+            {
+                out.findings.push(
+                    Finding::new(
+                        FindingCode::ManifestPermissionUnsupported,
+                        format!("{label} grants `webRequestBlocking` to MV3 extensions only when enterprise policy installs them; elsewhere blocking webRequest listeners fail"),
+                        "block with declarativeNetRequest, or keep it for Firefox only with \"firefox:permissions\"",
+                    )
+                    .at(path),
+                );
+                continue;
+            }
+            // Optional-only permissions have their own rows (userScripts in Firefox 136+).
+            let optional = format!("manifest.optional_permissions.{p}");
+            let feature = if list == "optional_permissions" && table().rows.contains_key(optional.as_str()) {
+                optional
+            } else {
+                format!("manifest.permissions.{p}")
+            };
+            match support(&feature, t) {
+                Some(Support::No) if supported_somewhere(&feature) => foreign.push(format!("{path} ({p})")),
                 Some(Support::No) => out.findings.push(
                     Finding::new(
                         FindingCode::ManifestPermissionUnsupported,
@@ -147,17 +244,7 @@ pub fn check(m: &Json, t: Target, apis: &BTreeMap<String, Location>, out: &mut O
                 ),
                 Some(s) => out.need(s, &format!("the {p} permission")),
                 None if matches!(super::permissions::engines_of(p), Some(Some(f)) if f != t.engine) => {
-                    out.findings.push(
-                        Finding::new(
-                            FindingCode::ManifestPermissionUnsupported,
-                            format!("{label} does not have the `{p}` permission; it is ignored there"),
-                            format!(
-                                "declare it only where it exists, e.g. \"{}:{list}\"",
-                                other_family_prefix(t)
-                            ),
-                        )
-                        .at(path),
-                    )
+                    foreign.push(format!("{path} ({p})"))
                 }
                 None if super::permissions::engines_of(p).is_none() => {
                     let close = crate::manifest::rules::keys::closest(p, super::permissions::known_names());
@@ -180,7 +267,25 @@ pub fn check(m: &Json, t: Target, apis: &BTreeMap<String, Location>, out: &mut O
             }
         }
     }
+    // A Firefox background that is only a service worker does not run: not another
+    // browser's key there, a real problem.
+    let bg = m.get("background");
+    if t.engine == Engine::Gecko
+        && bg.is_some_and(|b| b.get("scripts").is_none() && b.get("page").is_none())
+        && let Some(i) = foreign.iter().position(|p| p == "background.service_worker")
+    {
+        foreign.remove(i);
+        out.findings.push(
+            Finding::new(
+                FindingCode::ManifestKeyUnsupported,
+                format!("{label} does not run `background.service_worker`, and this manifest gives no background.scripts: the background does not start there"),
+                "add \"scripts\": [\"<the same file>\"] to \"background\" (Chrome ignores it when service_worker is set)",
+            )
+            .at("background.service_worker"),
+        );
+    }
     let mut reported: Vec<&str> = Vec::new();
+    let mut noted: Vec<&str> = Vec::new();
     for (api, at) in apis {
         let namespace = api.split('.').next().unwrap_or(api);
         if reported.contains(&namespace) {
@@ -191,6 +296,25 @@ pub fn check(m: &Json, t: Target, apis: &BTreeMap<String, Location>, out: &mut O
         loop {
             if let Some(s) = support(probe, t) {
                 match s {
+                    Support::No if guarded.contains(api) => {
+                        if noted.contains(&namespace) {
+                            break;
+                        }
+                        noted.push(namespace);
+                        out.findings.push(
+                            Finding::new(
+                                FindingCode::ManifestApiUnsupported,
+                                format!(
+                                    "the code tests for `{}` before using it; {label} does not have it, so that branch does not run there",
+                                    probe.trim_start_matches("api.")
+                                ),
+                                "nothing to fix: the feature test handles it",
+                            )
+                            .severity(Severity::Info)
+                            .in_file(at.file.clone())
+                            .at_position(at.line, at.column),
+                        )
+                    }
                     Support::No => {
                         reported.push(namespace);
                         out.findings.push(
@@ -206,7 +330,9 @@ pub fn check(m: &Json, t: Target, apis: &BTreeMap<String, Location>, out: &mut O
                             .at_position(at.line, at.column),
                         )
                     }
-                    s => out.need(s, api),
+                    // A feature-tested call does not raise the minimum version.
+                    s if !guarded.contains(api) => out.need(s, api),
+                    _ => {}
                 }
                 break;
             }
@@ -216,6 +342,7 @@ pub fn check(m: &Json, t: Target, apis: &BTreeMap<String, Location>, out: &mut O
             }
         }
     }
+    foreign_info(t, &foreign, out);
 }
 
 fn other_family_prefix(t: Target) -> &'static str {
@@ -226,8 +353,20 @@ fn other_family_prefix(t: Target) -> &'static str {
 }
 
 /// One manifest key and what is under it; stops at the first unsupported key of a branch.
-fn keys(v: &Json, feature: &str, path: &str, t: Target, label: &str, out: &mut Outcome) {
+fn keys(
+    v: &Json,
+    feature: &str,
+    path: &str,
+    t: Target,
+    label: &str,
+    out: &mut Outcome,
+    foreign: &mut Vec<String>,
+) {
     if let Some(s) = support(feature, t) {
+        if s == Support::No && supported_somewhere(feature) {
+            foreign.push(path.to_owned());
+            return;
+        }
         if s == Support::No {
             out.findings.push(
                 Finding::new(
@@ -248,13 +387,13 @@ fn keys(v: &Json, feature: &str, path: &str, t: Target, label: &str, out: &mut O
     match v {
         Json::Object(o) => {
             for (k, child) in o.iter() {
-                keys(child, &format!("{feature}.{k}"), &format!("{path}.{k}"), t, label, out);
+                keys(child, &format!("{feature}.{k}"), &format!("{path}.{k}"), t, label, out, foreign);
             }
         }
         Json::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 if item.as_object().is_some() {
-                    keys(item, feature, &format!("{path}[{i}]"), t, label, out);
+                    keys(item, feature, &format!("{path}[{i}]"), t, label, out, foreign);
                 }
             }
         }

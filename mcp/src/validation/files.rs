@@ -19,6 +19,8 @@ pub struct Script {
     pub rel: String,
     pub path: PathBuf,
     pub module: bool,
+    /// How the scan reached it: `manifest background.service_worker`, `<script src> in popup.html`.
+    pub via: String,
 }
 
 /// What the file pass found for one target.
@@ -55,7 +57,7 @@ pub fn check(layout: &Layout<'_>, m: &Json, mv3: bool) -> Files {
         one(layout, &r, mv3, &mut files);
     }
     files.scripts.sort();
-    files.scripts.dedup();
+    files.scripts.dedup_by(|a, b| a.rel == b.rel);
     files
 }
 
@@ -86,9 +88,12 @@ fn one(layout: &Layout<'_>, r: &FileRef, mv3: bool, files: &mut Files) {
         return;
     }
     match r.kind {
-        RefKind::ClassicScript | RefKind::ModuleScript => {
-            files.scripts.push(Script { rel, path, module: r.kind == RefKind::ModuleScript })
-        }
+        RefKind::ClassicScript | RefKind::ModuleScript => files.scripts.push(Script {
+            rel,
+            path,
+            module: r.kind == RefKind::ModuleScript,
+            via: format!("manifest {}", r.json_path),
+        }),
         RefKind::Page => page(layout, &rel, &path, mv3, files),
         RefKind::Asset if is_icon(&r.json_path) => icon(&rel, &path, &r.json_path, files),
         RefKind::Asset if r.json_path.starts_with("declarative_net_request.") => {
@@ -180,9 +185,12 @@ fn page(layout: &Layout<'_>, rel: &str, path: &Path, mv3: bool, files: &mut File
             if src.starts_with('/') || dir.is_empty() { src.clone() } else { format!("{dir}/{src}") };
         let Some(script_rel) = normalize(&joined) else { continue };
         match locate(layout.root, layout.public.as_deref(), layout.project, &script_rel) {
-            Some(p) if layout.boundary.check(&p).is_none() => {
-                files.scripts.push(Script { rel: script_rel, path: p, module })
-            }
+            Some(p) if layout.boundary.check(&p).is_none() => files.scripts.push(Script {
+                rel: script_rel,
+                path: p,
+                module,
+                via: format!("<script src> in {rel}"),
+            }),
             Some(_) => {}
             None => files.findings.push(
                 Finding::new(

@@ -143,7 +143,7 @@ pub fn inspect(dist: &Path, target: Target, built: bool, has_source_zip: bool) -
         })
         .collect();
     scripts.sort();
-    scripts.dedup();
+    scripts.dedup_by(|a, b| a.rel == b.rel);
     let usage = code::scan(dist, &Boundary::new(dist), &scripts);
     let permissions = permission_analysis(&m, &usage);
     let store_flags = flags(&m, target, &files, &usage, &permissions, has_source_zip, dist);
@@ -273,6 +273,7 @@ fn follow(
                     rel: cur.clone(),
                     path: path.clone(),
                     module: kind == RefKind::ModuleScript,
+                    via: if cur == rel { "manifest".into() } else { format!("pulled in by {rel}") },
                 });
                 if kind == RefKind::ModuleScript
                     && let Some(t) = text()

@@ -65,6 +65,9 @@ pub struct Report {
     pub manifest_path: String,
     pub errors: Vec<Finding>,
     pub warnings: Vec<Finding>,
+    /// Worth knowing, nothing a store or browser rejects: keys of the other browsers in a
+    /// shared manifest, feature-detected APIs, a usage check the scan could not make.
+    pub info: Vec<Finding>,
     pub browser_support: BTreeMap<String, BrowserSupport>,
     pub similar_templates: Vec<similar::Similar>,
     /// What the code scan read.
@@ -83,6 +86,8 @@ pub const MAX_FINDINGS: usize = 200;
 #[serde(rename_all = "camelCase")]
 pub struct Scanned {
     pub scripts: usize,
+    /// Each script read, and how the scan reached it.
+    pub files: Vec<code::ScannedFile>,
     pub bytes: u64,
     /// API uses found, e.g. `storage.local.get`.
     pub apis: Vec<String>,
@@ -137,7 +142,7 @@ pub fn validate(req: &Request) -> Result<Report, ValidateError> {
     }
     // Findings of the source itself count for every browser.
     let common_errors = all.iter().filter(|(f, _)| f.is_error()).count();
-    let common_warnings = all.len() - common_errors;
+    let common_warnings = all.iter().filter(|(f, _)| f.severity == Severity::Warning).count();
     let public = Some(project.join("public")).filter(|p| p.is_dir());
     let layout = files::Layout { project, root: &source.root, public, boundary: &boundary };
     let mut support = BTreeMap::new();
@@ -164,7 +169,7 @@ pub fn validate(req: &Request) -> Result<Report, ValidateError> {
             code::judge(&usage, &fs.remote_scripts, m, t, mv3, &mut found);
         }
         let mut outcome = compat::Outcome::default();
-        compat::check(m, t, &usage.apis, &mut outcome);
+        compat::check(m, t, &usage.apis, &usage.guarded, &mut outcome);
         found.extend(outcome.findings);
         if let Some(need) = &outcome.min_version
             && let Some(f) = compat::min_version_finding(m, t, need)
@@ -174,6 +179,11 @@ pub fn validate(req: &Request) -> Result<Report, ValidateError> {
         gecko_store(m, t, mv3, &mut found);
         scanned.scripts = scanned.scripts.max(usage.files);
         scanned.bytes = scanned.bytes.max(usage.bytes);
+        for f in &usage.scanned {
+            if !scanned.files.iter().any(|s: &code::ScannedFile| s.file == f.file) {
+                scanned.files.push(f.clone());
+            }
+        }
         for a in usage.apis.keys() {
             if !scanned.apis.contains(a) {
                 scanned.apis.push(a.clone());
@@ -194,7 +204,7 @@ pub fn validate(req: &Request) -> Result<Report, ValidateError> {
             BrowserSupport {
                 ok: errors == 0,
                 errors,
-                warnings: found.len() - own_errors + common_warnings,
+                warnings: found.iter().filter(|f| f.severity == Severity::Warning).count() + common_warnings,
                 min_version: outcome.min_version.as_ref().map(|(v, _)| v.clone()),
                 min_version_from: outcome.min_version.map(|(_, from)| from),
             },
@@ -212,13 +222,16 @@ pub fn validate(req: &Request) -> Result<Report, ValidateError> {
         })
         .unwrap_or_default();
     let merged = merge(all, &req.targets);
-    let (errors, warnings): (Vec<Finding>, Vec<Finding>) = merged.into_iter().partition(Finding::is_error);
+    let (errors, rest): (Vec<Finding>, Vec<Finding>) = merged.into_iter().partition(Finding::is_error);
+    let (warnings, info): (Vec<Finding>, Vec<Finding>) =
+        rest.into_iter().partition(|f| f.severity == Severity::Warning);
     scanned.apis.sort();
     Ok(Report {
         valid: errors.is_empty(),
         manifest_path: shown,
         errors,
         warnings,
+        info,
         browser_support: support,
         similar_templates: similar,
         scanned,
@@ -249,6 +262,7 @@ fn failed_report(shown: String, f: Finding, targets: &[Target]) -> Report {
         manifest_path: shown,
         errors: vec![f],
         warnings: Vec::new(),
+        info: Vec::new(),
         browser_support: support,
         similar_templates: Vec::new(),
         scanned: Scanned::default(),
@@ -274,17 +288,20 @@ fn source_level(source: &SourceManifest, shown: &str, all: &mut Vec<(Finding, Op
             None,
         ));
     }
-    if let Some((kind, pos)) = source.spans.lenient.iter().find(|(k, _)| *k != Lenient::LineComment) {
+    // Firefox strips `//` comments anywhere outside strings before JSON.parse (its own test,
+    // toolkit/mozapps/extensions/test/xpcshell/test_json_parser.js, parses `"0.1" // , …`);
+    // block comments and trailing commas reach JSON.parse and fail.
+    let refused = |k: &Lenient| !matches!(k, Lenient::LineComment | Lenient::InlineComment);
+    if let Some((kind, pos)) = source.spans.lenient.iter().find(|(k, _)| refused(k)) {
         let what = match kind {
             Lenient::BlockComment => "a /* */ comment",
-            Lenient::InlineComment => "a // comment after a value",
             _ => "a trailing comma",
         };
         all.push((
             Finding::new(
                 FindingCode::ManifestJsonLenient,
                 format!("{file} has {what}: Chrome accepts it, but Firefox refuses the folder when loaded unbuilt (webext-mcp builds write plain JSON)"),
-                "use only whole-line // comments and no trailing commas, or always load the built dist/ folder",
+                "use only // comments and no trailing commas, or always load the built dist/ folder",
             )
             .in_file(file.clone())
             .at_position(pos.line, pos.column),
@@ -371,7 +388,12 @@ fn merge(all: Vec<(Finding, Option<Target>)>, targets: &[Target]) -> Vec<Finding
             f.browsers.clear();
         }
     }
-    out.sort_by_key(|f| (f.severity != Severity::Error, f.line.unwrap_or(usize::MAX)));
+    let rank = |s: Severity| match s {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+        Severity::Info => 2,
+    };
+    out.sort_by_key(|f| (rank(f.severity), f.line.unwrap_or(usize::MAX)));
     out
 }
 

@@ -164,6 +164,51 @@ const API_PERMISSIONS: &[(&str, &[&str])] = &[
     ("webRequest", &["webRequest"]),
 ];
 
+/// Manifest keys that only work with a permission: the permission is used by the key,
+/// whatever the code does. (key path, permissions any of which it needs, source).
+pub const KEY_PERMISSIONS: &[(&str, &[&str], &str)] = &[
+    (
+        "side_panel",
+        &["sidePanel"],
+        "https://developer.chrome.com/docs/extensions/reference/api/sidePanel#manifest",
+    ),
+    (
+        "declarative_net_request",
+        &["declarativeNetRequest", "declarativeNetRequestWithHostAccess"],
+        "https://developer.chrome.com/docs/extensions/reference/api/declarativeNetRequest#manifest",
+    ),
+    (
+        "tts_engine",
+        &["ttsEngine"],
+        "https://developer.chrome.com/docs/extensions/reference/api/ttsEngine#manifest",
+    ),
+    (
+        "storage.managed_schema",
+        &["storage"],
+        "https://developer.chrome.com/docs/extensions/reference/manifest/storage",
+    ),
+    (
+        "chrome_url_overrides",
+        &[],
+        "https://developer.chrome.com/docs/extensions/develop/ui/override-chrome-pages (needs none)",
+    ),
+];
+
+/// The permissions the keys present in `m` need (see [`KEY_PERMISSIONS`]).
+pub fn needed_by_keys(m: &crate::manifest::Json) -> Vec<&'static str> {
+    KEY_PERMISSIONS
+        .iter()
+        .filter(|(key, _, _)| {
+            let mut cur = Some(m);
+            for part in key.split('.') {
+                cur = cur.and_then(|v| v.get(part));
+            }
+            cur.is_some()
+        })
+        .flat_map(|(_, ps, _)| ps.iter().copied())
+        .collect()
+}
+
 /// Methods that need a permission their namespace otherwise does not.
 const METHOD_PERMISSIONS: &[(&str, &[&str])] = &[
     ("runtime.connectNative", &["nativeMessaging"]),

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use super::extension_build::{Browsers, BuildArgs};
-use crate::manifest::{self, Target};
+use crate::manifest::{self, Severity, Target};
 use crate::paths::resolve_lexically;
 use crate::tools::registry::schema::{display_as_word, word};
 use crate::tools::{Call, Ctx, Effect, ToolDef, ToolOutput, ToolResult, Toolset, decode, schema_of};
@@ -121,7 +121,7 @@ const EXTENSION_MANIFEST_VALIDATE: ToolDef = ToolDef {
     name: "extension_manifest_validate",
     title: "Validate manifest",
     toolset: Toolset::Build,
-    description: "Check manifest.json per browser before loading: types, required fields, version, match patterns, CSP, web_accessible_resources, commands, icons, locales, files, MDN support and minVersion, and the scripts' API use against the permissions (eval, remote code). Returns {valid, errors, warnings, browserSupport, similarTemplates}.",
+    description: "Check manifest.json per browser before loading: types, required fields, version, match patterns, CSP, web_accessible_resources, commands, icons, locales, files, MDN support and minVersion, and the scripts' API use against the permissions (eval, remote code). Returns {valid, errors, warnings, info, browserSupport, scanned (files and how each was reached), similarTemplates}.",
     effect: Effect::Read,
     input_schema: schema_of::<ValidateArgs>,
     run: |ctx, call, args| Box::pin(extension_manifest_validate(ctx, call, args)),
@@ -138,17 +138,18 @@ async fn extension_manifest_validate(_ctx: Ctx, _call: Call, args: Value) -> Too
 /// `valid`/`invalid`, one line per browser, then each finding with its fix.
 pub fn validate_text(r: &Report) -> String {
     let mut s = format!(
-        "{}: {} ({} errors, {} warnings)\n",
+        "{}: {} ({} errors, {} warnings, {} info)\n",
         r.manifest_path,
         if r.valid { "valid" } else { "INVALID" },
         r.errors.len(),
-        r.warnings.len()
+        r.warnings.len(),
+        r.info.len()
     );
     for (b, sup) in &r.browser_support {
         let min = sup.min_version.as_ref().map(|v| format!(", needs {b} ≥ {v}")).unwrap_or_default();
         s.push_str(&format!("  {b}: {}{min}\n", if sup.ok { "ok" } else { "refuses it" }));
     }
-    for f in r.errors.iter().chain(&r.warnings) {
+    for f in r.errors.iter().chain(&r.warnings).chain(&r.info) {
         let at = match (&f.file, f.line) {
             (Some(file), Some(line)) => format!(" ({file}:{line})"),
             _ => String::new(),
@@ -157,7 +158,11 @@ pub fn validate_text(r: &Report) -> String {
             if f.browsers.is_empty() { String::new() } else { format!(" [{}]", f.browsers.join(", ")) };
         s.push_str(&format!(
             "{} {}{at}{only}\n    fix: {}\n",
-            if f.is_error() { "error" } else { "warning" },
+            match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Info => "info",
+            },
             f.line_text(),
             f.fix
         ));

@@ -19,6 +19,7 @@ pub mod files;
 pub mod inspect;
 pub mod locales;
 pub mod permissions;
+pub mod script;
 pub mod similar;
 
 use std::collections::BTreeMap;

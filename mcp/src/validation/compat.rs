@@ -90,6 +90,12 @@ pub const OVERRIDES: &[(&str, usize, &str, &str)] = &[
     ("api.offscreen", 0, "109", "chrome.offscreen API reference: Chrome 109+"),
     ("api.offscreen", 1, "109", "Edge follows Chromium 109"),
     (
+        "manifest.permissions.menus",
+        2,
+        "55",
+        "MDN's api.menus row and menus API page: Firefox 55 (the permissions.menus row is blank in every column)",
+    ),
+    (
         "manifest.browser_specific_settings.gecko_android",
         2,
         "y",
@@ -230,7 +236,12 @@ pub fn check(
                 format!("manifest.permissions.{p}")
             };
             match support(&feature, t) {
-                Some(Support::No) if supported_somewhere(&feature) => foreign.push(format!("{path} ({p})")),
+                Some(Support::No)
+                    if supported_somewhere(&feature)
+                        || matches!(super::permissions::engines_of(p), Some(Some(f)) if f != t.engine) =>
+                {
+                    foreign.push(format!("{path} ({p})"))
+                }
                 Some(Support::No) => out.findings.push(
                     Finding::new(
                         FindingCode::ManifestPermissionUnsupported,

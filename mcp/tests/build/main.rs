@@ -19,6 +19,7 @@ mod outputs;
 mod real_projects;
 mod symlinks;
 mod validate;
+mod validate_trust;
 mod zips;
 
 use std::path::{Path, PathBuf};

@@ -137,10 +137,9 @@ fn rows() -> Vec<Row> {
             .file("_locales/en/messages.json", "{}"),
         row("MANIFEST_PLACEHOLDER", json!({"default_locale": "en"}))
             .file("_locales/en/messages.json", r#"{"hi": {"message": "Hi $USER$"}}"#),
-        row("MANIFEST_KEY_UNSUPPORTED", json!({"side_panel": {"default_path": "p.html"}}))
-            .file("p.html", "<p>"),
-        row("MANIFEST_PERMISSION_UNSUPPORTED", json!({"permissions": ["sidePanel"]})),
-        row("MANIFEST_PERMISSION_UNSUPPORTED", json!({"permissions": ["offscreen"]})),
+        // A key no browser supports yet (another browser's key is an info: validate_trust.rs).
+        row("MANIFEST_KEY_UNSUPPORTED", json!({"icon_variants": [{"any": "bg.js"}]})),
+        row("MANIFEST_PERMISSION_UNSUPPORTED", json!({"permissions": ["webRequest", "webRequestBlocking"]})),
         row(
             "MANIFEST_MIN_VERSION",
             json!({

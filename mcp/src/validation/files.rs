@@ -94,7 +94,9 @@ fn one(layout: &Layout<'_>, r: &FileRef, mv3: bool, files: &mut Files) {
             module: r.kind == RefKind::ModuleScript,
             via: format!("manifest {}", r.json_path),
         }),
-        RefKind::Page => page(layout, &rel, &path, mv3, files),
+        // Sandboxed pages run under their own CSP, which allows inline scripts and handlers
+        // (developer.chrome.com/docs/extensions/reference/manifest/sandbox).
+        RefKind::Page => page(layout, &rel, &path, mv3 && !r.json_path.starts_with("sandbox."), files),
         RefKind::Asset if is_icon(&r.json_path) => icon(&rel, &path, &r.json_path, files),
         RefKind::Asset if r.json_path.starts_with("declarative_net_request.") => {
             files.findings.extend(ruleset(&rel, &path, &r.json_path))

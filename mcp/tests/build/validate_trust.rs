@@ -255,3 +255,26 @@ fn other_browsers_keys_are_one_info_per_browser_and_findings_are_ranked() {
     let first_info = text.find("\ninfo ").expect("info lines");
     assert!(text.rfind("\nwarning ").is_none_or(|w| w < first_info), "{text}");
 }
+
+#[test]
+fn a_sandboxed_page_may_have_inline_scripts() {
+    let manifest = json!({
+        "manifest_version": 3, "name": "Sandbox", "version": "1.0",
+        "sandbox": { "pages": ["sandbox.html"] },
+        "action": { "default_popup": "popup.html" }
+    });
+    let page = "<!doctype html><script>window.parent.postMessage(1, '*')</script><button onclick=\"go()\">go</button>\n";
+    let r = validate(
+        project(manifest, &[("sandbox.html", page), ("popup.html", "<p>ok</p>")]).path(),
+        &["chrome"],
+    );
+    assert!(r.errors.is_empty(), "{:#?}", r.errors);
+    assert!(of(&r, FindingCode::ManifestUnsafeHtml).is_empty(), "{:#?}", r.warnings);
+    // The same markup in an ordinary extension page is refused.
+    let manifest = json!({
+        "manifest_version": 3, "name": "Popup", "version": "1.0",
+        "action": { "default_popup": "popup.html" }
+    });
+    let r = validate(project(manifest, &[("popup.html", page)]).path(), &["chrome"]);
+    assert!(of(&r, FindingCode::ManifestCspRemoteScript).len() == 1, "{:#?}", r.errors);
+}

@@ -384,14 +384,17 @@ fn icon(rel: &str, path: &Path, json_path: &str, files: &mut Files) {
     };
     if let Some(message) = problem {
         let size = key.unwrap_or(w.max(h));
+        // A square icon larger than its key is scaled down and looks right: worth knowing
+        // (a bigger package), nothing a browser or store refuses.
+        let larger = w == h && key.is_some_and(|k| w > k);
         files.findings.push(
             Finding::new(
                 FindingCode::ManifestIconSize,
-                message,
+                if larger { format!("{message}; browsers scale it down") } else { message },
                 format!("resize it to {size}×{size} pixels"),
             )
             .at(json_path)
-            .severity(Severity::Warning),
+            .severity(if larger { Severity::Info } else { Severity::Warning }),
         );
     }
 }

@@ -278,3 +278,29 @@ fn a_sandboxed_page_may_have_inline_scripts() {
     let r = validate(project(manifest, &[("popup.html", page)]).path(), &["chrome"]);
     assert!(of(&r, FindingCode::ManifestCspRemoteScript).len() == 1, "{:#?}", r.errors);
 }
+
+#[test]
+fn an_icon_larger_than_its_key_is_info_and_a_smaller_one_a_warning() {
+    let icon = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/starter/src/icons/icon-48.png"),
+    )
+    .unwrap();
+    let p = Project::empty();
+    p.write("i.png", &icon);
+    p.write(
+        "manifest.json",
+        serde_json::to_string(&json!({
+            "manifest_version": 3, "name": "Icons", "version": "1.0",
+            "icons": { "16": "i.png", "32": "i.png", "128": "i.png" }
+        }))
+        .unwrap(),
+    );
+    let r = validate(p.path(), &["chrome"]);
+    let sizes = of(&r, FindingCode::ManifestIconSize);
+    let info: Vec<&str> =
+        sizes.iter().filter(|f| f.severity == Severity::Info).filter_map(|f| f.path.as_deref()).collect();
+    let warn: Vec<&str> =
+        sizes.iter().filter(|f| f.severity == Severity::Warning).filter_map(|f| f.path.as_deref()).collect();
+    assert_eq!(info, ["icons.16", "icons.32"], "{sizes:#?}");
+    assert_eq!(warn, ["icons.128"], "{sizes:#?}");
+}

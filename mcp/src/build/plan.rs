@@ -107,6 +107,7 @@ pub fn plan(
     let resolved = manifest::resolve(&source.json, target);
     let mut manifest = resolved.manifest;
     let mut findings = resolved.findings;
+    findings.extend(manifest::mv2::convert(&mut manifest));
     findings.extend(source.findings.iter().cloned());
     let public = Some(project.join("public")).filter(|p| p.is_dir());
     let mut p = Planner {
@@ -135,17 +136,20 @@ pub fn plan(
     if let Some(dir) = p.public.clone() {
         p.add_tree(&dir, "");
     }
-    let locales = source.root.join("_locales");
-    if locales.is_dir() {
-        p.add_tree(&locales, "_locales");
+    if source.locales.is_dir() {
+        p.add_tree(&source.locales, "_locales");
     }
     for r in manifest::file_refs(&manifest) {
         p.add_ref(&r);
-        // The output manifest names files the way the output has them (no `./`, no `/`).
+        // The output manifest names files the way the output has them (no `./`, no `/`; a
+        // compiled stylesheet by its CSS name).
         if r.kind != RefKind::Pattern
-            && let Some(n) = normalize(&r.path).filter(|n| *n != r.path)
+            && let Some(n) = normalize(&r.path)
         {
-            set_path(&mut manifest, &r.json_path, Json::String(n));
+            let out = p.renamed.get(&n).cloned().unwrap_or(n);
+            if out != r.path {
+                set_path(&mut manifest, &r.json_path, Json::String(out));
+            }
         }
     }
     p.add_special_folders();
@@ -246,6 +250,10 @@ impl Planner<'_> {
     fn add_file(&mut self, rel: &str, kind: RefKind, json_path: &str, from: Option<&str>) {
         let bundled_script = matches!(kind, RefKind::ClassicScript | RefKind::ModuleScript)
             && crate::build::bundle::transform::needs_transform(Path::new(rel));
+        if kind == RefKind::Style && crate::build::bundle::sass::is_sass(Path::new(rel)) {
+            self.add_sass(rel, json_path, from);
+            return;
+        }
         if let Some(what) = needs_compile(rel).filter(|_| !bundled_script) {
             let mut f = Finding::new(
                 FindingCode::ManifestNeedsCompile,
@@ -300,6 +308,50 @@ impl Planner<'_> {
             RefKind::Page => self.follow_page(rel, &src),
             RefKind::Style => self.follow_style(rel, &src),
             RefKind::Asset | RefKind::Pattern => {}
+        }
+    }
+
+    /// A stylesheet in Sass named by the manifest or a page: compiled by grass into
+    /// `<stem>.css` beside it (the manifest entry and the page's link renamed); a file grass
+    /// rejects is `MANIFEST_NEEDS_COMPILE` with grass's message, so the project's toolchain
+    /// builds it.
+    fn add_sass(&mut self, rel: &str, json_path: &str, from: Option<&str>) {
+        if !self.seen.insert(rel.to_owned()) {
+            return;
+        }
+        let at = |f: Finding| match from {
+            Some(page) => f.in_file(page),
+            None => f.at(json_path),
+        };
+        let Some(src) = self.locate(rel) else {
+            let f = Finding::new(
+                FindingCode::ManifestMissingFile,
+                format!("`{rel}` does not exist"),
+                format!("create {rel} next to manifest.json, or fix the path"),
+            );
+            self.plan.findings.push(at(f));
+            return;
+        };
+        if !self.admit(&src, from.is_none().then_some(json_path)) {
+            return;
+        }
+        match crate::build::bundle::sass::compile(&src, self.project, &self.boundary) {
+            Ok(compiled) => {
+                let out = format!("{}.css", rel.rsplit_once('.').map_or(rel, |(stem, _)| stem));
+                for input in &compiled.inputs {
+                    self.plan.inputs.insert(input.clone(), out.clone());
+                }
+                self.plan.generated.insert(out.clone(), compiled.css);
+                self.renamed.insert(rel.to_owned(), out);
+            }
+            Err(why) => {
+                let f = Finding::new(
+                    FindingCode::ManifestNeedsCompile,
+                    format!("`{rel}` is Sass that the native compiler (grass) rejects: {why}"),
+                    "fix the stylesheet, or build with the project's toolchain (Extension.js with the sass package: npm i -D extension sass; Node.js ≥ 22.12)",
+                );
+                self.plan.findings.push(at(f));
+            }
         }
     }
 

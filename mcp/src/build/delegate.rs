@@ -296,7 +296,7 @@ pub fn describe(
         Toolchain::ExtensionJsNpx { dir, why } => {
             programs.push(PathBuf::from("npx"));
             // A workspace package's own files choose what runs there too.
-            if dir != project {
+            if dir.as_path() != project {
                 programs.extend(
                     std::iter::once("package.json")
                         .chain(super::config_file::CONFIG_FILES)

@@ -148,7 +148,9 @@ fn delegated_run(
 fn why_of(findings: &[Finding]) -> String {
     match findings.first() {
         Some(f) if findings.len() == 1 => f.line_text(),
-        Some(f) => format!("{} (and {} more: {})", f.line_text(), findings.len() - 1, needs::code_list(findings)),
+        Some(f) => {
+            format!("{} (and {} more: {})", f.line_text(), findings.len() - 1, needs::code_list(findings))
+        }
         None => "the project has its own build".into(),
     }
 }
@@ -218,7 +220,8 @@ fn delegate_error(e: DelegateError, findings: Vec<Finding>) -> BuildError {
         },
         DelegateError::Failed { message, output_tail } => BuildError::Failed {
             message: with_tail(message, &output_tail),
-            hint: "fix the error the toolchain printed (above; all of it in outputTail), and build again".into(),
+            hint: "fix the error the toolchain printed (above; all of it in outputTail), and build again"
+                .into(),
             findings,
             output_tail,
         },
@@ -229,7 +232,10 @@ fn delegate_error(e: DelegateError, findings: Vec<Finding>) -> BuildError {
             output_tail,
         },
         DelegateError::Timeout { after, output_tail } => BuildError::Timeout {
-            message: with_tail(format!("the toolchain did not finish within {} s", after.as_secs()), &output_tail),
+            message: with_tail(
+                format!("the toolchain did not finish within {} s", after.as_secs()),
+                &output_tail,
+            ),
             output_tail,
         },
     }

@@ -12,12 +12,12 @@ use std::path::Path;
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
-    BinaryExpression, ComputedMemberExpression, ConditionalExpression, Expression, IfStatement, LogicalExpression,
-    LogicalOperator, Program, StaticMemberExpression, UnaryOperator,
+    BinaryExpression, ComputedMemberExpression, ConditionalExpression, Expression, IfStatement,
+    LogicalExpression, LogicalOperator, Program, StaticMemberExpression, UnaryOperator,
 };
-use oxc_syntax::operator::BinaryOperator;
 use oxc_ast_visit::{Visit, walk};
 use oxc_span::Span;
+use oxc_syntax::operator::BinaryOperator;
 
 use super::env::{PUBLIC_PREFIX, PublicEnv};
 use super::js::{self, Goal, SyntaxError};
@@ -180,10 +180,12 @@ fn typeof_process_defined(b: &BinaryExpression<'_>) -> bool {
         }
         _ => false,
     };
-    let literal = |e: &Expression<'_>| match e.get_inner_expression() {
-        Expression::StringLiteral(s) => Some(s.value.as_str()),
-        _ => None,
-    };
+    fn literal<'e>(e: &'e Expression<'_>) -> Option<&'e str> {
+        match e.get_inner_expression() {
+            Expression::StringLiteral(s) => Some(s.value.as_str()),
+            _ => None,
+        }
+    }
     let (word, flipped) = if is_typeof_process(&b.left) {
         (literal(&b.right), false)
     } else if is_typeof_process(&b.right) {

@@ -127,7 +127,7 @@ pub fn run_value_warnings(cfg: &config_file::ExtensionConfig, target: Target) ->
     for u in cfg.unresolved.iter().filter(|u| applies(&u.key)) {
         match groups.iter_mut().find(|(source, _)| *source == u.source) {
             Some((_, keys)) => keys.push(u),
-            None => groups.push((&u.source, vec![u])),
+            None => groups.push((u.source.as_str(), vec![u])),
         }
     }
     let file = &cfg.file;

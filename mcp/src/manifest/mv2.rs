@@ -134,7 +134,10 @@ mod tests {
         let (m, f) = run(
             r#"{"manifest_version":2,"content_security_policy":{"extension_pages":"script-src 'self' 'wasm-unsafe-eval'; object-src 'self'","sandbox":"sandbox allow-scripts"}}"#,
         );
-        assert_eq!(m.to_serde()["content_security_policy"], "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'");
+        assert_eq!(
+            m.to_serde()["content_security_policy"],
+            "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'"
+        );
         assert!(f[0].message.contains("sandbox"), "{f:?}");
         let (m, _) = run(r#"{"manifest_version":2,"content_security_policy":{"sandbox":"x"}}"#);
         assert!(m.get("content_security_policy").is_none());

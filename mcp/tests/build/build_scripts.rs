@@ -37,7 +37,10 @@ fn extension_package(p: &Project, dir: &str) {
     p.write(&format!("{dir}/src/manifest.json"), MANIFEST)
         .write(&format!("{dir}/src/content.js"), "console.log('mono');\n")
         .write(&format!("{dir}/src/look.less"), "@c: red;\nbody { color: @c }\n")
-        .write(&format!("{dir}/package.json"), r#"{"name":"ext","private":true,"scripts":{"build":"extension build"}}"#);
+        .write(
+            &format!("{dir}/package.json"),
+            r#"{"name":"ext","private":true,"scripts":{"build":"extension build"}}"#,
+        );
 }
 
 /// Runs with the stand-in npx and Node.js 22.12 on hand, npx allowed.
@@ -55,7 +58,11 @@ fn build_with_npx(p: &Project, npx_allowed: bool) -> super::Run {
 }
 
 fn runs(p: &Project) -> Vec<String> {
-    std::fs::read_to_string(p.path().join("runs.log")).unwrap_or_default().lines().map(str::to_owned).collect()
+    std::fs::read_to_string(p.path().join("runs.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 fn delegation(run: &super::Run) -> Value {
@@ -80,7 +87,10 @@ fn an_npm_monorepo_whose_script_runs_an_uninstalled_extension_builds_with_the_pi
     );
     let d = delegation(&run);
     assert_eq!(d["toolchain"], "Extension.js (through npx)", "{d:#}");
-    assert!(d["command"].as_str().unwrap().ends_with("--yes extension@4.1.x build --browser chrome"), "{d:#}");
+    assert!(
+        d["command"].as_str().unwrap().ends_with("--yes extension@4.1.x build --browser chrome"),
+        "{d:#}"
+    );
     let reason = d["reason"].as_str().unwrap();
     assert!(reason.contains("packages/extension") && reason.contains("exit 127"), "{reason}");
     assert!(d["outputTail"].to_string().contains("Extension.js notice"), "{d:#}");
@@ -136,7 +146,11 @@ fn a_build_script_that_is_webext_mcp_build_is_never_run() {
 fn a_failed_toolchain_shows_its_output_in_the_plain_text() {
     let p = super::delegation::esm_project();
     p.write("package.json", r#"{"name":"esm-project","scripts":{"build":"sh ./fail.sh"}}"#);
-    executable(&p, "fail.sh", "#!/bin/sh\necho 'compiling…'\nprintf '\\033[31mboom: cannot resolve ./lib.js\\033[0m\\n' >&2\nexit 3\n");
+    executable(
+        &p,
+        "fail.sh",
+        "#!/bin/sh\necho 'compiling…'\nprintf '\\033[31mboom: cannot resolve ./lib.js\\033[0m\\n' >&2\nexit 3\n",
+    );
     let out = std::process::Command::new(super::bin())
         .arg("--home")
         .arg(p.home.path())

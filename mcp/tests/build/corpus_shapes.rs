@@ -49,7 +49,11 @@ fn a_firefox_mv2_build_converts_mv3_shaped_keys_and_says_so() {
     let converted: Vec<&Value> =
         warnings.iter().filter(|w| w["code"] == "MANIFEST_CONVERTED_FOR_MV2").collect();
     let paths: Vec<&str> = converted.iter().map(|w| w["path"].as_str().unwrap()).collect();
-    assert_eq!(paths, ["permissions", "content_security_policy", "web_accessible_resources"], "{warnings:#?}");
+    assert_eq!(
+        paths,
+        ["permissions", "content_security_policy", "web_accessible_resources"],
+        "{warnings:#?}"
+    );
     assert!(converted[1]["message"].as_str().unwrap().contains("'wasm-unsafe-eval'"), "{converted:#?}");
     // Chrome's MV3 build keeps the MV3 shapes and converts nothing.
     let chrome = manifest(&p, "chrome");

@@ -67,7 +67,11 @@ fn sass_named_by_the_manifest_or_a_page_becomes_css() {
     assert_eq!(run.build_for("chrome")["pipeline"], "native", "{:#}", run.json);
     assert_eq!(manifest(&p)["content_scripts"][0]["css"][0], "styles/look.css");
     assert!(p.read("dist/chrome/styles/look.css").contains("color: #102030"));
-    assert!(p.read("dist/chrome/popup.html").contains("href=\"/popup.css\""), "{}", p.read("dist/chrome/popup.html"));
+    assert!(
+        p.read("dist/chrome/popup.html").contains("href=\"/popup.css\""),
+        "{}",
+        p.read("dist/chrome/popup.html")
+    );
     assert!(p.read("dist/chrome/popup.css").contains("width: 300px"));
     assert!(!p.path().join("dist/chrome/styles/look.scss").exists());
 }

@@ -167,8 +167,13 @@ async fn jsx_builds() -> Option<Vec<(&'static str, &'static str, crate::build_lo
     }
     // Only preact installed, JSX for React's runtime and `useState` from "react": React's
     // entry points resolve to Preact's, as Extension.js aliases them.
-    let preact_only = |dir: &std::path::Path| copy_dir(&modules.join("preact"), &dir.join("node_modules/preact"));
-    out.push(("bundle-preact-as-react", "Preact as React|count 4", build_prepared("bundle-preact-as-react", preact_only).await));
+    let preact_only =
+        |dir: &std::path::Path| copy_dir(&modules.join("preact"), &dir.join("node_modules/preact"));
+    out.push((
+        "bundle-preact-as-react",
+        "Preact as React|count 4",
+        build_prepared("bundle-preact-as-react", preact_only).await,
+    ));
     Some(out)
 }
 

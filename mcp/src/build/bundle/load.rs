@@ -43,7 +43,9 @@ fn kind(path: &Path) -> Kind {
     match ext {
         "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "tsx" | "jsx" | "" => Kind::Script,
         "css" => Kind::Css { module: name.ends_with(".module.css") },
-        "scss" | "sass" => Kind::Sass { module: name.ends_with(".module.scss") || name.ends_with(".module.sass") },
+        "scss" | "sass" => {
+            Kind::Sass { module: name.ends_with(".module.scss") || name.ends_with(".module.sass") }
+        }
         "json" => Kind::Json,
         _ => match needs_compile(&name) {
             Some(what) => Kind::Foreign(what),

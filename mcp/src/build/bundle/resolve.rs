@@ -92,7 +92,7 @@ pub struct ModuleResolver {
 /// depends on `preact` (`maybeUsePreact`): code and JSX compiled for React's runtime
 /// (tsconfig `"jsx": "react-jsx"` without `jsxImportSource`, `import { useState } from
 /// "react"`) run on Preact. `react-dom/client` goes to Preact's own `compat/client`.
-pub const PREACT_ALIASES: [(&str, &str); 6] = [
+pub static PREACT_ALIASES: [(&str, &str); 6] = [
     ("react", "preact/compat"),
     ("react-dom", "preact/compat"),
     ("react/jsx-runtime", "preact/jsx-runtime"),
@@ -109,7 +109,7 @@ pub fn preact_aliases(package_json: Option<&Json>) -> &'static [(&'static str, &
             .iter()
             .any(|s| package_json.and_then(|p| p.get(s)).and_then(|d| d.get(name)).is_some())
     };
-    if declares("preact") && !declares("react") { &PREACT_ALIASES } else { &[] }
+    if declares("preact") && !declares("react") { &PREACT_ALIASES[..] } else { &[] }
 }
 
 impl ModuleResolver {

@@ -56,8 +56,11 @@ pub fn compile(path: &Path, project: &Path, boundary: &Boundary) -> Result<Compi
             .style(grass::OutputStyle::Expanded)
             .load_paths(&load_paths)
             .quiet(true);
-        let css = grass::from_path(path, &options)
-            .map_err(|e| js::SyntaxError { message: e.to_string(), line: 1, column: 1 });
+        let css = grass::from_path(path, &options).map_err(|e| js::SyntaxError {
+            message: e.to_string(),
+            line: 1,
+            column: 1,
+        });
         drop(options);
         let reads = fs.read.into_inner().unwrap_or_else(|p| p.into_inner());
         Ok((css, reads))
@@ -105,6 +108,13 @@ impl Guarded<'_> {
         std::io::Error::new(std::io::ErrorKind::PermissionDenied, why)
     }
 
+    fn outside(&self, path: &Path) -> String {
+        format!(
+            "`{}` leads outside the project (and the workspace's node_modules), and a build never reads files from outside it",
+            self.shown(path)
+        )
+    }
+
     fn shown(&self, path: &Path) -> String {
         path.strip_prefix(self.project).unwrap_or(path).to_string_lossy().replace('\\', "/")
     }
@@ -116,15 +126,21 @@ impl grass::Fs for Guarded<'_> {
     }
 
     fn is_file(&self, path: &Path) -> bool {
-        path.is_file() && self.allowed(path)
+        if !path.is_file() {
+            return false;
+        }
+        if self.allowed(path) {
+            return true;
+        }
+        // grass then says "can't find"; the compile fails with why instead.
+        self.refuse(self.outside(path));
+        false
     }
 
     fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
         let shown = self.shown(path);
         if !self.allowed(path) {
-            return Err(self.refuse(format!(
-                "`{shown}` is outside the project (and the workspace's node_modules), and a build never reads files from outside it"
-            )));
+            return Err(self.refuse(self.outside(path)));
         }
         let size = std::fs::metadata(path)?.len();
         {
@@ -167,7 +183,10 @@ mod tests {
     #[test]
     fn scss_sass_partials_and_packages_compile() {
         let d = project(&[
-            ("a.scss", "@use 'sub/colors';\n@use 'theme-kit/tokens' as t;\n.card { color: colors.$ink; border-color: t.$line; .x { margin: 1px + 2px; } }\n"),
+            (
+                "a.scss",
+                "@use 'sub/colors';\n@use 'theme-kit/tokens' as t;\n.card { color: colors.$ink; border-color: t.$line; .x { margin: 1px + 2px; } }\n",
+            ),
             ("sub/_colors.scss", "$ink: #0a141e;\n"),
             ("node_modules/theme-kit/_tokens.scss", "$line: rgb(40, 50, 60);\n"),
             ("b.sass", "$c: red\n.b\n  color: $c\n"),
@@ -191,7 +210,8 @@ mod tests {
     fn a_partial_linked_out_of_the_project_is_refused() {
         let outside = project(&[("_secret.scss", "$s: 1;\n")]);
         let d = project(&[("a.scss", "@use 'secret';\n.a { b: secret.$s; }\n")]);
-        std::os::unix::fs::symlink(outside.path().join("_secret.scss"), d.path().join("_secret.scss")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("_secret.scss"), d.path().join("_secret.scss"))
+            .unwrap();
         let e = run(&d, "a.scss").unwrap_err();
         assert!(e.contains("secret"), "{e}");
     }

@@ -18,7 +18,8 @@ use crate::manifest::{self, Json};
 use super::{runs_word, words};
 
 /// Shell words that are not programs to look for.
-const SHELL: [&str; 12] = ["sh", "bash", "env", "cd", "exec", "npx", "npm", "pnpm", "yarn", "bun", "bunx", "node"];
+const SHELL: [&str; 12] =
+    ["sh", "bash", "env", "cd", "exec", "npx", "npm", "pnpm", "yarn", "bun", "bunx", "node"];
 
 /// `Some((dir, why))` when the pinned Extension.js should build in `dir` instead of the
 /// `build` script `command`.
@@ -43,7 +44,7 @@ pub fn instead_of_script(project: &Path, pkg: Option<&Json>, command: &str) -> O
     }
     let extension_js = runs_word(&w, "extension") || super::is_extension_js_project(project, pkg) || {
         let dir = build_dir(project, pkg, &w);
-        dir != project && super::is_extension_js_project(&dir, read_package_json(&dir).as_ref())
+        dir.as_path() != project && super::is_extension_js_project(&dir, read_package_json(&dir).as_ref())
     };
     extension_js.then(|| {
         (

@@ -178,7 +178,7 @@ fn rows() -> Vec<Row> {
 }
 
 /// Codes only the build reports (why it delegates or what it generated).
-const BUILD_ONLY: [&str; 10] = [
+const BUILD_ONLY: [&str; 11] = [
     "MANIFEST_NOT_FOUND",
     "MANIFEST_UNRESOLVED_IMPORT",
     "MANIFEST_BUNDLE",
@@ -187,6 +187,7 @@ const BUILD_ONLY: [&str; 10] = [
     "MANIFEST_BUNDLER_CONFIG",
     "MANIFEST_FRAMEWORK_DEPENDENCY",
     "MANIFEST_BACKGROUND_SCRIPTS_JOINED",
+    "MANIFEST_CONVERTED_FOR_MV2",
     "MANIFEST_CONFIG_VALUE",
     "MANIFEST_PROCESS_ENV",
 ];

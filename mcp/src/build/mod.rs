@@ -427,6 +427,20 @@ fn finish(
     })
 }
 
+/// A temporary project holding `files` (relative path, text), for unit tests.
+#[cfg(test)]
+pub(crate) fn test_project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    for (rel, text) in files {
+        let f = d.path().join(rel);
+        if let Some(dir) = f.parent() {
+            std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(f, text).unwrap_or_else(|e| panic!("{e}"));
+    }
+    d
+}
+
 /// Whole milliseconds, rounded up: a build that took 0.3 ms took time, and says so.
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_micros().div_ceil(1000)).unwrap_or(u64::MAX)

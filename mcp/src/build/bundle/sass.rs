@@ -166,15 +166,7 @@ impl grass::Fs for Guarded<'_> {
 mod tests {
     use super::*;
 
-    fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let d = tempfile::tempdir().unwrap();
-        for (rel, text) in files {
-            let f = d.path().join(rel);
-            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-            std::fs::write(f, text).unwrap();
-        }
-        d
-    }
+    use crate::build::test_project as project;
 
     fn run(d: &tempfile::TempDir, entry: &str) -> Result<Compiled, String> {
         compile(&d.path().join(entry), d.path(), &Boundary::new(d.path()))

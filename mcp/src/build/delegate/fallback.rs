@@ -98,15 +98,7 @@ fn read_package_json(dir: &Path) -> Option<Json> {
 mod tests {
     use super::*;
 
-    fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let d = tempfile::tempdir().unwrap();
-        for (rel, text) in files {
-            let f = d.path().join(rel);
-            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-            std::fs::write(f, text).unwrap();
-        }
-        d
-    }
+    use crate::build::test_project as project;
 
     #[test]
     fn a_script_running_webext_mcp_is_never_delegated_to() {

@@ -133,6 +133,27 @@ fn a_build_script_that_is_webext_mcp_build_is_never_run() {
     let reason = delegation(&run)["reason"].as_str().unwrap().to_owned();
     assert!(reason.contains("runs webext-mcp itself"), "{reason}");
 
+    // The plain text (the CLI's, the MCP text) says why and what ran.
+    let log = p.path().join("runs.log");
+    let out = std::process::Command::new(super::bin())
+        .arg("--home")
+        .arg(p.home.path())
+        .arg("build")
+        .arg(p.path())
+        .args(["--browser", "chrome"])
+        .env("WEBEXT_MCP_ALLOW_PROJECT_SCRIPTS", "1")
+        .env("WEBEXT_MCP_BUILD_ALLOW_NPX", "true")
+        .env("WEBEXT_MCP_NODE", p.path().join("bin/node"))
+        .env("RUNS_LOG", &log)
+        .env("WEBEXT_MCP_RUNTIME_DIR", p.home.path().join("run"))
+        .env_remove("WEBEXT_MCP_DELEGATED")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("delegated to Extension.js (through npx) because"), "{text}");
+    assert!(text.contains("ran: ") && text.contains("--yes extension@4.1.x build --browser chrome"), "{text}");
+
     let off = build_with_npx(&p, false);
     let (code, err) = off.error();
     assert_eq!(code, "BUILD_FAILED", "{err:#}");

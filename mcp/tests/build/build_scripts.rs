@@ -152,7 +152,10 @@ fn a_build_script_that_is_webext_mcp_build_is_never_run() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("delegated to Extension.js (through npx) because"), "{text}");
-    assert!(text.contains("ran: ") && text.contains("--yes extension@4.1.x build --browser chrome"), "{text}");
+    assert!(
+        text.contains("ran: ") && text.contains("--yes extension@4.1.x build --browser chrome"),
+        "{text}"
+    );
 
     let off = build_with_npx(&p, false);
     let (code, err) = off.error();

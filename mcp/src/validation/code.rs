@@ -311,6 +311,16 @@ impl<'a> Visit<'a> for Found {
     }
 }
 
+/// Whether a manifest key needs permission `p` to work: `side_panel` needs `sidePanel`
+/// (Chrome ignores the panel without it), rule sets need `declarativeNetRequest`.
+fn needed_by_key(m: &Json, p: &str) -> bool {
+    match p {
+        "sidePanel" => m.get("side_panel").is_some(),
+        "declarativeNetRequest" => m.get("declarative_net_request").is_some(),
+        _ => false,
+    }
+}
+
 fn located(f: Finding, at: &Location) -> Finding {
     f.in_file(at.file.clone()).at_position(at.line, at.column)
 }
@@ -359,6 +369,8 @@ pub fn judge(
     for (i, p) in list("permissions").iter().enumerate() {
         let unused = match p.as_str() {
             s if s == "<all_urls>" || s.contains("://") => None,
+            // The manifest's own key needs it, whatever the code calls.
+            s if needed_by_key(m, s) => None,
             s => permissions::is_used(s, &apis).map(|used| !used),
         };
         if unused == Some(true) {

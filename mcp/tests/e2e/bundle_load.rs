@@ -4,8 +4,9 @@
 //! a content script, a page with a dynamic import) and run in headless Chromium and Firefox:
 //! the background starts with no uncaught error, the content scripts' markers appear in a
 //! served page, the CSS applies, the image loads from the page, the popup renders. React and
-//! Preact popups (`bundle-react`, `bundle-preact`) render with the packages `scripts/setup`
-//! installs from the npm registry (skipped with the reason when they are not there).
+//! Preact popups (`bundle-react`, `bundle-preact`, and `bundle-preact-as-react`: React code
+//! on Preact alone) render with the packages `scripts/setup` installs from the npm registry
+//! (skipped with the reason when they are not there).
 
 use std::time::{Duration, Instant};
 use webext_mcp::browsers::Engine;
@@ -164,6 +165,15 @@ async fn jsx_builds() -> Option<Vec<(&'static str, &'static str, crate::build_lo
         let built = build_prepared(fixture, |dir| copy_dir(&modules, &dir.join("node_modules"))).await;
         out.push((fixture, text, built));
     }
+    // Only preact installed, JSX for React's runtime and `useState` from "react": React's
+    // entry points resolve to Preact's, as Extension.js aliases them.
+    let preact_only =
+        |dir: &std::path::Path| copy_dir(&modules.join("preact"), &dir.join("node_modules/preact"));
+    out.push((
+        "bundle-preact-as-react",
+        "Preact as React|count 4",
+        build_prepared("bundle-preact-as-react", preact_only).await,
+    ));
     Some(out)
 }
 

@@ -27,6 +27,10 @@ enum Kind {
     Css {
         module: bool,
     },
+    /// `.scss` / `.sass`, compiled by grass ([`super::sass`]), then CSS like any other.
+    Sass {
+        module: bool,
+    },
     Json,
     Asset,
     /// Needs the project's toolchain (the description: "Sass", "a Vue component").
@@ -39,6 +43,9 @@ fn kind(path: &Path) -> Kind {
     match ext {
         "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "tsx" | "jsx" | "" => Kind::Script,
         "css" => Kind::Css { module: name.ends_with(".module.css") },
+        "scss" | "sass" => {
+            Kind::Sass { module: name.ends_with(".module.scss") || name.ends_with(".module.sass") }
+        }
         "json" => Kind::Json,
         _ => match needs_compile(&name) {
             Some(what) => Kind::Foreign(what),
@@ -100,7 +107,12 @@ impl Graph<'_> {
         }
         match kind(&path) {
             Kind::Script => self.load_script(id, &path),
-            Kind::Css { module } => self.load_css(id, &path, module),
+            Kind::Css { module } => {
+                if let Some(text) = self.read_text(id, &path) {
+                    self.load_css(id, &path, text, module);
+                }
+            }
+            Kind::Sass { module } => self.load_sass(id, &path, module),
             Kind::Json => self.load_json(id, &path),
             Kind::Asset => {
                 let url = self.asset(&path);
@@ -370,8 +382,32 @@ impl Graph<'_> {
         }
     }
 
-    fn load_css(&mut self, id: usize, path: &Path, module: bool) {
-        let Some(text) = self.read_text(id, path) else { return };
+    /// A Sass module: compiled, then loaded as its CSS. A file grass rejects is
+    /// `MANIFEST_NEEDS_COMPILE` with grass's message: the project's toolchain builds it.
+    fn load_sass(&mut self, id: usize, path: &Path, module: bool) {
+        match super::sass::compile(path, self.settings.project, &self.settings.boundary) {
+            Ok(compiled) => {
+                for input in compiled.inputs.iter().skip(1) {
+                    if !self.bundle.inputs.contains(input) {
+                        self.bundle.inputs.push(input.clone());
+                    }
+                }
+                self.load_css(id, path, compiled.css, module);
+            }
+            Err(why) => {
+                let name = self.modules[id].name.clone();
+                self.finding(
+                    FindingCode::ManifestNeedsCompile,
+                    id,
+                    format!("`{name}` is Sass that the native compiler (grass) rejects: {why}"),
+                    "fix the stylesheet, or build with the project's toolchain (Extension.js with the sass package: npm i -D extension sass; Node.js ≥ 22.12)".into(),
+                    None,
+                );
+            }
+        }
+    }
+
+    fn load_css(&mut self, id: usize, path: &Path, text: String, module: bool) {
         let (text, map) = if module {
             let digest = Sha256::digest(self.modules[id].name.as_bytes());
             let suffix: String = digest.iter().take(3).map(|b| format!("{b:02x}")).collect();
@@ -515,7 +551,9 @@ mod tests {
         assert!(matches!(kind(Path::new("a.tsx")), Kind::Script));
         assert!(matches!(kind(Path::new("a.module.css")), Kind::Css { module: true }));
         assert!(matches!(kind(Path::new("a.css")), Kind::Css { module: false }));
-        assert!(matches!(kind(Path::new("a.scss")), Kind::Foreign("Sass")));
+        assert!(matches!(kind(Path::new("a.scss")), Kind::Sass { module: false }));
+        assert!(matches!(kind(Path::new("a.module.sass")), Kind::Sass { module: true }));
+        assert!(matches!(kind(Path::new("a.less")), Kind::Foreign("Less")));
         assert!(matches!(kind(Path::new("logo.PNG")), Kind::Asset));
         assert_eq!(relative("img/x.png"), "./img/x.png");
     }

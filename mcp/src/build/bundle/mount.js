@@ -74,7 +74,7 @@ function $wx_style(state, before, css) {
   for (var k = 0; k < css.length; k++) {
     var e = $wx_r(css[k]);
     var url = typeof e === "string" ? e : e && e.$wx_css;
-    if (typeof url === "string") text += (k ? "\n" : "") + decodeURIComponent(url.slice(url.indexOf(",") + 1));
+    if (typeof url === "string") text += (k ? " " : "") + decodeURIComponent(url.slice(url.indexOf(",") + 1));
   }
   var tries = 0;
   var tick = function () {
@@ -122,7 +122,7 @@ function $wx_mount(key, runAt, css) {
   var mount = hasDefault ? exports["default"] : undefined;
   if (typeof mount !== "function") {
     // No default export: the script ran as written (the older contract mounts itself).
-    if (hasDefault) console.warn("webext-mcp: the content script's default export is not a function, so nothing was mounted; export the mount function (export default function mount() {…})");
+    if (hasDefault) console.warn("webext-mcp: nothing was mounted: the content script's default-exported value is not a function (it is called as the mount function).");
     $wx_style(state, before, css);
     return;
   }
@@ -133,7 +133,7 @@ function $wx_mount(key, runAt, css) {
     try {
       result = mount();
     } catch (e) {
-      console.warn("webext-mcp: the content script's default export failed to run.", e);
+      console.warn("webext-mcp: the content script's mount function (its default-exported one) failed:", e);
       return;
     }
     if (typeof result === "function") {

@@ -163,13 +163,30 @@ with open(os.path.join(work, "results.json"), "w") as f:
     json.dump(results, f, indent=1)
 
 
-def cell(d):
+def cells(diffs):
+    """The differences of one row, a root absent on one side said once (its name and text)."""
+    import re
     side = lambda v: "(absent)" if v is None else v
-    return f"`{d['path']}`: {side(d.get('left'))} → {side(d.get('right'))}"
+    groups, out = {}, []
+    for d in diffs:
+        m = re.match(r"^([^/]+/(?:roots/\d+|mount))/", d["path"])
+        groups.setdefault(m.group(1) if m else d["path"], []).append(d)
+    for key, ds in groups.items():
+        by_field = {d["path"][len(key) + 1:]: d for d in ds}
+        for present, absent in (("right", "left"), ("left", "right")):
+            if len(ds) > 1 and all(d.get(absent) is None for d in ds):
+                f = lambda k: (by_field.get(k) or {}).get(present) or ""
+                what = f"`{f('name')}` shadow {f('shadow') or 'none'}, text \"{f('text')[:40]}\""
+                out.append(f"`{key}`: " + ("(absent) → " + what if present == "right" else what + " → (absent)"))
+                break
+        else:
+            out.extend(f"`{d['path']}`: {side(d.get('left'))} → {side(d.get('right'))}" for d in ds)
+    return out
 
 
 print("| example | browser | our build | surface | differences (ours → Extension.js) |")
 print("|---|---|---|---|---|")
 for name, engine, pipeline, surface, diffs, error in rows:
-    text = error or ("none" if not diffs else "<br>".join(cell(d) for d in diffs[:8]) + (f"<br>… {len(diffs) - 8} more" if len(diffs) > 8 else ""))
+    lines = cells(diffs)
+    text = error or ("none" if not lines else "<br>".join(lines[:8]) + (f"<br>… {len(lines) - 8} more" if len(lines) > 8 else ""))
     print(f"| {name} | {engine} | {pipeline} | {surface} | {text} |")

@@ -308,7 +308,9 @@ fn errors(
         }
     }
     let content = content_files(manifest);
-    for e in ext.history().iter().filter(is_error) {
+    // A main-world line is in the page's console (`page`) already, where the baseline could
+    // tell whether the page prints it by itself.
+    for e in ext.history().iter().filter(is_error).filter(|e| !e.page_world) {
         out.push(message(e, world_of(e, &ext.base_url, &content), &ext.base_url));
     }
     out.sort();
@@ -398,6 +400,7 @@ mod tests {
             context: context.map(str::to_owned),
             tab_id: None,
             frame_id: None,
+            page_world: false,
         }
     }
 

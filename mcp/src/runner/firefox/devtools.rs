@@ -533,6 +533,7 @@ fn console_api(m: &Value) -> ConsoleEvent {
         column: line_of(&m["columnNumber"]),
         tab_id: None,
         frame_id: None,
+        page_world: false,
     }
 }
 
@@ -555,6 +556,7 @@ fn page_error(e: &Value) -> ConsoleEvent {
         context: None,
         tab_id: None,
         frame_id: None,
+        page_world: false,
     }
 }
 

@@ -247,6 +247,7 @@ fn exception(text: &str, url: &str) -> ConsoleEvent {
         context: None,
         tab_id: None,
         frame_id: None,
+        page_world: false,
     }
 }
 

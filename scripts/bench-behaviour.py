@@ -68,6 +68,12 @@ def build_theirs(project):
         r = subprocess.run([cli, "build", project, "--browser", b], cwd=project, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
         src = os.path.join(project, "dist", b)
+        if not os.path.isfile(os.path.join(src, "manifest.json")):
+            # A monorepo builds its extension package into that package's dist/.
+            import glob
+            found = [p for p in glob.glob(os.path.join(project, "**", "dist", b, "manifest.json"), recursive=True)
+                     if "node_modules" not in p and "dist-extjs" not in p]
+            src = os.path.dirname(found[0]) if found else src
         if r.returncode == 0 and os.path.isfile(os.path.join(src, "manifest.json")):
             shutil.rmtree(dst, ignore_errors=True)
             os.makedirs(os.path.dirname(dst), exist_ok=True)

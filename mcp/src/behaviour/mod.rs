@@ -26,7 +26,11 @@
 //! the baseline are counted as the page's, page console lines seen in the baseline are
 //! dropped, and host styles are compared against it. Console lines are attributed by the
 //! browser (the document or worker they ran in, the file they came from), never by their
-//! text. Page text never reaches a log.
+//! text; in Chromium a web page's main-world line counts as the page's whatever file it names
+//! (`ConsoleEvent::page_world`: a page can name the extension's file in a `sourceURL`
+//! comment), so it is credited to the extension only when the page does not print it by
+//! itself. Firefox attributes content-script lines by file only: there a page that knows the
+//! extension's uuid (derived from its gecko id) can forge one. Page text never reaches a log.
 //!
 //! Determinism: every page is read once no DOM mutation (document and shadow trees) happened
 //! for [`Options::quiet`], at most [`Options::settle_max`] after it loaded; URLs inside the

@@ -208,8 +208,16 @@ fn string_map(v: &Value) -> BTreeMap<String, String> {
         .into_iter()
         .flatten()
         .take(MAX_HOST)
-        .filter_map(|(k, v)| Some((clip(k, 60), clip(v.as_str()?, MAX_VALUE))))
+        .filter_map(|(k, v)| Some((clip(k, 60), style_value(k, v.as_str()?))))
         .collect()
+}
+
+/// A computed value as the report keeps it. Firefox gives `font-family` back quoted as the
+/// author wrote it (Chromium normalises), so quotes are dropped: `"Segoe UI"` and `Segoe UI`
+/// are the same font for the browser.
+fn style_value(property: &str, value: &str) -> String {
+    let value = clip(value, MAX_VALUE);
+    if property == "font-family" { value.replace(['"', '\''], "") } else { value }
 }
 
 /// At most `n` bytes of `s`, cut on a character boundary.
@@ -240,6 +248,16 @@ mod tests {
         assert_eq!(p.host["body"].len(), 1, "a number is not a style value");
         assert_eq!(p.host["body"]["color"].len(), MAX_VALUE);
         assert_eq!(read_probe(&json!(null)), Probed::default());
+    }
+
+    #[test]
+    fn font_families_compare_without_their_quotes() {
+        let r = read_root(
+            &json!({"style": {"font-family": "\"Segoe UI\", 'Noto Sans', serif", "color": "\"x\""}}),
+        );
+        let style = r.unwrap().style;
+        assert_eq!(style["font-family"], "Segoe UI, Noto Sans, serif");
+        assert_eq!(style["color"], "\"x\"");
     }
 
     #[test]

@@ -60,7 +60,9 @@ fn a_default_that_is_no_function_warns_and_a_self_mounting_script_runs_once() {
     let b = run_with(dir.path(), &PublicEnv::default(), false, false);
     if let Some(out) = ran(&b.code, 1, "console.log(globalThis.log.join('|'))") {
         assert!(
-            out.starts_with("ran|warn: webext-mcp: nothing was mounted: the content script's default-exported value"),
+            out.starts_with(
+                "ran|warn: webext-mcp: nothing was mounted: the content script's default-exported value"
+            ),
             "{out}"
         );
     }

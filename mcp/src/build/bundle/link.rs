@@ -30,7 +30,7 @@ use crate::build::env::PublicEnv;
 use crate::build::inject::{self, Leftover};
 use crate::build::js::{self, Goal, SyntaxError};
 use crate::build::splice::{self, Segment};
-use syntax::{binds_require, declared_names, literal_specifier, member, quote};
+use syntax::{binds_require, declared_names, literal_specifier, member, quote, url_of_module};
 
 /// What a module asks for: `Ok(id)` of the bundled module, or why it cannot be had.
 pub type Resolve<'r> = dyn FnMut(&str) -> Result<usize, Unresolved> + Send + 'r;
@@ -586,34 +586,6 @@ impl<'a> Visit<'a> for Linker<'_, '_, '_> {
             None => walk::walk_conditional_expression(self, it),
         }
     }
-}
-
-/// `new URL("<file>", import.meta.url)` whose file is a stylesheet or an asset (by its
-/// extension): the first argument's span and the file as a relative specifier.
-fn url_of_module(it: &NewExpression<'_>) -> Option<(Span, String)> {
-    let Expression::Identifier(callee) = &it.callee else { return None };
-    if callee.name != "URL" || it.arguments.len() != 2 {
-        return None;
-    }
-    let Some(Expression::StaticMemberExpression(base)) = it.arguments[1].as_expression() else {
-        return None;
-    };
-    if base.property.name != "url" || !matches!(base.object, Expression::ImportMeta(_)) {
-        return None;
-    }
-    let first = it.arguments[0].as_expression()?;
-    let raw = literal_specifier(first)?;
-    if raw.is_empty() || raw.contains(':') || raw.starts_with('/') || raw.contains(['?', '#']) {
-        return None;
-    }
-    let lower = raw.to_ascii_lowercase();
-    let ext = lower.rsplit_once('.').map_or("", |(_, e)| e);
-    let script = matches!(ext, "" | "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "tsx" | "jsx" | "json");
-    if script || lower.ends_with(".module.css") || crate::build::needs::needs_compile(&lower).is_some() {
-        return None;
-    }
-    let spec = if raw.starts_with("./") || raw.starts_with("../") { raw } else { format!("./{raw}") };
-    Some((first.span(), spec))
 }
 
 mod syntax;

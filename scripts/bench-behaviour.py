@@ -58,13 +58,17 @@ BROWSERS = (("chrome", "chromium"), ("firefox", "firefox"))
 
 
 def build_theirs(project):
-    """Extension.js 4.1.26 into dist-extjs/<browser>; the outcome per browser."""
+    """Extension.js 4.1.26 into $work/extjs-out/<example>/<browser>, outside the project: a
+    build inside it would be scanned by the next one (Tailwind reads every file of the project
+    for class names). The outcome per browser."""
     out = {}
+    name = os.path.basename(project)
     for b, _ in BROWSERS:
-        dst = os.path.join(project, "dist-extjs", b)
+        dst = os.path.join(work, "extjs-out", name, b)
         if os.path.isfile(os.path.join(dst, "manifest.json")):
             out[b] = ("ok", dst)
             continue
+        shutil.rmtree(os.path.join(project, "dist"), ignore_errors=True)
         r = subprocess.run([cli, "build", project, "--browser", b], cwd=project, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
         src = os.path.join(project, "dist", b)
@@ -72,7 +76,7 @@ def build_theirs(project):
             # A monorepo builds its extension package into that package's dist/.
             import glob
             found = [p for p in glob.glob(os.path.join(project, "**", "dist", b, "manifest.json"), recursive=True)
-                     if "node_modules" not in p and "dist-extjs" not in p]
+                     if "node_modules" not in p]
             src = os.path.dirname(found[0]) if found else src
         if r.returncode == 0 and os.path.isfile(os.path.join(src, "manifest.json")):
             shutil.rmtree(dst, ignore_errors=True)
@@ -81,6 +85,7 @@ def build_theirs(project):
             out[b] = ("ok", dst)
         else:
             out[b] = ("failed: " + (r.stdout.strip().splitlines() or ["?"])[-1][:160], None)
+    shutil.rmtree(os.path.join(project, "dist"), ignore_errors=True)
     return out
 
 

@@ -307,11 +307,11 @@ fn errors(
             _ => out.push(message(e, world_of_page_event(e, &ext.base_url), &ext.base_url)),
         }
     }
-    let content = content_files(manifest);
+    let files = Files::of(manifest);
     // A main-world line is in the page's console (`page`) already, where the baseline could
     // tell whether the page prints it by itself.
     for e in ext.history().iter().filter(is_error).filter(|e| !e.page_world) {
-        out.push(message(e, world_of(e, &ext.base_url, &content), &ext.base_url));
+        out.push(message(e, world_of(e, &ext.base_url, &files), &ext.base_url));
     }
     out.sort();
     let dropped = out.len().saturating_sub(MAX_MESSAGES);
@@ -343,7 +343,7 @@ fn world_of_page_event(e: &ConsoleEvent, base_url: &str) -> &'static str {
 
 /// The world of an extension's own event: by the document or worker it ran in when the
 /// browser says, else by the file it came from.
-fn world_of(e: &ConsoleEvent, base_url: &str, content: &[String]) -> &'static str {
+fn world_of(e: &ConsoleEvent, base_url: &str, files: &Files) -> &'static str {
     let context = e.context.as_deref().unwrap_or("");
     if context == "service worker registration" {
         return "background";
@@ -358,22 +358,38 @@ fn world_of(e: &ConsoleEvent, base_url: &str, content: &[String]) -> &'static st
         return if background { "background" } else { "extension_page" };
     }
     match e.url.as_deref().and_then(at) {
-        Some(file) if content.contains(&file) => "content",
-        Some(file) if file.ends_with(".html") => "extension_page",
-        _ => "background",
+        Some(file) if files.content.contains(&file) => "content",
+        Some(file) if files.background.contains(&file) || !files.has_pages => "background",
+        _ => "extension_page",
     }
 }
 
-/// The files the manifest runs as content scripts.
-fn content_files(manifest: &Value) -> Vec<String> {
-    manifest["content_scripts"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|cs| cs["js"].as_array().into_iter().flatten())
-        .filter_map(Value::as_str)
-        .map(|s| s.trim_start_matches("./").trim_start_matches('/').to_owned())
-        .collect()
+/// What the manifest runs where, for events that name only their file (Firefox's uncaught
+/// errors).
+struct Files {
+    content: Vec<String>,
+    background: Vec<String>,
+    has_pages: bool,
+}
+
+impl Files {
+    fn of(manifest: &Value) -> Files {
+        let clean = |s: &str| s.trim_start_matches("./").trim_start_matches('/').to_owned();
+        let strings = |v: &Value| {
+            v.as_array().into_iter().flatten().filter_map(Value::as_str).map(clean).collect::<Vec<_>>()
+        };
+        let content = manifest["content_scripts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|cs| strings(&cs["js"]))
+            .collect();
+        let bg = &manifest["background"];
+        let mut background = strings(&bg["scripts"]);
+        background.extend(bg["service_worker"].as_str().map(clean));
+        let has_pages = Context::PAGES.iter().any(|c| page_path(manifest, *c).is_some());
+        Files { content, background, has_pages }
+    }
 }
 
 /// `text` with the extension's own origin (which differs per build folder in Chromium and
@@ -407,8 +423,10 @@ mod tests {
     #[test]
     fn worlds_by_document_then_by_file() {
         let base = "chrome-extension://abc/";
-        let content = vec!["content.js".to_owned()];
-        let w = |u, c| world_of(&event(u, c), base, &content);
+        let manifest = json!({"content_scripts": [{"js": ["content.js"]}], "background": {"scripts": ["./bg.js"]},
+                              "action": {"default_popup": "popup.html"}});
+        let files = Files::of(&manifest);
+        let w = |u, c| world_of(&event(u, c), base, &files);
         assert_eq!(w(Some("chrome-extension://abc/content.js"), Some("http://127.0.0.1:1/")), "content");
         assert_eq!(
             w(Some("chrome-extension://abc/sw.js"), Some("chrome-extension://abc/sw.js")),
@@ -419,12 +437,13 @@ mod tests {
             "extension_page"
         );
         assert_eq!(w(Some("moz-extension://u/x"), Some("service worker registration")), "background");
+        let ff = |u: &str| world_of(&event(Some(u), None), "moz-extension://u/", &files);
+        assert_eq!(ff("moz-extension://u/content.js"), "content");
+        assert_eq!(ff("moz-extension://u/bg.js"), "background");
+        assert_eq!(ff("moz-extension://u/sidebar/scripts.js"), "extension_page");
+        let no_pages = Files::of(&json!({}));
         assert_eq!(
-            world_of(&event(Some("moz-extension://u/content.js"), None), "moz-extension://u/", &content),
-            "content"
-        );
-        assert_eq!(
-            world_of(&event(Some("moz-extension://u/bg.js"), None), "moz-extension://u/", &content),
+            world_of(&event(Some("moz-extension://u/chunk.js"), None), "moz-extension://u/", &no_pages),
             "background"
         );
     }

@@ -165,10 +165,16 @@ fn summary(r: &Report) -> String {
 
 fn failure(e: BehaviourError, as_json: bool) -> ExitCode {
     let usage = matches!(e, BehaviourError::Dist { .. } | BehaviourError::Page { .. });
+    let invalid = |e: &BehaviourError| {
+        ErrorBody::new(webext_mcp_host::protocol::ErrorCode::InvalidArgument, e.to_string())
+    };
     let body = match e {
         BehaviourError::Runner(r) => ErrorBody::from(r),
-        other => ErrorBody::new(webext_mcp_host::protocol::ErrorCode::InvalidArgument, other.to_string())
-            .with_hint("run `webext-mcp build PROJECT` and pass its dist/<browser> folder"),
+        e @ BehaviourError::Dist { .. } => {
+            invalid(&e).with_hint("run `webext-mcp build PROJECT` and pass its dist/<browser> folder")
+        }
+        e @ BehaviourError::Page { .. } => invalid(&e)
+            .with_hint("leave out --page to use the default test page, or pass an existing .html file"),
     };
     if as_json {
         print_stdout(&pretty(&json!({ "error": body })));

@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod cli;
 mod compare;
 mod failures;
 mod hostile;

@@ -95,6 +95,8 @@ struct Planner<'a> {
     renamed: std::collections::HashMap<String, String>,
     /// CSS of a page's bundled scripts, to link from the page being followed.
     pending_css: Vec<String>,
+    /// Each `content_scripts` entry's `run_at`, for the mount contract of its bundles.
+    run_at: Vec<crate::build::bundle::RunAt>,
 }
 
 /// Plans the native build of `source` for `target`, injecting `env` into its scripts.
@@ -131,6 +133,13 @@ pub fn plan(
         bundled: Vec::new(),
         renamed: Default::default(),
         pending_css: Vec::new(),
+        run_at: manifest
+            .get("content_scripts")
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+            .iter()
+            .map(|cs| crate::build::bundle::RunAt::from_manifest(cs.get("run_at").and_then(Json::as_str)))
+            .collect(),
     };
     p.check_basics(&manifest);
     p.admit(&source.path, None);

@@ -36,13 +36,16 @@ const ROOTS: [(&str, &str, &str); 6] = [
     ("widget", "widget card (complete)", "rgb(1, 2, 3)"),
 ];
 
+/// A root as compared: text, shadow mode, its first element's colour, sheets in its shadow.
+type Seen<'a> = (String, Option<&'a str>, Option<&'a str>, usize);
+
 /// What the report must say for `engine`.
 fn assert_contract(r: &Report, browser: &str) {
     assert!(r.loaded && r.background.alive, "{browser}: {r:#?}");
     assert!(r.errors.is_empty(), "{browser}: errors {:#?}", r.errors);
     let content = surface(r, "content");
     assert!(content.host_changes.is_empty(), "{browser}: the host page changed: {:?}", content.host_changes);
-    let got: BTreeMap<&str, (String, Option<&str>, Option<&str>, usize)> = content
+    let got: BTreeMap<&str, Seen<'_>> = content
         .roots
         .iter()
         .map(|root| {
@@ -61,7 +64,7 @@ fn assert_contract(r: &Report, browser: &str) {
             )
         })
         .collect();
-    let want: BTreeMap<&str, (String, Option<&str>, Option<&str>, usize)> = ROOTS
+    let want: BTreeMap<&str, Seen<'_>> = ROOTS
         .iter()
         .map(|(name, text, color)| (*name, ((*text).to_owned(), Some("open"), Some(*color), 1)))
         .collect();

@@ -176,10 +176,19 @@ fn js_string(s: &str) -> String {
         .replace('\u{2029}', "\\u2029")
 }
 
-/// The mount runtime minified once per process (as written when that fails).
+/// The mount runtime for production bundles: its comment lines and indentation dropped, a
+/// text pass of microseconds (minifying it took a build's every process a parse, more than
+/// the contract may cost; the file has no multi-line string and no comment after code).
 fn mount_minified() -> &'static str {
     static SMALL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    SMALL.get_or_init(|| minify(MOUNT).unwrap_or_else(|| MOUNT.to_owned()))
+    SMALL.get_or_init(|| {
+        MOUNT
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
 }
 
 /// The runtime minified once per process (as written when that fails).

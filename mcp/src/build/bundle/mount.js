@@ -65,11 +65,16 @@ function $wx_adopt(root, text, state) {
   watch.observe(root, { childList: true, subtree: true, characterData: true });
   state.observers.push(watch);
 }
-// Styles the extension roots that appeared since `before` (open shadow roots only), and the
-// older contract's `window.__EXTENSION_SHADOW_ROOT__`. No root: the CSS is applied nowhere
-// (4.1.26 injects it into no page either); it is looked for every 250 ms, 20 times.
+// Styles the extension roots this script mounted (open shadow roots only), and the older
+// contract's `window.__EXTENSION_SHADOW_ROOT__`. A root is this script's when it appeared
+// since `before` and no other script of the extension (they share the world, and its
+// registry of claimed roots) took it first: the roots there once the mount returned, else —
+// an async mount — the first found after it, looked for every 250 ms, 20 times (4.1.26's
+// schedule). No root: the CSS is applied nowhere (4.1.26 injects it into no page either).
 function $wx_style(state, before, css) {
-  if (!css.length || typeof document === "undefined") return;
+  if (typeof document === "undefined") return;
+  var g = $wx_global();
+  var claimed = g.__webextMcpClaimed || (g.__webextMcpClaimed = typeof WeakSet === "function" ? new WeakSet() : null);
   var text = "";
   for (var k = 0; k < css.length; k++) {
     var e = $wx_r(css[k]);
@@ -83,12 +88,17 @@ function $wx_style(state, before, css) {
     var targets = [];
     var roots = $wx_roots();
     for (var i = 0; i < roots.length; i++) {
-      if (before.indexOf(roots[i]) < 0 && roots[i].shadowRoot) targets.push(roots[i].shadowRoot);
+      if (before.indexOf(roots[i]) >= 0 || (claimed && claimed.has(roots[i]))) continue;
+      if (claimed) claimed.add(roots[i]);
+      if (roots[i].shadowRoot) targets.push(roots[i].shadowRoot);
     }
-    var legacy = $wx_global().__EXTENSION_SHADOW_ROOT__;
-    if (legacy && typeof ShadowRoot === "function" && legacy instanceof ShadowRoot && targets.indexOf(legacy) < 0) {
+    var legacy = g.__EXTENSION_SHADOW_ROOT__;
+    var host = legacy && typeof ShadowRoot === "function" && legacy instanceof ShadowRoot ? legacy.host : null;
+    if (host && targets.indexOf(legacy) < 0 && !(claimed && claimed.has(host))) {
+      if (claimed) claimed.add(host);
       targets.push(legacy);
     }
+    if (!text) return;
     for (var j = 0; j < targets.length; j++) $wx_adopt(targets[j], text, state);
     if (!targets.length && tries++ < 20) state.timer = setTimeout(tick, 250);
   };

@@ -11,6 +11,7 @@
 //! Every tool is a plain async function in `tools/`; the MCP server and `webext-mcp call`
 //! reach the same function through the same registry, so they cannot drift.
 
+pub mod behaviour;
 pub mod bridge;
 pub mod browsers;
 pub mod build;

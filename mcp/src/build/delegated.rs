@@ -24,9 +24,29 @@ pub(super) fn delegated(
         });
     }
     let toolchain = match delegate::detect(&req.project, pkg) {
+        Ok(Some(Toolchain::Script { command })) => {
+            match delegate::instead_of_script(&req.project, pkg, &command) {
+                None => Toolchain::Script { command },
+                Some((dir, why)) if req.allow_npx => Toolchain::ExtensionJsNpx { dir, why },
+                Some((_, why)) => {
+                    return Err(BuildError::Failed {
+                        message: format!(
+                            "the project needs a bundler ({why_needed}), and {why}; the pinned Extension.js through npx would build it, but build.allowNpx is false",
+                            why_needed = why_of(&findings)
+                        ),
+                        hint: "install Extension.js in the project (`npm i -D extension`, Node.js ≥ 22.12), or allow npx (build.allowNpx = true, WEBEXT_MCP_BUILD_ALLOW_NPX=1)".into(),
+                        findings,
+                        output_tail: Vec::new(),
+                    });
+                }
+            }
+        }
         Ok(Some(t)) => t,
         Ok(None) if req.allow_npx && delegate::is_extension_js_project(&req.project, pkg) => {
-            Toolchain::ExtensionJsNpx
+            Toolchain::ExtensionJsNpx {
+                dir: req.project.clone(),
+                why: "an Extension.js project (extension.config.*, or scripts running `extension`) with no Extension.js in node_modules".into(),
+            }
         }
         Ok(None) => {
             return Err(BuildError::Failed {
@@ -37,7 +57,11 @@ pub(super) fn delegated(
             });
         }
         Err(DelegateError::NotInstalled { what, hint }) => {
-            return Err(BuildError::NotInstalled { message: what, hint, findings });
+            return Err(BuildError::NotInstalled {
+                message: format!("{what}; it is needed because {}", why_of(&findings)),
+                hint,
+                findings,
+            });
         }
         Err(other) => return Err(delegate_error(other, findings)),
     };
@@ -49,6 +73,9 @@ pub(super) fn delegated(
     let node = delegate::find_node(&req.project, req.node.as_deref());
     let node = delegate::require_node(&toolchain, node).map_err(|e| delegate_error(e, findings.clone()))?;
     progress(&format!("delegating to {} ({why})", toolchain.name()));
+    if let Toolchain::ExtensionJsNpx { why, .. } = &toolchain {
+        progress(&format!("Extension.js through npx instead: {why}"));
+    }
     // Extension.js builds every requested browser in one run; other toolchains, one a run.
     let groups: Vec<&[Target]> = if delegate::builds_all_at_once(&toolchain) {
         vec![&req.targets[..]]
@@ -95,13 +122,37 @@ fn delegated_run(
         timeout: req.timeout,
         cancel: req.cancel.as_ref(),
     };
-    let built =
+    let ran =
         delegate::run(&inv, SystemTime::now(), progress).map_err(|e| delegate_error(e, findings.to_vec()))?;
+    let delegation = Delegation {
+        toolchain: toolchain.name(),
+        command: ran.command.clone(),
+        reason: match toolchain {
+            Toolchain::ExtensionJsNpx { why, .. } => format!("{}; {why}", why_of(findings)),
+            _ => why_of(findings),
+        },
+        output_tail: ran.output_tail.iter().rev().take(10).rev().cloned().collect(),
+    };
     targets
         .iter()
-        .zip(built)
-        .map(|(target, built)| adopt_output(req, opts, toolchain, *target, &built, findings, started))
+        .zip(&ran.outputs)
+        .map(|(target, built)| {
+            let mut b = adopt_output(req, opts, toolchain, *target, built, findings, started)?;
+            b.delegation = Some(delegation.clone());
+            Ok(b)
+        })
         .collect()
+}
+
+/// Why a project needs a toolchain, in words: the first reason, then every code once.
+fn why_of(findings: &[Finding]) -> String {
+    match findings.first() {
+        Some(f) if findings.len() == 1 => f.line_text(),
+        Some(f) => {
+            format!("{} (and {} more: {})", f.line_text(), findings.len() - 1, needs::code_list(findings))
+        }
+        None => "the project has its own build".into(),
+    }
 }
 
 /// Takes a delegated build's output folder for `target` into our staging, zip and result.
@@ -156,16 +207,21 @@ fn delegate_error(e: DelegateError, findings: Vec<Finding>) -> BuildError {
             BuildError::NotInstalled { message: what, hint, findings }
         }
         DelegateError::Node { found, needed, hint } => BuildError::NotInstalled {
-            message: match found {
-                Some(f) => format!("{needed}; found {f}"),
-                None => format!("{needed}; no node found"),
-            },
+            message: format!(
+                "{needed} ({}); it is needed because {}",
+                match found {
+                    Some(f) => format!("found {f}"),
+                    None => "no node found".to_owned(),
+                },
+                why_of(&findings)
+            ),
             hint,
             findings,
         },
         DelegateError::Failed { message, output_tail } => BuildError::Failed {
-            message,
-            hint: "read outputTail for the toolchain's error, fix it, and build again".into(),
+            message: with_tail(message, &output_tail),
+            hint: "fix the error the toolchain printed (above; all of it in outputTail), and build again"
+                .into(),
             findings,
             output_tail,
         },
@@ -176,8 +232,31 @@ fn delegate_error(e: DelegateError, findings: Vec<Finding>) -> BuildError {
             output_tail,
         },
         DelegateError::Timeout { after, output_tail } => BuildError::Timeout {
-            message: format!("the toolchain did not finish within {} s", after.as_secs()),
+            message: with_tail(
+                format!("the toolchain did not finish within {} s", after.as_secs()),
+                &output_tail,
+            ),
             output_tail,
         },
     }
+}
+
+/// Lines of the toolchain's output shown in a failure's message (the text an MCP client and
+/// the CLI print), so the cause is read where the failure is.
+const SHOWN_LINES: usize = 12;
+
+/// `message`, then the toolchain's last non-blank lines (at most [`SHOWN_LINES`], each cut
+/// at 300 characters).
+fn with_tail(message: String, tail: &[String]) -> String {
+    let lines: Vec<&String> = tail.iter().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return format!("{message}; it printed nothing");
+    }
+    let shown = &lines[lines.len().saturating_sub(SHOWN_LINES)..];
+    let mut out = format!("{message}; its last output:");
+    for l in shown {
+        out.push_str("\n  ");
+        out.push_str(&crate::text::truncate_chars(l, 300));
+    }
+    out
 }

@@ -3,14 +3,21 @@
 //! comments are never touched), each access is replaced by a string literal, and everything
 //! else stays byte-identical. A `process.env` reference that cannot be replaced (an unknown
 //! or non-public name, a dynamic key, destructuring) is reported: browsers have no `process`,
-//! so leaving it would be a `ReferenceError` at run time.
+//! so leaving it would be a `ReferenceError` at run time — unless the code checks first
+//! (`typeof process !== "undefined" && process.env.X`, minified `typeof process < "u" && …`,
+//! the same test in `?:` or `if`): a guarded use runs only where `process` exists, never in a
+//! browser, so it is left alone.
 
 use std::path::Path;
 
 use oxc_allocator::Allocator;
-use oxc_ast::ast::{ComputedMemberExpression, Expression, Program, StaticMemberExpression};
+use oxc_ast::ast::{
+    BinaryExpression, ComputedMemberExpression, ConditionalExpression, Expression, IfStatement,
+    LogicalExpression, LogicalOperator, Program, StaticMemberExpression, UnaryOperator,
+};
 use oxc_ast_visit::{Visit, walk};
 use oxc_span::Span;
+use oxc_syntax::operator::BinaryOperator;
 
 use super::env::{PUBLIC_PREFIX, PublicEnv};
 use super::js::{self, Goal, SyntaxError};
@@ -98,7 +105,7 @@ pub struct Found {
 
 /// [`Found`] in `program`, the parse of `text`.
 pub fn find(program: &Program<'_>, text: &str, env: &PublicEnv) -> Found {
-    let mut finder = Finder { env, edits: Vec::new(), left: Vec::new(), names: Vec::new() };
+    let mut finder = Finder { env, edits: Vec::new(), left: Vec::new(), names: Vec::new(), guarded: 0 };
     finder.visit_program(program);
     let leftovers = finder
         .left
@@ -149,6 +156,50 @@ struct Finder<'e> {
     edits: Vec<(Span, String)>,
     left: Vec<(Span, String)>,
     names: Vec<String>,
+    /// Inside this many `typeof process` checks that only pass where `process` exists.
+    guarded: u32,
+}
+
+/// Whether `e` is true only where `process` exists: `typeof process !== "undefined"`
+/// (`!=`), `typeof process < "u"` (minifiers' form: every other `typeof` answer sorts
+/// before "u"), `typeof process === "object"`, or several joined by `&&`.
+fn process_exists(e: &Expression<'_>) -> bool {
+    match e.get_inner_expression() {
+        Expression::LogicalExpression(l) if l.operator == LogicalOperator::And => {
+            process_exists(&l.left) || process_exists(&l.right)
+        }
+        Expression::BinaryExpression(b) => typeof_process_defined(b),
+        _ => false,
+    }
+}
+
+fn typeof_process_defined(b: &BinaryExpression<'_>) -> bool {
+    let is_typeof_process = |e: &Expression<'_>| match e.get_inner_expression() {
+        Expression::UnaryExpression(u) if u.operator == UnaryOperator::Typeof => {
+            matches!(u.argument.get_inner_expression(), Expression::Identifier(id) if id.name.as_str() == "process")
+        }
+        _ => false,
+    };
+    fn literal<'e>(e: &'e Expression<'_>) -> Option<&'e str> {
+        match e.get_inner_expression() {
+            Expression::StringLiteral(s) => Some(s.value.as_str()),
+            _ => None,
+        }
+    }
+    let (word, flipped) = if is_typeof_process(&b.left) {
+        (literal(&b.right), false)
+    } else if is_typeof_process(&b.right) {
+        (literal(&b.left), true)
+    } else {
+        return false;
+    };
+    match (b.operator, word) {
+        (BinaryOperator::StrictInequality | BinaryOperator::Inequality, Some("undefined")) => true,
+        (BinaryOperator::StrictEquality | BinaryOperator::Equality, Some("object")) => true,
+        (BinaryOperator::LessThan, Some("u")) => !flipped,
+        (BinaryOperator::GreaterThan, Some("u")) => flipped,
+        _ => false,
+    }
 }
 
 /// `process.env` or `import.meta.env`.
@@ -160,10 +211,24 @@ fn env_base(e: &Expression<'_>) -> Option<Base> {
 }
 
 impl Finder<'_> {
+    /// Records a `process.env` use that would remain, unless a check guards it.
+    fn leave(&mut self, span: Span, why: String) {
+        if self.guarded == 0 {
+            self.left.push((span, why));
+        }
+    }
+
+    /// Visits `guarded` with the guard counted.
+    fn visit_guarded(&mut self, f: impl FnOnce(&mut Self)) {
+        self.guarded += 1;
+        f(self);
+        self.guarded -= 1;
+    }
+
     fn access(&mut self, base: Base, name: Option<&str>, span: Span) {
         let Some(name) = name else {
             if base == Base::Process {
-                self.left.push((span, "its key is computed at run time, so it cannot be replaced".into()));
+                self.leave(span, "its key is computed at run time, so it cannot be replaced".into());
             }
             return;
         };
@@ -173,20 +238,49 @@ impl Finder<'_> {
         match self.env.get(name) {
             Some(v) => self.edits.push((span, json_string(v))),
             None if base == Base::ImportMeta => self.edits.push((span, "undefined".into())),
-            None if !name.starts_with(PUBLIC_PREFIX) => self.left.push((
+            None if !name.starts_with(PUBLIC_PREFIX) => self.leave(
                 span,
                 format!(
                     "only {PUBLIC_PREFIX}* variables reach extension code, so `{name}` is never injected"
                 ),
-            )),
-            None => {
-                self.left.push((span, format!("`{name}` is set in no env file and not in the environment")))
-            }
+            ),
+            None => self.leave(span, format!("`{name}` is set in no env file and not in the environment")),
         }
     }
 }
 
 impl<'a> Visit<'a> for Finder<'_> {
+    fn visit_logical_expression(&mut self, it: &LogicalExpression<'a>) {
+        if it.operator == LogicalOperator::And && process_exists(&it.left) {
+            self.visit_expression(&it.left);
+            self.visit_guarded(|f| f.visit_expression(&it.right));
+            return;
+        }
+        walk::walk_logical_expression(self, it);
+    }
+
+    fn visit_conditional_expression(&mut self, it: &ConditionalExpression<'a>) {
+        if process_exists(&it.test) {
+            self.visit_expression(&it.test);
+            self.visit_guarded(|f| f.visit_expression(&it.consequent));
+            self.visit_expression(&it.alternate);
+            return;
+        }
+        walk::walk_conditional_expression(self, it);
+    }
+
+    fn visit_if_statement(&mut self, it: &IfStatement<'a>) {
+        if process_exists(&it.test) {
+            self.visit_expression(&it.test);
+            self.visit_guarded(|f| f.visit_statement(&it.consequent));
+            if let Some(alt) = &it.alternate {
+                self.visit_statement(alt);
+            }
+            return;
+        }
+        walk::walk_if_statement(self, it);
+    }
+
     fn visit_static_member_expression(&mut self, it: &StaticMemberExpression<'a>) {
         if let Some(base) = env_base(&it.object) {
             self.access(base, Some(it.property.name.as_str()), it.span);
@@ -194,7 +288,7 @@ impl<'a> Visit<'a> for Finder<'_> {
         }
         if env_base_of(it) == Some(Base::Process) {
             // Bare `process.env` (passed around, destructured, spread).
-            self.left.push((it.span, "the whole `process.env` object does not exist in browsers".into()));
+            self.leave(it.span, "the whole `process.env` object does not exist in browsers".into());
             return;
         }
         walk::walk_static_member_expression(self, it);
@@ -286,6 +380,22 @@ mod tests {
         );
         assert!(out.leftovers[0].why.contains("only EXTENSION_PUBLIC_*"));
         assert!(out.text.is_none());
+    }
+
+    #[test]
+    fn guarded_uses_are_left_alone_and_public_ones_still_replaced() {
+        let out = run(
+            "const a = typeof process < \"u\" && process.env.SECRET;\nconst b = typeof process !== 'undefined' ? process.env.X : 1;\nif ('undefined' != typeof process && process.env) { go(process.env.Y); }\nconst c = typeof process !== 'undefined' && process.env.EXTENSION_PUBLIC_BROWSER;\n",
+            Goal::Script,
+        );
+        assert!(out.leftovers.is_empty(), "{:?}", out.leftovers);
+        assert!(out.text.as_deref().unwrap().contains("&& \"chrome\""), "{:?}", out.text);
+        // Not a guard: the other branch, or a check that passes where process is missing.
+        let out = run(
+            "const a = typeof process !== 'undefined' ? 1 : process.env.X;\nconst b = typeof process === 'undefined' && process.env.Y;\n",
+            Goal::Script,
+        );
+        assert_eq!(out.leftovers.len(), 2, "{:?}", out.leftovers);
     }
 
     #[test]

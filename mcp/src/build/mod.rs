@@ -97,6 +97,21 @@ pub struct FileEntry {
     pub bytes: u64,
 }
 
+/// Why and how a browser's output was built by a toolchain instead of natively.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Delegation {
+    /// `Extension.js`, `Extension.js (through npx)`, `WXT`, `the package.json build script`.
+    pub toolchain: &'static str,
+    /// The command as run.
+    pub command: String,
+    /// What the native build could not do (the findings that sent it here), and why this
+    /// toolchain.
+    pub reason: String,
+    /// The toolchain's last lines (its notices included).
+    pub output_tail: Vec<String>,
+}
+
 /// The result for one browser.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -113,6 +128,9 @@ pub struct BrowserBuild {
     pub bytes: u64,
     pub files: Vec<FileEntry>,
     pub warnings: Vec<Finding>,
+    /// Set for delegated builds: which toolchain, the command, why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delegation: Option<Delegation>,
     /// What a dev build added ([`BuildOptions::dev`]); empty for production builds.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dev_changes: Vec<dev::DevChange>,
@@ -206,12 +224,20 @@ pub fn build_with(
         Err(f) => return Err(failed(vec![*f])),
     };
     let mut plans = Vec::new();
+    // How long each target's plan took (reading, bundling, minifying): part of its build.
+    let mut planned: Vec<Duration> = Vec::new();
+    let config = config_file::read(project);
     if let Some(source) = &source {
         let system = env::system();
         for &t in &req.targets {
+            let planning = Instant::now();
             let public = env::load(project, t.name, env::mode(opts.dev), &system);
             let mut p = plan::plan(project, source, t, &req.out_dir, &public);
+            planned.push(planning.elapsed());
             p.findings.extend(project_warnings.iter().cloned());
+            if let Some(cfg) = &config {
+                p.findings.extend(needs::run_value_warnings(cfg, t));
+            }
             for f in p.findings.iter().filter(|f| f.code.needs_toolchain()) {
                 if !toolchain_findings.contains(f) {
                     toolchain_findings.push(f.clone());
@@ -242,9 +268,11 @@ pub fn build_with(
         });
     };
     let mut results = Vec::new();
-    for p in &plans {
+    for (p, spent) in plans.iter().zip(planned) {
         tracing::debug!(browser = p.target.name, files = p.files.len(), "native build");
-        results.push(native(req, opts, &source, p)?);
+        let mut built = native(req, opts, &source, p)?;
+        built.duration_ms = built.duration_ms.saturating_add(millis(spent));
+        results.push(built);
     }
     finish_source_zip(req, &source.json, source.messages.as_ref(), &mut results)?;
     Ok(results)
@@ -387,15 +415,35 @@ fn finish(
         pipeline,
         zip_path: req.zip.then_some(zip_path),
         output_path: dest,
-        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        duration_ms: millis(started.elapsed()),
         source_zip_path: None,
         bytes: files.iter().map(|f| f.bytes).sum(),
         files,
         warnings,
         dev_changes,
+        delegation: None,
         sources: BTreeMap::new(),
         inputs: BTreeMap::new(),
     })
+}
+
+/// A temporary project holding `files` (relative path, text), for unit tests.
+#[cfg(test)]
+pub(crate) fn test_project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    for (rel, text) in files {
+        let f = d.path().join(rel);
+        if let Some(dir) = f.parent() {
+            std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(f, text).unwrap_or_else(|e| panic!("{e}"));
+    }
+    d
+}
+
+/// Whole milliseconds, rounded up: a build that took 0.3 ms took time, and says so.
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_micros().div_ceil(1000)).unwrap_or(u64::MAX)
 }
 
 /// The store zip's file name: the artifact stem (`<name>-<version>`) and the browser, since

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::manifest::{Finding, FindingCode, Json, Severity};
+use crate::manifest::{Finding, FindingCode, Json, Severity, Target};
 
 use super::config_file::{self, Decision};
 
@@ -39,13 +39,15 @@ pub const BUNDLER_CONFIGS: [&str; 8] = [
 
 /// Dependencies that mean "the sources are not what the browser loads". `extension` itself
 /// is not one: Extension.js projects whose scripts are classic build natively, identically.
-/// React and Preact are not: the native bundler compiles their JSX (issue 22).
-pub const FRAMEWORK_DEPENDENCIES: [&str; 9] =
-    ["vue", "svelte", "solid-js", "@angular/core", "wxt", "plasmo", "tailwindcss", "sass", "less"];
+/// React and Preact are not: the native bundler compiles their JSX; nor is `sass`: grass
+/// compiles Sass natively (`bundle/sass.rs`), and a file it rejects delegates by itself.
+pub const FRAMEWORK_DEPENDENCIES: [&str; 8] =
+    ["vue", "svelte", "solid-js", "@angular/core", "wxt", "plasmo", "tailwindcss", "less"];
 
 /// Project-level reasons a native build is not allowed: a bundler config, an
 /// `extension.config.*` key that customizes the bundler, or a framework dependency in
-/// `package.json`. Also warnings (not reasons): run-time config values that cannot be read.
+/// `package.json`. Run-time config values that cannot be read are warnings of each target
+/// ([`run_value_warnings`]).
 pub fn project_findings(project: &Path, package_json: Option<&Json>) -> Vec<Finding> {
     let mut out = Vec::new();
     if let Some(cfg) = config_file::read(project) {
@@ -86,8 +88,7 @@ pub fn project_findings(project: &Path, package_json: Option<&Json>) -> Vec<Find
 }
 
 /// What `extension.config.*` means for the build: one `MANIFEST_BUNDLER_CONFIG` naming the
-/// key that decided delegation, or a `MANIFEST_CONFIG_VALUE` warning per run-time value that
-/// only running the config could tell.
+/// key that decided delegation, if any (run-time values: [`run_value_warnings`]).
 pub fn config_findings(cfg: &config_file::ExtensionConfig) -> Vec<Finding> {
     let file = &cfg.file;
     match &cfg.decision {
@@ -103,26 +104,53 @@ pub fn config_findings(cfg: &config_file::ExtensionConfig) -> Vec<Finding> {
             .at(key.clone())
             .at_position(*line, 1),
         ],
-        Decision::Native => cfg
-            .unresolved
-            .iter()
-            .map(|u| {
-                let mut f = Finding::new(
-                    FindingCode::ManifestConfigValue,
-                    format!(
-                        "{file}: `{}` is `{}`, which only running the config could tell; dev sessions use the default",
-                        u.key, u.source
-                    ),
-                    format!("write `{}` as a literal (a string, or a template of literals) in {file}", u.key),
-                )
-                .in_file(file.clone())
-                .at(u.key.clone())
-                .at_position(u.line, 1);
-                f.severity = Severity::Warning;
-                f
-            })
-            .collect(),
+        Decision::Native => Vec::new(),
     }
+}
+
+/// The run-time values of `extension.config.*` a build of `target` cannot read, one warning
+/// per expression: keys of other browsers are left out (a Firefox build does not warn about
+/// `browser.chrome.*`), and keys sharing one expression (`browserFlags: ciFlags` under
+/// chrome and chromium-based) are named in one warning.
+pub fn run_value_warnings(cfg: &config_file::ExtensionConfig, target: Target) -> Vec<Finding> {
+    if cfg.decision != Decision::Native {
+        return Vec::new();
+    }
+    let applies = |key: &str| match key.strip_prefix("browser.") {
+        Some(rest) => {
+            let name = rest.split('.').next().unwrap_or(rest);
+            name == target.name || name == target.engine.any_name()
+        }
+        None => true,
+    };
+    let mut groups: Vec<(&str, Vec<&config_file::Unresolved>)> = Vec::new();
+    for u in cfg.unresolved.iter().filter(|u| applies(&u.key)) {
+        match groups.iter_mut().find(|(source, _)| *source == u.source) {
+            Some((_, keys)) => keys.push(u),
+            None => groups.push((u.source.as_str(), vec![u])),
+        }
+    }
+    let file = &cfg.file;
+    groups
+        .into_iter()
+        .filter_map(|(source, keys)| {
+            let first = keys.first()?;
+            let names = keys.iter().map(|u| format!("`{}`", u.key)).collect::<Vec<_>>().join(", ");
+            let verb = if keys.len() == 1 { "is" } else { "are" };
+            let mut f = Finding::new(
+                FindingCode::ManifestConfigValue,
+                format!(
+                    "{file}: {names} {verb} `{source}`, which only running the config could tell; dev sessions use the default"
+                ),
+                format!("write `{}` as a literal (a string, or a template of literals) in {file}", first.key),
+            )
+            .in_file(file.clone())
+            .at(first.key.clone())
+            .at_position(first.line, 1);
+            f.severity = Severity::Warning;
+            Some(f)
+        })
+        .collect()
 }
 
 /// `CODE_A ×3, CODE_B`: each code once, in first-seen order, with how often it occurs.
@@ -150,6 +178,7 @@ mod tests {
         assert_eq!(needs_compile("a.ts"), Some("TypeScript"));
         assert_eq!(needs_compile("A.TSX"), Some("JSX"));
         assert_eq!(needs_compile("s.scss"), Some("Sass"));
+        assert!(!FRAMEWORK_DEPENDENCIES.contains(&"sass"));
         assert_eq!(needs_compile("a.js"), None);
         assert_eq!(needs_compile("d.d"), None);
     }

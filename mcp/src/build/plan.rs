@@ -26,6 +26,7 @@ use super::needs::needs_compile;
 use super::scan::{HtmlRef, css_refs, html_refs};
 
 mod bundled;
+mod sass;
 mod scripts;
 
 /// The native build of one target: the manifest to write and the files to copy.
@@ -94,6 +95,8 @@ struct Planner<'a> {
     renamed: std::collections::HashMap<String, String>,
     /// CSS of a page's bundled scripts, to link from the page being followed.
     pending_css: Vec<String>,
+    /// Each `content_scripts` entry's `run_at`, for the mount contract of its bundles.
+    run_at: Vec<crate::build::bundle::RunAt>,
 }
 
 /// Plans the native build of `source` for `target`, injecting `env` into its scripts.
@@ -107,6 +110,7 @@ pub fn plan(
     let resolved = manifest::resolve(&source.json, target);
     let mut manifest = resolved.manifest;
     let mut findings = resolved.findings;
+    findings.extend(manifest::mv2::convert(&mut manifest));
     findings.extend(source.findings.iter().cloned());
     let public = Some(project.join("public")).filter(|p| p.is_dir());
     let mut p = Planner {
@@ -129,23 +133,33 @@ pub fn plan(
         bundled: Vec::new(),
         renamed: Default::default(),
         pending_css: Vec::new(),
+        run_at: manifest
+            .get("content_scripts")
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+            .iter()
+            .map(|cs| crate::build::bundle::RunAt::from_manifest(cs.get("run_at").and_then(Json::as_str)))
+            .collect(),
     };
     p.check_basics(&manifest);
     p.admit(&source.path, None);
     if let Some(dir) = p.public.clone() {
         p.add_tree(&dir, "");
     }
-    let locales = source.root.join("_locales");
-    if locales.is_dir() {
-        p.add_tree(&locales, "_locales");
+    if source.locales.is_dir() {
+        p.add_tree(&source.locales, "_locales");
     }
     for r in manifest::file_refs(&manifest) {
         p.add_ref(&r);
-        // The output manifest names files the way the output has them (no `./`, no `/`).
+        // The output manifest names files the way the output has them (no `./`, no `/`; a
+        // compiled stylesheet by its CSS name).
         if r.kind != RefKind::Pattern
-            && let Some(n) = normalize(&r.path).filter(|n| *n != r.path)
+            && let Some(n) = normalize(&r.path)
         {
-            set_path(&mut manifest, &r.json_path, Json::String(n));
+            let out = p.renamed.get(&n).cloned().unwrap_or(n);
+            if out != r.path {
+                set_path(&mut manifest, &r.json_path, Json::String(out));
+            }
         }
     }
     p.add_special_folders();
@@ -246,6 +260,10 @@ impl Planner<'_> {
     fn add_file(&mut self, rel: &str, kind: RefKind, json_path: &str, from: Option<&str>) {
         let bundled_script = matches!(kind, RefKind::ClassicScript | RefKind::ModuleScript)
             && crate::build::bundle::transform::needs_transform(Path::new(rel));
+        if kind == RefKind::Style && crate::build::bundle::sass::is_sass(Path::new(rel)) {
+            self.add_sass(rel, json_path, from);
+            return;
+        }
         if let Some(what) = needs_compile(rel).filter(|_| !bundled_script) {
             let mut f = Finding::new(
                 FindingCode::ManifestNeedsCompile,

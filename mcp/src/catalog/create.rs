@@ -430,21 +430,22 @@ fn retitle_readme(bytes: &[u8], project_name: &str) -> Vec<u8> {
     }
 }
 
-/// How a template builds: natively, or only through its own toolchain (DESIGN "Building
-/// extensions": Vue and Svelte components, Less and Sass are delegated).
+/// How a template builds: natively, or only through its own toolchain (docs/build.md: Vue
+/// and Svelte components and Less are delegated; Sass is compiled natively by grass).
 pub fn build_note(t: &Template) -> Option<String> {
-    let delegated = matches!(t.ui_framework.as_str(), "vue" | "svelte")
-        || matches!(t.css.as_str(), "less" | "sass" | "scss");
+    let delegated =
+        matches!(t.ui_framework.as_str(), "vue" | "svelte") || matches!(t.css.as_str(), "less" | "stylus");
     if delegated {
         let what = if t.ui_framework.is_empty() { t.css.clone() } else { t.ui_framework.clone() };
         return Some(format!(
             "builds through the project's own toolchain ({what} is not bundled natively): install the dependencies first; the build runs the project's code only once you allow it (`webext-mcp build . --allow-project-scripts`)"
         ));
     }
-    let bundled =
-        !t.ui_framework.is_empty() || t.entrypoints.iter().any(|e| e.ends_with(".ts") || e.ends_with(".tsx"));
+    let bundled = !t.ui_framework.is_empty()
+        || matches!(t.css.as_str(), "sass" | "scss")
+        || t.entrypoints.iter().any(|e| e.ends_with(".ts") || e.ends_with(".tsx"));
     bundled.then(|| {
-        "builds natively (TypeScript, JSX and node_modules are bundled) once dependencies are installed"
+        "builds natively (TypeScript, JSX, Sass and node_modules are bundled) once dependencies are installed"
             .to_owned()
     })
 }
@@ -509,7 +510,8 @@ mod tests {
             ..Template::default()
         };
         assert!(build_note(&t("vue", "css", "a.ts")).unwrap().contains("toolchain"));
-        assert!(build_note(&t("", "sass", "a.js")).unwrap().contains("sass"));
+        assert!(build_note(&t("", "less", "a.js")).unwrap().contains("less"));
+        assert!(build_note(&t("", "sass", "a.js")).unwrap().contains("natively"));
         assert!(build_note(&t("react", "css", "a.tsx")).unwrap().contains("natively"));
         assert!(build_note(&t("", "css", "background.ts")).unwrap().contains("natively"));
         assert_eq!(build_note(&t("", "css", "background.js")), None);

@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 use webext_mcp_host::protocol::ErrorBody;
 
+mod behaviour;
 mod logs;
 mod session;
 
@@ -151,6 +152,11 @@ enum Command {
     /// Browsers on this machine, and browsers webext-mcp installs itself.
     #[command(subcommand)]
     Browsers(BrowsersVerb),
+    /// Load a built extension folder in headless browsers on a local test page and report what
+    /// it shows per surface (roots, styles, host page styles, errors, background); with
+    /// `--against`, the differences from a second build.
+    #[command(name = "behaviour-check")]
+    BehaviourCheck(behaviour::BehaviourArgs),
 }
 
 /// `webext-mcp browsers …`: one verb per tool of the `browsers` group.
@@ -272,6 +278,7 @@ async fn run(cli: Cli) -> ExitCode {
             Err(e) => usage_error(&format!("bad session spec: {e}")),
         },
         Command::Logs(v) if v.args.follow => logs::follow(&ctx, v.args, v.json).await,
+        Command::BehaviourCheck(args) => behaviour::run(&ctx, args).await,
         command => match command.tool_call() {
             Some(ToolCall { tool, args: Ok(args), json, session: Some(detach) }) => {
                 session::verb(&ctx, tool, args, detach, json).await
@@ -340,6 +347,7 @@ impl Command {
             | Command::Call { .. }
             | Command::Tools { .. }
             | Command::Config { .. }
+            | Command::BehaviourCheck(_)
             | Command::SessionProcess { .. } => return None,
         })
     }

@@ -133,11 +133,15 @@ pub enum FindingCode {
     /// `document.write`), or an inline event handler in an MV3 page: store review flags the
     /// first, MV3's CSP blocks the second.
     ManifestUnsafeHtml,
+    /// An MV2 build converted MV3-shaped keys the way Extension.js does: `host_permissions`
+    /// into `permissions`, an object `content_security_policy` into its `extension_pages`
+    /// string, object `web_accessible_resources` into their resource paths.
+    ManifestConvertedForMv2,
 }
 
 impl FindingCode {
     /// Every code, in table order.
-    pub const ALL: [FindingCode; 48] = [
+    pub const ALL: [FindingCode; 49] = [
         FindingCode::ManifestNotFound,
         FindingCode::ManifestJson,
         FindingCode::ManifestShape,
@@ -153,6 +157,7 @@ impl FindingCode {
         FindingCode::ManifestUnknownPrefix,
         FindingCode::ManifestPathOutside,
         FindingCode::ManifestBackgroundScriptsJoined,
+        FindingCode::ManifestConvertedForMv2,
         FindingCode::ManifestConfigValue,
         FindingCode::ManifestProcessEnv,
         FindingCode::ManifestTooLarge,
@@ -206,6 +211,7 @@ impl FindingCode {
             FindingCode::ManifestUnknownPrefix => "MANIFEST_UNKNOWN_PREFIX",
             FindingCode::ManifestPathOutside => "MANIFEST_PATH_OUTSIDE",
             FindingCode::ManifestBackgroundScriptsJoined => "MANIFEST_BACKGROUND_SCRIPTS_JOINED",
+            FindingCode::ManifestConvertedForMv2 => "MANIFEST_CONVERTED_FOR_MV2",
             FindingCode::ManifestConfigValue => "MANIFEST_CONFIG_VALUE",
             FindingCode::ManifestProcessEnv => "MANIFEST_PROCESS_ENV",
             FindingCode::ManifestTooLarge => "MANIFEST_TOO_LARGE",
@@ -248,6 +254,7 @@ impl FindingCode {
             FindingCode::ManifestMessageMissing
             | FindingCode::ManifestUnknownPrefix
             | FindingCode::ManifestBackgroundScriptsJoined
+            | FindingCode::ManifestConvertedForMv2
             | FindingCode::ManifestConfigValue
             | FindingCode::ManifestUnknownKey
             | FindingCode::ManifestDuplicateKey

@@ -15,6 +15,7 @@ pub mod edit;
 pub mod findings;
 pub mod json;
 pub mod locale;
+pub mod mv2;
 pub mod object;
 mod pretty;
 pub mod refs;
@@ -44,6 +45,10 @@ pub struct SourceManifest {
     pub json: Json,
     /// Where each key is in the file, duplicate keys, comments.
     pub spans: Spans,
+    /// The `_locales/` folder the extension ships: the project root's when it has one (next
+    /// to `package.json`, the manifest in `src/`), else the one beside the manifest — the
+    /// order Extension.js 4.1 looks in. `root/_locales` when neither exists.
+    pub locales: PathBuf,
     /// The default locale's messages, when `default_locale` is set and they could be read.
     pub messages: Option<Messages>,
     /// Problems met while loading (a missing or broken default locale).
@@ -153,14 +158,22 @@ pub fn load_at(project: &Path, path: &Path) -> Result<SourceManifest, Box<Findin
             .in_file(rel.clone()),
         );
     }
+    let locales = locales_dir(project, &root);
     let messages = match json.get("default_locale").and_then(Json::as_str) {
-        Some(locale) => load_messages(&root, locale, &mut findings),
+        Some(locale) => load_messages(&locales, locale, &mut findings),
         None => None,
     };
-    Ok(SourceManifest { path, root, json, spans, messages, findings })
+    Ok(SourceManifest { path, root, locales, json, spans, messages, findings })
 }
 
-fn load_messages(root: &Path, locale: &str, findings: &mut Vec<Finding>) -> Option<Messages> {
+/// Where the extension's `_locales/` is: the project root's first, then the manifest
+/// folder's (Extension.js 4.1 `resolveLocalesFolder` looks in this order).
+pub fn locales_dir(project: &Path, root: &Path) -> PathBuf {
+    let at_project = project.join("_locales");
+    if at_project.is_dir() { at_project } else { root.join("_locales") }
+}
+
+fn load_messages(locales: &Path, locale: &str, findings: &mut Vec<Finding>) -> Option<Messages> {
     let rel = format!("_locales/{locale}/messages.json");
     let missing = |msg: String| {
         Finding::new(
@@ -171,7 +184,7 @@ fn load_messages(root: &Path, locale: &str, findings: &mut Vec<Finding>) -> Opti
         .at("default_locale")
         .in_file(rel.clone())
     };
-    match read_capped(&root.join(&rel), MAX_JSON_BYTES) {
+    match read_capped(&locales.join(locale).join("messages.json"), MAX_JSON_BYTES) {
         Ok(None) => {
             findings.push(
                 Finding::new(

@@ -68,6 +68,11 @@ pub struct ConsoleEvent {
     /// A content script's frame, as the extension APIs number it (0: the tab's top
     /// document), when the browser says.
     pub frame_id: Option<i64>,
+    /// Chromium: it ran in a web page's main world, where the page's own scripts run too — a
+    /// content script declared with `"world": "MAIN"`, or the page naming the extension's
+    /// file in a `sourceURL` comment, which its URL alone cannot tell apart. Such an event is
+    /// in the tab's own console ([`super::Runner::page_console`]) as well.
+    pub page_world: bool,
 }
 
 /// Shared state of one extension: its history, live subscribers and background state.
@@ -238,6 +243,7 @@ mod tests {
             context: None,
             tab_id: None,
             frame_id: None,
+            page_world: false,
         }
     }
 

@@ -251,6 +251,27 @@ pub trait Runner: Send + Sync {
         })
     }
 
+    /// Calls `function` (a function expression) in a tab's top document as
+    /// `function(arg, ...closedShadowRoots)`, from a JavaScript world of its own where the
+    /// family has one: the page's DOM, with built-ins the page's scripts cannot patch, so a
+    /// page cannot lie to the caller through its own JavaScript. Chromium: an isolated world
+    /// (`Page.createIsolatedWorld`), closed shadow roots included. Firefox: a web page's
+    /// content-script world, through an extension of the runner's own loaded on first use
+    /// (`firefox/shadow.rs`); an extension page in its own world. Families without either:
+    /// the page's own world, which sees what the page's scripts changed.
+    fn call_isolated<'a>(
+        &'a self,
+        target_id: &'a str,
+        function: &'a str,
+        arg: &'a serde_json::Value,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<serde_json::Value, RunnerError>> {
+        Box::pin(async move {
+            let expression = format!("({})({arg})", function.trim_end());
+            self.evaluate_in_page(target_id, &expression, timeout).await
+        })
+    }
+
     /// Reloads a tab.
     fn reload_page<'a>(&'a self, target_id: &'a str) -> BoxFuture<'a, Result<(), RunnerError>> {
         let _ = target_id;

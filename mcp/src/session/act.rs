@@ -18,7 +18,7 @@ use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 use super::control::{Answer, Opened, Reloaded, Request, Stored};
 use super::inspect;
 use super::rebuild::{Live, WORKER_TIMEOUT};
-use super::reload;
+use super::reload::{self, Phase};
 
 /// What happens to the open tabs after a requested reload.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -135,8 +135,12 @@ impl Live {
         let loading = Instant::now();
         let injects = self.runner.as_ref().is_some_and(|r| r.injects_on_load());
         let cleared = if injects && tabs == ReloadTabs::Reinject && self.ext.is_some() {
-            Some(self.clear_tabs().await)
+            Some(self.clear_tabs(Phase::Clean).await)
         } else {
+            if tabs == ReloadTabs::Reinject && self.ext.is_some() {
+                // The old mounts' cleanups run while their world still exists.
+                self.clear_tabs(Phase::Unmount).await;
+            }
             None
         };
         if self.ext.is_none() {
@@ -195,7 +199,7 @@ impl Live {
             return json!([]);
         }
         let (Some(runner), Some(ext)) = (&self.runner, &self.ext) else { return Value::Null };
-        let script = reload::reinject_script(&self.reload_entries, false);
+        let script = reload::reinject_script(&self.reload_entries, Phase::Inject);
         match runner.evaluate_in_background(ext, &script, WORKER_TIMEOUT).await {
             Ok(v) => v,
             Err(e) => {

@@ -75,7 +75,13 @@ impl Runner for FakeRunner {
         expression: &'a str,
         _timeout: Duration,
     ) -> BoxFuture<'a, Result<Value, RunnerError>> {
-        let what = if expression == reload::reinject_script(&[], false) { "reinject" } else { "evaluate" };
+        let what = if expression == reload::reinject_script(&[], reload::Phase::Inject) {
+            "reinject"
+        } else if expression == reload::reinject_script(&[], reload::Phase::Unmount) {
+            "unmount"
+        } else {
+            "evaluate"
+        };
         self.calls.lock().unwrap().push(what.into());
         Box::pin(async { Ok(json!([{"tabId": 1, "action": "reinjected"}])) })
     }

@@ -421,6 +421,7 @@ mod tests {
             context: context.map(str::to_owned),
             tab_id: None,
             frame_id: None,
+            page_world: false,
         }
     }
 

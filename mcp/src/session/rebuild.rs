@@ -22,7 +22,7 @@ use webext_mcp_host::protocol::{ErrorBody, ErrorCode};
 
 use super::contract::{Contract, ErrorEntry, Ready, Status, runtime_error};
 use super::inspect;
-use super::reload::{self, Kind, Roles};
+use super::reload::{self, Kind, Phase, Roles};
 use crate::build::dev::{self, DevChange};
 use crate::build::{self, BrowserBuild, BuildError, BuildOptions, BuildRequest};
 use crate::manifest;
@@ -249,8 +249,14 @@ impl Live {
             self.reload_pages(&files, started).await;
         } else {
             // A browser that runs the new content scripts itself gets the old copy cleared
-            // first, by the old extension (afterwards it is gone).
-            let cleared = if self.browser_injects() { Some(self.clear_tabs().await) } else { None };
+            // first, by the old extension (afterwards it is gone); elsewhere the old mounts'
+            // cleanups run first, while their world still exists.
+            let cleared = if self.browser_injects() {
+                Some(self.clear_tabs(Phase::Clean).await)
+            } else {
+                self.clear_tabs(Phase::Unmount).await;
+                None
+            };
             self.loaded_at_ms = self.clock.now_ms();
             let loaded = match &self.runner {
                 Some(r) => Some(r.load_extension(&self.dist).await),
@@ -286,12 +292,13 @@ impl Live {
         self.runner.as_ref().is_some_and(|r| r.injects_on_load())
     }
 
-    /// Clears what the running copy rendered in its tabs and counts the coming injection
-    /// (the browser's own, at the reload); answers one row per tab. A background that
-    /// cannot be reached leaves the tabs as they are.
-    pub(super) async fn clear_tabs(&mut self) -> Value {
+    /// Before a reload: calls what the running copy's mounts returned in its tabs, and with
+    /// [`Phase::Clean`] also clears what it rendered and counts the coming injection (the
+    /// browser's own, at the reload); answers one row per tab. A background that cannot be
+    /// reached leaves the tabs as they are.
+    pub(super) async fn clear_tabs(&mut self, phase: Phase) -> Value {
         let (Some(runner), Some(ext)) = (&self.runner, &self.ext) else { return Value::Null };
-        let script = reload::reinject_script(&[], true);
+        let script = reload::reinject_script(&[], phase);
         match runner.evaluate_in_background(ext, &script, WORKER_TIMEOUT).await {
             Ok(v) => v,
             Err(e) => {
@@ -312,7 +319,7 @@ impl Live {
             return;
         }
         let (Some(runner), Some(ext)) = (&self.runner, &self.ext) else { return };
-        let script = reload::reinject_script(&self.reload_entries, false);
+        let script = reload::reinject_script(&self.reload_entries, Phase::Inject);
         let tabs = match runner.evaluate_in_background(ext, &script, WORKER_TIMEOUT).await {
             Ok(v) => v,
             Err(e) => {

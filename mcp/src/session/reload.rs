@@ -151,16 +151,38 @@ impl Roles {
     }
 }
 
-/// The function evaluated in the extension's worker after a reload (`reinject.js` says what
-/// it does); it answers one row per tab.
+/// The function evaluated in the extension's worker around a reload (`reinject.js` says
+/// what it does); it answers one row per tab.
 const REINJECT_JS: &str = include_str!("reinject.js");
+
+/// Which part of a re-injection [`reinject_script`] does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Before a reload, in the old background: call what the old content scripts' mounts
+    /// returned (the session injects the new ones afterwards).
+    Unmount,
+    /// Before a reload, for a browser that injects the new content scripts itself: unmount,
+    /// remove the old roots and count the coming injection.
+    Clean,
+    /// After a reload: remove the old roots, count, and inject again.
+    Inject,
+}
+
+impl Phase {
+    const fn as_str(self) -> &'static str {
+        match self {
+            Phase::Unmount => "unmount",
+            Phase::Clean => "clean",
+            Phase::Inject => "inject",
+        }
+    }
+}
 
 /// The re-injection call: [`REINJECT_JS`] applied to its arguments as JSON (the indexes of
 /// the content-script entries whose tabs are reloaded instead, because the dev build could
-/// not wrap them; whether to clear the old copy only, for a browser that injects the new
-/// one itself).
-pub fn reinject_script(reload_entries: &[usize], clean_only: bool) -> String {
-    let args = serde_json::json!([reload_entries, clean_only]);
+/// not wrap them; the phase).
+pub fn reinject_script(reload_entries: &[usize], phase: Phase) -> String {
+    let args = serde_json::json!([reload_entries, phase.as_str()]);
     format!("({}).apply(null, {args})", REINJECT_JS.trim_end())
 }
 
@@ -206,9 +228,10 @@ mod tests {
 
     #[test]
     fn reinjection_script_names_the_entries_to_reload() {
-        let s = reinject_script(&[1, 3], false);
-        assert!(s.ends_with(").apply(null, [[1,3],false])"), "{s}");
-        assert!(reinject_script(&[], true).ends_with(").apply(null, [[],true])"));
+        let s = reinject_script(&[1, 3], Phase::Inject);
+        assert!(s.ends_with(").apply(null, [[1,3],\"inject\"])"), "{s}");
+        assert!(reinject_script(&[], Phase::Clean).ends_with(").apply(null, [[],\"clean\"])"));
+        assert!(reinject_script(&[], Phase::Unmount).ends_with(").apply(null, [[],\"unmount\"])"));
         assert!(s.contains("chrome.scripting.executeScript"));
         assert!(s.contains("new Set(reloadIndexes)"));
     }

@@ -11,7 +11,7 @@ use crate::manifest::{self, Finding, FindingCode, Json, Messages, Severity, Sour
 const MAX_LOCALES: usize = 200;
 
 pub fn check(source: &SourceManifest, out: &mut Vec<Finding>) {
-    let locales = source.root.join("_locales");
+    let locales = &source.locales;
     let default = source.json.get("default_locale").and_then(Json::as_str);
     if default.is_none() && locales.is_dir() {
         out.push(
@@ -45,7 +45,7 @@ pub fn check(source: &SourceManifest, out: &mut Vec<Finding>) {
         placeholders(messages, &rel, out);
     }
     if locales.is_dir() {
-        other_locales(&locales, default, out);
+        other_locales(locales, default, out);
     }
 }
 

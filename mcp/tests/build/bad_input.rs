@@ -63,15 +63,15 @@ fn missing_referenced_file_names_its_json_path() {
 }
 
 #[test]
-fn sass_imported_by_a_content_script_without_toolchain_is_refused_with_the_finding() {
+fn less_imported_by_a_content_script_without_toolchain_is_refused_with_the_finding() {
     let p = Project::empty();
     p.write(
         "manifest.json",
         r#"{"manifest_version":3,"name":"m","version":"1","content_scripts":[{"matches":["<all_urls>"],"js":["content.js"]}]}"#,
     )
-    .write("content.js", "// hello\nimport { helper } from './helper.js';\nimport './theme.scss';\nhelper();\n")
+    .write("content.js", "// hello\nimport { helper } from './helper.js';\nimport './theme.less';\nhelper();\n")
     .write("helper.js", "export function helper() {}\n")
-    .write("theme.scss", "$c: red;\n");
+    .write("theme.less", "@c: red;\n");
     let run = p.build(&[]);
     let (code, err) = run.error();
     assert_eq!(code, "BUILD_FAILED");
@@ -80,7 +80,7 @@ fn sass_imported_by_a_content_script_without_toolchain_is_refused_with_the_findi
     assert_eq!(f["path"], "content_scripts[0].js[0]");
     assert_eq!(f["file"], "content.js");
     assert_eq!((f["line"].as_u64(), f["column"].as_u64()), (Some(3), Some(8)));
-    assert!(f["message"].as_str().unwrap().contains("Sass"), "{f}");
+    assert!(f["message"].as_str().unwrap().contains("Less"), "{f}");
     assert!(err["hint"].as_str().unwrap().contains("extension"), "{err}");
 }
 

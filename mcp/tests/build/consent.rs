@@ -8,23 +8,23 @@ use std::path::Path;
 
 use super::{Project, Run};
 
-/// A project that needs a bundler (Sass) and whose `build` script leaves a marker.
-fn scss_project_with_script(script: &str) -> Project {
+/// A project that needs a bundler (Less) and whose `build` script leaves a marker.
+fn less_project_with_script(script: &str) -> Project {
     let p = Project::empty();
     p.write(
         "manifest.json",
-        r#"{"manifest_version":3,"name":"Scss","version":"0.1.0","content_scripts":[{"matches":["<all_urls>"],"js":["content.js"],"css":["style.scss"]}]}"#,
+        r#"{"manifest_version":3,"name":"Less","version":"0.1.0","content_scripts":[{"matches":["<all_urls>"],"js":["content.js"],"css":["style.less"]}]}"#,
     )
     .write("content.js", "console.log(1);\n")
-    .write("style.scss", "$c: red;\nbody { color: $c }\n")
+    .write("style.less", "@c: red;\nbody { color: @c }\n")
     .write(
         "package.json",
-        format!(r#"{{"name":"scss","private":true,"scripts":{{"build":"{script}"}}}}"#),
+        format!(r#"{{"name":"less","private":true,"scripts":{{"build":"{script}"}}}}"#),
     );
     let build = p.path().join("build.sh");
     std::fs::write(
         &build,
-        "#!/bin/sh\nset -e\ntouch ran.marker\nout=dist/$WEBEXT_MCP_BROWSER\nmkdir -p $out\nprintf '{\"manifest_version\":3,\"name\":\"Scss\",\"version\":\"0.1.0\"}' > $out/manifest.json\n",
+        "#!/bin/sh\nset -e\ntouch ran.marker\nout=dist/$WEBEXT_MCP_BROWSER\nmkdir -p $out\nprintf '{\"manifest_version\":3,\"name\":\"Less\",\"version\":\"0.1.0\"}' > $out/manifest.json\n",
     )
     .unwrap();
     std::fs::set_permissions(&build, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -50,8 +50,8 @@ fn config_listing(p: &Project, project: &Path) -> std::path::PathBuf {
 }
 
 #[test]
-fn a_build_script_with_scss_is_refused_with_its_text_then_granted_by_config_then_asked_again_after_an_edit() {
-    let p = scss_project_with_script("sh ./build.sh");
+fn a_build_script_with_less_is_refused_with_its_text_then_granted_by_config_then_asked_again_after_an_edit() {
+    let p = less_project_with_script("sh ./build.sh");
     let run = asking(&p, &[]);
     let e = refused(&run);
     let message = e["message"].as_str().unwrap();
@@ -74,7 +74,7 @@ fn a_build_script_with_scss_is_refused_with_its_text_then_granted_by_config_then
     // Edited script: the grant was for the old package.json.
     p.write(
         "package.json",
-        r#"{"name":"scss","private":true,"scripts":{"build":"sh ./build.sh && touch edited.marker"}}"#,
+        r#"{"name":"less","private":true,"scripts":{"build":"sh ./build.sh && touch edited.marker"}}"#,
     );
     let run = asking(&p, &[("WEBEXT_MCP_CONFIG", config)]);
     let e = refused(&run);
@@ -86,7 +86,7 @@ fn a_build_script_with_scss_is_refused_with_its_text_then_granted_by_config_then
 
 #[test]
 fn an_agent_cannot_grant_but_the_cli_flag_does_and_is_remembered() {
-    let p = scss_project_with_script("sh ./build.sh");
+    let p = less_project_with_script("sh ./build.sh");
     // The MCP argument set does not have such a field: an unknown argument is refused.
     let granted = p.build_asking(p.path(), &["--browser", "chrome", "--allow-project-scripts"], &[]);
     assert_eq!(granted.build_for("chrome")["pipeline"], "delegated");
@@ -176,7 +176,7 @@ fn in_npm_and_pnpm_workspaces_a_changed_root_file_asks_again() {
         };
         p.write(".npmrc", "fund=false\n");
         let pkg = p.path().join("packages/ext");
-        let inner = scss_project_with_script("sh ./build.sh");
+        let inner = less_project_with_script("sh ./build.sh");
         std::fs::create_dir_all(&pkg).unwrap();
         super::copy_dir(inner.path(), &pkg);
         let run = p.build_asking(&pkg, &["--browser", "chrome", "--allow-project-scripts"], &[]);

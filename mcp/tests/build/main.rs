@@ -8,15 +8,18 @@ mod mcp_client;
 
 mod atomic;
 mod bad_input;
+mod build_scripts;
 mod bundling;
 mod busy;
 mod consent;
+mod corpus_shapes;
 mod delegation;
 mod golden;
 mod mcp_tool;
 mod out_dir;
 mod outputs;
 mod real_projects;
+mod sass;
 mod symlinks;
 mod validate;
 mod validate_trust;

@@ -177,7 +177,7 @@ fn rows() -> Vec<Row> {
 }
 
 /// Codes only the build reports (why it delegates or what it generated).
-const BUILD_ONLY: [&str; 10] = [
+const BUILD_ONLY: [&str; 11] = [
     "MANIFEST_NOT_FOUND",
     "MANIFEST_UNRESOLVED_IMPORT",
     "MANIFEST_BUNDLE",
@@ -186,6 +186,7 @@ const BUILD_ONLY: [&str; 10] = [
     "MANIFEST_BUNDLER_CONFIG",
     "MANIFEST_FRAMEWORK_DEPENDENCY",
     "MANIFEST_BACKGROUND_SCRIPTS_JOINED",
+    "MANIFEST_CONVERTED_FOR_MV2",
     "MANIFEST_CONFIG_VALUE",
     "MANIFEST_PROCESS_ENV",
 ];
@@ -489,4 +490,26 @@ fn inspect_never_follows_links_out_of_the_build() {
         out["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
     assert!(!files.contains(&"background.js"), "{files:?}");
     assert!(!out["permissions"]["used"].as_array().unwrap().iter().any(|p| p == "cookies"), "{out:#}");
+}
+
+/// Issue 47: after `add_feature sidebar`, `sidePanel` is what makes `side_panel` work, not an
+/// unused permission to remove.
+#[test]
+fn a_permission_the_manifest_s_own_key_needs_is_not_unused() {
+    let p = Project::empty();
+    p.write(
+        "manifest.json",
+        r#"{"manifest_version":3,"name":"Side","version":"1.0","permissions":["sidePanel","alarms"],"side_panel":{"default_path":"side.html"},"background":{"service_worker":"bg.js"}}"#,
+    )
+    .write("side.html", "<!doctype html><script src=\"side.js\"></script>")
+    .write("side.js", "document.body.textContent = 'side';\n")
+    .write("bg.js", "chrome.runtime.onInstalled.addListener(() => {});\n");
+    let r = validate(p.path(), &["chrome"]);
+    let unused: Vec<&str> = r
+        .warnings
+        .iter()
+        .filter(|f| f.code == FindingCode::ManifestPermissionUnused)
+        .filter_map(|f| f.path.as_deref())
+        .collect();
+    assert_eq!(unused, ["permissions[1]"], "{:#?}", r.warnings);
 }

@@ -21,7 +21,8 @@ fn default_template_is_the_starter_with_name_scripts_and_gitignore() {
     let manifest = std::fs::read_to_string(project.join("src/manifest.json")).unwrap();
     assert!(manifest.contains("\"name\": \"Tab Notes\""), "{manifest}");
     assert!(manifest.contains("tab-notes@webext-mcp.example"));
-    assert!(manifest.contains("// One manifest for both families"), "comments are kept");
+    // Strict JSON: Extension.js refuses comments in manifest.json (issue 47).
+    assert!(serde_json::from_str::<Value>(&manifest).is_ok(), "{manifest}");
     let pkg: Value = serde_json::from_slice(&std::fs::read(project.join("package.json")).unwrap()).unwrap();
     assert_eq!(pkg["name"], "tab-notes");
     for script in [

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod at_exit;
+pub mod behaviour;
 pub mod browser;
 pub mod ext;
 pub mod helper;

@@ -20,19 +20,19 @@ fn session_call(home: &Path, flags: &[&str], tool: &str, args: Value) -> (i32, V
     (out.status.code().unwrap_or(-1), v)
 }
 
-/// A Sass project whose build script leaves a marker and writes a loadable extension.
-fn scss_project(dir: &Path) {
+/// A Less project whose build script leaves a marker and writes a loadable extension.
+fn less_project(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
-    let manifest = r#"{"manifest_version":3,"name":"Scss dev","version":"0.1.0","browser_specific_settings":{"gecko":{"id":"scss-dev@example.com"}},"content_scripts":[{"matches":["http://127.0.0.1/*"],"js":["content.js"],"css":["style.scss"]}]}"#;
+    let manifest = r#"{"manifest_version":3,"name":"Less dev","version":"0.1.0","browser_specific_settings":{"gecko":{"id":"less-dev@example.com"}},"content_scripts":[{"matches":["http://127.0.0.1/*"],"js":["content.js"],"css":["style.less"]}]}"#;
     std::fs::write(dir.join("manifest.json"), manifest).unwrap();
     std::fs::write(dir.join("content.js"), "console.log(1);\n").unwrap();
-    std::fs::write(dir.join("style.scss"), "$c: red;\nbody { color: $c }\n").unwrap();
+    std::fs::write(dir.join("style.less"), "@c: red;\nbody { color: @c }\n").unwrap();
     std::fs::write(
         dir.join("package.json"),
-        r#"{"name":"scss-dev","private":true,"scripts":{"build":"sh ./build.sh"}}"#,
+        r#"{"name":"less-dev","private":true,"scripts":{"build":"sh ./build.sh"}}"#,
     )
     .unwrap();
-    let built = manifest.replace(r#","css":["style.scss"]"#, "");
+    let built = manifest.replace(r#","css":["style.less"]"#, "");
     let script = format!(
         "#!/bin/sh\nset -e\ntouch ran.marker\nout=dist/$WEBEXT_MCP_BROWSER\nmkdir -p $out\nprintf '%s' '{built}' > $out/manifest.json\necho 'console.log(1);' > $out/content.js\n"
     );
@@ -45,8 +45,8 @@ fn a_dev_session_runs_the_projects_build_script_only_once_the_user_allows_it() {
     let _slot = browser_slot();
     for browser in ["chromium", "firefox"] {
         let home = tempfile::tempdir().unwrap();
-        let project = home.path().join("scss");
-        scss_project(&project);
+        let project = home.path().join("less");
+        less_project(&project);
         let args = json!({"projectPath": project, "browser": browser, "headless": true, "detach": true});
         let (c, v) = session_call(home.path(), &[], "extension_dev", args.clone());
         assert_eq!(c, 0, "{browser}: {v}");

@@ -14,6 +14,7 @@ mod bad_inputs;
 mod bundled;
 mod cli_detach;
 mod consent;
+mod contract;
 mod dev_loop;
 mod first_hour;
 mod inspect;

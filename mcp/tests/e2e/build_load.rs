@@ -26,8 +26,18 @@ use crate::common::browser::{Tab, isolated, shared};
 const QUIET: Duration = Duration::from_secs(3);
 
 /// The fixtures expected to load cleanly.
-const CLEAN: [&str; 6] =
-    ["popup-background", "prefixed", "config-profiles", "env-files", "special-folders", "module-worker"];
+/// `mv2-root-locales` checks itself (console.error on a mismatch): the root `_locales/` it
+/// reads its strings from, the host permission granted, WebAssembly allowed by its policy —
+/// in Firefox as an MV2 build converted from MV3-shaped keys.
+const CLEAN: [&str; 7] = [
+    "popup-background",
+    "prefixed",
+    "config-profiles",
+    "env-files",
+    "special-folders",
+    "module-worker",
+    "mv2-root-locales",
+];
 
 /// The fixture whose background calls `console.error`, then throws at line 5 of
 /// `background.js`.

@@ -9,6 +9,7 @@ mod common;
 mod build_load;
 mod bundle_load;
 mod catalog_load;
+mod contract_load;
 mod feature_frameworks;
 mod feature_load;
 mod helper_bench;

@@ -35,6 +35,10 @@ pub struct Entry {
     pub leftovers: Vec<Leftover>,
     /// Every resolve call in order: the specifier, what it gave, and the id it was given.
     pub calls: Vec<(String, Result<PathBuf, Unresolved>, Option<usize>)>,
+    /// Specifiers `new URL("…", import.meta.url)` named, and those of them never imported
+    /// (`link::Linked`).
+    pub urls: Vec<String>,
+    pub url_only: Vec<String>,
     /// Every env name the module looked up, with the value it had.
     pub env: Vec<(String, Option<String>)>,
     /// Source-map tokens of `function` (dev builds, whose compile key says so; else empty).

@@ -69,7 +69,31 @@ $wx_r.u = function (path) {
   var rt = (g.browser && g.browser.runtime) || (g.chrome && g.chrome.runtime);
   return rt && rt.getURL ? rt.getURL(path) : "/" + path;
 };
+$wx_r.c = function (text) {
+  text = text.split("__WEBEXT_MCP_ROOT__/").join($wx_r.u(""));
+  return "data:text/css;charset=utf-8," + encodeURIComponent(text);
+};
 "#;
+
+/// The content-script contract, appended to content-script bundles (`mount.js` says what it
+/// does).
+const MOUNT: &str = include_str!("mount.js");
+
+/// What the CSS of a script's imports writes where the extension's root goes: `$wx_r.c`
+/// replaces it with `runtime.getURL("")` when the CSS is put in a shadow root or a `data:`
+/// URL; files get the manifest's form (`crate::build::bundle::load`).
+pub const ROOT_PLACEHOLDER: &str = "__WEBEXT_MCP_ROOT__/";
+
+/// How a bundle starts its entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start<'a> {
+    /// Requires it (pages, workers, background scripts).
+    Require,
+    /// Through the content-script contract: `key` names the script in the world's registry
+    /// of mounts, `run_at` is when the default export is called, `css` the stylesheet
+    /// modules its imports ran, in order (their exports are `data:` URLs, `$wx_r.c`).
+    Mount { key: &'a str, run_at: &'a str, css: &'a [usize] },
+}
 
 /// One module of the bundle, in id order.
 pub struct Part<'a> {
@@ -82,7 +106,7 @@ pub struct Part<'a> {
 /// The bundle's text: the modules (entry = id 0) and the runtime in one IIFE, and the line
 /// each module's function starts on (0-based, for source maps). `minified`: the parts are
 /// minified and the bundle is printed without comments or line breaks.
-pub fn bundle_text(parts: &[Part<'_>], minified: bool) -> (String, Vec<u32>) {
+pub fn bundle_text(parts: &[Part<'_>], minified: bool, start: Start<'_>) -> (String, Vec<u32>) {
     let size: usize = parts.iter().map(|p| p.function.len() + p.name.len() + 16).sum();
     let mut out = String::with_capacity(size + RUNTIME.len() + 256);
     let esm: Vec<&str> = parts.iter().map(|p| if p.esm { "1" } else { "0" }).collect();
@@ -98,7 +122,11 @@ pub fn bundle_text(parts: &[Part<'_>], minified: bool) -> (String, Vec<u32>) {
         }
         out.push_str("];");
         out.push_str(runtime_minified());
-        out.push_str("$wx_r(0)})();\n");
+        if let Start::Mount { .. } = start {
+            out.push_str(mount_minified());
+        }
+        out.push_str(&start_call(start));
+        out.push_str("})();\n");
         return (out, starts);
     }
     out.push_str(&format!(
@@ -120,8 +148,47 @@ pub fn bundle_text(parts: &[Part<'_>], minified: bool) -> (String, Vec<u32>) {
     }
     out.push_str("\n];\n");
     out.push_str(RUNTIME);
-    out.push_str("$wx_r(0);\n})();\n");
+    if let Start::Mount { .. } = start {
+        out.push_str(MOUNT);
+    }
+    out.push_str(&start_call(start));
+    out.push_str("\n})();\n");
     (out, starts)
+}
+
+/// The statement that runs the entry.
+fn start_call(start: Start<'_>) -> String {
+    match start {
+        Start::Require => "$wx_r(0);".to_owned(),
+        Start::Mount { key, run_at, css } => {
+            let ids: Vec<String> = css.iter().map(usize::to_string).collect();
+            format!("$wx_mount({}, {}, [{}]);", js_string(key), js_string(run_at), ids.join(","))
+        }
+    }
+}
+
+/// `s` as a JavaScript string literal that cannot end a `<script>` or a line early.
+fn js_string(s: &str) -> String {
+    serde_json::to_string(s)
+        .unwrap_or_else(|_| "\"\"".into())
+        .replace('<', "\\u003c")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
+/// The mount runtime for production bundles: its comment lines and indentation dropped, a
+/// text pass of microseconds (minifying it took a build's every process a parse, more than
+/// the contract may cost; the file has no multi-line string and no comment after code).
+fn mount_minified() -> &'static str {
+    static SMALL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SMALL.get_or_init(|| {
+        MOUNT
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
 }
 
 /// The runtime minified once per process (as written when that fails).
@@ -207,7 +274,7 @@ mod tests {
             "{small}"
         );
         let parts = [Part { name: "a.js", function: &small, esm: true }];
-        let (text, _) = bundle_text(&parts, true);
+        let (text, _) = bundle_text(&parts, true, Start::Require);
         assert!(text.len() < 1500 && !text.contains("//") && text.contains(&small), "{text}");
         assert_eq!(minify_function(&"[".repeat(5000)), None);
     }
@@ -229,7 +296,7 @@ mod tests {
             Part { name: "a.js", function: "function () {\nA;\n}", esm: false },
             Part { name: "b\njs", function: "function () {\nB;\n}", esm: false },
         ];
-        let (text, starts) = bundle_text(&parts, false);
+        let (text, starts) = bundle_text(&parts, false, Start::Require);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[starts[0] as usize + 1], "A;");
         assert_eq!(lines[starts[1] as usize + 1], "B;");

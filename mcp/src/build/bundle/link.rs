@@ -15,8 +15,8 @@ use oxc_allocator::Allocator;
 use oxc_ast::ast::{
     BinaryExpression, CallExpression, ComputedMemberExpression, ConditionalExpression,
     ExportDefaultDeclarationKind, Expression, IdentifierReference, IfStatement, ImportDeclarationSpecifier,
-    ImportExpression, ImportMeta, ModuleDeclaration, ModuleExportName, ObjectProperty, Statement,
-    StaticMemberExpression, TaggedTemplateExpression,
+    ImportExpression, ImportMeta, ModuleDeclaration, ModuleExportName, NewExpression, ObjectProperty,
+    Statement, StaticMemberExpression, TaggedTemplateExpression,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{Scoping, SemanticBuilder};
@@ -30,7 +30,7 @@ use crate::build::env::PublicEnv;
 use crate::build::inject::{self, Leftover};
 use crate::build::js::{self, Goal, SyntaxError};
 use crate::build::splice::{self, Segment};
-use syntax::{binds_require, declared_names, literal_specifier, member, quote};
+use syntax::{binds_require, declared_names, literal_specifier, member, quote, url_of_module};
 
 /// What a module asks for: `Ok(id)` of the bundled module, or why it cannot be had.
 pub type Resolve<'r> = dyn FnMut(&str) -> Result<usize, Unresolved> + Send + 'r;
@@ -51,6 +51,9 @@ pub enum IssueKind {
     /// `import(x)` with a computed specifier: left to the browser, which resolves it
     /// against the page, not the source tree.
     DynamicImport,
+    /// A content script's call of its own default export (`mount()`), removed so the mount
+    /// contract mounts it once (4.1.26 removes it too); the specifier is the name.
+    SelfCallRemoved,
 }
 
 /// A linked module: the function expression for the bundle.
@@ -72,6 +75,11 @@ pub struct Linked {
     /// each argument's span in the text given and the module id it became (what a renamed
     /// copy of the same text needs to be linked without a parse of its own).
     pub require_ids: Option<Vec<(Span, usize)>>,
+    /// Specifiers `new URL("…", import.meta.url)` named, and those of them never imported:
+    /// the latter's modules are not the importer's dependencies (their CSS is not the
+    /// bundle's).
+    pub urls: Vec<String>,
+    pub url_only: Vec<String>,
 }
 
 /// Links `text` (JavaScript, the module at `path`). `url` is what `import.meta.url` becomes
@@ -126,12 +134,16 @@ fn link_unguarded(
         stars: Vec::new(),
         depth: 0,
         esm,
+        urls: Vec::new(),
+        imported: Vec::new(),
     };
     for stmt in &program.body {
         l.top_level(stmt);
     }
     let require_ids = (!esm && l.issues.is_empty() && l.edits.len() == l.require_ids.len())
         .then(|| std::mem::take(&mut l.require_ids));
+    let mut url_only: Vec<String> = l.urls.iter().filter(|u| !l.imported.contains(u)).cloned().collect();
+    url_only.dedup();
     let body = splice::splice(text, &mut l.edits);
     let mut function = String::with_capacity(body.text.len() + 256);
     if esm {
@@ -167,6 +179,8 @@ fn link_unguarded(
         leftovers: found.leftovers,
         env_names: found.names,
         require_ids,
+        url_only,
+        urls: l.urls,
     })
 }
 
@@ -193,6 +207,9 @@ struct Linker<'s, 'r, 'x> {
     depth: usize,
     /// An ES module's function has no `require` parameter: its requires call `$wx_r`.
     esm: bool,
+    /// Specifiers named by `new URL("…", import.meta.url)`, and those imported or required.
+    urls: Vec<String>,
+    imported: Vec<String>,
 }
 
 impl Linker<'_, '_, '_> {
@@ -203,6 +220,7 @@ impl Linker<'_, '_, '_> {
     /// The namespace variable for `specifier` (resolved once per module), or `None` with an
     /// issue recorded.
     fn namespace(&mut self, specifier: &str, at: u32) -> Option<String> {
+        self.imported.push(specifier.to_owned());
         match (self.resolve)(specifier) {
             Ok(id) => {
                 if let Some((var, _)) = self.requires.iter().find(|(_, i)| *i == id) {
@@ -425,6 +443,7 @@ impl<'a> Visit<'a> for Linker<'_, '_, '_> {
             && let Some(arg) = it.arguments[0].as_expression()
             && let Some(spec) = literal_specifier(arg)
         {
+            self.imported.push(spec.clone());
             match (self.resolve)(&spec) {
                 Ok(id) => {
                     if self.esm {
@@ -456,7 +475,25 @@ impl<'a> Visit<'a> for Linker<'_, '_, '_> {
         walk::walk_tagged_template_expression(self, it);
     }
 
+    /// `new URL("./x.css", import.meta.url)` names a file of the source tree, which the
+    /// output does not have at that path: a stylesheet becomes its `data:` URL (Extension.js
+    /// inlines it so), an image, font or other file the extension URL of its copy under
+    /// `assets/`. Scripts, JSON and names that do not resolve are left to the browser.
+    fn visit_new_expression(&mut self, it: &NewExpression<'a>) {
+        if let Some((arg, spec)) = url_of_module(it)
+            && let Ok(id) = (self.resolve)(&spec)
+        {
+            self.urls.push(spec);
+            let call = if self.esm { "$wx_r" } else { "require" };
+            self.edits.push((arg, format!("{call}({id})")));
+        }
+        walk::walk_new_expression(self, it);
+    }
+
     fn visit_import_expression(&mut self, it: &ImportExpression<'a>) {
+        if let Some(spec) = literal_specifier(&it.source) {
+            self.imported.push(spec);
+        }
         match literal_specifier(&it.source) {
             Some(spec) => match (self.resolve)(&spec) {
                 Ok(id) => self.edits.push((

@@ -27,6 +27,10 @@ enum Kind {
     Css {
         module: bool,
     },
+    /// `.scss` / `.sass`, compiled by grass ([`super::sass`]), then CSS like any other.
+    Sass {
+        module: bool,
+    },
     Json,
     Asset,
     /// Needs the project's toolchain (the description: "Sass", "a Vue component").
@@ -39,6 +43,9 @@ fn kind(path: &Path) -> Kind {
     match ext {
         "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "tsx" | "jsx" | "" => Kind::Script,
         "css" => Kind::Css { module: name.ends_with(".module.css") },
+        "scss" | "sass" => {
+            Kind::Sass { module: name.ends_with(".module.scss") || name.ends_with(".module.sass") }
+        }
         "json" => Kind::Json,
         _ => match needs_compile(&name) {
             Some(what) => Kind::Foreign(what),
@@ -100,7 +107,12 @@ impl Graph<'_> {
         }
         match kind(&path) {
             Kind::Script => self.load_script(id, &path),
-            Kind::Css { module } => self.load_css(id, &path, module),
+            Kind::Css { module } => {
+                if let Some(text) = self.read_text(id, &path) {
+                    self.load_css(id, &path, text, module);
+                }
+            }
+            Kind::Sass { module } => self.load_sass(id, &path, module),
             Kind::Json => self.load_json(id, &path),
             Kind::Asset => {
                 let url = self.asset(&path);
@@ -174,7 +186,10 @@ impl Graph<'_> {
         let env = self.settings.env;
         let maps = self.settings.source_maps;
         let url = format!("$wx_r.u({})", quote(&self.out));
-        let compile = format!("{compiled} {:?} maps={maps}", self.settings.jsx);
+        // A content script's entry loses calls of its own default export (the contract
+        // mounts it): another text from the same file.
+        let mounted = id == 0 && matches!(self.context, Context::ContentScript { .. });
+        let compile = format!("{compiled} {:?} maps={maps} mounted={mounted}", self.settings.jsx);
         let key = cache::key(path, &original, &compile, &url);
         if maps {
             self.modules[id].original = Some(original.clone());
@@ -224,6 +239,8 @@ impl Graph<'_> {
             }
         }
         let text = js_text.as_ref().map_or(original.as_str(), |(t, _)| t.as_str());
+        let self_calls = if mounted { super::mount::self_calls(text) } else { None };
+        let text = self_calls.as_ref().map_or(text, |(t, _)| t.as_str());
         let resolver = self.resolver;
         let mut deps: Vec<usize> = Vec::new();
         let mut calls = Vec::new();
@@ -254,6 +271,15 @@ impl Graph<'_> {
                 return;
             }
         };
+        let mut linked = linked;
+        for (offset, name) in self_calls.iter().flat_map(|(_, calls)| calls) {
+            linked.issues.push(link::Issue {
+                offset: *offset,
+                specifier: Some(name.clone()),
+                kind: link::IssueKind::SelfCallRemoved,
+            });
+        }
+        self.url_deps(&linked.urls, &linked.url_only, &calls, &mut deps);
         if !compiled {
             self.send_require_ids(id, &linked);
             leftovers = linked.leftovers.clone();
@@ -298,6 +324,8 @@ impl Graph<'_> {
                 esm: linked.esm,
                 issues: linked.issues,
                 leftovers,
+                urls: linked.urls,
+                url_only: linked.url_only,
                 calls,
                 env: env.collect(),
                 tokens,
@@ -334,19 +362,42 @@ impl Graph<'_> {
             }
         }
         let mut deps = Vec::new();
-        for (_, was, _) in &hit.calls {
+        let mut calls = Vec::new();
+        for (spec, was, _) in &hit.calls {
             if let Ok(p) = was {
                 let dep = self.add(p.clone());
+                calls.push((spec.clone(), was.clone(), Some(dep)));
                 if !deps.contains(&dep) {
                     deps.push(dep);
                 }
             }
         }
+        self.url_deps(&hit.urls, &hit.url_only, &calls, &mut deps);
         self.modules[id].function = hit.function.clone();
         self.modules[id].esm = hit.esm;
         self.modules[id].deps = deps;
         self.modules[id].entry = Some(Arc::clone(hit));
         true
+    }
+
+    /// The modules `new URL(…)` names become URL targets; those only named so are not
+    /// dependencies of the module (`calls`: what each of its specifiers resolved to).
+    fn url_deps(
+        &mut self,
+        urls: &[String],
+        url_only: &[String],
+        calls: &[(String, Result<PathBuf, Unresolved>, Option<usize>)],
+        deps: &mut Vec<usize>,
+    ) {
+        for (spec, _, dep) in calls {
+            let Some(dep) = *dep else { continue };
+            if urls.contains(spec) {
+                self.url_targets.insert(dep);
+            }
+            if url_only.contains(spec) {
+                deps.retain(|d| *d != dep);
+            }
+        }
     }
 
     fn load_json(&mut self, id: usize, path: &Path) {
@@ -370,8 +421,32 @@ impl Graph<'_> {
         }
     }
 
-    fn load_css(&mut self, id: usize, path: &Path, module: bool) {
-        let Some(text) = self.read_text(id, path) else { return };
+    /// A Sass module: compiled, then loaded as its CSS. A file grass rejects is
+    /// `MANIFEST_NEEDS_COMPILE` with grass's message: the project's toolchain builds it.
+    fn load_sass(&mut self, id: usize, path: &Path, module: bool) {
+        match super::sass::compile(path, self.settings.project, &self.settings.boundary) {
+            Ok(compiled) => {
+                for input in compiled.inputs.iter().skip(1) {
+                    if !self.bundle.inputs.contains(input) {
+                        self.bundle.inputs.push(input.clone());
+                    }
+                }
+                self.load_css(id, path, compiled.css, module);
+            }
+            Err(why) => {
+                let name = self.modules[id].name.clone();
+                self.finding(
+                    FindingCode::ManifestNeedsCompile,
+                    id,
+                    format!("`{name}` is Sass that the native compiler (grass) rejects: {why}"),
+                    "fix the stylesheet, or build with the project's toolchain (Extension.js with the sass package: npm i -D extension sass; Node.js ≥ 22.12)".into(),
+                    None,
+                );
+            }
+        }
+    }
+
+    fn load_css(&mut self, id: usize, path: &Path, text: String, module: bool) {
         let (text, map) = if module {
             let digest = Sha256::digest(self.modules[id].name.as_bytes());
             let suffix: String = digest.iter().take(3).map(|b| format!("{b:02x}")).collect();
@@ -381,14 +456,28 @@ impl Graph<'_> {
             (text, None)
         };
         let text = self.css_references(path, &text, 0);
-        self.modules[id].css = Some(text);
+        // A content script's stylesheets reach its shadow root through the bundle (a plain
+        // one's export is its `data:` URL, as Extension.js's `asset/inline`); a page's are
+        // linked, and export their URL only when `new URL(…)` asks (`export_css_urls`).
+        let content = matches!(self.context, Context::ContentScript { .. });
         let body = match map {
             Some(m) => {
-                format!("module.exports = {};", serde_json::to_string(&m).unwrap_or_else(|_| "{}".into()))
+                let map = serde_json::to_string(&m).unwrap_or_else(|_| "{}".into());
+                if content {
+                    format!(
+                        "module.exports = {map};\nObject.defineProperty(module.exports, \"$wx_css\", {{ value: require.c({}) }});",
+                        quote(&text)
+                    )
+                } else {
+                    format!("module.exports = {map};")
+                }
             }
+            None if content => format!("module.exports = require.c({});", quote(&text)),
             None => String::new(),
         };
         self.modules[id].function = format!("function (module, exports, require) {{\n{body}\n}}");
+        self.modules[id].css = Some(text);
+        self.modules[id].css_module = module;
         if self.context == Context::Background {
             let name = self.modules[id].name.clone();
             let mut f = Finding::new(
@@ -399,6 +488,24 @@ impl Graph<'_> {
             .in_file(name);
             f.severity = Severity::Warning;
             self.bundle.findings.push(f);
+        }
+    }
+
+    /// Outside content scripts, a plain stylesheet that `new URL("./x.css",
+    /// import.meta.url)` names exports its `data:` URL (Extension.js inlines it so), which
+    /// exists wherever the script runs.
+    pub(super) fn export_css_urls(&mut self) {
+        if matches!(self.context, Context::ContentScript { .. }) {
+            return;
+        }
+        for &id in &self.url_targets {
+            let m = &mut self.modules[id];
+            if let (Some(text), false) = (&m.css, m.css_module) {
+                m.function = format!(
+                    "function (module, exports, require) {{\nmodule.exports = require.c({});\n}}",
+                    quote(text)
+                );
+            }
         }
     }
 
@@ -433,13 +540,9 @@ impl Graph<'_> {
                 out.push_str(&inner);
                 at = rule_end;
             } else {
-                let url = self.asset(&target);
-                let full = match self.context {
-                    Context::ContentScript => {
-                        format!("{}://__MSG_@@extension_id__/{url}", self.settings.scheme)
-                    }
-                    _ => format!("/{url}"),
-                };
+                // The extension's root is filled in where the text goes (`Graph::finish`,
+                // `$wx_r.c`).
+                let full = format!("{}{}", super::emit::ROOT_PLACEHOLDER, self.asset(&target));
                 if range.start < at {
                     continue;
                 }
@@ -515,7 +618,9 @@ mod tests {
         assert!(matches!(kind(Path::new("a.tsx")), Kind::Script));
         assert!(matches!(kind(Path::new("a.module.css")), Kind::Css { module: true }));
         assert!(matches!(kind(Path::new("a.css")), Kind::Css { module: false }));
-        assert!(matches!(kind(Path::new("a.scss")), Kind::Foreign("Sass")));
+        assert!(matches!(kind(Path::new("a.scss")), Kind::Sass { module: false }));
+        assert!(matches!(kind(Path::new("a.module.sass")), Kind::Sass { module: true }));
+        assert!(matches!(kind(Path::new("a.less")), Kind::Foreign("Less")));
         assert!(matches!(kind(Path::new("logo.PNG")), Kind::Asset));
         assert_eq!(relative("img/x.png"), "./img/x.png");
     }

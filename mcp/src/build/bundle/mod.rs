@@ -6,9 +6,11 @@
 //!            │                      → linked: imports/exports rewritten (link.rs)
 //!            └─ each import resolved (resolve.rs: relative, node_modules, tsconfig paths,
 //!               never outside the project) ─▶ the same for that module, once
-//!  .css → the bundle's CSS file   .module.css → scoped classes + mapping   .json → value
+//!  .css → a `data:` URL of it (content scripts) or the bundle's CSS file (pages)
+//!  .module.css → scoped classes + mapping   .json → value
 //!  images, fonts → copied under assets/, the module is their extension URL
-//! modules ─▶ emit.rs: one IIFE (no `import` left), entry = module 0
+//! modules ─▶ emit.rs: one IIFE (no `import` left), entry = module 0, run by `$wx_r(0)` or,
+//!            in a content script, by Extension.js's mount contract (mount.js)
 //! ```
 //!
 //! Every problem is a finding with file:line:column; what only the project's own toolchain
@@ -20,7 +22,9 @@ pub mod css;
 pub mod emit;
 pub mod link;
 pub mod map;
+mod mount;
 pub mod resolve;
+pub mod sass;
 pub mod transform;
 
 mod load;
@@ -41,17 +45,48 @@ pub use transform::JsxConfig;
 pub const MAX_MODULES: usize = 10_000;
 pub const MAX_TOTAL_BYTES: u64 = 128 * 1024 * 1024;
 
-/// Where the bundle runs, which decides how its CSS and asset URLs are written.
+/// Where the bundle runs, which decides how it starts and how its CSS and asset URLs are
+/// written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Context {
-    /// A content script: CSS goes to `content_scripts[].css`, whose `url()`s must name the
-    /// extension (`chrome-extension://__MSG_@@extension_id__/…`), and its assets must be
-    /// web-accessible.
-    ContentScript,
+    /// A content script (a manifest entry or a `scripts/` file): its default export is
+    /// mounted at `run_at` (Extension.js's contract, `mount.js`); its CSS is put into the
+    /// shadow root of the extension root it mounts, CSS modules also go to
+    /// `content_scripts[].css` (whose `url()`s must name the extension,
+    /// `chrome-extension://__MSG_@@extension_id__/…`); its assets are web-accessible.
+    ContentScript { run_at: RunAt },
     /// An extension page (popup, options, a `pages/` page): CSS is linked from the page.
     Page,
     /// A background script or service worker: no document, CSS is dropped with a warning.
     Background,
+}
+
+/// When a content script's default export is called: its manifest entry's `run_at`
+/// (`document_idle` when absent or unknown, and for the `scripts/` folder), as 4.1.26 reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunAt {
+    DocumentStart,
+    DocumentEnd,
+    #[default]
+    DocumentIdle,
+}
+
+impl RunAt {
+    pub fn from_manifest(value: Option<&str>) -> RunAt {
+        match value {
+            Some("document_start") => RunAt::DocumentStart,
+            Some("document_end") => RunAt::DocumentEnd,
+            _ => RunAt::DocumentIdle,
+        }
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RunAt::DocumentStart => "document_start",
+            RunAt::DocumentEnd => "document_end",
+            RunAt::DocumentIdle => "document_idle",
+        }
+    }
 }
 
 /// What stays the same for every bundle of one build target.
@@ -95,8 +130,11 @@ struct Module {
     esm: bool,
     /// Ids this module requires, in source order (for the CSS order).
     deps: Vec<usize>,
-    /// CSS this module contributes (a stylesheet module).
+    /// CSS this module contributes (a stylesheet module), `url()`s to the extension's files
+    /// written with [`emit::ROOT_PLACEHOLDER`].
     css: Option<String>,
+    /// The stylesheet is a CSS module (`*.module.css`).
+    css_module: bool,
     /// A script module's cache entry (its minified text and source-map tokens).
     entry: Option<Arc<cache::Entry>>,
     /// The file as read, for the source map's `sourcesContent` (dev builds).
@@ -117,6 +155,9 @@ struct Graph<'s> {
     bundle: Bundle,
     /// Big CommonJS files being renamed while the graph loads (`load/early.rs`).
     renaming: Vec<load::early::Renaming>,
+    /// Modules named by `new URL("./x.css", import.meta.url)`: a stylesheet among them
+    /// exports its `data:` URL in pages too.
+    url_targets: std::collections::HashSet<usize>,
 }
 
 /// Bundles `entry` (an absolute path inside the project) to be written at `out`.
@@ -138,6 +179,7 @@ pub fn bundle(
         bytes: 0,
         bundle: Bundle::default(),
         renaming: Vec::new(),
+        url_targets: Default::default(),
     };
     let real = std::fs::canonicalize(entry).unwrap_or_else(|_| entry.to_path_buf());
     g.add(real);
@@ -162,6 +204,7 @@ impl Graph<'_> {
             esm: false,
             deps: Vec::new(),
             css: None,
+            css_module: false,
             entry: None,
             original: None,
         });
@@ -190,10 +233,27 @@ impl Graph<'_> {
                 order.push(id);
             }
         }
-        let css: Vec<&str> = order.iter().filter_map(|&i| self.modules[i].css.as_deref()).collect();
+        // Pages link all of it; a content script's file holds its CSS modules only (plain
+        // CSS reaches its shadow root through the bundle, never the host page), as
+        // Extension.js's content_scripts[].css does.
+        let (in_file, root): (fn(&Module) -> bool, String) = match self.context {
+            Context::ContentScript { .. } => {
+                (|m: &Module| m.css_module, format!("{}://__MSG_@@extension_id__/", self.settings.scheme))
+            }
+            _ => (|_: &Module| true, "/".to_owned()),
+        };
+        let css: Vec<String> = order
+            .iter()
+            .map(|&i| &self.modules[i])
+            .filter(|m| in_file(m))
+            .filter_map(|m| m.css.as_deref())
+            .map(|c| c.replace(emit::ROOT_PLACEHOLDER, &root))
+            .collect();
         if !css.is_empty() {
             self.bundle.css = Some(css.join("\n"));
         }
+        let css_ids: Vec<usize> = order.iter().copied().filter(|&i| self.modules[i].css.is_some()).collect();
+        self.export_css_urls();
         if self.bundle.findings.iter().any(Finding::is_error) {
             return self.bundle;
         }
@@ -225,7 +285,13 @@ impl Graph<'_> {
                 emit::Part { name: &m.name, function: small.unwrap_or(&m.function), esm: m.esm }
             })
             .collect();
-        let (mut text, starts) = emit::bundle_text(&parts, minify);
+        let start = match self.context {
+            Context::ContentScript { run_at } => {
+                emit::Start::Mount { key: &self.out, run_at: run_at.as_str(), css: &css_ids }
+            }
+            _ => emit::Start::Require,
+        };
+        let (mut text, starts) = emit::bundle_text(&parts, minify, start);
         if self.settings.source_maps {
             let map_rel = format!("{}.map", self.out);
             let names: Vec<String> =
@@ -296,5 +362,7 @@ pub fn entry_needs_bundle(path: &Path, text: &str, classic: bool) -> bool {
     transform::needs_transform(path) || (classic && crate::build::scan::find_esm(text).is_some())
 }
 
+#[cfg(test)]
+mod contract_tests;
 #[cfg(test)]
 mod tests;

@@ -83,12 +83,48 @@ struct TsPaths {
 pub struct ModuleResolver {
     boundary: Boundary,
     ts: TsPaths,
+    /// Bare specifiers that stand for others ([`preact_aliases`]).
+    aliases: &'static [(&'static str, &'static str)],
     packages: Mutex<HashMap<PathBuf, Option<Json>>>,
+}
+
+/// React's entry points served by Preact, as Extension.js 4.1 aliases them when a project
+/// depends on `preact` (`maybeUsePreact`): code and JSX compiled for React's runtime
+/// (tsconfig `"jsx": "react-jsx"` without `jsxImportSource`, `import { useState } from
+/// "react"`) run on Preact. `react-dom/client` goes to Preact's own `compat/client`.
+pub static PREACT_ALIASES: [(&str, &str); 6] = [
+    ("react", "preact/compat"),
+    ("react-dom", "preact/compat"),
+    ("react/jsx-runtime", "preact/jsx-runtime"),
+    ("react/jsx-dev-runtime", "preact/jsx-dev-runtime"),
+    ("react-dom/test-utils", "preact/test-utils"),
+    ("react-dom/client", "preact/compat/client"),
+];
+
+/// The aliases a project gets: Preact's when its package.json declares `preact` and not
+/// `react` (a project that has React keeps it).
+pub fn preact_aliases(package_json: Option<&Json>) -> &'static [(&'static str, &'static str)] {
+    let declares = |name: &str| {
+        ["dependencies", "devDependencies", "peerDependencies"]
+            .iter()
+            .any(|s| package_json.and_then(|p| p.get(s)).and_then(|d| d.get(name)).is_some())
+    };
+    if declares("preact") && !declares("react") { &PREACT_ALIASES[..] } else { &[] }
 }
 
 impl ModuleResolver {
     pub fn new(project: &Path, boundary: Boundary) -> ModuleResolver {
-        ModuleResolver { boundary, ts: ts_paths(project), packages: Mutex::new(HashMap::new()) }
+        let pkg = std::fs::metadata(project.join("package.json"))
+            .ok()
+            .filter(|m| m.is_file() && m.len() <= MAX_CONFIG_BYTES)
+            .and_then(|_| std::fs::read_to_string(project.join("package.json")).ok())
+            .and_then(|t| parse_jsonc(&t).ok());
+        ModuleResolver {
+            boundary,
+            ts: ts_paths(project),
+            aliases: preact_aliases(pkg.as_ref()),
+            packages: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The real path of the file `specifier`, imported by the file `from`, leads to.
@@ -152,6 +188,7 @@ impl ModuleResolver {
     }
 
     fn bare(&self, dir: &Path, spec: &str) -> Result<PathBuf, Unresolved> {
+        let spec = self.aliases.iter().find(|(from, _)| *from == spec).map_or(spec, |(_, to)| *to);
         let name = spec.strip_prefix("node:").unwrap_or(spec);
         let Some(package) = bare_package(name) else { return Err(Unresolved::NotFound { package: None }) };
         let sub = &name[package.len()..];
@@ -373,6 +410,16 @@ pub fn bare_package(specifier: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn preact_stands_for_react_only_when_react_is_not_declared() {
+        let pkg = |s: &str| parse_jsonc(s).unwrap();
+        let only = pkg(r#"{"dependencies":{"preact":"^10"}}"#);
+        assert_eq!(preact_aliases(Some(&only)).len(), PREACT_ALIASES.len());
+        let both = pkg(r#"{"dependencies":{"preact":"^10"},"devDependencies":{"react":"^19"}}"#);
+        assert!(preact_aliases(Some(&both)).is_empty());
+        assert!(preact_aliases(None).is_empty());
+    }
 
     #[test]
     fn package_names() {

@@ -4,7 +4,7 @@
 
 use super::*;
 
-fn run_with(project: &Path, env: &PublicEnv, minify: bool, source_maps: bool) -> Bundle {
+pub(super) fn run_with(project: &Path, env: &PublicEnv, minify: bool, source_maps: bool) -> Bundle {
     let boundary = Boundary::new(project);
     let settings = Settings {
         project,
@@ -16,7 +16,13 @@ fn run_with(project: &Path, env: &PublicEnv, minify: bool, source_maps: bool) ->
         source_maps,
     };
     let resolver = resolve::ModuleResolver::new(project, boundary);
-    bundle(&settings, &resolver, &project.join("a.js"), "a.js", Context::ContentScript)
+    bundle(
+        &settings,
+        &resolver,
+        &project.join("a.js"),
+        "a.js",
+        Context::ContentScript { run_at: RunAt::DocumentIdle },
+    )
 }
 
 fn run(project: &Path) -> Bundle {
@@ -100,7 +106,7 @@ fn minified_modules_follow_edits() {
     assert_eq!(run_with(p, &env, true, false).code, small.code);
     std::fs::write(p.join("t.ts"), "export const t: string = 'second' + ' text';\n").unwrap();
     let edited = run_with(p, &env, true, false).code;
-    assert!(edited.contains("second") && !edited.contains("first"), "{edited}");
+    assert!(edited.contains("second text") && !edited.contains("first text"), "{edited}");
 }
 
 /// The token of the bundle line holding `needle`, read back through the map.
@@ -172,7 +178,12 @@ fn filler() -> String {
 
 /// What the bundle leaves in `globalThis.result`, run by Node.js (`None` without Node.js:
 /// the behaviour is then not checked, the text still is).
-fn result_in_node(code: &str) -> Option<String> {
+pub(super) fn result_in_node(code: &str) -> Option<String> {
+    node_output(&format!("{code}\nconsole.log(globalThis.result);"))
+}
+
+/// What Node.js prints running `script` (`None` without Node.js).
+pub(super) fn node_output(script: &str) -> Option<String> {
     let node = std::env::var_os("PATH")
         .iter()
         .flat_map(std::env::split_paths)
@@ -182,11 +193,7 @@ fn result_in_node(code: &str) -> Option<String> {
         eprintln!("node not found: the bundle's behaviour is not run");
         return None;
     };
-    let run = std::process::Command::new(node)
-        .arg("-e")
-        .arg(format!("{code}\nconsole.log(globalThis.result);"))
-        .output()
-        .unwrap();
+    let run = std::process::Command::new(node).arg("-e").arg(script).output().unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     Some(String::from_utf8_lossy(&run.stdout).trim().to_owned())
 }

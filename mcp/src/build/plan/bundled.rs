@@ -1,13 +1,14 @@
 //! Manifest entries the native bundler builds (`crate::build::bundle`): which ones, where
 //! their output goes, and what the manifest and pages need to load it — the renamed script
-//! (`popup.tsx` → `popup.js`), its CSS (`content_scripts[].css`, a `<link>` in the page) and
-//! its assets (web-accessible for content scripts).
+//! (`popup.tsx` → `popup.js`), its CSS (a content script's CSS modules in
+//! `content_scripts[].css` and web-accessible, a `<link>` in the page) and its assets
+//! (web-accessible for content scripts).
 
 use crate::browsers::Engine;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::build::bundle::{self, Context, JsxConfig, Settings, resolve::ModuleResolver};
+use crate::build::bundle::{self, Context, JsxConfig, RunAt, Settings, resolve::ModuleResolver};
 use crate::build::js;
 use crate::manifest::{Json, RefKind};
 
@@ -64,8 +65,14 @@ impl<'a> Planner<'a> {
             Context::Page
         } else if json_path.starts_with("background") {
             Context::Background
-        } else if json_path.starts_with("content_scripts") || json_path.starts_with("scripts/") {
-            Context::ContentScript
+        } else if let Some(rest) = json_path.strip_prefix("content_scripts[") {
+            let index = rest.split(']').next().and_then(|i| i.parse::<usize>().ok());
+            Context::ContentScript {
+                run_at: index.and_then(|i| self.run_at.get(i).copied()).unwrap_or_default(),
+            }
+        } else if json_path.starts_with("scripts/") {
+            // Extension.js runs the scripts/ folder's files at idle.
+            Context::ContentScript { run_at: RunAt::DocumentIdle }
         } else {
             Context::Page
         };
@@ -94,7 +101,7 @@ impl<'a> Planner<'a> {
         }
         self.plan.generated.insert(out.clone(), built.code);
         let css = match (built.css, context) {
-            (Some(text), Context::ContentScript | Context::Page) => {
+            (Some(text), Context::ContentScript { .. } | Context::Page) => {
                 let stem = out.strip_suffix(".js").unwrap_or(&out);
                 let mut name = format!("{stem}.css");
                 if self.plan.files.contains_key(&name) || self.root.join(&name).exists() {

@@ -11,14 +11,19 @@ use super::keys::kind;
 pub fn check(csp: &Json, mv: Option<u32>, out: &mut Vec<Finding>) {
     match (mv, csp) {
         (Some(2), Json::String(policy)) => policy_rules(policy, "content_security_policy", false, out),
-        (Some(2), other) => out.push(
-            Finding::new(
-                FindingCode::ManifestShape,
-                format!("`content_security_policy` must be a string in MV2, not {}", kind(other)),
-                "write \"content_security_policy\": \"script-src 'self'; object-src 'self'\"",
+        (Some(2), other) => {
+            // The fix keeps the project's own policy (its 'wasm-unsafe-eval', say); builds
+            // convert it this way by themselves (`manifest::mv2`).
+            let policy = other.get("extension_pages").and_then(Json::as_str).unwrap_or("script-src 'self'; object-src 'self'");
+            out.push(
+                Finding::new(
+                    FindingCode::ManifestShape,
+                    format!("`content_security_policy` must be a string in MV2, not {}", kind(other)),
+                    format!("write \"content_security_policy\": \"{policy}\" (extension_build converts it so for MV2)"),
+                )
+                .at("content_security_policy"),
             )
-            .at("content_security_policy"),
-        ),
+        }
         (_, Json::Object(o)) => {
             for (key, v) in o.iter() {
                 let path = format!("content_security_policy.{key}");

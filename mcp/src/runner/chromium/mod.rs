@@ -34,6 +34,7 @@ use monitor::{Monitor, lock};
 mod args;
 mod monitor;
 mod tabs;
+mod worlds;
 
 const SCHEME: &str = "chrome-extension://";
 
@@ -255,51 +256,6 @@ impl ChromiumRunner {
             .collect()
     }
 
-    /// [`Runner::call_with_closed_shadow_roots`]: the closed roots are found with
-    /// `DOM.getDocument {pierce}` and passed to `Runtime.callFunctionOn`, on a session of our
-    /// own without `Runtime.enable`, so the monitor stays the only one that reports this
-    /// tab's console.
-    async fn call_with_closed(
-        &self,
-        target_id: &str,
-        function: &str,
-        arg: &Value,
-        timeout: Duration,
-    ) -> Result<Option<Value>, RunnerError> {
-        let attached =
-            self.cdp.send("Target.attachToTarget", json!({"targetId": target_id, "flatten": true})).await?;
-        let Some(session) = attached["sessionId"].as_str().map(str::to_owned) else {
-            return Err(RunnerError::Script { message: format!("cannot attach to tab {target_id}") });
-        };
-        let cdp = &self.cdp;
-        let result = async {
-            let doc = cdp
-                .send_to(Some(&session), "DOM.getDocument", json!({"depth": -1, "pierce": true}), timeout)
-                .await?;
-            let mut closed = Vec::new();
-            closed_roots(&doc["root"], &mut closed);
-            let mut args = vec![json!({ "value": arg })];
-            let mut this = None;
-            for id in closed.into_iter().take(super::MAX_CLOSED_ROOTS) {
-                let r = cdp
-                    .send_to(Some(&session), "DOM.resolveNode", json!({ "backendNodeId": id }), timeout)
-                    .await?;
-                if let Some(obj) = r["object"]["objectId"].as_str() {
-                    args.push(json!({ "objectId": obj }));
-                    this.get_or_insert_with(|| obj.to_owned());
-                }
-            }
-            let Some(this) = this else { return Ok(None) };
-            let call = json!({"functionDeclaration": function, "objectId": this, "arguments": args,
-                              "returnByValue": true, "awaitPromise": true});
-            let reply = cdp.send_to(Some(&session), "Runtime.callFunctionOn", call, timeout).await?;
-            by_value(reply).map(Some)
-        }
-        .await;
-        cdp.send_detached(None, "Target.detachFromTarget", json!({ "sessionId": session }));
-        result
-    }
-
     async fn evaluate_page(
         &self,
         target_id: &str,
@@ -420,25 +376,6 @@ fn exception_text(d: &Value) -> String {
         .to_owned()
 }
 
-/// The backend node ids of the closed shadow roots of a `DOM.getDocument` tree (the top
-/// document only: a frame's nodes live in another JavaScript context).
-fn closed_roots(node: &Value, out: &mut Vec<u64>) {
-    for root in node["shadowRoots"].as_array().into_iter().flatten() {
-        if root["shadowRootType"] == "closed"
-            && let Some(id) = root["backendNodeId"].as_u64()
-        {
-            out.push(id);
-        }
-        closed_roots(root, out);
-    }
-    for child in node["children"].as_array().into_iter().flatten() {
-        closed_roots(child, out);
-    }
-    if let Some(t) = node.get("templateContent") {
-        closed_roots(t, out);
-    }
-}
-
 impl Runner for ChromiumRunner {
     fn family(&self) -> Engine {
         Engine::Chromium
@@ -513,6 +450,15 @@ impl Runner for ChromiumRunner {
     ) -> BoxFuture<'a, Result<Option<Value>, RunnerError>> {
         Box::pin(self.call_with_closed(target_id, function, arg, timeout))
     }
+    fn call_isolated<'a>(
+        &'a self,
+        target_id: &'a str,
+        function: &'a str,
+        arg: &'a Value,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Value, RunnerError>> {
+        Box::pin(self.call_isolated_world(target_id, function, arg, timeout))
+    }
     fn navigate_page<'a>(
         &'a self,
         target_id: &'a str,
@@ -567,18 +513,5 @@ mod tests {
         assert_eq!(exception_text(&json!({})), "uncaught exception");
         assert_eq!(by_value(json!({"result": {"type": "number", "value": 3}})).unwrap(), json!(3));
         assert_eq!(by_value(json!({"result": {"type": "undefined"}})).unwrap(), Value::Null);
-    }
-
-    #[test]
-    fn closed_roots_are_found_at_any_depth_but_not_in_frames() {
-        let tree = json!({"children": [
-            {"shadowRoots": [{"shadowRootType": "open", "backendNodeId": 1,
-                              "children": [{"shadowRoots": [{"shadowRootType": "closed", "backendNodeId": 2}]}]}]},
-            {"shadowRoots": [{"shadowRootType": "closed", "backendNodeId": 3}]},
-            {"contentDocument": {"children": [{"shadowRoots": [{"shadowRootType": "closed", "backendNodeId": 4}]}]}},
-        ]});
-        let mut out = Vec::new();
-        closed_roots(&tree, &mut out);
-        assert_eq!(out, [2, 3]);
     }
 }

@@ -62,9 +62,10 @@ pub(super) struct Monitor {
     /// document is replaced (`Runtime.executionContextsCleared`).
     pub(super) page_logs: Mutex<HashMap<String, std::collections::VecDeque<ConsoleEvent>>>,
     seq: std::sync::atomic::AtomicU64,
-    /// (session, execution context id) → the CDP frame id of its document, for the frame of
-    /// a content script's console call (the page's main frame has the target's id).
-    contexts: Mutex<HashMap<(String, i64), String>>,
+    /// (session, execution context id) → the CDP frame id of its document (for the frame of
+    /// a content script's console call: the page's main frame has the target's id) and
+    /// whether it is the document's main world (`auxData.isDefault`).
+    contexts: Mutex<HashMap<(String, i64), (String, bool)>>,
     /// Page target id → its `tabs` API id (`tabs.rs`).
     pub(super) tab_ids: Arc<Mutex<HashMap<String, i64>>>,
     /// Where the tab ids are looked up from (the CDP reader thread has no runtime).
@@ -252,7 +253,8 @@ impl Monitor {
                 if let (Some(session), Some(id), Some(frame)) =
                     (ev.session_id.as_deref(), c["id"].as_i64(), c["auxData"]["frameId"].as_str())
                 {
-                    lock(&self.contexts).insert((session.to_owned(), id), frame.to_owned());
+                    let main = c["auxData"]["isDefault"].as_bool().unwrap_or(false);
+                    lock(&self.contexts).insert((session.to_owned(), id), (frame.to_owned(), main));
                 }
             }
             "Runtime.executionContextDestroyed" => {
@@ -324,6 +326,7 @@ impl Monitor {
                     context: Some("service worker registration".to_owned()),
                     tab_id: None,
                     frame_id: None,
+                    page_world: false,
                 };
                 let owner = lock(&self.registrations).get(&reg).cloned();
                 match owner {
@@ -348,26 +351,40 @@ impl Monitor {
     fn on_console(&self, ev: &CdpEvent) {
         let context = ev.session_id.as_deref().and_then(|s| lock(&self.sessions).get(s).cloned());
         let Some(mut event) = console_event(ev, context.as_ref().map(|c| c.url.as_str())) else { return };
+        let web_page = context.as_ref().filter(|c| c.kind == "page" && extension_of(&c.url).is_none());
         if let (Some(page), Some(session)) = (context.as_ref().filter(|c| c.kind == "page"), &ev.session_id) {
             (event.tab_id, event.frame_id) = self.tab_and_frame(session, &page.target_id, ev);
+            event.page_world = web_page.is_some() && self.in_main_world(session, ev);
         }
         let owner = context
             .as_ref()
             .and_then(|c| extension_of(&c.url))
             .or_else(|| event.url.as_deref().and_then(extension_of))
             .map(str::to_owned);
-        match (owner, context) {
-            (Some(id), _) => self.log(&id).push(event),
-            (None, Some(page)) if page.kind == "page" => {
-                let mut logs = lock(&self.page_logs);
-                let log = logs.entry(page.target_id).or_default();
-                if log.len() == PAGE_LOG {
-                    log.pop_front();
-                }
-                log.push_back(event);
+        // A web page's main world is the page's console whatever file a line names (a page
+        // can name any in a `sourceURL` comment); a `world: MAIN` content script's lines are
+        // also its extension's.
+        if let Some(page) = web_page.filter(|_| owner.is_none() || event.page_world) {
+            let mut logs = lock(&self.page_logs);
+            let log = logs.entry(page.target_id.clone()).or_default();
+            if log.len() == PAGE_LOG {
+                log.pop_front();
             }
-            _ => {}
+            log.push_back(event.clone());
         }
+        if let Some(id) = owner {
+            self.log(&id).push(event);
+        }
+    }
+
+    /// Whether a page's console event ran in its main world.
+    fn in_main_world(&self, session: &str, ev: &CdpEvent) -> bool {
+        let context = ev.params["executionContextId"]
+            .as_i64()
+            .or_else(|| ev.params["exceptionDetails"]["executionContextId"].as_i64());
+        context.is_some_and(|c| {
+            lock(&self.contexts).get(&(session.to_owned(), c)).is_some_and(|(_, main)| *main)
+        })
     }
 }
 
@@ -380,7 +397,8 @@ impl Monitor {
         let context = ev.params["executionContextId"]
             .as_i64()
             .or_else(|| ev.params["exceptionDetails"]["executionContextId"].as_i64());
-        let frame = context.and_then(|c| lock(&self.contexts).get(&(session.to_owned(), c)).cloned());
+        let frame =
+            context.and_then(|c| lock(&self.contexts).get(&(session.to_owned(), c)).map(|(f, _)| f.clone()));
         (tab, frame.filter(|f| f == target_id).map(|_| 0))
     }
 }
@@ -403,6 +421,7 @@ fn console_event(ev: &CdpEvent, context: Option<&str>) -> Option<ConsoleEvent> {
             context,
             tab_id: None,
             frame_id: None,
+            page_world: false,
         });
     }
     let d = &p["exceptionDetails"];
@@ -420,6 +439,7 @@ fn console_event(ev: &CdpEvent, context: Option<&str>) -> Option<ConsoleEvent> {
         context,
         tab_id: None,
         frame_id: None,
+        page_world: false,
     })
 }
 

@@ -351,8 +351,17 @@ impl Devtools {
              return t.linkedBrowser.browserId; }})()",
             Value::String(url.to_owned())
         );
-        let browser_id = self.evaluate(&console, &expression, REQUEST_TIMEOUT).await?.as_u64();
         let deadline = Instant::now() + REQUEST_TIMEOUT;
+        // Right after the start the browser window may not be there yet (`w` is null).
+        let browser_id = loop {
+            match self.evaluate(&console, &expression, REQUEST_TIMEOUT).await {
+                Ok(v) => break v.as_u64(),
+                Err(RunnerError::Script { .. }) if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => return Err(e),
+            }
+        };
         loop {
             if let Some(t) =
                 self.tabs().await?.into_iter().find(|t| t.browser_id.is_some() && t.browser_id == browser_id)
@@ -524,6 +533,7 @@ fn console_api(m: &Value) -> ConsoleEvent {
         column: line_of(&m["columnNumber"]),
         tab_id: None,
         frame_id: None,
+        page_world: false,
     }
 }
 
@@ -546,6 +556,7 @@ fn page_error(e: &Value) -> ConsoleEvent {
         context: None,
         tab_id: None,
         frame_id: None,
+        page_world: false,
     }
 }
 

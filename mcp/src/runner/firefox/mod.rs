@@ -378,6 +378,15 @@ impl Runner for FirefoxRunner {
     ) -> BoxFuture<'a, Result<Option<Value>, RunnerError>> {
         Box::pin(self.call_with_closed(target_id, function, arg, timeout))
     }
+    fn call_isolated<'a>(
+        &'a self,
+        target_id: &'a str,
+        function: &'a str,
+        arg: &'a Value,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Value, RunnerError>> {
+        Box::pin(self.call_isolated_world(target_id, function, arg, timeout))
+    }
     fn popups(&self) -> BoxFuture<'_, Result<Vec<String>, RunnerError>> {
         Box::pin(async move { self.devtools("listing popups")?.popups().await })
     }

@@ -144,6 +144,7 @@ fn parse_console_line(line: &str) -> Option<ConsoleEvent> {
         context: None,
         tab_id: None,
         frame_id: None,
+        page_world: false,
     })
 }
 
@@ -197,6 +198,7 @@ fn parse_js_error(line: &str) -> Option<ConsoleEvent> {
         context: None,
         tab_id: None,
         frame_id: None,
+        page_world: false,
     })
 }
 

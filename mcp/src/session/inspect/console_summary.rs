@@ -46,7 +46,9 @@ pub fn console_summary(page: &[ConsoleEvent], ext: &[ConsoleEvent], base_url: Op
         (Some(base), Some(url)) if url.starts_with(base) => "content_script",
         _ => "page",
     };
-    let tagged = page.iter().map(|e| (of_page(e), e)).chain(ext.iter().map(|e| (source_of(e, base_url), e)));
+    // A main-world line is in the page's console already (`ConsoleEvent::page_world`).
+    let ext = ext.iter().filter(|e| !e.page_world);
+    let tagged = page.iter().map(|e| (of_page(e), e)).chain(ext.map(|e| (source_of(e, base_url), e)));
     let mut total = 0usize;
     for (source, ev) in tagged {
         total += 1;
@@ -97,6 +99,7 @@ mod tests {
             context: context.map(str::to_owned),
             tab_id: None,
             frame_id: None,
+            page_world: false,
         }
     }
 

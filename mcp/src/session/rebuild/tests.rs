@@ -36,6 +36,7 @@ impl Builder for FakeBuilder {
                 files: Vec::new(),
                 warnings: Vec::new(),
                 dev_changes: Vec::new(),
+                delegation: None,
                 sources: self.sources.clone(),
                 inputs: BTreeMap::new(),
             })
@@ -149,7 +150,7 @@ fn on_disk(live: &Live) -> Ready {
 async fn content_script_change_rebuilds_reloads_the_extension_and_reinjects() {
     let mut s = booted(&[true], false, true).await;
     s.live.on_changes(vec![s.project.join("content.js")]).await;
-    assert_eq!(calls(&s.calls), ["build", "load chromium", "reinject"]);
+    assert_eq!(calls(&s.calls), ["build", "unmount", "load chromium", "reinject"]);
     assert_eq!(s.live.loaded_at_ms, 1_700_000_000_000);
     let ready = on_disk(&s.live);
     assert_eq!(ready.status, Status::Ready);
@@ -163,7 +164,7 @@ async fn content_script_change_rebuilds_reloads_the_extension_and_reinjects() {
 async fn worker_change_reloads_the_extension() {
     let mut s = booted(&[true], false, true).await;
     s.live.on_changes(vec![s.project.join("bg.js")]).await;
-    assert_eq!(calls(&s.calls), ["build", "load chromium", "reinject"]);
+    assert_eq!(calls(&s.calls), ["build", "unmount", "load chromium", "reinject"]);
     let text = std::fs::read_to_string(s.live.contract.events_path()).unwrap();
     assert!(text.contains(r#""kind":"background""#), "{text}");
 }
@@ -206,7 +207,7 @@ async fn after_a_failed_build_any_change_rebuilds_and_success_recovers_ready() {
     assert_eq!(on_disk(&s.live).status, Status::Error);
     // Not an output of the last good build, but the build is broken: worth a rebuild.
     s.live.on_changes(vec![s.project.join("notes.txt")]).await;
-    assert_eq!(calls(&s.calls), ["build", "build", "load chromium", "reinject"]);
+    assert_eq!(calls(&s.calls), ["build", "build", "unmount", "load chromium", "reinject"]);
     let ready = on_disk(&s.live);
     assert_eq!(ready.status, Status::Ready);
     assert!(ready.errors.is_empty());
@@ -216,7 +217,7 @@ async fn after_a_failed_build_any_change_rebuilds_and_success_recovers_ready() {
 async fn refused_reload_is_a_load_error_on_the_manifest() {
     let mut s = booted(&[true], true, true).await;
     s.live.on_changes(vec![s.project.join("manifest.json")]).await;
-    assert_eq!(calls(&s.calls), ["build", "load chromium"]);
+    assert_eq!(calls(&s.calls), ["build", "unmount", "load chromium"]);
     let ready = on_disk(&s.live);
     assert_eq!(ready.status, Status::Error);
     assert_eq!(ready.error_details[0].source, "load");
@@ -247,6 +248,7 @@ fn exception(text: &str, url: &str) -> ConsoleEvent {
         context: None,
         tab_id: None,
         frame_id: None,
+        page_world: false,
     }
 }
 
@@ -285,7 +287,7 @@ async fn requested_reload_rebuilds_reloads_and_reinjects_or_reloads_web_tabs() {
     use super::super::act::ReloadTabs;
     let mut s = booted(&[true], false, true).await;
     let out = s.live.reload_now(ReloadTabs::Reinject, true).await.unwrap();
-    assert_eq!(calls(&s.calls), ["build", "load chromium", "reinject"]);
+    assert_eq!(calls(&s.calls), ["build", "unmount", "load chromium", "reinject"]);
     assert_eq!(out.tabs[0]["action"], "reinjected", "{out:?}");
     assert_eq!(out.background_ms, None, "the fake extension has no background");
     s.calls.lock().unwrap().clear();

@@ -134,6 +134,12 @@ pub fn summary(builds: &[BrowserBuild]) -> String {
             text.push_str(&format!("; zip {}", z.display()));
         }
         text.push('\n');
+        if let Some(d) = &b.delegation {
+            text.push_str(&format!(
+                "  delegated to {} because {}\n  ran: {}\n",
+                d.toolchain, d.reason, d.command
+            ));
+        }
         for w in &b.warnings {
             text.push_str(&format!("  warning {}\n", w.line_text()));
         }

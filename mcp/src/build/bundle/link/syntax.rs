@@ -1,9 +1,10 @@
 //! Syntax questions the linker asks of a module: the names a declaration binds, whether
-//! anything binds `require`, a specifier's literal text, and how a namespace member is
-//! written.
+//! anything binds `require`, a specifier's literal text, how a namespace member is written,
+//! and which `new URL(…, import.meta.url)` names a file of the bundle.
 
-use oxc_ast::ast::{BindingIdentifier, BindingPattern, Declaration, Expression, Program};
+use oxc_ast::ast::{BindingIdentifier, BindingPattern, Declaration, Expression, NewExpression, Program};
 use oxc_ast_visit::Visit;
+use oxc_span::{GetSpan, Span};
 
 pub(super) fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
@@ -83,4 +84,32 @@ pub(super) fn literal_specifier(e: &Expression<'_>) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// `new URL("<file>", import.meta.url)` whose file is a stylesheet or an asset (by its
+/// extension): the first argument's span and the file as a relative specifier.
+pub(super) fn url_of_module(it: &NewExpression<'_>) -> Option<(Span, String)> {
+    let Expression::Identifier(callee) = &it.callee else { return None };
+    if callee.name != "URL" || it.arguments.len() != 2 {
+        return None;
+    }
+    let Some(Expression::StaticMemberExpression(base)) = it.arguments[1].as_expression() else {
+        return None;
+    };
+    if base.property.name != "url" || !matches!(base.object, Expression::ImportMeta(_)) {
+        return None;
+    }
+    let first = it.arguments[0].as_expression()?;
+    let raw = literal_specifier(first)?;
+    if raw.is_empty() || raw.contains(':') || raw.starts_with('/') || raw.contains(['?', '#']) {
+        return None;
+    }
+    let lower = raw.to_ascii_lowercase();
+    let ext = lower.rsplit_once('.').map_or("", |(_, e)| e);
+    let script = matches!(ext, "" | "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "tsx" | "jsx" | "json");
+    if script || lower.ends_with(".module.css") || crate::build::needs::needs_compile(&lower).is_some() {
+        return None;
+    }
+    let spec = if raw.starts_with("./") || raw.starts_with("../") { raw } else { format!("./{raw}") };
+    Some((first.span(), spec))
 }

@@ -26,6 +26,12 @@ impl Graph<'_> {
                 "move the code into an async function (`(async () => { … })()`)".to_owned(),
                 false,
             ),
+            IssueKind::SelfCallRemoved => (
+                FindingCode::ManifestBundle,
+                format!("`{name}` calls its default export `{spec}()` itself; the call was removed, since the content script's mount contract calls it once (as Extension.js does)"),
+                format!("remove the call `{spec}()`: the default export is called on injection, and what it returns on reload"),
+                true,
+            ),
             IssueKind::DynamicImport => (
                 FindingCode::ManifestBundle,
                 format!("`{name}` imports a computed specifier with import(); it is left to the browser, which resolves it against the page"),

@@ -43,13 +43,17 @@ fn sass_imported_by_a_content_script_compiles_natively() {
     let m = manifest(&p);
     let css_file = m["content_scripts"][0]["css"][0].as_str().unwrap().to_owned();
     let css = p.read(&format!("dist/chrome/{css_file}"));
-    assert!(css.contains("body .wx-frame") && css.contains("rgb(10, 20, 30)"), "{css}");
-    // The module's class is scoped, and the script gets the scoped name.
+    // The module's class is scoped, and the script gets the scoped name; the module's file is
+    // listed in the manifest, as Extension.js lists it.
     assert!(css.contains("padding: 6px") && !css.contains(".badge {"), "{css}");
     assert!(css.contains(".badge_") && css.contains(":hover"), "{css}");
     let js = p.read("dist/chrome/content.js");
     assert!(js.contains("badge_"), "{js}");
     assert!(!css.contains("@use") && !css.contains('$'), "{css}");
+    // The plain stylesheet is compiled too, and goes with the script to the extension's root
+    // (the content-script contract), never to the host page through the manifest.
+    assert!(!css.contains("wx-frame"), "{css}");
+    assert!(js.contains("wx-frame") && js.contains("rgb(10, 20, 30)") && !js.contains("@use"), "{js}");
 }
 
 #[test]

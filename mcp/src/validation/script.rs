@@ -1,6 +1,7 @@
 //! What one script does, read with the one JS parser and its scopes (never run): the
 //! extension APIs it uses (only through the real `chrome`/`browser` globals or a variable
-//! initialized from them), which of those it feature-tests first, `eval`, code from the
+//! initialized from them), which of those it feature-tests first or calls only in a branch
+//! of the build-time browser (`process.env.EXTENSION_PUBLIC_BROWSER`), `eval`, code from the
 //! network, HTML built from values, and the scripts it loads (imports, `importScripts`,
 //! `scripting.executeScript`).
 
@@ -58,7 +59,7 @@ pub fn parse_one(text: &str, s: &Script, found: &mut Found) -> Result<(), js::Sy
         Err(e) => return Err(e),
     };
     let semantic = SemanticBuilder::new().with_build_nodes(true).build(&program).semantic;
-    let mut visitor = Visitor { sem: &semantic, found };
+    let mut visitor = Visitor { sem: &semantic, found, browser_branch: 0 };
     visitor.visit_program(&program);
     Ok(())
 }
@@ -82,6 +83,10 @@ pub struct Found {
 struct Visitor<'s, 'a> {
     sem: &'s Semantic<'a>,
     found: &'s mut Found,
+    /// How many branches on the build-time browser enclose the node visited: the build
+    /// replaces the constant and drops the other browsers' branches, so an API called
+    /// there is guarded as a feature test is.
+    browser_branch: u32,
 }
 
 fn is_url(s: &str) -> bool {
@@ -176,6 +181,44 @@ impl Visitor<'_, '_> {
         Some((names, optional))
     }
 
+    /// Whether condition `e` tests the browser the build is for: Extension.js's
+    /// `process.env.EXTENSION_PUBLIC_BROWSER` (or `import.meta.env.…`), compared, negated,
+    /// combined, passed to a call (`["firefox", "gecko-based"].includes(…)`), or a variable
+    /// initialized from such a test (`const isFirefox = … === "firefox"`).
+    fn browser_test(&self, e: &Expression<'_>, depth: u8) -> bool {
+        if depth > 4 {
+            return false;
+        }
+        match e.get_inner_expression() {
+            Expression::StaticMemberExpression(m) => {
+                m.property.name == "EXTENSION_PUBLIC_BROWSER"
+                    && matches!(m.object.get_inner_expression(), Expression::StaticMemberExpression(env)
+                        if env.property.name == "env")
+            }
+            Expression::BinaryExpression(b) => {
+                b.operator.is_equality() && (self.browser_test(&b.left, depth) || self.browser_test(&b.right, depth))
+            }
+            Expression::LogicalExpression(l) => {
+                self.browser_test(&l.left, depth) || self.browser_test(&l.right, depth)
+            }
+            Expression::UnaryExpression(u) => {
+                u.operator == UnaryOperator::LogicalNot && self.browser_test(&u.argument, depth)
+            }
+            Expression::CallExpression(c) => {
+                c.arguments.iter().any(|a| a.as_expression().is_some_and(|a| self.browser_test(a, depth)))
+            }
+            Expression::Identifier(id) => self.symbol(id).is_some_and(|s| {
+                match self.sem.nodes().kind(self.sem.scoping().symbol_declaration(s)) {
+                    AstKind::VariableDeclarator(d) => {
+                        d.init.as_ref().is_some_and(|init| self.browser_test(init, depth + 1))
+                    }
+                    _ => false,
+                }
+            }),
+            _ => false,
+        }
+    }
+
     /// Records the API paths a condition tests: `chrome.x.y`, `!chrome.x`,
     /// `typeof chrome.x.y === "function"`, `"y" in chrome.x`, and `&&`/`||` of those.
     fn detect(&mut self, e: &Expression<'_>) {
@@ -246,7 +289,7 @@ impl Visitor<'_, '_> {
 impl<'a> Visit<'a> for Visitor<'_, '_> {
     fn visit_static_member_expression(&mut self, it: &StaticMemberExpression<'a>) {
         if let Some((names, optional)) = self.api_chain(it) {
-            self.found.apis.push((names.join("."), it.span, optional));
+            self.found.apis.push((names.join("."), it.span, optional || self.browser_branch > 0));
             return;
         }
         walk::walk_static_member_expression(self, it);
@@ -254,17 +297,26 @@ impl<'a> Visit<'a> for Visitor<'_, '_> {
 
     fn visit_if_statement(&mut self, it: &IfStatement<'a>) {
         self.detect(&it.test);
+        let branch = u32::from(self.browser_test(&it.test, 0));
+        self.browser_branch += branch;
         walk::walk_if_statement(self, it);
+        self.browser_branch -= branch;
     }
 
     fn visit_conditional_expression(&mut self, it: &ConditionalExpression<'a>) {
         self.detect(&it.test);
+        let branch = u32::from(self.browser_test(&it.test, 0));
+        self.browser_branch += branch;
         walk::walk_conditional_expression(self, it);
+        self.browser_branch -= branch;
     }
 
     fn visit_logical_expression(&mut self, it: &LogicalExpression<'a>) {
         self.detect(&it.left);
+        let branch = u32::from(self.browser_test(&it.left, 0));
+        self.browser_branch += branch;
         walk::walk_logical_expression(self, it);
+        self.browser_branch -= branch;
     }
 
     fn visit_unary_expression(&mut self, it: &UnaryExpression<'a>) {
@@ -430,6 +482,26 @@ mod tests {
         assert_eq!(detected, ["storage.local.getKeys", "action.openPopup", "search"]);
         let optional: Vec<&str> = f.apis.iter().filter(|(_, _, o)| *o).map(|(a, _, _)| a.as_str()).collect();
         assert_eq!(optional, ["sidePanel.open"]);
+    }
+
+    /// Extension.js's examples branch on the build-time browser (the build drops the other
+    /// branch): a call there is guarded, not a browser-support warning for the other browser.
+    #[test]
+    fn calls_in_a_branch_on_the_build_time_browser_are_guarded() {
+        let f = found(
+            "const isFirefoxLike =\n  process.env.EXTENSION_PUBLIC_BROWSER === 'firefox' ||\n  \
+             process.env.EXTENSION_PUBLIC_BROWSER === 'gecko-based';\n\
+             if (isFirefoxLike) { browser.sidebarAction.open(); } else { chrome.sidePanel.open({}); }\n\
+             import.meta.env.EXTENSION_PUBLIC_BROWSER !== 'chrome' && browser.menus.create({});\n\
+             const label = process.env.EXTENSION_PUBLIC_BROWSER ? 'x' : 'y';\n\
+             const isTab = location.hash === '#tab';\n\
+             if (isTab) chrome.tabs.create({});\n\
+             chrome.storage.sync.get('k');",
+        );
+        let guarded: Vec<&str> = f.apis.iter().filter(|(_, _, g)| *g).map(|(a, _, _)| a.as_str()).collect();
+        assert_eq!(guarded, ["sidebarAction.open", "sidePanel.open", "menus.create"]);
+        let plain: Vec<&str> = f.apis.iter().filter(|(_, _, g)| !*g).map(|(a, _, _)| a.as_str()).collect();
+        assert_eq!(plain, ["tabs.create", "storage.sync.get"]);
     }
 
     #[test]

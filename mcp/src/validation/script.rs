@@ -196,7 +196,8 @@ impl Visitor<'_, '_> {
                         if env.property.name == "env")
             }
             Expression::BinaryExpression(b) => {
-                b.operator.is_equality() && (self.browser_test(&b.left, depth) || self.browser_test(&b.right, depth))
+                b.operator.is_equality()
+                    && (self.browser_test(&b.left, depth) || self.browser_test(&b.right, depth))
             }
             Expression::LogicalExpression(l) => {
                 self.browser_test(&l.left, depth) || self.browser_test(&l.right, depth)
